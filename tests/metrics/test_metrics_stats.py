@@ -1,0 +1,170 @@
+"""Tests of the summary statistics used to reduce runs and check trends."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from vsim.metrics.stats import (
+    linear_r2,
+    percentile,
+    slope,
+    spearman,
+    t_confidence_interval,
+    trimmed_mean,
+)
+
+VALUES = st.lists(
+    st.floats(min_value=-1e6, max_value=1e6, allow_nan=False), min_size=1, max_size=30
+)
+
+
+def test_trimmed_mean_drops_one_outlier_each_end():
+    assert trimmed_mean([1, 2, 3, 4, 100]) == 3
+    assert trimmed_mean([100, 4, 3, 2, -50]) == 3
+
+
+@pytest.mark.parametrize("values, expected", [([5.0], 5.0), ([2.0, 6.0], 4.0)])
+def test_trimmed_mean_small_inputs_plain_mean(values, expected):
+    assert trimmed_mean(values) == expected
+
+
+def test_trimmed_mean_empty_rejected():
+    with pytest.raises(ValueError):
+        trimmed_mean([])
+
+
+@given(VALUES)
+def test_trimmed_mean_within_range_and_order_free(values):
+    result = trimmed_mean(values)
+    assert min(values) - 1e-9 <= result <= max(values) + 1e-9
+    assert trimmed_mean(list(reversed(values))) == pytest.approx(result, rel=1e-12, abs=1e-9)
+
+
+def test_ci_known_value():
+    low, high = t_confidence_interval([1.0, 2.0, 3.0])
+    half = 4.30265273 / math.sqrt(3)
+    assert low == pytest.approx(2.0 - half, rel=1e-8)
+    assert high == pytest.approx(2.0 + half, rel=1e-8)
+
+
+def test_ci_narrows_with_more_samples_of_same_spread():
+    few = t_confidence_interval([9.0, 11.0, 9.0, 11.0])
+    many = t_confidence_interval([9.0, 11.0] * 10)
+    assert few[0] < 10.0 < few[1]
+    assert many[0] < 10.0 < many[1]
+    assert many[1] - many[0] < few[1] - few[0]
+
+
+def test_ci_widens_with_level():
+    values = [1.0, 4.0, 2.0, 8.0]
+    narrow = t_confidence_interval(values, level=0.90)
+    wide = t_confidence_interval(values, level=0.99)
+    assert wide[0] < narrow[0] and narrow[1] < wide[1]
+
+
+def test_ci_single_value_degenerate():
+    assert t_confidence_interval([4.5]) == (4.5, 4.5)
+
+
+@pytest.mark.parametrize("level", [0.0, 1.0, 1.5])
+def test_ci_bad_level_rejected(level):
+    with pytest.raises(ValueError):
+        t_confidence_interval([1.0, 2.0], level=level)
+
+
+@given(VALUES)
+def test_ci_contains_mean(values):
+    low, high = t_confidence_interval(values)
+    mean = float(np.mean(values))
+    assert low <= mean + 1e-9 * max(1.0, abs(mean))
+    assert mean - 1e-9 * max(1.0, abs(mean)) <= high
+
+
+def test_percentile_linear_interpolation():
+    assert percentile([4, 1, 3, 2], 50) == 2.5
+    assert percentile([0, 10], 95) == pytest.approx(9.5)
+
+
+def test_percentile_empty_rejected():
+    with pytest.raises(ValueError):
+        percentile([], 50)
+
+
+@given(VALUES, st.floats(min_value=0, max_value=100))
+def test_percentile_within_range(values, q):
+    assert min(values) <= percentile(values, q) <= max(values)
+
+
+def test_spearman_monotone():
+    x = [1, 2, 3, 4, 5]
+    assert spearman(x, [1, 4, 9, 16, 25]) == pytest.approx(1.0)
+    assert spearman(x, [5, 3, 2, 0, -7]) == pytest.approx(-1.0)
+
+
+def test_spearman_constant_is_nan():
+    assert math.isnan(spearman([1, 2, 3], [2, 2, 2]))
+    assert math.isnan(spearman([0, 0, 0], [1, 2, 3]))
+
+
+@given(st.sets(st.integers(-1000, 1000), min_size=2, max_size=30))
+def test_spearman_strictly_increasing_is_one(xs):
+    x = sorted(xs)
+    y = [v**3 + 7 for v in x]
+    assert spearman(x, y) == pytest.approx(1.0)
+
+
+def test_linear_r2_exact_line_and_parabola():
+    x = np.linspace(-3, 3, 13)
+    assert linear_r2(x, 2.5 * x - 1.0) == pytest.approx(1.0)
+    assert linear_r2(x, x**2) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_linear_r2_constant_y_is_one():
+    assert linear_r2([1, 2, 3], [4, 4, 4]) == 1.0
+
+
+def test_linear_r2_noisy_line_between():
+    x = np.arange(10.0)
+    y = x + np.array([1, -1] * 5)
+    assert 0.5 < linear_r2(x, y) < 1.0
+
+
+def test_fit_needs_distinct_x():
+    with pytest.raises(ValueError):
+        slope([1, 1, 1], [1, 2, 3])
+    with pytest.raises(ValueError):
+        linear_r2([1], [1])
+
+
+def test_slope_known():
+    assert slope([0, 1, 2, 3], [1, 3, 5, 7]) == pytest.approx(2.0)
+    assert slope([0, 1, 2], [0, 1, 0]) == pytest.approx(0.0)
+
+
+@given(
+    st.lists(st.floats(-100, 100), min_size=2, max_size=30, unique=True),
+    st.floats(-10, 10),
+    st.floats(-10, 10),
+)
+def test_slope_and_r2_recover_line(x, a, b):
+    x = np.array(x)
+    assume(np.ptp(x) > 1e-3)
+    y = a * x + b
+    assert slope(x, y) == pytest.approx(a, abs=1e-6)
+    r2 = linear_r2(x, y)
+    assert r2 <= 1.0 + 1e-12
+    if a != 0.0 and abs(a) * np.std(x) > 1e-3:
+        assert r2 == pytest.approx(1.0, abs=1e-9)
+
+
+@given(
+    st.lists(st.tuples(st.floats(-100, 100), st.floats(-100, 100)), min_size=3, max_size=30)
+)
+def test_r2_in_unit_interval(points):
+    x = np.array([p[0] for p in points])
+    y = np.array([p[1] for p in points])
+    assume(np.ptp(x) > 1e-3 and np.ptp(y) > 1e-3)
+    assert -1e-9 <= linear_r2(x, y) <= 1.0 + 1e-9

@@ -1,0 +1,7 @@
+"""Allow ``python -m vsim``."""
+
+import sys
+
+from vsim.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""Simulation core: units, errors, random streams, atomic output."""

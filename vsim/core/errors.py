@@ -1,0 +1,21 @@
+"""Errors that reach the user.
+
+``InputError`` is bad input (a config, a trace, a command-line argument). The
+CLI prints its one-line message on stderr and exits with code 2. The message
+always names where the problem is (file, key path or line) and what was
+expected, so that a user can fix it without reading code.
+"""
+
+
+class InputError(Exception):
+    """Bad user input: one line naming the source, the location and the expectation."""
+
+    def __init__(self, source, where, expected):
+        self.source = str(source) if source is not None else "<input>"
+        self.where = where
+        self.expected = expected
+        super().__init__(self.one_line())
+
+    def one_line(self):
+        location = f"{self.source}: {self.where}" if self.where else self.source
+        return f"{location}: {self.expected}".replace("\n", " ")

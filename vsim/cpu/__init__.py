@@ -1,0 +1,1 @@
+"""CPU: host topology with hyper-threads and the hypervisor's vCPU schedulers."""

@@ -1,0 +1,432 @@
+"""The mechanism of a hypervisor CPU scheduler on a hyper-threaded host.
+
+``Machine`` owns the logical CPUs and moves worlds between the states idle,
+ready, run and co-stop. It tracks each running world's progress as a
+piecewise-linear curve (rate 1 alone on a core, the hyper-threading rate while
+the sibling thread is busy) and schedules one SimPy event per *decision*: a
+job completes, a quantum expires, a limit is reached, a co-stop is due. The
+*policy* (which ready world runs next, whether a waking world preempts) is a
+separate object, so another scheduler is one new module.
+
+Features handled here because every policy shares them:
+- HT-aware placement: a waking world goes to a whole idle core first, its
+  previous logical CPU preferred, then to an idle thread of a busy core.
+- Reservations and limits, accounted over periods of ``period`` seconds: a
+  group below its reservation in the current period is served first; a group
+  that used its limit is throttled until the next period.
+- Relaxed co-scheduling: a world that runs while a sibling of its group waits
+  accumulates skew; past ``costop_threshold`` it is co-stopped until no
+  sibling is left waiting. Idle siblings never cause skew.
+"""
+
+import math
+from functools import partial
+
+from vsim.cpu.world import COSTOP, IDLE, READY, RUN
+
+
+class Machine:
+    """Logical CPUs of one host, driven by a scheduling policy."""
+
+    def __init__(self, env, topology, policy, *, quantum=0.05, period=0.1,
+                 costop_threshold=math.inf):
+        self.env = env
+        self.topology = topology
+        self.policy = policy
+        self.quantum = quantum
+        self.period = period
+        self.costop_threshold = costop_threshold
+        n = topology.logical_cpus
+        self.sibling = [topology.siblings(i)[0] if topology.threads_per_core > 1 else None
+                        for i in range(n)]
+        self.lcpu_world = [None] * n
+        self.lcpu_busy = [0.0] * n
+        self.lcpu_since = [0.0] * n
+        self.core_busy = [0.0] * topology.cores
+        self.core_count = [0] * topology.cores
+        self.core_since = [0.0] * topology.cores
+        self.quantum_armed = [False] * n
+        self.idle_count = n
+        self.ready = []
+        self.worlds = []
+        self.groups = []
+        self.vclock = 0.0
+        self.ht_rate = topology.ht_rate
+        self._cosched_busy = False
+        self._cosched_pending = []
+        self._periodic = False
+
+    # ------------------------------------------------------------------ setup
+    def add_group(self, group):
+        """Register a VM (or hypervisor group) and its worlds."""
+        self.groups.append(group)
+        self.worlds.extend(group.worlds)
+        if (group.limit < math.inf or group.reservation > 0) and not self._periodic:
+            self._periodic = True
+            self._after(self.period, self._period_boundary)
+
+    def _after(self, delay, callback):
+        self.env.timeout(delay).callbacks.append(callback)
+
+    # --------------------------------------------------------------- workload
+    def submit(self, world, work, on_done):
+        """Give an idle world a job of ``work`` core-seconds; wake it.
+
+        ``on_done(world)`` is called when the job completes; it returns the
+        work of a follow-on job to run without sleeping, or None to go idle.
+        """
+        if world.state != IDLE:
+            raise RuntimeError(f"{world.name} is not idle")
+        world.work = work
+        world.on_done = on_done
+        self._set_state(world, READY)
+        self.policy.on_wake(self, world)
+        if world.group.cosched and self._skewed_on_wake(world):
+            self._set_state(world, COSTOP)
+            return
+        self._place(world)
+
+    # ------------------------------------------------------------- accounting
+    def _set_state(self, world, state):
+        now = self.env.now
+        old = world.state
+        if old == READY:
+            world.ready_time += now - world.t_state
+        elif old == COSTOP:
+            world.costop_time += now - world.t_state
+        world.state = state
+        world.t_state = now
+
+    def lcpu_utilisation(self, now=None):
+        """Fraction of time each logical CPU was busy (esxtop PCPU UTIL)."""
+        now = self.env.now if now is None else now
+        out = []
+        for i, busy in enumerate(self.lcpu_busy):
+            if self.lcpu_world[i] is not None:
+                busy += now - self.lcpu_since[i]
+            out.append(busy / now if now > 0 else 0.0)
+        return out
+
+    def core_utilisation(self, now=None):
+        """Fraction of time each core had at least one busy thread (esxtop CORE UTIL)."""
+        now = self.env.now if now is None else now
+        out = []
+        for c, busy in enumerate(self.core_busy):
+            if self.core_count[c]:
+                busy += now - self.core_since[c]
+            out.append(busy / now if now > 0 else 0.0)
+        return out
+
+    def group_period_used(self, group, now):
+        """Occupancy the group has used in the current period, including current runs."""
+        running = sum(now - w.run_start for w in group.worlds if w.state == RUN)
+        return group.period_used + running
+
+    # -------------------------------------------------------------- placement
+    def _idle_lcpu_for(self, world):
+        if self.idle_count == 0:
+            return None
+        lw = self.lcpu_world
+        sib = self.sibling
+        last = world.last_lcpu
+        if last is not None and lw[last] is None and (sib[last] is None or lw[sib[last]] is None):
+            return last
+        allowed = world.affinity
+        half = None
+        for i in range(len(lw)):
+            if lw[i] is None and (allowed is None or i in allowed):
+                s = sib[i]
+                if s is None or lw[s] is None:
+                    return i
+                if half is None:
+                    half = i
+        if last is not None and lw[last] is None:
+            return last
+        return half
+
+    def _place(self, world, may_preempt=True):
+        """Run a ready world on an idle CPU, or by preemption, or queue it."""
+        if world.throttled:
+            self.ready.append(world)
+            return
+        lcpu = self._idle_lcpu_for(world)
+        if lcpu is None and may_preempt:
+            lcpu = self.policy.preempt_victim(self, world)
+            if lcpu is not None:
+                victim = self.lcpu_world[lcpu]
+                self._stop(victim, READY)
+                self.ready.append(victim)
+        if lcpu is None or self.lcpu_world[lcpu] is not None:
+            self.ready.append(world)
+            self._arm_all_quanta()
+            return
+        self._start(world, lcpu)
+
+    # ------------------------------------------------------------- run / stop
+    def _start(self, world, lcpu):
+        now = self.env.now
+        self._set_state(world, RUN)
+        world.lcpu = lcpu
+        world.last_lcpu = lcpu
+        world.run_start = now
+        world.slice_start = now
+        world.t_mark = now
+        self.lcpu_world[lcpu] = world
+        self.lcpu_since[lcpu] = now
+        self.idle_count -= 1
+        core = lcpu // self.topology.threads_per_core
+        if self.core_count[core] == 0:
+            self.core_since[core] = now
+        self.core_count[core] += 1
+        s = self.sibling[lcpu]
+        other = self.lcpu_world[s] if s is not None else None
+        if other is not None:
+            world.rate = self.ht_rate
+            self._change_rate(other, self.ht_rate)
+        else:
+            world.rate = 1.0
+        if world.vtime > self.vclock:
+            self.vclock = world.vtime
+        self._schedule_completion(world)
+        if self.ready:
+            self._arm_quantum(lcpu)
+        group = world.group
+        if group.limit < math.inf:
+            self._arm_limit(group)
+        if self._cosched_on and group.cosched and len(group.worlds) > 1:
+            self._cosched_update(group)
+
+    def _settle(self, world, now):
+        """Drain the work done since the last mark at the current rate."""
+        done = world.rate * (now - world.t_mark)
+        world.work -= done
+        world.progress += done
+        world.t_mark = now
+
+    def _change_rate(self, world, rate):
+        self._settle(world, self.env.now)
+        world.rate = rate
+        self._schedule_completion(world)
+
+    def _schedule_completion(self, world):
+        world.version += 1
+        delay = world.work / world.rate if world.work > 0 else 0.0
+        self._after(delay, partial(self._complete, world, world.version))
+
+    def _complete(self, world, version, _event):
+        if version != world.version or world.state != RUN:
+            return
+        self._settle(world, self.env.now)
+        world.work = 0.0
+        more = world.on_done(world)
+        if world.state != RUN:
+            # The completion handler woke another world that took this CPU.
+            if more is not None and more > 0:
+                world.work = more
+            else:
+                if world in self.ready:
+                    self.ready.remove(world)
+                self._set_state(world, IDLE)
+            return
+        if more is not None and more > 0:
+            world.work = more
+            self._schedule_completion(world)
+            return
+        lcpu = world.lcpu
+        self._stop(world, IDLE)
+        self._dispatch(lcpu)
+
+    def _charge(self, world, now):
+        """Book the occupancy since the last accounting mark."""
+        occupancy = now - world.run_start
+        world.run_start = now
+        world.used += occupancy
+        world.group.period_used += occupancy
+        self.policy.charge(self, world, occupancy)
+
+    def _stop(self, world, state):
+        """Take a running world off its logical CPU; the caller refills the CPU."""
+        now = self.env.now
+        self._settle(world, now)
+        world.version += 1
+        self._charge(world, now)
+        lcpu = world.lcpu
+        self.lcpu_world[lcpu] = None
+        self.lcpu_busy[lcpu] += now - self.lcpu_since[lcpu]
+        self.idle_count += 1
+        core = lcpu // self.topology.threads_per_core
+        self.core_count[core] -= 1
+        if self.core_count[core] == 0:
+            self.core_busy[core] += now - self.core_since[core]
+        world.lcpu = None
+        self._set_state(world, state)
+        s = self.sibling[lcpu]
+        other = self.lcpu_world[s] if s is not None else None
+        if other is not None:
+            self._change_rate(other, 1.0)
+        group = world.group
+        if group.limit < math.inf:
+            self._arm_limit(group)
+        if self._cosched_on and group.cosched and len(group.worlds) > 1:
+            self._cosched_update(group)
+
+    def _dispatch(self, lcpu):
+        """Fill a free logical CPU with the policy's choice among eligible ready worlds."""
+        if self.lcpu_world[lcpu] is not None or not self.ready:
+            return
+        world = self.policy.pick(self, self.ready, lcpu)
+        if world is None:
+            return
+        self.ready.remove(world)
+        self._start(world, lcpu)
+
+    # ---------------------------------------------------------------- quantum
+    def _arm_all_quanta(self):
+        armed = self.quantum_armed
+        for lcpu, world in enumerate(self.lcpu_world):
+            if world is not None and not armed[lcpu]:
+                self._arm_quantum(lcpu)
+
+    def _arm_quantum(self, lcpu):
+        if self.quantum_armed[lcpu]:
+            return
+        self.quantum_armed[lcpu] = True
+        world = self.lcpu_world[lcpu]
+        delay = max(0.0, world.slice_start + self.quantum - self.env.now)
+        self._after(delay, partial(self._quantum_expired, lcpu))
+
+    def _quantum_expired(self, lcpu, _event):
+        self.quantum_armed[lcpu] = False
+        world = self.lcpu_world[lcpu]
+        if world is None or not self.ready:
+            return
+        now = self.env.now
+        if now < world.slice_start + self.quantum - 1e-12:
+            self._arm_quantum(lcpu)
+            return
+        best = self.policy.pick(self, self.ready, lcpu)
+        if best is not None and self.policy.preempts_at_quantum(self, best, world):
+            self.ready.remove(best)
+            self._stop(world, READY)
+            self.ready.append(world)
+            if self.lcpu_world[lcpu] is None:
+                self._start(best, lcpu)
+            else:
+                self.ready.append(best)
+            return
+        world.slice_start = now
+        self._arm_quantum(lcpu)
+
+    # --------------------------------------------------- reservations, limits
+    def _arm_limit(self, group):
+        group.limit_version += 1
+        if any(w.throttled for w in group.worlds):
+            return
+        running = sum(1 for w in group.worlds if w.state == RUN)
+        if running == 0:
+            return
+        now = self.env.now
+        remaining = group.limit * self.period - self.group_period_used(group, now)
+        if remaining <= 1e-12:
+            self._throttle(group)
+            return
+        self._after(remaining / running, partial(self._limit_due, group, group.limit_version))
+
+    def _limit_due(self, group, version, _event):
+        if version == group.limit_version:
+            self._arm_limit(group)
+
+    def _throttle(self, group):
+        """The group used its limit for this period: take it off the CPUs."""
+        for world in group.worlds:
+            world.throttled = True
+        for world in group.worlds:
+            if world.state == RUN:
+                lcpu = world.lcpu
+                self._stop(world, READY)
+                self.ready.append(world)
+                self._dispatch(lcpu)
+
+    def _period_boundary(self, _event):
+        now = self.env.now
+        for world in self.worlds:
+            if world.state == RUN:
+                self._charge(world, now)
+        for group in self.groups:
+            group.period_used = 0.0
+        released = [w for w in self.ready if w.throttled]
+        for world in self.worlds:
+            world.throttled = False
+        for world in released:
+            if world.state == READY and world in self.ready:
+                self.ready.remove(world)
+                self._place(world, may_preempt=False)
+        for group in self.groups:
+            if group.limit < math.inf:
+                self._arm_limit(group)
+        for lcpu in range(len(self.lcpu_world)):
+            if self.lcpu_world[lcpu] is None:
+                self._dispatch(lcpu)
+        self._after(self.period, self._period_boundary)
+
+    # ------------------------------------------------ relaxed co-scheduling
+    @property
+    def _cosched_on(self):
+        return self.costop_threshold < math.inf
+
+    def _skewed_on_wake(self, world):
+        if not self._cosched_on or len(world.group.worlds) < 2:
+            return False
+        now = self.env.now
+        own = world.stall(now)
+        return any(w.state == READY and not w.throttled
+                   and w.stall(now) - own >= self.costop_threshold
+                   for w in world.group.worlds if w is not world)
+
+    def _cosched_update(self, group):
+        if self._cosched_busy:
+            self._cosched_pending.append(group)
+            return
+        self._cosched_busy = True
+        self._cosched_pending = [group]
+        try:
+            for _ in range(100 * len(self.worlds) + 100):
+                if not self._cosched_pending:
+                    break
+                self._cosched_step(self._cosched_pending.pop())
+            else:
+                raise RuntimeError("co-scheduling did not settle")
+        finally:
+            self._cosched_busy = False
+
+    def _cosched_step(self, group):
+        """Co-stop leaders whose skew passed the threshold; co-start when nobody lags."""
+        now = self.env.now
+        group.cosched_version += 1
+        worlds = group.worlds
+        waiting = [w for w in worlds if w.state == READY and not w.throttled]
+        if not waiting:
+            for world in worlds:
+                if world.state == COSTOP:
+                    self._set_state(world, READY)
+                    self._place(world, may_preempt=False)
+            return
+        running = [w for w in worlds if w.state == RUN]
+        if not running:
+            return
+        lag = max(w.stall(now) for w in waiting)
+        soonest = math.inf
+        for world in running:
+            gap = self.costop_threshold - (lag - world.stall(now))
+            if gap <= 1e-12:
+                lcpu = world.lcpu
+                self._stop(world, COSTOP)
+                self._dispatch(lcpu)
+            elif gap < soonest:
+                soonest = gap
+        if soonest < math.inf:
+            self._after(soonest, partial(self._cosched_due, group, group.cosched_version))
+
+    def _cosched_due(self, group, version, _event):
+        if version == group.cosched_version:
+            self._cosched_update(group)

@@ -1,0 +1,78 @@
+"""Proportional-share scheduling in the manner of the ESX/ESXi CPU scheduler.
+
+Each world accrues *virtual time*: the CPU time it used divided by its
+entitlement (its group's shares split over the group's worlds, normalised to
+1000 shares, so virtual time is "seconds at normal shares"). The eligible
+ready world with the lowest virtual time runs next; worlds of a group still
+owed its reservation in the current period come first. A waking world's
+virtual time is pulled up to ``wake_credit`` below the machine's virtual
+clock, so a long sleeper cannot hoard credit but a short one keeps priority;
+it preempts the running world with the highest virtual time if that one is
+ahead by more than ``wake_granularity``.
+"""
+
+REFERENCE_SHARES = 1000.0
+
+
+class ProportionalShare:
+    """Lowest virtual time first, reservations before shares, limits as throttling."""
+
+    def __init__(self, wake_credit=0.001, wake_granularity=0.001):
+        self.wake_credit = wake_credit
+        self.wake_granularity = wake_granularity
+
+    def charge(self, machine, world, occupancy):
+        world.vtime += occupancy * REFERENCE_SHARES / world.share
+
+    def _current_vtime(self, world, now):
+        return world.vtime + (now - world.run_start) * REFERENCE_SHARES / world.share
+
+    def _owed(self, machine, group, now):
+        return (group.reservation > 0
+                and machine.group_period_used(group, now) < group.reservation * machine.period)
+
+    def on_wake(self, machine, world):
+        floor = machine.vclock - self.wake_credit
+        if world.vtime < floor:
+            world.vtime = floor
+
+    def pick(self, machine, ready, lcpu):
+        now = machine.env.now
+        best = None
+        best_key = None
+        for world in ready:
+            if world.throttled or (world.affinity is not None and lcpu not in world.affinity):
+                continue
+            key = (0 if self._owed(machine, world.group, now) else 1, world.vtime)
+            if best_key is None or key < best_key:
+                best, best_key = world, key
+        return best
+
+    def preempt_victim(self, machine, world):
+        now = machine.env.now
+        owed = self._owed(machine, world.group, now)
+        victim = None
+        victim_key = None
+        allowed = world.affinity
+        for lcpu, running in enumerate(machine.lcpu_world):
+            if (running is None or running.group is world.group
+                    or (allowed is not None and lcpu not in allowed)):
+                continue
+            key = (0 if self._owed(machine, running.group, now) else 1,
+                   self._current_vtime(running, now))
+            if victim_key is None or key > victim_key:
+                victim, victim_key = lcpu, key
+        if victim is None:
+            return None
+        if owed and victim_key[0] == 1:
+            return victim
+        if (0 if owed else 1) == victim_key[0] and victim_key[1] - world.vtime > self.wake_granularity:
+            return victim
+        return None
+
+    def preempts_at_quantum(self, machine, best, current):
+        now = machine.env.now
+        best_key = (0 if self._owed(machine, best.group, now) else 1, best.vtime)
+        current_key = (0 if self._owed(machine, current.group, now) else 1,
+                       self._current_vtime(current, now))
+        return best_key < current_key

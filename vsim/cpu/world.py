@@ -1,0 +1,96 @@
+"""Schedulable entities: worlds (vCPUs, hypervisor threads) and their groups (VMs).
+
+A *world* is what the hypervisor schedules on a logical CPU: a vCPU of a VM or
+one of the hypervisor's own threads. A *group* is a VM: it carries the
+resource controls (shares, reservation, limit) and the sibling set that
+relaxed co-scheduling keeps in step.
+"""
+
+import math
+
+IDLE, READY, RUN, COSTOP = 0, 1, 2, 3
+STATE_NAMES = ("idle", "ready", "run", "costop")
+
+
+class Group:
+    """A VM (or the hypervisor): resource controls shared by its worlds.
+
+    shares       proportional-share weight of the whole group
+    reservation  guaranteed logical-CPU time, in CPUs (0.5 = half a CPU)
+    limit        cap on logical-CPU time, in CPUs (inf = none)
+    cosched      whether relaxed co-scheduling keeps its worlds in step
+    """
+
+    def __init__(self, name, shares=1000.0, reservation=0.0, limit=math.inf, cosched=True):
+        self.name = name
+        self.shares = float(shares)
+        self.reservation = float(reservation)
+        self.limit = float(limit)
+        self.cosched = cosched
+        self.worlds = []
+        self.period_used = 0.0
+        self.limit_version = 0
+        self.cosched_version = 0
+
+    def add(self, world):
+        self.worlds.append(world)
+        share = self.shares / len(self.worlds)
+        for member in self.worlds:
+            member.share = share
+
+    @property
+    def used(self):
+        return sum(w.used for w in self.worlds)
+
+    @property
+    def ready_time(self):
+        return sum(w.ready_time for w in self.worlds)
+
+    @property
+    def costop_time(self):
+        return sum(w.costop_time for w in self.worlds)
+
+
+class World:
+    """One schedulable thread with its work, progress and accounting.
+
+    ``affinity`` is the set of logical CPUs it may run on (None: any).
+    ``work`` is the remaining work of the current job in seconds of a whole,
+    uncontended core; it drains at ``rate`` (1 alone on a core, the
+    hyper-threading rate while the sibling thread is busy).
+    """
+
+    __slots__ = (
+        "name", "group", "share", "state", "lcpu", "last_lcpu", "work", "rate", "t_mark",
+        "run_start", "on_done", "version", "vtime", "used", "ready_time", "costop_time",
+        "t_state", "throttled", "progress", "slice_start", "affinity",
+    )
+
+    def __init__(self, name, group, affinity=None):
+        self.name = name
+        self.group = group
+        self.share = group.shares
+        self.state = IDLE
+        self.lcpu = None
+        self.last_lcpu = None
+        self.work = 0.0
+        self.rate = 0.0
+        self.t_mark = 0.0
+        self.run_start = 0.0
+        self.on_done = None
+        self.version = 0
+        self.vtime = 0.0
+        self.used = 0.0
+        self.ready_time = 0.0
+        self.costop_time = 0.0
+        self.t_state = 0.0
+        self.throttled = False
+        self.progress = 0.0
+        self.slice_start = 0.0
+        self.affinity = frozenset(affinity) if affinity is not None else None
+        group.add(self)
+
+    def stall(self, now):
+        """Seconds this world has been runnable but not running (ready or co-stopped)."""
+        current = now - self.t_state if self.state in (READY, COSTOP) else 0.0
+        return self.ready_time + self.costop_time + current

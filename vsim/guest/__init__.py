@@ -1,0 +1,1 @@
+"""Guest workloads: what runs inside the VMs."""

@@ -1,0 +1,1 @@
+"""Measurement: RFC 3550 jitter, loss, summary statistics, voice quality."""

@@ -1,0 +1,85 @@
+"""RFC 3550 interarrival jitter, as an RTP receiver computes it.
+
+RFC 3550 section 6.4.1 defines the jitter of one RTP stream as a running,
+exponentially smoothed mean of the transit-time differences of consecutive
+packets:
+
+    D_i = (R_i - R_{i-1}) - (S_i - S_{i-1})
+    J_i = J_{i-1} + (|D_i| - J_{i-1}) / 16,   J = 0 at the first packet
+
+where S is the send time and R the receive time. The recursion is a
+first-order IIR filter on |D|, so it is evaluated with
+``scipy.signal.lfilter`` instead of a Python loop. Times are in seconds and
+the jitter comes out in the same unit.
+"""
+
+import numpy as np
+from scipy.signal import lfilter
+
+_GAIN = 1.0 / 16.0
+
+
+def _as_1d(name, values):
+    array = np.asarray(values, dtype=float)
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
+    return array
+
+
+def rfc3550_jitter(send_times, recv_times):
+    """Jitter of one stream after each received packet (RFC 3550 section 6.4.1).
+
+    ``send_times`` and ``recv_times`` hold the packets of ONE stream in the
+    order the receiver got them. The result has one sample per received
+    packet, the jitter value the receiver holds after that packet; element 0
+    is 0.0 because the first packet has no predecessor. Empty or single-packet
+    input gives zeros of that length.
+
+    Raises ValueError if the two arrays differ in length or are not 1-D.
+    """
+    send = _as_1d("send_times", send_times)
+    recv = _as_1d("recv_times", recv_times)
+    if send.shape != recv.shape:
+        raise ValueError(
+            f"send_times and recv_times differ in length: {send.size} != {recv.size}"
+        )
+    jitter = np.zeros(send.size)
+    if send.size < 2:
+        return jitter
+    abs_d = np.abs(np.diff(recv) - np.diff(send))
+    jitter[1:] = lfilter([_GAIN], [1.0, _GAIN - 1.0], abs_d)
+    return jitter
+
+
+def stream_jitter_samples(send_times, recv_times, stream_ids, warmup=0.0):
+    """Pooled RFC 3550 jitter samples of several streams, after a warm-up.
+
+    The three arrays describe packets of several streams mixed together;
+    within each stream the packets must be in arrival order. Each stream's
+    jitter series is computed on its own (see ``rfc3550_jitter``), so there
+    is one sample per received packet, the jitter value the receiver holds
+    after that packet. Samples of packets sent at or after ``warmup`` are
+    kept; earlier packets still feed the receiver's running estimate, as they
+    would in a real receiver. The result concatenates the streams in
+    ascending stream-id order, so it is deterministic for a given input.
+
+    Raises ValueError if the arrays differ in length or are not 1-D.
+    """
+    send = _as_1d("send_times", send_times)
+    recv = _as_1d("recv_times", recv_times)
+    ids = np.asarray(stream_ids)
+    if ids.ndim != 1:
+        raise ValueError(f"stream_ids must be one-dimensional, got shape {ids.shape}")
+    if not send.size == recv.size == ids.size:
+        raise ValueError(
+            "send_times, recv_times and stream_ids differ in length: "
+            f"{send.size}, {recv.size}, {ids.size}"
+        )
+    order = np.argsort(ids, kind="stable")
+    send, recv, ids = send[order], recv[order], ids[order]
+    starts = np.flatnonzero(ids[1:] != ids[:-1]) + 1
+    bounds = np.concatenate(([0], starts, [ids.size]))
+    jitter = np.zeros(ids.size)
+    for begin, end in zip(bounds[:-1], bounds[1:]):
+        jitter[begin:end] = rfc3550_jitter(send[begin:end], recv[begin:end])
+    return jitter[send >= warmup]

@@ -1,0 +1,118 @@
+"""Summary statistics used to reduce repeated runs and to test trends.
+
+Each function takes plain sequences or NumPy arrays and returns Python
+floats, so results can be written straight into reports.
+"""
+
+import numpy as np
+from scipy import stats as _st
+
+
+def _nonempty(name, values):
+    array = np.asarray(values, dtype=float).ravel()
+    if array.size == 0:
+        raise ValueError(f"{name} needs at least one value")
+    return array
+
+
+def _pair(x, y):
+    xs = np.asarray(x, dtype=float).ravel()
+    ys = np.asarray(y, dtype=float).ravel()
+    if xs.size != ys.size:
+        raise ValueError(f"x and y differ in length: {xs.size} != {ys.size}")
+    return xs, ys
+
+
+def trimmed_mean(values):
+    """The paper's "trimmed average of 5 runs".
+
+    With at least 3 values the single highest and the single lowest are
+    dropped before averaging, which removes one outlier run at each end;
+    with 1 or 2 values nothing can be dropped and the plain mean is returned.
+    Raises ValueError on empty input.
+    """
+    array = np.sort(_nonempty("trimmed_mean", values))
+    if array.size >= 3:
+        array = array[1:-1]
+    return float(np.mean(array))
+
+
+def t_confidence_interval(values, level=0.95):
+    """Two-sided Student-t confidence interval ``(low, high)`` of the mean.
+
+    Suited to the small number of repeated runs per configuration. With
+    fewer than 2 values the spread is unknown and ``(mean, mean)`` is
+    returned. Raises ValueError on empty input or a level outside (0, 1).
+    """
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    array = _nonempty("t_confidence_interval", values)
+    mean = float(np.mean(array))
+    if array.size < 2:
+        return mean, mean
+    sem = np.std(array, ddof=1) / np.sqrt(array.size)
+    half = float(_st.t.ppf(0.5 + level / 2.0, df=array.size - 1) * sem)
+    return mean - half, mean + half
+
+
+def percentile(values, q):
+    """The ``q``-th percentile (0-100) with linear interpolation between ranks.
+
+    Raises ValueError on empty input.
+    """
+    result = np.percentile(_nonempty("percentile", values), q, method="linear")
+    return float(result) if np.ndim(result) == 0 else result
+
+
+def spearman(x, y):
+    """Spearman rank correlation of ``x`` and ``y``.
+
+    Measures whether ``y`` grows monotonically with ``x`` regardless of
+    shape. Returns nan when either input is constant (or has fewer than two
+    values), where a rank correlation is undefined.
+    """
+    xs, ys = _pair(x, y)
+    if xs.size < 2 or np.all(xs == xs[0]) or np.all(ys == ys[0]):
+        return float("nan")
+    return float(_st.spearmanr(xs, ys).statistic)
+
+
+def _fit_input(x, y):
+    xs, ys = _pair(x, y)
+    if xs.size < 2 or np.all(xs == xs[0]):
+        raise ValueError("a straight-line fit needs at least two distinct x values")
+    return xs, ys
+
+
+def _ols(xs, ys):
+    dx = xs - xs.mean()
+    b = float(np.dot(dx, ys - ys.mean()) / np.dot(dx, dx))
+    a = float(ys.mean() - b * xs.mean())
+    return a, b
+
+
+def slope(x, y):
+    """Slope of the ordinary least-squares straight line through ``(x, y)``.
+
+    Raises ValueError unless there are at least two distinct x values.
+    """
+    return _ols(*_fit_input(x, y))[1]
+
+
+def linear_r2(x, y):
+    """Coefficient of determination (1 - SSres/SStot) of a least-squares line.
+
+    Tells how much of the variation of ``y`` a straight line in ``x``
+    explains. A constant ``y`` is fitted exactly by a flat line and gives
+    1.0. ``y`` is scaled to unit peak before fitting, which leaves R^2
+    unchanged and keeps sums of squares of tiny values from underflowing.
+    Raises ValueError unless there are at least two distinct x values.
+    """
+    xs, ys = _fit_input(x, y)
+    if np.all(ys == ys[0]):
+        return 1.0
+    ys = ys / np.max(np.abs(ys))
+    a, b = _ols(xs, ys)
+    ss_res = float(np.sum((ys - (a + b * xs)) ** 2))
+    ss_tot = float(np.sum((ys - ys.mean()) ** 2))
+    return 1.0 - ss_res / ss_tot

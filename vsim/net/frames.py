@@ -1,0 +1,62 @@
+"""Ethernet framing arithmetic: how many bytes a packet costs on the wire.
+
+A queue in front of a link is busy for as long as the link needs to clock out
+the whole frame, not just the IP packet: the MAC header, the frame check
+sequence, padding up to the minimum frame size, the preamble and the idle gap
+between frames all take link time. Sizes are in bytes; every function accepts
+a Python number or a numpy array and answers in kind.
+"""
+
+import numpy as np
+
+from vsim.core.units import BITS_PER_BYTE
+
+ETH_HEADER = 14
+"""MAC header: destination 6 + source 6 + EtherType 2 bytes (IEEE 802.3, clause 3.2)."""
+
+FCS = 4
+"""Frame check sequence, a CRC-32 (IEEE 802.3, clause 3.2.9)."""
+
+PREAMBLE_SFD = 8
+"""Preamble 7 + start frame delimiter 1 byte, sent before each frame (IEEE 802.3, clauses 3.2.1-3.2.2)."""
+
+INTERFRAME_GAP = 12
+"""Minimum idle time between frames, 96 bit times (IEEE 802.3, clause 4.4.2)."""
+
+MIN_PAYLOAD = 46
+"""Smallest MAC client data field; shorter payloads are padded so that a frame
+is at least 64 bytes = 14 + 46 + 4 (IEEE 802.3, clauses 3.2.8 and 4.4.2)."""
+
+IPV4_HEADER = 20
+"""IPv4 header without options (RFC 791, section 3.1)."""
+
+UDP_HEADER = 8
+"""UDP header (RFC 768)."""
+
+RTP_HEADER = 12
+"""RTP fixed header without CSRC entries or extensions (RFC 3550, section 5.1)."""
+
+
+def _plain(value):
+    """A 0-d numpy result as a Python number, arrays unchanged."""
+    return value.item() if np.ndim(value) == 0 else value
+
+
+def ip_bytes_for_rtp(payload_bytes):
+    """IP packet size of an RTP packet carrying ``payload_bytes`` of media over UDP/IPv4."""
+    return _plain(np.asarray(payload_bytes) + IPV4_HEADER + UDP_HEADER + RTP_HEADER)
+
+
+def frame_bytes(ip_bytes):
+    """Ethernet frame size (header to FCS) for an IP packet, with padding to the minimum frame."""
+    return _plain(np.maximum(np.asarray(ip_bytes), MIN_PAYLOAD) + ETH_HEADER + FCS)
+
+
+def wire_bytes(ip_bytes):
+    """Link time of an IP packet in byte times: the frame plus preamble/SFD and interframe gap."""
+    return _plain(np.asarray(frame_bytes(ip_bytes)) + PREAMBLE_SFD + INTERFRAME_GAP)
+
+
+def serialization_time(ip_bytes, rate_bps):
+    """Seconds a link of ``rate_bps`` is busy sending one IP packet, framing overhead included."""
+    return _plain(np.asarray(wire_bytes(ip_bytes)) * BITS_PER_BYTE / rate_bps)

@@ -1,0 +1,98 @@
+"""Load a scenario file: TOML, command-line overrides, typed validation, models.
+
+The result is a ``Loaded`` scenario: the typed ``Scenario`` plus the typed
+component models it references, checked against each other (vCPUs against
+logical CPUs, reservations against capacity, affinity against the topology).
+"""
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from vsim.scenario import schema
+from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
+from vsim.scenario.toml_io import apply_overrides, load_toml
+from vsim.scenario.typed import fail, from_dict
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A validated scenario with its component models."""
+
+    source: str
+    scenario: schema.Scenario
+    models: dict
+
+    def fitted_claims(self):
+        """Claim ids that any parameter of the scenario's models was fitted to."""
+        return set().union(*(m.fitted_claims() for m in self.models.values()))
+
+    def with_value(self, key, value):
+        """The same scenario with one dotted key (``vm.instances``) changed and re-checked."""
+        section, name = key.split(".")
+        changed = replace(self.scenario, **{section: replace(getattr(self.scenario, section),
+                                                               **{name: value})})
+        check_against_models(changed, self.models, self.source)
+        return replace(self, scenario=changed)
+
+    def with_run(self, **changes):
+        return replace(self, scenario=replace(self.scenario, run=replace(self.scenario.run, **changes)))
+
+
+def load_scenario(path, overrides=(), models_dir=DEFAULT_MODELS_DIR):
+    """Read, override, validate and resolve the scenario at ``path``."""
+    source = str(path)
+    data = apply_overrides(load_toml(path), list(overrides))
+    scenario = from_dict(schema.Scenario, data, source=source)
+    models = resolve_models(scenario, source, Path(models_dir))
+    check_against_models(scenario, models, source)
+    return Loaded(source=source, scenario=scenario, models=models)
+
+
+def resolve_models(scenario, source, models_dir):
+    """Load every component model the scenario names, keyed by role."""
+    def model(ref, cls, key):
+        return load_model(models_dir, ref, cls, referrer=source, key=key)
+
+    models = {
+        "host": model(scenario.host.model, schema.HostModel, "host.model"),
+        "scheduler": model(scenario.host.scheduler, schema.SchedulerModel, "host.scheduler"),
+        "nic": model(scenario.host.nic, schema.NicModel, "host.nic"),
+        "vnic": model(scenario.vm.vnic, schema.VnicModel, "vm.vnic"),
+        "workload": model(scenario.vm.workload, schema.MediaServerModel, "vm.workload"),
+        "client": model(scenario.client.model, schema.ClientModel, "client.model"),
+    }
+    workload = models["workload"]
+    models["codec"] = load_model(models_dir, workload.values.codec, schema.CodecModel,
+                                 referrer=str(workload.path), key="params.codec")
+    return models
+
+
+def logical_cpus(scenario, host):
+    threads = host.threads_per_core if scenario.host.hyperthreading else 1
+    return host.sockets * host.cores_per_socket * threads
+
+
+def check_against_models(scenario, models, source):
+    """Cross-checks that need both the scenario and its host."""
+    lcpus = logical_cpus(scenario, models["host"].values)
+    vm = scenario.vm
+    if vm.vcpus > lcpus:
+        fail(source, "vm.vcpus", f"expected at most {lcpus} vCPUs (the host's logical CPUs), got {vm.vcpus}")
+    if vm.affinity is not None:
+        bad = [c for c in vm.affinity if c >= lcpus]
+        if bad:
+            fail(source, "vm.affinity", f"expected logical CPUs 0..{lcpus - 1}, got {bad[0]}")
+        if vm.vcpus > len(vm.affinity):
+            fail(source, "vm.affinity", f"expected at least as many logical CPUs as vCPUs ({vm.vcpus}), "
+                 f"got {len(vm.affinity)}")
+    reserved = vm.reservation * vm.instances
+    if reserved > lcpus:
+        fail(source, "vm.reservation", f"expected reservations within capacity: {vm.instances} x "
+             f"{vm.reservation} CPUs exceeds the host's {lcpus} logical CPUs")
+    if vm.reservation > vm.vcpus:
+        fail(source, "vm.reservation", f"expected at most {vm.vcpus} CPUs (one per vCPU), got {vm.reservation}")
+    if scenario.sweep is not None:
+        section, name = scenario.sweep.key.split(".")
+        for value in scenario.sweep.values:
+            if name == "instances" and value * vm.reservation > lcpus:
+                fail(source, "sweep.values", f"expected reservations within capacity at {value} instances")

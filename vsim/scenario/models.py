@@ -1,0 +1,71 @@
+"""Component models: parameter files in ``models/`` with their provenance.
+
+A model file has a ``[meta]`` table and one ``[params.NAME]`` table per
+parameter holding ``value`` and exactly one of ``source`` (where the number
+comes from) or ``fitted_to`` (the claim ids it was fitted to). Values are then
+validated into the typed dataclasses of ``vsim.scenario.schema``.
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from vsim.core.errors import InputError
+from vsim.scenario.toml_io import load_toml
+from vsim.scenario.typed import from_dict
+
+DEFAULT_MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+
+
+@dataclass(frozen=True)
+class Model:
+    """A loaded component model: typed values plus each parameter's provenance."""
+
+    ref: str
+    path: Path
+    values: object
+    provenance: dict
+
+    def fitted_claims(self):
+        """Claim ids any parameter of this model was fitted to."""
+        return {claim for origin in self.provenance.values()
+                if isinstance(origin, list) for claim in origin}
+
+
+def model_path(models_dir, ref):
+    return Path(models_dir) / f"{ref}.toml"
+
+
+def load_model(models_dir, ref, cls, *, referrer="scenario", key="model"):
+    """Load ``models/<ref>.toml`` and validate its values into ``cls``."""
+    path = model_path(models_dir, ref)
+    if not path.is_file():
+        available = sorted(p.relative_to(models_dir).with_suffix("").as_posix()
+                           for p in Path(models_dir).rglob("*.toml"))
+        raise InputError(referrer, key, f"no model '{ref}' in {models_dir}; "
+                         f"expected one of: {', '.join(available)}")
+    data = load_toml(path)
+    params = data.get("params")
+    if not isinstance(params, dict):
+        raise InputError(path, "params", "expected [params.NAME] tables")
+    extra = set(data) - {"meta", "params"}
+    if extra:
+        raise InputError(path, sorted(extra)[0], "unknown table; expected [meta] and [params.NAME]")
+    values, provenance = {}, {}
+    for name, entry in params.items():
+        where = f"params.{name}"
+        if not isinstance(entry, dict) or "value" not in entry:
+            raise InputError(path, where, "expected a table with 'value' and 'source' or 'fitted_to'")
+        unknown = set(entry) - {"value", "source", "fitted_to"}
+        if unknown:
+            raise InputError(path, f"{where}.{sorted(unknown)[0]}",
+                             "unknown key; expected value, source or fitted_to")
+        has_source, has_fit = "source" in entry, "fitted_to" in entry
+        if has_source == has_fit:
+            raise InputError(path, where, "expected exactly one of 'source' or 'fitted_to'")
+        origin = entry["fitted_to"] if has_fit else entry["source"]
+        if has_fit and not (isinstance(origin, list) and all(isinstance(c, str) for c in origin)):
+            raise InputError(path, f"{where}.fitted_to", "expected a list of claim ids")
+        values[name] = entry["value"]
+        provenance[name] = list(origin) if has_fit else str(origin)
+    typed = from_dict(cls, values, source=str(path), path="params")
+    return Model(ref=ref, path=path, values=typed, provenance=provenance)

@@ -1,0 +1,153 @@
+"""Typed schema of scenarios and component models.
+
+A scenario TOML file has the tables ``[run]``, ``[host]``, ``[vm]``,
+``[client]`` and optionally ``[sweep]`` (the independent variable of a
+figure). Component parameters live in ``models/`` and are validated into the
+``*Model`` classes here. Every number carries its bounds, so impossible values
+(negative cores, a hyper-threading rate above 1) are rejected with the key
+path that holds them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from vsim.scenario.typed import fail
+
+
+def positive(unit=None, doc=""):
+    return {"min": 0, "min_exclusive": True, "unit": unit, "doc": doc}
+
+
+def non_negative(unit=None, doc=""):
+    return {"min": 0, "unit": unit, "doc": doc}
+
+
+# ----------------------------------------------------------------- models
+@dataclass(frozen=True)
+class HostModel:
+    sockets: int = field(metadata={"min": 1, "doc": "processor sockets"})
+    cores_per_socket: int = field(metadata={"min": 1, "doc": "physical cores per socket"})
+    threads_per_core: int = field(metadata={"min": 1, "max": 2, "doc": "hardware threads per core"})
+    ht_rate: float = field(metadata={"min": 0, "max": 1, "min_exclusive": True,
+                                     "doc": "speed of a thread while its sibling is busy"})
+
+
+@dataclass(frozen=True)
+class SchedulerModel:
+    policy: Literal["proportional_share"]
+    quantum: float = field(metadata=positive("s", "time slice before a waiting world may preempt"))
+    period: float = field(metadata=positive("s", "reservation/limit accounting period"))
+    costop_threshold: float = field(metadata=positive("s", "co-scheduling skew threshold"))
+    wake_credit: float = field(metadata=non_negative("s", "virtual-time credit of a waking world"))
+    wake_granularity: float = field(metadata=non_negative("s", "virtual-time lead needed to preempt"))
+
+
+@dataclass(frozen=True)
+class NicModel:
+    rate_bps: float = field(metadata=positive("bit/s", "line rate"))
+    queue_packets: int = field(metadata={"min": 1, "doc": "uplink transmit queue depth"})
+    latency: float = field(metadata=non_negative("s", "switch and port latency"))
+
+
+@dataclass(frozen=True)
+class VnicModel:
+    tx_ring: int = field(metadata={"min": 1, "doc": "transmit ring descriptors"})
+    wake_rate_hz: float = field(metadata=positive("1/s", "most transmit-world wakeups per second"))
+    tx_cost: float = field(metadata=non_negative("s", "hypervisor CPU per transmitted frame"))
+    rx_cost: float = field(metadata=non_negative("s", "hypervisor CPU per received frame"))
+
+
+@dataclass(frozen=True)
+class CodecModel:
+    payload_bytes: int = field(metadata={"min": 1, "unit": "B"})
+    packet_interval: float = field(metadata=positive("s"))
+
+
+@dataclass(frozen=True)
+class MediaServerModel:
+    codec: str
+    participants: int = field(metadata={"min": 1})
+    frame_cost: float = field(metadata=positive("s", "core-seconds per stream per tick"))
+    frame_cost_cv: float = field(metadata=non_negative(None, "coefficient of variation of frame cost"))
+    tick_overhead: float = field(metadata=non_negative("s", "core-seconds per worker tick"))
+    timer_median: float = field(metadata=non_negative("s", "median guest timer lateness"))
+    timer_sigma: float = field(metadata=non_negative(None, "log-normal shape of timer lateness"))
+
+
+@dataclass(frozen=True)
+class ClientModel:
+    latency: float = field(metadata=non_negative("s", "constant receive-path latency"))
+
+
+# --------------------------------------------------------------- scenario
+@dataclass(frozen=True)
+class RunSection:
+    duration: float = field(default=300.0, metadata=positive("s", "simulated time per replication"))
+    warmup: float = field(default=5.0, metadata=non_negative("s", "time discarded before measuring"))
+    seed: int = field(default=1, metadata={"min": 0, "doc": "base seed of the replications"})
+    replications: int = field(default=5, metadata={"min": 1, "doc": "independent runs per point"})
+
+    def validate(self, source, path):
+        if self.warmup >= self.duration:
+            fail(source, f"{path}.warmup" if path else "warmup",
+                 f"expected a warmup shorter than the duration ({self.duration} s), got {self.warmup}")
+
+
+@dataclass(frozen=True)
+class HostSection:
+    model: str = field(default="hosts/dell_r710_x5690", metadata={"doc": "host model in models/"})
+    scheduler: str = field(default="schedulers/esx5_proportional_share",
+                           metadata={"doc": "CPU scheduler model in models/"})
+    nic: str = field(default="nics/broadcom_netxtreme2_1gbe", metadata={"doc": "uplink NIC model"})
+    hyperthreading: bool = field(default=True, metadata={"doc": "use both threads of each core"})
+
+
+@dataclass(frozen=True)
+class VmSection:
+    instances: int = field(default=1, metadata={"min": 1, "doc": "identical media-server VMs"})
+    vcpus: int = field(default=4, metadata={"min": 1, "doc": "vCPUs per VM"})
+    streams_per_instance: int = field(default=120, metadata={"min": 0, "doc": "load streams per VM"})
+    workload: str = field(default="workloads/vmcd_g729", metadata={"doc": "workload model"})
+    vnic: str = field(default="vnics/vmxnet3", metadata={"doc": "virtual NIC model"})
+    shares: float | None = field(default=None, metadata={"min": 1, "min_exclusive": False,
+                                                         "doc": "CPU shares (default 1000 per vCPU)"})
+    reservation: float = field(default=0.0, metadata=non_negative("CPUs", "CPU reservation per VM"))
+    limit: float | None = field(default=None, metadata=positive("CPUs", "CPU limit per VM"))
+    affinity: list[int] | None = field(default=None, metadata={"min": 0,
+                                       "doc": "logical CPUs the VMs' vCPUs may run on"})
+
+    def validate(self, source, path):
+        if self.limit is not None and self.limit < self.reservation:
+            fail(source, f"{path}.limit", f"expected a limit >= the reservation ({self.reservation}), "
+                 f"got {self.limit}")
+        if self.affinity is not None and len(set(self.affinity)) != len(self.affinity):
+            fail(source, f"{path}.affinity", "expected distinct logical CPU numbers")
+
+
+@dataclass(frozen=True)
+class ClientSection:
+    model: str = field(default="clients/measuring_client", metadata={"doc": "measuring client model"})
+    measuring_conference: bool = field(default=True, metadata={"doc": "add the measuring conference"})
+
+
+@dataclass(frozen=True)
+class SweepSection:
+    key: Literal["vm.streams_per_instance", "vm.instances"]
+    values: list[int] = field(metadata={"min": 1, "doc": "values of the independent variable"})
+
+    def validate(self, source, path):
+        if not self.values:
+            fail(source, f"{path}.values", "expected at least one value")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str = field(metadata={"doc": "what this scenario reproduces"})
+    study: str | None = field(default=None, metadata={"doc": "short name of the study"})
+    run: RunSection = field(default_factory=RunSection)
+    host: HostSection = field(default_factory=HostSection)
+    vm: VmSection = field(default_factory=VmSection)
+    client: ClientSection = field(default_factory=ClientSection)
+    sweep: SweepSection | None = None

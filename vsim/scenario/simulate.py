@@ -1,0 +1,167 @@
+"""Build one replication of a scenario and run it into a summary.
+
+The model: a host (``Machine`` with its scheduling policy) running
+``instances`` media-server VMs, each with its vCPUs, a vNIC transmit world and
+its share of the uplink; the first VM also serves the measuring conference,
+whose packets the measuring client timestamps. Everything random draws from
+streams named after the component, so the same seed gives the same run.
+"""
+
+import math
+
+import numpy as np
+import simpy
+
+from vsim.cpu.machine import Machine
+from vsim.cpu.policies import make_policy
+from vsim.cpu.topology import Topology
+from vsim.cpu.world import COSTOP, Group, World
+from vsim.core.rng import RandomStreams
+from vsim.guest.measuring_client import MeasuringClient
+from vsim.guest.media_server import MediaServer
+from vsim.guest.timer import TimerLatency
+from vsim.metrics.jitter import stream_jitter_samples
+from vsim.net.frames import frame_bytes, ip_bytes_for_rtp
+from vsim.net.uniform_fifo import UniformFifo
+from vsim.net.vnic_tx import VnicTransmit
+
+MS = 1e3
+
+
+class Simulation:
+    """One replication: the built model and the counters read at the end."""
+
+    def __init__(self, loaded, seed):
+        scenario = loaded.scenario
+        m = {role: model.values for role, model in loaded.models.items()}
+        self.scenario = scenario
+        self.env = env = simpy.Environment()
+        streams = RandomStreams(seed)
+        host = m["host"]
+        threads = host.threads_per_core if scenario.host.hyperthreading else 1
+        self.topology = Topology(host.sockets, host.cores_per_socket, threads, host.ht_rate)
+        sched = m["scheduler"]
+        policy = make_policy(sched.policy, wake_credit=sched.wake_credit,
+                             wake_granularity=sched.wake_granularity)
+        self.machine = Machine(env, self.topology, policy, quantum=sched.quantum,
+                               period=sched.period, costop_threshold=sched.costop_threshold)
+        codec, nic, vnic, work = m["codec"], m["nic"], m["vnic"], m["workload"]
+        self.ip_bytes = ip_bytes_for_rtp(codec.payload_bytes)
+        self.uplink = UniformFifo(nic.rate_bps, nic.queue_packets, nic.latency, self.ip_bytes)
+        self.client = MeasuringClient(m["client"].latency)
+        vm = scenario.vm
+        self.vms, self.vnics, self.servers = [], [], []
+        for i in range(vm.instances):
+            name = f"vm{i}"
+            group = Group(name, shares=vm.shares or 1000.0 * vm.vcpus, reservation=vm.reservation,
+                          limit=vm.limit if vm.limit is not None else math.inf)
+            for j in range(vm.vcpus):
+                World(f"{name}.vcpu{j}", group, affinity=vm.affinity)
+            self.machine.add_group(group)
+            tx_group = Group(f"{name}.vnic-tx", cosched=False)
+            tx_world = World(f"{name}.vnic-tx", tx_group)
+            self.machine.add_group(tx_group)
+            tx = VnicTransmit(env, self.machine, tx_world, self.uplink, self.client,
+                              tx_cost=vnic.tx_cost, rx_cost=vnic.rx_cost, ring_size=vnic.tx_ring,
+                              wake_rate_hz=vnic.wake_rate_hz)
+            timer = TimerLatency(streams.stream(f"{name}.timer"), work.timer_median, work.timer_sigma)
+            server = MediaServer(env, self.machine, group, tx, streams, name,
+                                 streams=vm.streams_per_instance, participants=work.participants,
+                                 tick=codec.packet_interval, frame_cost=work.frame_cost,
+                                 frame_cost_cv=work.frame_cost_cv, tick_overhead=work.tick_overhead,
+                                 timer_latency=timer,
+                                 measuring_conference=scenario.client.measuring_conference and i == 0)
+            self.vms.append(group)
+            self.vnics.append(tx)
+            self.servers.append(server)
+
+    def _snapshot(self):
+        now = self.env.now
+        return {
+            "lcpu_busy": np.array(self.machine.lcpu_utilisation(now)) * now,
+            "core_busy": np.array(self.machine.core_utilisation(now)) * now,
+            "worlds": {w.name: (self._used(w, now), w.stall(now) - self._costop(w, now), self._costop(w, now))
+                       for w in self.machine.worlds},
+            "emitted": sum(s.emitted for s in self.servers),
+            "ring_drops": sum(v.ring_drops for v in self.vnics),
+            "uplink_sent": self.uplink.sent,
+            "uplink_dropped": self.uplink.dropped,
+            "uplink_busy": self.uplink.busy_time,
+        }
+
+    @staticmethod
+    def _used(world, now):
+        return world.used + (now - world.run_start if world.lcpu is not None else 0.0)
+
+    @staticmethod
+    def _costop(world, now):
+        return world.costop_time + (now - world.t_state if world.state == COSTOP else 0.0)
+
+    def run(self, duration, warmup):
+        """Run to ``duration`` and summarise the window after ``warmup``."""
+        for server in self.servers:
+            server.start()
+        self.env.run(until=warmup)
+        start = self._snapshot()
+        self.env.run(until=duration)
+        end = self._snapshot()
+        return self._summary(start, end, duration - warmup, warmup)
+
+    def _summary(self, start, end, window, warmup):
+        lcpu_util = (end["lcpu_busy"] - start["lcpu_busy"]) / window
+        core_util = (end["core_busy"] - start["core_busy"]) / window
+        emitted = end["emitted"] - start["emitted"]
+        dropped = (end["ring_drops"] - start["ring_drops"]
+                   + end["uplink_dropped"] - start["uplink_dropped"])
+        sent = end["uplink_sent"] - start["uplink_sent"]
+        streams, send, recv = self.client.arrays()
+        in_window = send >= warmup
+        received = ~np.isnan(recv)
+        samples = stream_jitter_samples(send[received], recv[received], streams[received], warmup)
+        measured = int(np.count_nonzero(in_window))
+        measured_lost = int(np.count_nonzero(in_window & ~received))
+        frame = frame_bytes(self.ip_bytes)
+        vms = {}
+        for group in self.vms:
+            used = ready = costop = 0.0
+            for w in group.worlds:
+                u0, r0, c0 = start["worlds"][w.name]
+                u1, r1, c1 = end["worlds"][w.name]
+                used, ready, costop = used + u1 - u0, ready + r1 - r0, costop + c1 - c0
+            vms[group.name] = {"used_pct": 100 * used / window, "ready_pct": 100 * ready / window,
+                               "costop_pct": 100 * costop / window}
+        return {
+            "jitter": {
+                "samples": int(samples.size),
+                "mean_ms": float(samples.mean() * MS) if samples.size else None,
+                "p99_ms": float(np.percentile(samples, 99) * MS) if samples.size else None,
+                "definition": "RFC 3550 jitter held after each received packet of the measuring "
+                              "conference's streams, pooled, after warm-up",
+            },
+            "measured_packets": measured,
+            "measured_loss_fraction": measured_lost / measured if measured else 0.0,
+            "voice": {
+                "packets_emitted": int(emitted),
+                "packets_dropped": int(dropped),
+                "loss_fraction": dropped / emitted if emitted else 0.0,
+                "packet_rate_pps": sent / window,
+                "bandwidth_mbps": sent * frame * 8 / window / 1e6,
+                "bandwidth_definition": f"Ethernet frames of {frame} B (header and FCS, no preamble or gap)",
+            },
+            "host": {
+                "cpu_util_pct": float(100 * lcpu_util.mean()),
+                "cpu_util_definition": "esxtop PCPU UTIL%: mean over logical CPUs of the time not idle",
+                "core_util_pct": float(100 * core_util.mean()),
+                "lcpu_util_pct": [float(100 * u) for u in lcpu_util],
+                "uplink_util_pct": 100 * (end["uplink_busy"] - start["uplink_busy"]) / window,
+            },
+            "vms": vms,
+        }
+
+
+def simulate(loaded, seed, duration=None, warmup=None):
+    """Run one replication of ``loaded`` with ``seed``; return its summary dict."""
+    run = loaded.scenario.run
+    duration = run.duration if duration is None else duration
+    warmup = min(run.warmup, duration / 2) if warmup is None else warmup
+    return Simulation(loaded, seed).run(duration, warmup)
