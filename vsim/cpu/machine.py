@@ -55,12 +55,14 @@ class Machine:
         self._cosched_busy = False
         self._cosched_pending = []
         self._periodic = False
+        self.reservations = False
 
     # ------------------------------------------------------------------ setup
     def add_group(self, group):
         """Register a VM (or hypervisor group) and its worlds."""
         self.groups.append(group)
         self.worlds.extend(group.worlds)
+        self.reservations = self.reservations or group.reservation > 0
         if (group.limit < math.inf or group.reservation > 0) and not self._periodic:
             self._periodic = True
             self._after(self.period, self._period_boundary)
@@ -204,19 +206,31 @@ class Machine:
         world.t_mark = now
 
     def _change_rate(self, world, rate):
-        self._settle(world, self.env.now)
+        """The sibling thread started or stopped: the world's completion moves.
+
+        A completion that moves later keeps its pending event, which re-arms
+        itself when it fires early; only one that moves earlier needs a new
+        event. Siblings flip often, so this saves most completion events.
+        """
+        now = self.env.now
+        self._settle(world, now)
         world.rate = rate
-        self._schedule_completion(world)
+        if now + world.work / rate < world.due:
+            self._schedule_completion(world)
 
     def _schedule_completion(self, world):
         world.version += 1
         delay = world.work / world.rate if world.work > 0 else 0.0
+        world.due = self.env.now + delay
         self._after(delay, partial(self._complete, world, world.version))
 
     def _complete(self, world, version, _event):
         if version != world.version or world.state != RUN:
             return
         self._settle(world, self.env.now)
+        if world.work > 1e-12:
+            self._schedule_completion(world)
+            return
         world.work = 0.0
         more = world.on_done(world)
         if world.state != RUN:
@@ -384,6 +398,12 @@ class Machine:
                    for w in world.group.worlds if w is not world)
 
     def _cosched_update(self, group):
+        for world in group.worlds:
+            if world.state == READY or world.state == COSTOP:
+                break
+        else:
+            group.cosched_version += 1
+            return
         if self._cosched_busy:
             self._cosched_pending.append(group)
             return

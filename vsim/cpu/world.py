@@ -63,7 +63,7 @@ class World:
     __slots__ = (
         "name", "group", "share", "state", "lcpu", "last_lcpu", "work", "rate", "t_mark",
         "run_start", "on_done", "version", "vtime", "used", "ready_time", "costop_time",
-        "t_state", "throttled", "progress", "slice_start", "affinity",
+        "t_state", "throttled", "progress", "slice_start", "affinity", "due",
     )
 
     def __init__(self, name, group, affinity=None):
@@ -87,6 +87,7 @@ class World:
         self.throttled = False
         self.progress = 0.0
         self.slice_start = 0.0
+        self.due = 0.0
         self.affinity = frozenset(affinity) if affinity is not None else None
         group.add(self)
 

@@ -28,7 +28,7 @@ class ProportionalShare:
         return world.vtime + (now - world.run_start) * REFERENCE_SHARES / world.share
 
     def _owed(self, machine, group, now):
-        return (group.reservation > 0
+        return (machine.reservations and group.reservation > 0
                 and machine.group_period_used(group, now) < group.reservation * machine.period)
 
     def on_wake(self, machine, world):
@@ -37,6 +37,8 @@ class ProportionalShare:
             world.vtime = floor
 
     def pick(self, machine, ready, lcpu):
+        if not machine.reservations:
+            return self._pick_by_vtime(ready, lcpu)
         now = machine.env.now
         best = None
         best_key = None
@@ -46,6 +48,17 @@ class ProportionalShare:
             key = (0 if self._owed(machine, world.group, now) else 1, world.vtime)
             if best_key is None or key < best_key:
                 best, best_key = world, key
+        return best
+
+    @staticmethod
+    def _pick_by_vtime(ready, lcpu):
+        """The common case without reservations: the lowest virtual time."""
+        best = None
+        for world in ready:
+            if world.throttled or (world.affinity is not None and lcpu not in world.affinity):
+                continue
+            if best is None or world.vtime < best.vtime:
+                best = world
         return best
 
     def preempt_victim(self, machine, world):

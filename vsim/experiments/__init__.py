@@ -1,0 +1,1 @@
+"""Paper studies: the scenarios behind each claim, the claim values, figures and comparison tables."""

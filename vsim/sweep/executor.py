@@ -1,0 +1,169 @@
+"""Plan a sweep's replications, run them serially or in processes, group the results.
+
+A ``Task`` is one replication of one sweep point, described only by plain
+values (config path, overrides, sweep key and value, seed, times), so a worker
+process can rebuild the scenario from the file itself: nothing but the task
+and the summary dict crosses the process boundary, which keeps the pool safe
+under the "spawn" start method. Results come back in task order whatever the
+completion order, so serial and parallel runs give identical output.
+"""
+
+import copyreg
+import multiprocessing
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+from vsim.core.errors import InputError
+from vsim.metrics.stats import t_confidence_interval, trimmed_mean
+from vsim.scenario.load import load_scenario
+from vsim.scenario.simulate import simulate
+
+
+def _reduce_input_error(error):
+    return InputError, (error.source, error.where, error.expected)
+
+
+# Exceptions pickle by replaying ``args``, which cannot rebuild an InputError
+# (its constructor takes three parts); a worker's bad-input error must reach
+# the parent intact so the CLI can still report it on one line.
+copyreg.pickle(InputError, _reduce_input_error)
+
+
+@dataclass(frozen=True)
+class Task:
+    """One replication of one sweep point."""
+
+    config: str
+    overrides: tuple
+    key: str
+    x: int
+    replication: int
+    replications: int
+    seed: int
+    duration: float
+    warmup: float
+
+    def label(self):
+        """``fig3 vm.instances=8 rep 3/5``: what the progress line names."""
+        return (f"{Path(self.config).stem} {self.key}={self.x} "
+                f"rep {self.replication + 1}/{self.replications}")
+
+
+def sweep_tasks(config, loaded, duration, warmup, replications, overrides=()):
+    """Tasks for every value of the scenario's ``[sweep]`` times ``replications``.
+
+    Replication ``r`` uses seed ``run.seed + r`` at every point, so the points
+    of a sweep share their random numbers and differ only in the swept value.
+    """
+    sweep = loaded.scenario.sweep
+    base = loaded.scenario.run.seed
+    return [Task(str(config), tuple(overrides), sweep.key, x, r, replications, base + r,
+                 duration, warmup)
+            for x in sweep.values for r in range(replications)]
+
+
+def run_task(task):
+    """Run ``task`` from its files; return its summary and the wall time it took."""
+    start = time.perf_counter()
+    loaded = load_scenario(task.config, task.overrides).with_value(task.key, task.x)
+    summary = simulate(loaded, task.seed, duration=task.duration, warmup=task.warmup)
+    return summary, time.perf_counter() - start
+
+
+def run_tasks(tasks, jobs=1, progress=None):
+    """Summaries of ``tasks`` in task order, using ``jobs`` worker processes.
+
+    ``progress``, when given, is called with one line per finished task.
+    """
+    results = [None] * len(tasks)
+    done = 0
+
+    def finished(index, outcome):
+        nonlocal done
+        results[index], seconds = outcome
+        done += 1
+        if progress is not None:
+            progress(f"[{done}/{len(tasks)}] {tasks[index].label()}  {seconds:.1f} s")
+
+    if jobs == 1:
+        for index, task in enumerate(tasks):
+            finished(index, run_task(task))
+        return results
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        futures = {pool.submit(run_task, task): index for index, task in enumerate(tasks)}
+        for future in as_completed(futures):
+            finished(futures[future], future.result())
+    return results
+
+
+def _lookup(summary, metric):
+    value = summary
+    for part in metric.split("."):
+        value = value[part]
+    return value
+
+
+@dataclass(frozen=True)
+class Point:
+    """The replications of one sweep value."""
+
+    x: int
+    seeds: tuple
+    runs: tuple
+
+    def values(self, metric):
+        """The dotted ``metric`` (``jitter.p99_ms``) of every replication."""
+        return [_lookup(run, metric) for run in self.runs]
+
+    def stat(self, metric):
+        """Trimmed mean over replications and the Student-t 95% interval of the mean."""
+        values = self.values(metric)
+        return trimmed_mean(values), t_confidence_interval(values)
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A scenario's sweep: its points in sweep order, with the claims its models were fitted to."""
+
+    name: str
+    config: str
+    key: str
+    duration: float
+    warmup: float
+    points: tuple
+    fitted: frozenset
+
+    @classmethod
+    def from_runs(cls, name, config, tasks, summaries, fitted):
+        """Group the summaries of one scenario's ``tasks`` into points."""
+        xs = list(dict.fromkeys(task.x for task in tasks))
+        points = tuple(Point(x, tuple(t.seed for t in tasks if t.x == x),
+                             tuple(s for t, s in zip(tasks, summaries) if t.x == x))
+                       for x in xs)
+        first = tasks[0]
+        return cls(name, config, first.key, first.duration, first.warmup, points, frozenset(fitted))
+
+    def at(self, x):
+        """The point whose swept value is ``x``."""
+        return next(point for point in self.points if point.x == x)
+
+    def xs(self):
+        return [point.x for point in self.points]
+
+    def series(self, metric):
+        """Per point: (trimmed mean, 95% interval) of ``metric``."""
+        return [point.stat(metric) for point in self.points]
+
+    def maximum(self, metric):
+        """Largest ``metric`` over every point and replication."""
+        return max(value for point in self.points for value in point.values(metric))
+
+    def to_json(self):
+        """Plain-data form: the config, run times and every replication's summary."""
+        return {"config": self.config, "key": self.key, "duration": self.duration,
+                "warmup": self.warmup,
+                "points": [{"x": p.x, "seeds": list(p.seeds), "runs": list(p.runs)}
+                           for p in self.points]}
