@@ -46,6 +46,8 @@ class Machine:
         self.core_count = [0] * topology.cores
         self.core_since = [0.0] * topology.cores
         self.quantum_armed = [False] * n
+        self.core_index = [topology.core_of(i) for i in range(n)]
+        self.cosched_on = costop_threshold < math.inf
         self.idle_count = n
         self.ready = []
         self.worlds = []
@@ -176,7 +178,7 @@ class Machine:
         self.lcpu_world[lcpu] = world
         self.lcpu_since[lcpu] = now
         self.idle_count -= 1
-        core = lcpu // self.topology.threads_per_core
+        core = self.core_index[lcpu]
         if self.core_count[core] == 0:
             self.core_since[core] = now
         self.core_count[core] += 1
@@ -195,7 +197,7 @@ class Machine:
         group = world.group
         if group.limit < math.inf:
             self._arm_limit(group)
-        if self._cosched_on and group.cosched and len(group.worlds) > 1:
+        if self.cosched_on and group.cosched and len(group.worlds) > 1:
             self._cosched_update(group)
 
     def _settle(self, world, now):
@@ -268,7 +270,7 @@ class Machine:
         self.lcpu_world[lcpu] = None
         self.lcpu_busy[lcpu] += now - self.lcpu_since[lcpu]
         self.idle_count += 1
-        core = lcpu // self.topology.threads_per_core
+        core = self.core_index[lcpu]
         self.core_count[core] -= 1
         if self.core_count[core] == 0:
             self.core_busy[core] += now - self.core_since[core]
@@ -281,7 +283,7 @@ class Machine:
         group = world.group
         if group.limit < math.inf:
             self._arm_limit(group)
-        if self._cosched_on and group.cosched and len(group.worlds) > 1:
+        if self.cosched_on and group.cosched and len(group.worlds) > 1:
             self._cosched_update(group)
 
     def _dispatch(self, lcpu):
@@ -384,12 +386,8 @@ class Machine:
         self._after(self.period, self._period_boundary)
 
     # ------------------------------------------------ relaxed co-scheduling
-    @property
-    def _cosched_on(self):
-        return self.costop_threshold < math.inf
-
     def _skewed_on_wake(self, world):
-        if not self._cosched_on or len(world.group.worlds) < 2:
+        if not self.cosched_on or len(world.group.worlds) < 2:
             return False
         now = self.env.now
         own = world.stall(now)
@@ -423,21 +421,27 @@ class Machine:
         """Co-stop leaders whose skew passed the threshold; co-start when nobody lags."""
         now = self.env.now
         group.cosched_version += 1
-        worlds = group.worlds
-        waiting = [w for w in worlds if w.state == READY and not w.throttled]
-        if not waiting:
-            for world in worlds:
+        lag = -1.0
+        running = []
+        for world in group.worlds:
+            state = world.state
+            if state == READY:
+                if not world.throttled:
+                    stall = world.ready_time + world.costop_time + now - world.t_state
+                    if stall > lag:
+                        lag = stall
+            elif state == RUN:
+                running.append(world)
+        if lag < 0:
+            for world in group.worlds:
                 if world.state == COSTOP:
                     self._set_state(world, READY)
                     self._place(world, may_preempt=False)
             return
-        running = [w for w in worlds if w.state == RUN]
-        if not running:
-            return
-        lag = max(w.stall(now) for w in waiting)
         soonest = math.inf
+        threshold = self.costop_threshold
         for world in running:
-            gap = self.costop_threshold - (lag - world.stall(now))
+            gap = threshold - (lag - world.ready_time - world.costop_time)
             if gap <= 1e-12:
                 lcpu = world.lcpu
                 self._stop(world, COSTOP)

@@ -62,6 +62,8 @@ class ProportionalShare:
         return best
 
     def preempt_victim(self, machine, world):
+        if not machine.reservations:
+            return self._victim_by_vtime(machine, world)
         now = machine.env.now
         owed = self._owed(machine, world.group, now)
         victim = None
@@ -82,6 +84,21 @@ class ProportionalShare:
         if (0 if owed else 1) == victim_key[0] and victim_key[1] - world.vtime > self.wake_granularity:
             return victim
         return None
+
+    def _victim_by_vtime(self, machine, world):
+        """The CPU of the running world furthest ahead in virtual time, if ahead enough."""
+        now = machine.env.now
+        group = world.group
+        allowed = world.affinity
+        victim = None
+        threshold = world.vtime + self.wake_granularity
+        for lcpu, running in enumerate(machine.lcpu_world):
+            if running is None or running.group is group:
+                continue
+            vtime = running.vtime + (now - running.run_start) * REFERENCE_SHARES / running.share
+            if vtime > threshold and (allowed is None or lcpu in allowed):
+                victim, threshold = lcpu, vtime
+        return victim
 
     def preempts_at_quantum(self, machine, best, current):
         now = machine.env.now
