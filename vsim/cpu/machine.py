@@ -283,7 +283,7 @@ class Machine:
         group = world.group
         if group.limit < math.inf:
             self._arm_limit(group)
-        if self.cosched_on and group.cosched and len(group.worlds) > 1:
+        if state == READY and self.cosched_on and group.cosched and len(group.worlds) > 1:
             self._cosched_update(group)
 
     def _dispatch(self, lcpu):
