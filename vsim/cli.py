@@ -1,5 +1,244 @@
-"""Command-line interface (filled in below)."""
+"""Command line: ``vsim run``, ``vsim reproduce`` and ``vsim describe``.
+
+Exit codes: 0 success; 2 bad input (an ``InputError`` or a malformed command
+line), reported as one line ``vsim: error: ...`` on stderr; 1 any other
+failure, reported with its traceback because it is a bug.
+"""
+
+import argparse
+import dataclasses
+import json
+import math
+import sys
+import traceback
+from pathlib import Path
+
+from vsim.core.atomic import write_text
+from vsim.core.errors import InputError
+from vsim.experiments.claims import load_claims
+from vsim.experiments.comparison import summary_line
+from vsim.experiments.reproduce import (QUICK, REPO, RunPlan, claim_rows, claims_json, run_studies,
+                                        select_studies, write_study_outputs)
+from vsim.scenario import schema
+from vsim.scenario.load import load_scenario
+from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
+from vsim.scenario.simulate import simulate
+from vsim.scenario.toml_io import load_toml
+from vsim.scenario.typed import describe
+
+MODEL_KINDS = {
+    "hosts": schema.HostModel,
+    "schedulers": schema.SchedulerModel,
+    "nics": schema.NicModel,
+    "vnics": schema.VnicModel,
+    "codecs": schema.CodecModel,
+    "workloads": schema.MediaServerModel,
+    "clients": schema.ClientModel,
+}
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line on stderr and exit code 2."""
+
+    def error(self, message):
+        self.exit(2, f"vsim: error: {message}\n")
+
+
+def _bounded(kind, low, inclusive):
+    """An argparse type: a finite ``kind`` (int or float) >= ``low`` (or > when not ``inclusive``)."""
+    noun = "an integer" if kind is int else "a number"
+    expected = f"expected {noun} {'>=' if inclusive else '>'} {low}"
+
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{expected}, got {text!r}") from None
+        if not math.isfinite(value) or not (value >= low if inclusive else value > low):
+            raise argparse.ArgumentTypeError(f"{expected}, got {text!r}")
+        return value
+
+    return parse
+
+
+def build_parser():
+    """The ``vsim`` parser with its ``run``, ``reproduce`` and ``describe`` subcommands."""
+    parser = Parser(prog="vsim", description="Discrete-event simulator of virtualized hosts.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = commands.add_parser("run", help="run one replication of a scenario's base values ([sweep] ignored)")
+    run.add_argument("config", metavar="CONFIG", help="scenario TOML file")
+    run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                     help="override a dotted key of the config (repeatable)")
+    run.add_argument("--seed", type=_bounded(int, 0, True), help="random seed (default: run.seed)")
+    run.add_argument("--duration", type=_bounded(float, 0, False), metavar="S",
+                     help="simulated seconds (default: run.duration)")
+    run.add_argument("--json", metavar="PATH|-", help="write the summary as JSON to PATH, or stdout for -")
+    run.set_defaults(handler=_run)
+
+    reproduce = commands.add_parser("reproduce", help="run the studies behind the paper claims")
+    reproduce.add_argument("studies", nargs="*", metavar="STUDY", help="studies to run (default: all)")
+    reproduce.add_argument("--quick", action="store_true",
+                           help=f"short runs for CI: {QUICK.duration:g} s x {QUICK.replications} replications")
+    reproduce.add_argument("--jobs", type=_bounded(int, 1, True), default=1, metavar="N",
+                           help="worker processes (default: 1)")
+    reproduce.add_argument("--json", metavar="PATH|-", help="write claims JSON to PATH, or stdout for -")
+    reproduce.add_argument("--figures", type=Path, metavar="DIR", default=REPO / "figures",
+                           help="where figures and tables go (default: the repository's figures/)")
+    reproduce.add_argument("--quiet", action="store_true", help="no progress lines")
+    reproduce.set_defaults(handler=_reproduce)
+
+    desc = commands.add_parser("describe", help="show a model's parameters or a config's keys")
+    desc.add_argument("target", metavar="TARGET",
+                      help="a model ref such as workloads/vmcd_g729, or a config file (*.toml)")
+    desc.set_defaults(handler=_describe)
+    return parser
 
 
 def main(argv=None):
+    """Run the command in ``argv`` (default: ``sys.argv``); return the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        args.handler(args)
+    except InputError as exc:
+        print(f"vsim: error: {exc}", file=sys.stderr)
+        return 2
+    except Exception:
+        traceback.print_exc()
+        return 1
     return 0
+
+
+def _emit(target, text):
+    """Write ``text`` to stdout for ``-``, else atomically to the file ``target``."""
+    if target == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        write_text(target, text)
+    except OSError as exc:
+        raise InputError(target, None, f"cannot write ({exc.strerror or exc})") from None
+
+
+def _note(line):
+    print(line, file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------ run
+def _run(args):
+    loaded = load_scenario(args.config, args.set)
+    run = loaded.scenario.run
+    seed = run.seed if args.seed is None else args.seed
+    duration = run.duration if args.duration is None else args.duration
+    summary = simulate(loaded, seed, duration=duration)
+    if args.json is None:
+        print(_human_summary(loaded.scenario.name, args.config, seed, duration, summary))
+        return
+    doc = {"scenario": loaded.scenario.name, "config": args.config, "seed": seed,
+           "duration": duration, "summary": summary}
+    _emit(args.json, json.dumps(doc, indent=2, sort_keys=True) + "\n")
+
+
+def _ms(value):
+    return "n/a" if value is None else f"{value:.3f} ms"
+
+
+def _human_summary(name, config, seed, duration, summary):
+    jitter, voice, host = summary["jitter"], summary["voice"], summary["host"]
+    lines = [
+        f"{name}  ({config}, seed {seed}, {duration:g} s)",
+        f"jitter     mean {_ms(jitter['mean_ms'])}  p99 {_ms(jitter['p99_ms'])}  "
+        f"({jitter['samples']} samples)",
+        f"voice      loss {100 * voice['loss_fraction']:.3f}%  {voice['packet_rate_pps']:.0f} packets/s  "
+        f"{voice['bandwidth_mbps']:.2f} Mb/s",
+        f"host CPU   {host['cpu_util_pct']:.1f}% (esxtop PCPU UTIL)  core {host['core_util_pct']:.1f}%",
+    ]
+    lines += [f"{vm:<10} used {v['used_pct']:.1f}%  ready {v['ready_pct']:.1f}%  "
+              f"costop {v['costop_pct']:.1f}%" for vm, v in summary["vms"].items()]
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------ reproduce
+def _reproduce(args):
+    claims = load_claims()
+    modelled, pending = select_studies(args.studies, claims)
+    for name in pending:
+        _note(f"vsim: note: study '{name}' is not modelled yet; its claims are reported as null")
+    plan = QUICK if args.quick else RunPlan()
+    results = run_studies(modelled, plan, args.jobs, None if args.quiet else _note)
+    rows = claim_rows(claims, results)
+    if args.json is not None:
+        _emit(args.json, claims_json(rows))
+    for result in results:
+        write_study_outputs(args.figures, result, rows)
+        study_rows = [row for row in rows if row.claim.study == result.name]
+        _note(f"{result.name}: {summary_line(study_rows)}  "
+              f"(figures and tables in {args.figures / result.name})")
+
+
+# ------------------------------------------------------------- describe
+def _describe(args):
+    if args.target.endswith(".toml"):
+        print(_describe_config(args.target))
+    else:
+        print(_describe_model(args.target))
+
+
+def _toml_text(value):
+    """A typed config value spelt as in TOML."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_text(v) for v in value) + "]"
+    return "(unset)" if value is None else repr(value)
+
+
+def _describe_model(ref):
+    kind = ref.split("/")[0]
+    if kind not in MODEL_KINDS:
+        raise InputError(ref, None, "expected a config file (*.toml) or a model ref <folder>/<name> with "
+                         f"folder one of: {', '.join(MODEL_KINDS)}")
+    model = load_model(DEFAULT_MODELS_DIR, ref, MODEL_KINDS[kind], referrer="describe", key="TARGET")
+    lines = [f"{ref}  ({model.path})"]
+    description = load_toml(model.path).get("meta", {}).get("description")
+    if description:
+        lines.append(f"  {description}")
+    for field in dataclasses.fields(MODEL_KINDS[kind]):
+        unit = field.metadata.get("unit")
+        doc = field.metadata.get("doc")
+        value = _toml_text(getattr(model.values, field.name)) + (f" {unit}" if unit else "")
+        lines.append(f"  {field.name} = {value}" + (f"  ({doc})" if doc else ""))
+        origin = model.provenance[field.name]
+        fitted = isinstance(origin, list)
+        lines.append(f"      fitted to: {', '.join(origin)}" if fitted else f"      source: {origin}")
+    return "\n".join(lines)
+
+
+def _lookup(obj, key):
+    for part in key.split("."):
+        obj = None if obj is None else getattr(obj, part)
+    return obj
+
+
+def _in_file(data, key):
+    for part in key.split("."):
+        if not isinstance(data, dict) or part not in data:
+            return False
+        data = data[part]
+    return True
+
+
+def _describe_config(path):
+    loaded = load_scenario(path)
+    raw = load_toml(path)
+    lines = [f"{path}: {loaded.scenario.name}"]
+    for key, kind, default, doc in describe(schema.Scenario):
+        value = _lookup(loaded.scenario, key)
+        if dataclasses.is_dataclass(value):
+            lines += ["", f"[{key}]"]
+            continue
+        origin = "set in file" if _in_file(raw, key) else f"default {default}"
+        lines.append(f"  {key} = {_toml_text(value)}    # {kind}; {origin}" + (f"; {doc}" if doc else ""))
+    return "\n".join(lines)

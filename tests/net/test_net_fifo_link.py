@@ -6,20 +6,24 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from vsim.net.fifo_link import FifoLink
+from vsim.net.fifo_link import DRAINED, FifoLink
 from vsim.net.frames import serialization_time
 
 GIGABIT = 1e9
 
 
 def reference_link(batches, rate_bps, buffer_packets, latency):
-    """Straightforward drop-tail FIFO: one packet at a time, whole history kept."""
+    """Straightforward drop-tail FIFO: one packet at a time, whole history kept.
+
+    A packet ending within DRAINED of a service time after an arrival has left
+    (the link's rule against rounding in running sums)."""
     accepted_ends = []
     first_in_system = 0
     departures, dropped = [], []
     for times, sizes in batches:
         for arrival, size in zip(times, sizes):
-            while first_in_system < len(accepted_ends) and accepted_ends[first_in_system] <= arrival:
+            gone = arrival + DRAINED * serialization_time(int(size), rate_bps)
+            while first_in_system < len(accepted_ends) and accepted_ends[first_in_system] <= gone:
                 first_in_system += 1
             if len(accepted_ends) - first_in_system > buffer_packets:
                 departures.append(math.nan)

@@ -77,7 +77,8 @@ class Machine:
         """Give an idle world a job of ``work`` core-seconds; wake it.
 
         ``on_done(world)`` is called when the job completes; it returns the
-        work of a follow-on job to run without sleeping, or None to go idle.
+        work of a follow-on job to run without sleeping (possibly 0), or None
+        to go idle.
         """
         if world.state != IDLE:
             raise RuntimeError(f"{world.name} is not idle")
@@ -159,10 +160,12 @@ class Machine:
             if lcpu is not None:
                 victim = self.lcpu_world[lcpu]
                 self._stop(victim, READY)
-                self.ready.append(victim)
         if lcpu is None or self.lcpu_world[lcpu] is not None:
             self.ready.append(world)
             self._arm_all_quanta()
+            group = world.group
+            if self.cosched_on and group.cosched and len(group.worlds) > 1:
+                self._cosched_update(group)
             return
         self._start(world, lcpu)
 
@@ -237,14 +240,14 @@ class Machine:
         more = world.on_done(world)
         if world.state != RUN:
             # The completion handler woke another world that took this CPU.
-            if more is not None and more > 0:
+            if more is not None:
                 world.work = more
             else:
                 if world in self.ready:
                     self.ready.remove(world)
                 self._set_state(world, IDLE)
             return
-        if more is not None and more > 0:
+        if more is not None:
             world.work = more
             self._schedule_completion(world)
             return
@@ -261,7 +264,11 @@ class Machine:
         self.policy.charge(self, world, occupancy)
 
     def _stop(self, world, state):
-        """Take a running world off its logical CPU; the caller refills the CPU."""
+        """Take a running world off its logical CPU; the caller refills the CPU.
+
+        A world stopped into READY joins the ready queue at once, before any
+        co-scheduling reaction can hand out a CPU, so it is never overlooked.
+        """
         now = self.env.now
         self._settle(world, now)
         world.version += 1
@@ -276,6 +283,8 @@ class Machine:
             self.core_busy[core] += now - self.core_since[core]
         world.lcpu = None
         self._set_state(world, state)
+        if state == READY:
+            self.ready.append(world)
         s = self.sibling[lcpu]
         other = self.lcpu_world[s] if s is not None else None
         if other is not None:
@@ -324,11 +333,7 @@ class Machine:
         if best is not None and self.policy.preempts_at_quantum(self, best, world):
             self.ready.remove(best)
             self._stop(world, READY)
-            self.ready.append(world)
-            if self.lcpu_world[lcpu] is None:
-                self._start(best, lcpu)
-            else:
-                self.ready.append(best)
+            self._start_or_requeue(best, lcpu)
             return
         world.slice_start = now
         self._arm_quantum(lcpu)
@@ -360,7 +365,6 @@ class Machine:
             if world.state == RUN:
                 lcpu = world.lcpu
                 self._stop(world, READY)
-                self.ready.append(world)
                 self._dispatch(lcpu)
 
     def _period_boundary(self, _event):
@@ -383,7 +387,33 @@ class Machine:
         for lcpu in range(len(self.lcpu_world)):
             if self.lcpu_world[lcpu] is None:
                 self._dispatch(lcpu)
+            else:
+                self._reconsider(lcpu)
         self._after(self.period, self._period_boundary)
+
+    def _reconsider(self, lcpu):
+        """A new period restores reservations: a world now owed CPU may preempt at once."""
+        if not self.ready:
+            return
+        current = self.lcpu_world[lcpu]
+        best = self.policy.pick(self, self.ready, lcpu)
+        if best is not None and self.policy.preempts_at_period(self, best, current):
+            self.ready.remove(best)
+            self._stop(current, READY)
+            self._start_or_requeue(best, lcpu)
+
+    def _start_or_requeue(self, world, lcpu):
+        """Start a chosen world unless stopping its predecessor changed the picture.
+
+        Stopping a world can throttle a group (its limit is reached) or let
+        co-scheduling fill the CPU; the chosen world then waits and the CPU
+        goes to whoever is eligible.
+        """
+        if self.lcpu_world[lcpu] is None and not world.throttled:
+            self._start(world, lcpu)
+            return
+        self.ready.append(world)
+        self._dispatch(lcpu)
 
     # ------------------------------------------------ relaxed co-scheduling
     def _skewed_on_wake(self, world):

@@ -25,7 +25,8 @@ class MeasuringClient:
         self._send[tick] = (send_time, count)
 
     def lost(self, tick, first_lost, count):
-        send_time, _ = self._send[tick]
+        """Streams ``first_lost``.. of ``tick`` never left the host."""
+        send_time, _ = self._send[tick] if first_lost else self._send.pop(tick)
         for stream in range(first_lost, count):
             self._record(tick, stream, send_time, np.nan)
 

@@ -11,6 +11,10 @@ What a measured packet sees is therefore: the tick's start delay (guest timer
 lateness, then waiting for a logical CPU), plus the work of its vCPU's tick (stretched while the hyper-thread sibling is busy, interrupted
 by preemption or co-stop), plus the hypervisor's transmit path and the uplink.
 
+Each guest's clock runs ``clock_drift_ppm`` fast or slow (drawn per VM), so
+the VMs' 20 ms ticks slide past each other over a run instead of colliding
+at the same phase forever; RTP timestamps count the guest's own 20 ms.
+
 Events per tick: one wakeup per vCPU and one completion per job; the per-stream
 work of a tick is summed from block-drawn numpy arrays.
 """
@@ -86,11 +90,13 @@ class MediaServer:
 
     def __init__(self, env, machine, vm_group, vnic, rng_streams, name, *, streams,
                  participants, tick, frame_cost, frame_cost_cv, tick_overhead,
-                 timer_latency, measuring_conference):
+                 timer_latency, clock_drift_ppm, measuring_conference):
         self.env = env
         self.machine = machine
         self.vnic = vnic
-        self.tick_period = tick
+        self.rtp_interval = tick
+        drift = rng_streams.stream(f"{name}.clock").uniform(-1.0, 1.0) * clock_drift_ppm * 1e-6
+        self.tick_period = tick * (1.0 + drift)
         self.tick_overhead = tick_overhead
         self.timer_latency = timer_latency
         vcpus = vm_group.worlds
@@ -135,4 +141,4 @@ class MediaServer:
         if count <= 0:
             return
         self.emitted += count
-        self.vnic.post(now, count, tick if measured else None, self.phase + tick * self.tick_period)
+        self.vnic.post(now, count, tick if measured else None, self.phase + tick * self.rtp_interval)

@@ -29,6 +29,10 @@ import numpy as np
 
 from vsim.net.frames import serialization_time
 
+DRAINED = 1e-6
+"""A frame within this fraction of its service time of leaving counts as gone,
+so rounding in running sums of service times never invents a waiting frame."""
+
 
 class FifoLink:
     """Drop-tail FIFO of ``buffer_packets`` waiting places before a ``rate_bps`` link.
@@ -137,7 +141,8 @@ class FifoLink:
             if self.buffer_packets != math.inf:
                 earlier = np.concatenate((self._tail, candidate))
                 behind = self._tail.size + np.arange(candidate.size)
-                in_system = behind - np.searchsorted(earlier, arrivals, side="right")
+                in_system = behind - np.searchsorted(earlier, arrivals + DRAINED * work,
+                                                     side="right")
                 full = np.flatnonzero(in_system > self.buffer_packets)
                 if full.size:
                     accepted = int(full[0])
@@ -157,19 +162,21 @@ class FifoLink:
         drop: while drops are frequent, the loop is the cheaper of the two.
         """
         capacity = self.buffer_packets + 1
-        in_system = collections.deque(self._tail[self._tail > times[start]].tolist())
+        in_system = collections.deque(
+            self._tail[self._tail > times[start] + DRAINED * service[start]].tolist())
         last_end = float(self._tail[-1])
         busy = 0.0
         last_drop = start
         i = start
         while i < times.size:
             arrival = float(times[i])
-            while in_system and in_system[0] <= arrival:
+            while in_system and in_system[0] <= arrival + DRAINED * float(service[i]):
                 in_system.popleft()
             if not in_system and i - last_drop >= self._RESTART_WINDOW:
                 break
             if len(in_system) >= capacity:
-                stop = int(np.searchsorted(times, in_system[0], side="left"))
+                stop = int(np.searchsorted(times, in_system[0] - DRAINED * float(service[i]),
+                                           side="left"))
                 dropped[i:stop] = True
                 i = last_drop = stop
                 continue

@@ -11,6 +11,7 @@ form for frames of mixed sizes, and the tests check the two agree.
 
 import math
 
+from vsim.net.fifo_link import DRAINED
 from vsim.net.frames import serialization_time
 
 
@@ -31,7 +32,7 @@ class UniformFifo:
         """Frames queued or in transmission at time ``t``."""
         if self.busy_until <= t:
             return 0
-        return math.ceil((self.busy_until - t) / self.service - 1e-9)
+        return math.ceil((self.busy_until - t) / self.service - DRAINED)
 
     def offer_burst(self, t, count):
         """``count`` frames arrive at ``t``: return (accepted, first far-end arrival, spacing).

@@ -100,6 +100,11 @@ class ProportionalShare:
                 victim, threshold = lcpu, vtime
         return victim
 
+    def preempts_at_period(self, machine, best, current):
+        """At a period boundary only a reservation justifies cutting a slice short."""
+        now = machine.env.now
+        return self._owed(machine, best.group, now) and not self._owed(machine, current.group, now)
+
     def preempts_at_quantum(self, machine, best, current):
         now = machine.env.now
         best_key = (0 if self._owed(machine, best.group, now) else 1, best.vtime)

@@ -1,0 +1,540 @@
+"""Properties of the CPU scheduler mechanism (``Machine``) with the proportional-share policy.
+
+Every test drives a ``Machine`` directly with CPU-bound worlds (the completion
+handler hands back the next job, so they never sleep) and/or periodic worlds
+(woken by a timer, idle between jobs) and checks an invariant of the
+accounting or of the resource controls.
+"""
+
+import math
+
+import pytest
+import simpy
+from hypothesis import HealthCheck, example, given, settings, strategies as st
+
+from vsim.cpu.machine import Machine
+from vsim.cpu.policies import make_policy
+from vsim.cpu.topology import Topology
+from vsim.cpu.world import COSTOP, IDLE, READY, RUN, Group, World
+
+SLOW = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+# ------------------------------------------------------------------ harness
+class Host:
+    """A machine plus bookkeeping the library does not do itself (idle time, progress now)."""
+
+    def __init__(self, sockets=1, cores=2, threads=1, ht_rate=0.62, *, quantum=0.05, period=0.1,
+                 costop_threshold=math.inf):
+        self.env = simpy.Environment()
+        self.topology = Topology(sockets, cores, threads, ht_rate)
+        self.machine = Machine(self.env, self.topology, make_policy("proportional_share"),
+                               quantum=quantum, period=period, costop_threshold=costop_threshold)
+        self.groups = []
+        self.idle_acc = {}
+        self.idle_since = {}
+
+    @property
+    def now(self):
+        return self.env.now
+
+    def group(self, name, vcpus, shares=1000.0, reservation=0.0, limit=math.inf, affinity=None,
+              cosched=True):
+        g = Group(name, shares=shares, reservation=reservation, limit=limit, cosched=cosched)
+        for j in range(vcpus):
+            World(f"{name}.{j}", g, affinity=affinity)
+        self.machine.add_group(g)
+        self.groups.append(g)
+        for w in g.worlds:
+            self.idle_acc[w] = 0.0
+            self.idle_since[w] = 0.0
+        return g
+
+    def _submit(self, world, work, on_done):
+        self.idle_acc[world] += self.now - self.idle_since[world]
+        self.idle_since[world] = None
+        self.machine.submit(world, work, on_done)
+
+    def cpu_bound(self, g, job=1.0):
+        """Each world of ``g`` always has work: its completion hands back the next job."""
+        for w in g.worlds:
+            self._submit(w, job, lambda _w, job=job: job)
+
+    def periodic(self, g, interval, work, phase=0.0):
+        """Each world of ``g`` wakes every ``interval`` for ``work`` core-seconds, unless still busy."""
+        def done(world):
+            self.idle_since[world] = self.now
+            return None
+
+        def tick(_event=None):
+            for w in g.worlds:
+                if w.state == IDLE:
+                    self._submit(w, work, done)
+            self.env.timeout(interval).callbacks.append(tick)
+
+        self.env.timeout(phase).callbacks.append(tick)
+
+    def run(self, until):
+        self.env.run(until=until)
+
+    # -------------------------------------------------------- accounting now
+    def used(self, w):
+        return w.used + (self.now - w.run_start if w.lcpu is not None else 0.0)
+
+    def group_used(self, g):
+        return sum(self.used(w) for w in g.worlds)
+
+    def progress(self, w):
+        return w.progress + (w.rate * (self.now - w.t_mark) if w.state == RUN else 0.0)
+
+    def idle(self, w):
+        since = self.idle_since[w]
+        return self.idle_acc[w] + (self.now - since if since is not None else 0.0)
+
+    def worlds(self):
+        return [w for g in self.groups for w in g.worlds]
+
+    def accounting(self):
+        return [(w.name, w.state, w.lcpu, self.used(w), w.ready_time, w.costop_time, self.progress(w),
+                 w.vtime) for w in self.worlds()] + [tuple(self.machine.lcpu_utilisation()),
+                                                      tuple(self.machine.core_utilisation())]
+
+
+def sample_every(host, interval, probe, start=0.0):
+    """Call ``probe()`` at ``start``, ``start + interval``, ..."""
+    def fire(_event=None):
+        probe()
+        host.env.timeout(interval).callbacks.append(fire)
+    host.env.timeout(start).callbacks.append(fire)
+
+
+# --------------------------------------------------------------- strategies
+group_specs = st.lists(
+    st.fixed_dictionaries({
+        "vcpus": st.integers(1, 3),
+        "shares": st.sampled_from([250.0, 500.0, 1000.0, 2000.0, 4000.0]),
+        "kind": st.sampled_from(["cpu", "periodic"]),
+        "interval": st.sampled_from([0.003, 0.01, 0.02, 0.037]),
+        "duty": st.floats(0.05, 0.9),
+        "limit": st.one_of(st.just(math.inf), st.floats(0.2, 2.0)),
+        "phase": st.floats(0.0, 0.02),
+    }),
+    min_size=1, max_size=4)
+
+hosts = st.fixed_dictionaries({
+    "cores": st.integers(1, 3),
+    "threads": st.sampled_from([1, 2]),
+    "ht_rate": st.sampled_from([0.5, 0.62, 0.8]),
+    "costop_threshold": st.sampled_from([math.inf, 0.003]),
+})
+
+
+def build(host_spec, specs):
+    host = Host(1, host_spec["cores"], host_spec["threads"], host_spec["ht_rate"],
+                costop_threshold=host_spec["costop_threshold"])
+    for i, spec in enumerate(specs):
+        g = host.group(f"g{i}", spec["vcpus"], shares=spec["shares"], limit=spec["limit"])
+        if spec["kind"] == "cpu":
+            host.cpu_bound(g)
+        else:
+            host.periodic(g, spec["interval"], spec["interval"] * spec["duty"], spec["phase"])
+    return host
+
+
+# ------------------------------------------------------ CPU time conservation
+@settings(max_examples=40, **SLOW)
+@given(hosts, group_specs, st.floats(0.3, 2.0))
+def test_cpu_time_is_conserved(host_spec, specs, duration):
+    host = build(host_spec, specs)
+
+    def queue_is_consistent():
+        ready = host.machine.ready
+        assert len(ready) == len(set(map(id, ready))), "a world is queued twice"
+        for w in host.worlds():
+            assert (w.state == READY) == (w in ready), (host.now, w.name, w.state)
+            assert (w.state == RUN) == (w.lcpu is not None), (host.now, w.name, w.state)
+    sample_every(host, 0.00137, queue_is_consistent)
+    host.run(duration)
+    m, T = host.machine, host.now
+    lcpu_util = m.lcpu_utilisation()
+    core_util = m.core_utilisation()
+    # no logical CPU (or core) busy more than 100 %
+    assert all(0.0 <= u <= 1.0 + 1e-12 for u in lcpu_util), lcpu_util
+    assert all(0.0 <= u <= 1.0 + 1e-12 for u in core_util), core_util
+    # a core is busy when any of its threads is: between the busiest thread and the sum of threads
+    threads = host.topology.threads_per_core
+    for c, cu in enumerate(core_util):
+        mine = lcpu_util[c * threads:(c + 1) * threads]
+        assert max(mine) - 1e-12 <= cu <= sum(mine) + 1e-12
+    # what the worlds were charged is what the logical CPUs were busy
+    busy = sum(lcpu_util) * T
+    used = sum(host.used(w) for w in host.worlds())
+    assert used == pytest.approx(busy, rel=1e-9, abs=1e-12)
+    # every world is in exactly one state at a time
+    for w in host.worlds():
+        parts = (host.used(w), w.ready_time, w.costop_time, host.idle(w))
+        assert all(p >= -1e-12 for p in parts), (w.name, parts)
+        total = host.used(w) + w.stall(T) + host.idle(w)
+        assert total == pytest.approx(T, rel=1e-9, abs=1e-12), (w.name, parts)
+        # work done at rate <= 1 never exceeds the CPU occupancy, and is at least ht_rate of it
+        assert host.progress(w) <= host.used(w) + 1e-9
+        assert host.progress(w) >= host.topology.ht_rate * host.used(w) - 1e-9
+    # at most one world per logical CPU, and the world agrees on where it runs
+    running = [w for w in host.worlds() if w.state == RUN]
+    assert sorted(w.lcpu for w in running) == sorted(set(w.lcpu for w in running))
+    for lcpu, w in enumerate(m.lcpu_world):
+        assert w is None or (w.state == RUN and w.lcpu == lcpu)
+
+
+@settings(max_examples=25, **SLOW)
+@given(st.integers(1, 3), st.sampled_from([1, 2]), st.integers(1, 8), st.floats(0.5, 3.0))
+def test_cpu_bound_worlds_are_never_idle_and_fill_the_host(cores, threads, n_worlds, duration):
+    host = Host(1, cores, threads, 0.62)
+    for i in range(n_worlds):
+        host.cpu_bound(host.group(f"g{i}", 1))
+    host.run(duration)
+    lcpus = host.topology.logical_cpus
+    for w in host.worlds():
+        assert host.used(w) + w.stall(duration) == pytest.approx(duration, rel=1e-9)
+    # work-conserving: the busy logical CPUs are min(worlds, lcpus)
+    busy = sum(host.machine.lcpu_utilisation()) * duration
+    assert busy == pytest.approx(min(n_worlds, lcpus) * duration, rel=1e-9)
+
+
+# ----------------------------------------------------------- hyper-threading
+@settings(max_examples=20, **SLOW)
+@given(st.floats(0.3, 1.0), st.floats(1.0, 10.0))
+def test_two_busy_threads_of_one_core_deliver_two_ht_rate(ht_rate, duration):
+    host = Host(1, 1, 2, ht_rate)
+    a, b = host.group("a", 1), host.group("b", 1)
+    host.cpu_bound(a, job=0.37)
+    host.cpu_bound(b, job=0.37)
+    host.run(duration)
+    total = sum(host.progress(w) for w in host.worlds())
+    assert total == pytest.approx(2 * ht_rate * duration, rel=1e-9)
+    assert host.machine.core_utilisation() == pytest.approx([1.0])
+    assert host.machine.lcpu_utilisation() == pytest.approx([1.0, 1.0])
+
+
+@settings(max_examples=20, **SLOW)
+@given(st.floats(0.3, 1.0), st.floats(1.0, 10.0))
+def test_one_busy_thread_alone_on_a_core_runs_at_full_speed(ht_rate, duration):
+    host = Host(1, 1, 2, ht_rate)
+    a = host.group("a", 1)
+    host.cpu_bound(a, job=0.37)
+    host.run(duration)
+    assert host.progress(a.worlds[0]) == pytest.approx(duration, rel=1e-9)
+
+
+def test_ht_rate_applies_only_while_the_sibling_is_busy():
+    """One world always busy, its sibling busy half the time: progress = T/2 * 1 + T/2 * h."""
+    h = 0.6
+    host = Host(1, 1, 2, h)
+    a, b = host.group("a", 1), host.group("b", 1)
+    host.cpu_bound(a)
+    host.periodic(b, 0.02, 0.01 * h)  # b needs 10 ms of CPU at rate h every 20 ms
+    host.run(4.0)
+    pa = host.progress(a.worlds[0])
+    pb = host.progress(b.worlds[0])
+    # b runs 10 ms of every 20 ms (it always shares the core with a)
+    assert host.used(b.worlds[0]) == pytest.approx(2.0, rel=1e-6)
+    assert pb == pytest.approx(2.0 * h, rel=1e-6)
+    assert pa == pytest.approx(2.0 * 1.0 + 2.0 * h, rel=1e-6)
+
+
+def test_waking_world_prefers_a_whole_idle_core():
+    host = Host(1, 2, 2, 0.62)
+    a, b = host.group("a", 1), host.group("b", 1)
+    host.cpu_bound(a)
+    host.cpu_bound(b)
+    host.run(0.5)
+    cores = {host.topology.core_of(w.lcpu) for w in host.worlds()}
+    assert len(cores) == 2
+    assert all(w.rate == 1.0 for w in host.worlds())
+
+
+# -------------------------------------------------------------------- shares
+def test_shares_two_to_one_on_one_logical_cpu():
+    host = Host(1, 1, 1, 1.0)
+    a = host.group("a", 1, shares=2000.0)
+    b = host.group("b", 1, shares=1000.0)
+    host.cpu_bound(a)
+    host.cpu_bound(b)
+    host.run(20.0)
+    ua, ub = host.group_used(a), host.group_used(b)
+    assert ua + ub == pytest.approx(20.0, rel=1e-9)
+    assert ua / ub == pytest.approx(2.0, rel=0.02)
+    assert ua / 20.0 == pytest.approx(2 / 3, rel=0.02)
+
+
+@settings(max_examples=15, **SLOW)
+@given(st.integers(1, 2), st.sampled_from([1, 2]),
+       st.lists(st.floats(1000.0, 4000.0), min_size=2, max_size=4), st.integers(0, 1))
+def test_shares_are_honoured_when_every_group_is_cpu_bound(cores, threads, shares, extra_vcpus):
+    """Every group has at least as many vCPUs as the host has logical CPUs, so every group
+    is always runnable and the whole host is contended. Virtual-time scheduling is fair up
+    to a bounded lag of a few quanta (it does not accumulate), so over 120 s each group's
+    part of the host is its part of the shares to within 2 %."""
+    host = Host(1, cores, threads, 0.62)
+    lcpus = host.topology.logical_cpus
+    vcpus = lcpus + extra_vcpus
+    groups = [host.group(f"g{i}", vcpus, shares=s) for i, s in enumerate(shares)]
+    for g in groups:
+        host.cpu_bound(g)
+    duration = 120.0
+    host.run(duration)
+    total = sum(host.group_used(g) for g in groups)
+    assert total == pytest.approx(lcpus * duration, rel=1e-9)
+    for g, s in zip(groups, shares):
+        expected = s / sum(shares)
+        got = host.group_used(g) / total
+        assert got == pytest.approx(expected, rel=0.02), (g.name, got, expected)
+
+
+# -------------------------------------------------------------- reservations
+@settings(max_examples=15, **SLOW)
+@given(st.integers(1, 2), st.sampled_from([1, 2]), st.floats(0.1, 1.0), st.integers(1, 3),
+       st.integers(1, 3), st.floats(2.0, 5.0))
+def test_reservation_is_honoured_against_much_larger_shares(cores, threads, fraction, vcpus,
+                                                            competitors, duration):
+    host = Host(1, cores, threads, 0.62)
+    lcpus = host.topology.logical_cpus
+    reservation = round(fraction * min(vcpus, lcpus), 3)
+    reserved = host.group("reserved", vcpus, shares=100.0, reservation=reservation)
+    host.cpu_bound(reserved)
+    for i in range(competitors):
+        host.cpu_bound(host.group(f"big{i}", lcpus, shares=100_000.0))
+    host.run(duration)
+    got = host.group_used(reserved)
+    assert got >= reservation * duration * (1 - 0.05), (got, reservation * duration)
+
+
+def test_reservation_near_a_whole_cpu_is_honoured_against_a_hog():
+    """Minimal case of the reservation property: one logical CPU, a 1-vCPU VM reserved
+    0.9 CPU, a hog with 1000x its shares. The VM must get >= 0.9 * 10 s * 0.95 = 8.55 s.
+
+    The VM stops being owed late in each period, the hog preempts it at a quantum
+    expiry, and when the next period starts the VM is owed again but nothing
+    preempts the hog until its own quantum (50 ms) expires."""
+    host = Host(1, 1, 1, 1.0)
+    r = host.group("r", 1, shares=100.0, reservation=0.9)
+    hog = host.group("hog", 1, shares=100_000.0)
+    host.cpu_bound(r)
+    host.cpu_bound(hog)
+    host.run(10.0)
+    assert host.group_used(r) >= 0.9 * 10.0 * 0.95
+
+
+def test_reservation_of_a_periodic_vm_against_cpu_bound_hogs():
+    """A sleepy VM reserved 0.3 CPU that wants 0.25 CPU gets all it asks for."""
+    host = Host(1, 1, 1, 1.0)
+    r = host.group("r", 1, shares=10.0, reservation=0.3)
+    hog = host.group("hog", 1, shares=100_000.0)
+    host.cpu_bound(hog)
+    host.periodic(r, 0.02, 0.005)
+    host.run(5.0)
+    assert host.group_used(r) >= 0.25 * 5.0 * 0.95
+
+
+# -------------------------------------------------------------------- limits
+@settings(max_examples=20, **SLOW)
+@given(st.integers(1, 3), st.sampled_from([1, 2]), st.integers(1, 3), st.floats(0.05, 1.0),
+       st.booleans(), st.floats(1.0, 4.0))
+@example(cores=1, threads=2, vcpus=3, fraction=0.5, contended=True, duration=1.0)
+def test_limit_is_never_exceeded(cores, threads, vcpus, fraction, contended, duration):
+    host = Host(1, cores, threads, 0.62)
+    limit = round(max(0.05, fraction * vcpus), 3)
+    period = host.machine.period
+    g = host.group("limited", vcpus, shares=100_000.0, limit=limit)
+    host.cpu_bound(g)
+    if contended:
+        host.cpu_bound(host.group("other", host.topology.logical_cpus, shares=1000.0))
+    samples = []
+    sample_every(host, period, lambda: samples.append(host.group_used(g)))
+    host.run(duration)
+    total = host.group_used(g)
+    assert total <= limit * duration + limit * period + 1e-9
+    per_period = [b - a for a, b in zip(samples, samples[1:])]
+    assert per_period
+    assert max(per_period) <= limit * period + 1e-9, max(per_period)
+    # and a limit below the demand is actually used (the cap binds, it does not starve)
+    if not contended and limit <= min(vcpus, host.topology.logical_cpus):
+        assert total >= limit * (duration - period) - 1e-6
+
+
+def test_limit_holds_when_a_quantum_expires_as_the_limit_is_reached():
+    """2 logical CPUs, a 3-vCPU VM limited to 1.5 CPUs (0.15 s per 0.1 s period) next to a
+    CPU-bound VM. In the period [0.4, 0.5) the limit is reached at t=0.475, the same
+    instant a quantum expires on a CPU running one of the limited vCPUs: the quantum
+    handler picks a sibling vCPU, stops the running one (which throttles the group)
+    and then starts the sibling anyway, throttled, until the period ends."""
+    host = Host(1, 1, 2, 0.62)
+    g = host.group("limited", 3, shares=100_000.0, limit=1.5)
+    host.cpu_bound(g)
+    host.cpu_bound(host.group("other", 2, shares=1000.0))
+    samples = []
+    sample_every(host, 0.1, lambda: samples.append(host.group_used(g)))
+    running_while_throttled = []
+
+    def watch():
+        running_while_throttled.extend(
+            (host.now, w.name) for w in g.worlds if w.state == RUN and w.throttled)
+    sample_every(host, 0.0025, watch, start=0.00125)
+    host.run(1.0)
+    per_period = [b - a for a, b in zip(samples, samples[1:])]
+    assert not running_while_throttled, running_while_throttled[:3]
+    assert max(per_period) <= 0.15 + 1e-9, per_period
+
+
+def test_limit_on_idle_host_single_vcpu():
+    host = Host(1, 2, 1, 1.0)
+    g = host.group("limited", 1, limit=0.25)
+    host.cpu_bound(g)
+    samples = []
+    sample_every(host, 0.1, lambda: samples.append(host.group_used(g)))
+    host.run(3.0)
+    per_period = [b - a for a, b in zip(samples, samples[1:])]
+    assert max(per_period) <= 0.025 + 1e-9
+    assert host.group_used(g) == pytest.approx(0.75, rel=1e-6)
+
+
+def test_limited_periodic_vm_stays_within_limit():
+    host = Host(1, 2, 1, 1.0)
+    g = host.group("limited", 2, limit=0.5)
+    host.periodic(g, 0.007, 0.004)  # wants 2 x 0.57 CPU
+    samples = []
+    sample_every(host, 0.1, lambda: samples.append(host.group_used(g)))
+    host.run(3.0)
+    per_period = [b - a for a, b in zip(samples, samples[1:])]
+    assert max(per_period) <= 0.05 + 1e-9
+    assert host.group_used(g) <= 0.5 * 3.0 + 0.05 + 1e-9
+
+
+# ------------------------------------------------------ relaxed co-scheduling
+class SkewViolation(AssertionError):
+    pass
+
+
+def skew_probe(host, groups, threshold):
+    """A probe that stops the run at the first sampled skew above the threshold."""
+    def probe():
+        now = host.now
+        for g in groups:
+            running = [w for w in g.worlds if w.state == RUN]
+            waiting = [w for w in g.worlds if w.state == READY and not w.throttled]
+            for r in running:
+                for q in waiting:
+                    skew = q.stall(now) - r.stall(now)
+                    if skew > threshold + 1e-9:
+                        raise SkewViolation(
+                            f"t={now:.6f}: {r.name} runs while sibling {q.name} waits with "
+                            f"skew {skew:.6f} s > threshold {threshold} s")
+    return probe
+
+
+@settings(max_examples=20, **SLOW)
+@given(st.integers(1, 2), st.sampled_from([1, 2]), st.integers(2, 4), st.integers(2, 4),
+       st.lists(st.sampled_from([500.0, 1000.0, 3000.0]), min_size=2, max_size=3))
+def test_costop_bounds_skew_of_cpu_bound_vms(cores, threads, vcpus_a, vcpus_b, shares):
+    threshold = 0.003
+    host = Host(1, cores, threads, 0.62, costop_threshold=threshold)
+    groups = []
+    for i, s in enumerate(shares):
+        g = host.group(f"g{i}", vcpus_a if i % 2 == 0 else vcpus_b, shares=s)
+        host.cpu_bound(g)
+        groups.append(g)
+    sample_every(host, 0.0005, skew_probe(host, groups, threshold))
+    host.run(1.5)
+
+
+@settings(max_examples=20, **SLOW)
+@given(hosts, group_specs)
+def test_costop_bounds_skew_of_mixed_vms(host_spec, specs):
+    threshold = 0.003
+    host = build(dict(host_spec, costop_threshold=threshold), specs)
+    sample_every(host, 0.0005, skew_probe(host, host.groups, threshold))
+    host.run(1.0)
+
+
+def test_costop_bounds_skew_when_a_sibling_wakes_into_a_busy_host():
+    """Minimal case: vCPU 0 of a 2-vCPU VM is CPU-bound, vCPU 1 wakes every 17.3 ms
+    for 1 ms while the only other logical CPU runs a high-share hog. The woken vCPU
+    queues behind the hog; its running sibling must be co-stopped within the
+    threshold instead of running on for a whole quantum."""
+    threshold = 0.003
+    host = Host(1, 2, 1, 1.0, costop_threshold=threshold)
+    vm = host.group("vm", 2)
+    hog = host.group("hog", 1, shares=100_000.0)
+    host._submit(vm.worlds[0], 1.0, lambda _w: 1.0)
+    host.cpu_bound(hog)
+
+    def wake(_event=None):
+        if vm.worlds[1].state == IDLE:
+            host._submit(vm.worlds[1], 0.001, lambda w: host.idle_since.__setitem__(w, host.now))
+        host.env.timeout(0.0173).callbacks.append(wake)
+
+    host.env.timeout(0.5).callbacks.append(wake)
+    sample_every(host, 0.0005, skew_probe(host, [vm], threshold))
+    host.run(2.0)
+
+
+def test_costop_off_never_costops():
+    host = Host(1, 1, 1, 1.0)
+    g = host.group("vm", 3)
+    host.cpu_bound(g)
+    host.run(2.0)
+    assert all(w.costop_time == 0.0 and w.state != COSTOP for w in g.worlds)
+
+
+# --------------------------------------------------------------- determinism
+@settings(max_examples=10, **SLOW)
+@given(hosts, group_specs, st.floats(0.3, 1.5))
+def test_same_scenario_gives_identical_accounting(host_spec, specs, duration):
+    first = build(host_spec, specs)
+    first.run(duration)
+    second = build(host_spec, specs)
+    second.run(duration)
+    assert first.accounting() == second.accounting()
+
+
+# ------------------------------------------------------------------ affinity
+@settings(max_examples=20, **SLOW)
+@given(st.integers(1, 3), st.sampled_from([1, 2]), st.data())
+def test_worlds_run_only_on_their_affinity_set(cores, threads, data):
+    host = Host(1, cores, threads, 0.62, costop_threshold=data.draw(st.sampled_from([math.inf, 0.003])))
+    lcpus = host.topology.logical_cpus
+    n_groups = data.draw(st.integers(1, 4))
+    pinned = []
+    for i in range(n_groups):
+        affinity = data.draw(st.one_of(
+            st.none(), st.sets(st.integers(0, lcpus - 1), min_size=1, max_size=lcpus)))
+        vcpus = data.draw(st.integers(1, 3))
+        g = host.group(f"g{i}", vcpus, shares=data.draw(st.sampled_from([500.0, 1000.0, 4000.0])),
+                       affinity=affinity)
+        if data.draw(st.booleans()):
+            host.cpu_bound(g)
+        else:
+            host.periodic(g, data.draw(st.sampled_from([0.005, 0.02])), 0.002)
+        if affinity is not None:
+            pinned.extend(g.worlds)
+    seen = {w: set() for w in host.worlds()}
+    env = host.env
+    while env.peek() <= 1.0:
+        env.step()
+        for lcpu, w in enumerate(host.machine.lcpu_world):
+            if w is not None:
+                seen[w].add(lcpu)
+    for w in pinned:
+        assert seen[w] <= w.affinity, (w.name, sorted(seen[w]), sorted(w.affinity))
+        assert w.last_lcpu is None or w.last_lcpu in w.affinity
+
+
+def test_pinned_vm_shares_its_one_cpu_and_leaves_the_other_idle():
+    host = Host(1, 2, 1, 1.0)
+    a = host.group("a", 2, affinity={1})
+    host.cpu_bound(a)
+    host.run(2.0)
+    util = host.machine.lcpu_utilisation()
+    assert util[0] == 0.0
+    assert util[1] == pytest.approx(1.0)
+    assert sum(host.used(w) for w in a.worlds) == pytest.approx(2.0)

@@ -1,0 +1,164 @@
+"""Tests of the reproduce machinery: every claim reported once, parallel = serial, claim arithmetic."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from vsim.core.errors import InputError
+from vsim.experiments import voip_vsphere5
+from vsim.experiments.claims import load_claims
+from vsim.experiments.comparison import LEGEND
+from vsim.experiments.reproduce import (REPO, RunPlan, claim_rows, claims_json, results_json,
+                                        run_studies, select_studies, write_study_outputs)
+from vsim.scenario.load import load_scenario
+from vsim.sweep.executor import Point, Sweep, Task, run_tasks, sweep_tasks
+
+TINY = RunPlan(duration=3.0, warmup=1.0, replications=2)
+MODELLED = ("voip5.fig2", "voip5.fig3", "voip5.fig4")
+
+
+@pytest.fixture(scope="module")
+def claims():
+    return load_claims()
+
+
+@pytest.fixture(scope="module")
+def serial(claims):
+    results = run_studies(["voip-vsphere5"], TINY, jobs=1)
+    return results, claim_rows(claims, results)
+
+
+def test_every_claim_reported_exactly_once(claims, serial):
+    doc = json.loads(claims_json(serial[1]))
+    ids = [entry["id"] for entry in doc["claims"]]
+    assert sorted(ids) == sorted(claim.id for claim in claims)
+    assert len(ids) == len(set(ids))
+    assert all(set(entry) == {"id", "value", "fitted", "scenario"} for entry in doc["claims"])
+
+
+def test_modelled_claims_are_numbers_and_others_null(serial):
+    entries = json.loads(claims_json(serial[1]))["claims"]
+    for entry in entries:
+        if entry["id"].startswith(MODELLED):
+            assert isinstance(entry["value"], float) and math.isfinite(entry["value"]), entry
+            assert entry["scenario"] in voip_vsphere5.CONFIGS.values()
+        else:
+            assert entry["value"] is None and entry["fitted"] is False, entry
+
+
+def test_fitted_follows_the_models_provenance(serial):
+    results, rows = serial
+    fitted = results[0].sweeps["fig3"].fitted
+    assert fitted, "the voip models name claims in fitted_to"
+    for row in rows:
+        if row.value is not None:
+            assert row.fitted == (row.claim.id in fitted)
+
+
+def test_parallel_matches_serial_byte_for_byte(serial):
+    results, rows = serial
+    parallel = run_studies(["voip-vsphere5"], TINY, jobs=2)
+    assert claims_json(claim_rows(load_claims(), parallel)) == claims_json(rows)
+    assert results_json(parallel[0]) == results_json(results[0])
+
+
+def test_replications_share_seeds_across_points(serial):
+    sweep = serial[0][0].sweeps["fig3"]
+    assert all(point.seeds == (1, 2) for point in sweep.points)
+    assert sweep.xs() == [1, 2, 4, 6, 8, 10, 12]
+
+
+def test_outputs_written(tmp_path, serial):
+    results, rows = serial
+    written = write_study_outputs(tmp_path, results[0], rows)
+    outdir = tmp_path / "voip-vsphere5"
+    expected = {f"fig{n}.{ext}" for n in (2, 3, 4) for ext in ("png", "svg")}
+    expected |= {"comparison.md", "comparison.csv", "results.json"}
+    assert {p.name for p in outdir.iterdir()} == expected == {p.name for p in written}
+    table = (outdir / "comparison.md").read_text()
+    assert LEGEND in table and " in band (" in table
+    assert table.count("| voip5.") == sum(row.claim.study == "voip-vsphere5" for row in rows)
+    runs = json.loads((outdir / "results.json").read_text())["sweeps"]["fig2"]["points"]
+    assert [len(point["runs"]) for point in runs] == [2] * 6
+
+
+def test_study_selection(claims):
+    assert select_studies([], claims)[0] == ["voip-vsphere5"]
+    assert select_studies(["esx35-net", "voip-vsphere5"], claims) == (["voip-vsphere5"], ["esx35-net"])
+
+
+def summary(mean=0.5, p99=1.0, loss=0.0, cpu=10.0, pps=72000.0, mbps=45.0):
+    return {"jitter": {"mean_ms": mean, "p99_ms": p99},
+            "voice": {"loss_fraction": loss, "packet_rate_pps": pps, "bandwidth_mbps": mbps},
+            "host": {"cpu_util_pct": cpu}}
+
+
+def sweep(name, key, xs, runs_at):
+    points = tuple(Point(x, (1, 2, 3), tuple(runs_at(x))) for x in xs)
+    return Sweep(name, f"configs/voip-vsphere5/{name}.toml", key, 3.0, 1.0, points, frozenset())
+
+
+def test_claim_arithmetic_on_synthetic_points():
+    instances = [1, 2, 4, 6, 8, 10, 12]
+    p99 = {1: 1.0, 2: 1.1, 4: 1.3, 6: 1.5, 8: 1.9, 10: 2.0, 12: 2.2}
+    mean = {1: 0.4, 2: 0.5, 4: 0.45, 6: 0.6, 8: 0.7, 10: 0.8, 12: 0.9}
+    cpu = {1: 5.0, 2: 12.0, 4: 20.0, 6: 33.0, 8: 41.0, 10: 55.0, 12: 60.0}
+
+    def fig3_runs(x):
+        # Middle replication holds the point's value; the outliers are trimmed away.
+        return [summary(mean[x] - 0.01, p99[x] - 0.2, cpu=cpu[x] - 1, pps=71000.0),
+                summary(mean[x], p99[x], loss=0.02 if x == 6 else 0.0, cpu=cpu[x], pps=72000.0),
+                summary(mean[x] + 5.0, p99[x] + 9.0, cpu=cpu[x] + 50, pps=90000.0)]
+
+    def fig2_runs(x):
+        return [summary(0.3, 0.9), summary(0.4, 1.0, loss=0.001 if x == 20 else 0.0), summary(0.6, 1.2)]
+
+    values = voip_vsphere5.claim_values({
+        "fig2": sweep("fig2", "vm.streams_per_instance", [20, 120], fig2_runs),
+        "fig3": sweep("fig3", "vm.instances", instances, fig3_runs),
+    })
+
+    def value(claim_id):
+        return values[claim_id].value
+
+    assert value("voip5.fig3.p99_slope_ratio") == pytest.approx(((1.9 - 1.3) / 4) / ((1.3 - 1.0) / 3))
+    assert value("voip5.fig3.p99_slope_ratio") == pytest.approx(1.5)
+    # Ranks of the means are 1,3,2,4,5,6,7: one swap, sum d^2 = 2, rho = 1 - 6*2/(7*48).
+    assert value("voip5.fig3.jitter_monotone") == pytest.approx(1 - 12 / 336)
+    r = np.corrcoef(instances, [cpu[x] for x in instances])[0, 1]
+    assert value("voip5.fig4.cpu_linearity_r2") == pytest.approx(r * r)
+    assert value("voip5.fig3.loss_fraction.max") == 0.02
+    assert value("voip5.fig2.loss_fraction.max") == 0.001
+    assert value("voip5.fig3.p99_jitter_ms.inst12") == pytest.approx(2.2)
+    assert value("voip5.fig3.packet_rate_pps.inst12") == 72000.0
+    assert value("voip5.fig4.cpu_util_pct.inst12") == 60.0
+    assert value("voip5.fig2.mean_jitter_ms.streams120") == pytest.approx(0.4)
+    low, high = values["voip5.fig2.mean_jitter_ms.streams20"].ci
+    assert low < np.mean([0.3, 0.4, 0.6]) < high
+    assert values["voip5.fig3.p99_slope_ratio"].ci is None
+
+
+def test_slope_ratio_undefined_when_first_slope_is_flat():
+    assert math.isnan(voip_vsphere5.slope_ratio([(1, 1.0), (4, 1.0), (8, 2.0)]))
+    assert voip_vsphere5.slope_ratio([(0, 0.0), (1, 1.0), (3, 5.0)]) == 2.0
+
+
+def test_worker_input_error_reaches_the_parent_intact(tmp_path):
+    missing = str(tmp_path / "missing.toml")
+    task = Task(missing, (), "vm.instances", 1, 0, 1, 1, 2.0, 1.0)
+    with pytest.raises(InputError, match="file not found") as caught:
+        run_tasks([task], jobs=2)
+    assert caught.value.source == missing
+
+
+def test_progress_lines_name_task_and_count():
+    config = REPO / voip_vsphere5.CONFIGS["fig3"]
+    tasks = sweep_tasks(config, load_scenario(config), 1.0, 0.5, 2)[:3]
+    lines = []
+    summaries = run_tasks(tasks, jobs=1, progress=lines.append)
+    assert len(summaries) == 3 and all("jitter" in s for s in summaries)
+    assert [line.split("  ")[0] for line in lines] == [
+        "[1/3] fig3 vm.instances=1 rep 1/2", "[2/3] fig3 vm.instances=1 rep 2/2",
+        "[3/3] fig3 vm.instances=2 rep 1/2"]

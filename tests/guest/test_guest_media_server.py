@@ -1,0 +1,181 @@
+"""The media server guest, driven through the scenario simulation on short runs."""
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vsim.scenario.load import load_scenario
+from vsim.scenario.simulate import Simulation, simulate
+
+ROOT = Path(__file__).resolve().parents[2]
+FIG3 = ROOT / "configs" / "voip-vsphere5" / "fig3.toml"
+TICKS_PER_SECOND = 50  # G.729 at 20 ms packetisation
+MEASURING = 4  # one measuring conference of 4 participants on instance 0
+
+
+def fig3(*overrides):
+    return load_scenario(FIG3, ["vm.instances=1", "run.duration=3", "run.warmup=0.5", *overrides])
+
+
+def with_workload(loaded, **values):
+    model = loaded.models["workload"]
+    models = dict(loaded.models, workload=replace(model, values=replace(model.values, **values)))
+    return replace(loaded, models=models)
+
+
+def quiet(loaded, **values):
+    """The workload without timer lateness, frame-cost variation or guest clock drift
+    (the last only where the model has it), with ``values`` put back on top."""
+    workload = loaded.models["workload"].values
+    settings = {"timer_median": 0.0, "frame_cost_cv": 0.0}
+    if hasattr(workload, "clock_drift_ppm"):
+        settings["clock_drift_ppm"] = 0.0
+    settings.update(values)
+    return with_workload(loaded, **settings)
+
+
+def run_window(loaded, seed, t0, t1):
+    """Start a Simulation, run to t0, then to t1; return it and per-server emitted counts at t0, t1."""
+    sim = Simulation(loaded, seed)
+    for server in sim.servers:
+        server.start()
+    sim.env.run(until=t0)
+    before = [s.emitted for s in sim.servers]
+    sim.env.run(until=t1)
+    after = [s.emitted for s in sim.servers]
+    return sim, before, after
+
+
+# ------------------------------------------------------------- packet rates
+@pytest.mark.parametrize("streams", [120, 20, 10, 0])
+def test_instance_zero_emits_streams_plus_measuring_times_fifty_per_second(streams):
+    sim, before, after = run_window(fig3(f"vm.streams_per_instance={streams}"), 3, 0.5, 3.0)
+    expected = (streams + MEASURING) * TICKS_PER_SECOND * 2.5
+    # a window of whole seconds holds exactly 125 ticks of every phase
+    assert after[0] - before[0] == expected
+
+
+def test_summary_packet_rate_for_one_instance():
+    summary = simulate(fig3(), seed=3)
+    window = 3.0 - 0.5
+    assert summary["voice"]["packets_emitted"] == (120 + MEASURING) * TICKS_PER_SECOND * window
+    assert summary["voice"]["packet_rate_pps"] == pytest.approx((120 + MEASURING) * TICKS_PER_SECOND)
+    assert summary["measured_packets"] == MEASURING * TICKS_PER_SECOND * window
+    assert summary["voice"]["packets_dropped"] == 0
+
+
+def test_only_instance_zero_carries_the_measuring_conference():
+    sim, before, after = run_window(fig3("vm.instances=3"), 5, 0.5, 2.5)
+    rates = [(a - b) / 2.0 for a, b in zip(after, before)]
+    assert rates == [(120 + MEASURING) * 50, 120 * 50, 120 * 50]
+
+
+def test_conferences_are_dealt_round_robin_and_measured_one_is_last():
+    sim = Simulation(fig3(), 1)
+    workers = sim.servers[0].workers
+    # 30 load conferences + the measuring one = 31 conferences over 4 vCPUs: 8, 8, 8, 7
+    assert [w.streams for w in workers] == [32, 32, 32, 28]
+    # conference index 30 (the last one) lands on vCPU 30 % 4 = 2
+    assert [w.measured_streams for w in workers] == [0, 0, MEASURING, 0]
+
+
+def test_partial_conference_is_dealt_like_a_whole_one():
+    sim = Simulation(fig3("vm.streams_per_instance=10"), 1)
+    # sizes [4, 4, 2] + measuring [4] -> vCPUs 0..3 get 4, 4, 2, 4 and vCPU 3 is measured
+    workers = sim.servers[0].workers
+    assert [w.streams for w in workers] == [4, 4, 2, 4]
+    assert [w.measured_streams for w in workers] == [0, 0, 0, MEASURING]
+
+
+# ------------------------------------------------------------------- jitter
+def transit_by_stream(loaded, seed=3):
+    sim = Simulation(loaded, seed)
+    sim.run(3.0, 0.5)
+    streams, send, recv = sim.client.arrays()
+    assert not np.isnan(recv).any()
+    return sim, {k: (recv - send)[streams == k] for k in range(MEASURING)}
+
+
+def test_no_lateness_no_variation_no_drift_gives_no_jitter_on_an_idle_host():
+    """Every tick starts on its 20 ms boundary and takes the same work on a host with
+    more idle cores than busy worlds, so each measured packet has the same transit
+    time: RFC 3550 jitter is zero. Not bit-exactly: send times are ``phase + k * 0.02``
+    while the simulation clock adds 0.02 per tick, and the two round differently by a
+    few 1e-15 s, which the jitter filter passes on."""
+    loaded = quiet(fig3())
+    summary = simulate(loaded, seed=3)
+    assert summary["jitter"]["samples"] == MEASURING * TICKS_PER_SECOND * 2.5
+    assert 0.0 <= summary["jitter"]["mean_ms"] < 1e-9
+    assert 0.0 <= summary["jitter"]["p99_ms"] < 1e-9
+    _, transit = transit_by_stream(loaded)
+    for mine in transit.values():
+        assert np.ptp(mine) < 1e-12
+
+
+def test_guest_clock_drift_alone_tilts_transit_time_linearly():
+    """With only the guest clock's rate error left, the server ticks every
+    0.02 * (1 + d) s while RTP timestamps advance by 0.02 s: each packet's transit
+    grows by 0.02 * d, so |D| = 0.02 |d| for every packet pair and the jitter (an
+    average of |D|) never exceeds 0.02 s * 50 ppm = 1 us."""
+    loaded = quiet(fig3(), timer_median=0.0)
+    workload = loaded.models["workload"].values
+    if not hasattr(workload, "clock_drift_ppm"):
+        pytest.skip("this workload model has no guest clock drift")
+    loaded = with_workload(loaded, clock_drift_ppm=50.0)
+    sim, transit = transit_by_stream(loaded)
+    period = sim.servers[0].tick_period
+    slope = period - 0.02
+    assert abs(slope) <= 0.02 * 50e-6 * (1 + 1e-9)
+    for mine in transit.values():
+        np.testing.assert_allclose(np.diff(mine), slope, rtol=0, atol=1e-12)
+    summary = simulate(loaded, seed=3)
+    assert summary["jitter"]["p99_ms"] <= abs(slope) * 1e3 * (1 + 1e-6)
+
+
+def test_timer_lateness_alone_makes_jitter():
+    """The counterpart: with the fitted timer lateness back on, jitter is clearly positive."""
+    median = fig3().models["workload"].values.timer_median
+    summary = simulate(quiet(fig3(), timer_median=median), seed=3)
+    assert summary["jitter"]["mean_ms"] > 0.01
+
+
+def test_frame_cost_variation_alone_makes_jitter():
+    summary = simulate(quiet(fig3(), frame_cost_cv=0.2), seed=3)
+    assert summary["jitter"]["mean_ms"] > 1e-4
+
+
+# ------------------------------------------------------------- packet order
+@pytest.mark.parametrize("instances", [1, 6, 12])
+def test_measured_packets_stay_in_order_within_each_stream(instances):
+    loaded = fig3(f"vm.instances={instances}")
+    sim = Simulation(loaded, 11)
+    sim.run(3.0, 0.5)
+    streams, send, recv = sim.client.arrays()
+    assert set(np.unique(streams)) == set(range(MEASURING))
+    for stream in range(MEASURING):
+        s = send[streams == stream]
+        r = recv[streams == stream]
+        # one packet per tick, in send order
+        assert np.all(np.diff(s) > 0)
+        assert np.diff(s) == pytest.approx(np.full(s.size - 1, 0.02), abs=1e-9)
+        received = r[~np.isnan(r)]
+        assert received.size > 0
+        assert np.all(np.diff(received) > 0), f"stream {stream} reordered"
+        # nothing arrives before it was sent
+        assert np.all(received > s[~np.isnan(r)])
+
+
+def test_streams_of_one_tick_leave_in_stream_order_one_serialization_apart():
+    sim = Simulation(fig3(), 2)
+    sim.run(2.0, 0.5)
+    streams, send, recv = sim.client.arrays()
+    spacing = sim.uplink.service
+    by_tick = {}
+    for st, s, r in zip(streams, send, recv):
+        by_tick.setdefault(round(s, 9), {})[int(st)] = r
+    assert by_tick
+    for tick, arrivals in by_tick.items():
+        times = [arrivals[k] for k in range(MEASURING)]
+        assert np.diff(times) == pytest.approx(np.full(MEASURING - 1, spacing), rel=1e-6)

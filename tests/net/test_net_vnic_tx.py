@@ -1,0 +1,177 @@
+"""The hypervisor transmit path of a vNIC: ring, transmit world, coalesced wakeups."""
+
+import math
+
+import numpy as np
+import pytest
+import simpy
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from vsim.cpu.machine import Machine
+from vsim.cpu.policies import make_policy
+from vsim.cpu.topology import Topology
+from vsim.cpu.world import Group, World
+from vsim.guest.measuring_client import MeasuringClient
+from vsim.net.uniform_fifo import UniformFifo
+from vsim.net.vnic_tx import VnicTransmit
+
+IP_BYTES = 60
+
+
+class Path:
+    """One logical CPU (optionally shared with a CPU-bound hog), a vNIC and an uplink."""
+
+    def __init__(self, *, ring_size=512, tx_cost=3e-6, rx_cost=3e-6, wake_rate_hz=4000.0,
+                 hog_shares=None, uplink_buffer=1024, lcpus=1):
+        self.env = simpy.Environment()
+        self.machine = Machine(self.env, Topology(1, lcpus, 1, 1.0), make_policy("proportional_share"))
+        tx_group = Group("vnic-tx", cosched=False)
+        self.world = World("vnic-tx", tx_group)
+        self.machine.add_group(tx_group)
+        if hog_shares is not None:
+            hog = Group("hog", shares=hog_shares)
+            World("hog.0", hog)
+            self.machine.add_group(hog)
+            self.machine.submit(hog.worlds[0], 1.0, lambda _w: 1.0)
+        self.uplink = UniformFifo(1e9, uplink_buffer, 1e-5, IP_BYTES)
+        self.client = MeasuringClient(5e-5)
+        self.vnic = VnicTransmit(self.env, self.machine, self.world, self.uplink, self.client,
+                                 tx_cost=tx_cost, rx_cost=rx_cost, ring_size=ring_size,
+                                 wake_rate_hz=wake_rate_hz)
+        self.measured_posted = 0
+        self.wakes = []
+        submit = self.machine.submit
+
+        def spy(world, work, on_done):
+            if world is self.world:
+                self.wakes.append(self.env.now)
+            submit(world, work, on_done)
+        self.machine.submit = spy
+
+    def post_at(self, t, count, tick=None, check=None):
+        def fire(_event):
+            if tick is not None:
+                self.measured_posted += count
+            self.vnic.post(self.env.now, count, tick, self.env.now)
+            if check is not None:
+                check()
+        self.env.timeout(t).callbacks.append(fire)
+
+    def conserved(self):
+        v = self.vnic
+        assert v.posted == self.uplink.offered + v.ring_drops + v.in_ring
+        assert 0 <= v.in_ring <= v.ring_size
+        queued = v.pending_frames + sum(count for count, _ in v.job)
+        assert v.in_ring == queued
+
+
+posts = st.lists(st.tuples(st.floats(0.0, 2e-3), st.integers(1, 40), st.booleans()),
+                 min_size=1, max_size=60)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(posts, st.integers(1, 64), st.sampled_from([1e-6, 3e-6, 2e-5]),
+       st.sampled_from([1000.0, 4000.0, math.inf]), st.sampled_from([None, 1000.0, 1e6]))
+def test_posted_is_forwarded_plus_ring_drops_plus_queued(schedule, ring, cost, rate, hog):
+    path = Path(ring_size=ring, tx_cost=cost, rx_cost=cost, wake_rate_hz=rate, hog_shares=hog)
+    t = 0.0
+    for tick, (gap, count, measured) in enumerate(schedule):
+        t += gap
+        path.post_at(t, count, tick if measured else None, check=path.conserved)
+    # probe between posts too
+    for k in range(1, 200):
+        path.env.timeout(k * 1e-3).callbacks.append(lambda _e: path.conserved())
+    path.env.run(until=t + 1.0)
+    path.conserved()
+    v = path.vnic
+    assert v.posted == sum(count for _, count, _ in schedule)
+    # long after the last post everything accepted by the ring has been forwarded
+    assert v.in_ring == 0
+    assert v.posted == path.uplink.offered + v.ring_drops
+
+
+def test_ring_overflow_drops_the_excess_of_a_post():
+    path = Path(ring_size=8)
+    path.post_at(0.0, 5)
+    path.post_at(0.0, 6)  # the first 5 are still in the ring: room for 3
+    path.env.run(until=0.01)
+    v = path.vnic
+    assert v.posted == 11
+    assert v.ring_drops == 3
+    assert path.uplink.offered == 8
+    assert v.in_ring == 0
+
+
+def test_full_ring_drops_a_whole_post():
+    path = Path(ring_size=4)
+    path.post_at(0.0, 4)
+    path.post_at(0.0, 3)
+    path.env.run(until=0.01)
+    assert path.vnic.ring_drops == 3
+    assert path.uplink.offered == 4
+
+
+def test_frames_leave_after_the_transmit_world_has_processed_them():
+    """Idle CPU, no coalescing: a post of n frames is forwarded n * (tx + rx) later."""
+    path = Path(tx_cost=2e-6, rx_cost=3e-6, wake_rate_hz=math.inf)
+    path.post_at(0.001, 4, tick=0)
+    path.env.run(until=0.01)
+    streams, send, recv = path.client.arrays()
+    assert list(streams) == [0, 1, 2, 3]
+    service = path.uplink.service
+    expected = 0.001 + 4 * 5e-6 + service * np.arange(1, 5) + 1e-5 + 5e-5
+    np.testing.assert_allclose(recv, expected, rtol=0, atol=1e-12)
+
+
+def test_wakeups_are_rate_limited():
+    path = Path(wake_rate_hz=4000.0)
+    for k in range(2000):
+        path.post_at(k * 5e-5, 2)
+    path.env.run(until=0.2)
+    gaps = np.diff(path.wakes)
+    assert len(path.wakes) <= 0.1 * 4000 + 1
+    assert gaps.min() >= 1 / 4000 - 1e-12
+    assert path.vnic.in_ring == 0
+    assert path.uplink.offered == 4000
+
+
+def test_measured_frames_are_all_accounted_for_by_the_client():
+    """Every measured frame posted is recorded as received or lost, once drained."""
+    path = Path(ring_size=6)
+    path.post_at(0.0, 4)
+    path.post_at(0.0, 4, tick=0)  # room for 2 of the 4 measured frames
+    path.post_at(0.005, 4, tick=1)
+    path.env.run(until=0.05)
+    streams, send, recv = path.client.arrays()
+    assert len(streams) == path.measured_posted == 8
+    lost = np.isnan(recv)
+    assert lost.sum() == 2
+    assert path.client.in_flight == 0
+
+
+def test_a_measured_post_dropped_whole_by_the_ring_leaves_nothing_in_flight():
+    """A measured tick whose frames all meet a full ring is recorded as lost; the client
+    must not keep counting it as in flight (it never reaches ``departed``)."""
+    path = Path(ring_size=4)
+    path.post_at(0.0, 4)
+    path.post_at(0.0, 4, tick=7)  # ring full: all 4 measured frames dropped
+    path.env.run(until=0.05)
+    streams, send, recv = path.client.arrays()
+    assert len(streams) == 4 and np.isnan(recv).all()
+    assert path.client.in_flight == 0
+
+
+def test_zero_per_frame_cost_still_forwards_everything():
+    """tx_cost = rx_cost = 0 is allowed by the vNIC model schema (non-negative). Frames
+    posted while the transmit world is busy must still be forwarded."""
+    path = Path(tx_cost=0.0, rx_cost=0.0)
+    path.post_at(0.001, 10)
+    path.post_at(0.001, 5)  # same instant: queued behind the running job
+    path.post_at(0.0011, 7)
+    path.post_at(0.01, 3)
+    path.env.run(until=0.1)
+    v = path.vnic
+    assert v.posted == 25
+    assert v.ring_drops == 0
+    assert v.in_ring == 0
+    assert path.uplink.offered == 25

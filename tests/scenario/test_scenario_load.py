@@ -1,0 +1,202 @@
+"""Loading scenarios: cross-checks against the models, model provenance, bad overrides."""
+
+import shutil
+import string
+import tomllib
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
+
+from vsim.core.errors import InputError
+from vsim.scenario.load import load_scenario
+from vsim.scenario.models import DEFAULT_MODELS_DIR
+
+ROOT = Path(__file__).resolve().parents[2]
+FIG3 = ROOT / "configs" / "voip-vsphere5" / "fig3.toml"
+
+
+def load_error(overrides, models_dir=DEFAULT_MODELS_DIR):
+    with pytest.raises(InputError) as info:
+        load_scenario(FIG3, overrides, models_dir=models_dir)
+    err = info.value
+    assert "\n" not in str(err)
+    return err
+
+
+def test_fig3_loads():
+    loaded = load_scenario(FIG3)
+    assert loaded.scenario.vm.vcpus == 4
+    assert loaded.models["host"].values.threads_per_core == 2
+    assert loaded.models["codec"].values.packet_interval == 0.02
+
+
+# ------------------------------------------------------------ cross-checks
+@pytest.mark.parametrize("overrides, key, words", [
+    (["vm.vcpus=17"], "vm.vcpus", "at most 16"),
+    (["host.hyperthreading=false", "vm.vcpus=9"], "vm.vcpus", "at most 8"),
+    (["vm.vcpus=2", "vm.affinity=[0, 16]"], "vm.affinity", "got 16"),
+    (["host.hyperthreading=false", "vm.affinity=[0, 1, 2, 8]"], "vm.affinity", "got 8"),
+    (["vm.affinity=[0, 1]"], "vm.affinity", "at least as many"),
+    (["vm.instances=9", "vm.reservation=2"], "vm.reservation", "within capacity"),
+    (["vm.reservation=5"], "vm.reservation", "at most 4"),
+    (["vm.reservation=1.5"], "sweep.values", "12 instances"),
+    (["run.warmup=10", "run.duration=5"], "run.warmup", "shorter than the duration"),
+    (["run.warmup=5", "run.duration=5"], "run.warmup", "shorter than the duration"),
+    (["vm.limit=0.5", "vm.reservation=1"], "vm.limit", "reservation"),
+])
+def test_bad_scenario_names_the_key(overrides, key, words):
+    err = load_error(overrides)
+    assert err.where == key
+    assert words in err.expected
+    assert str(err).startswith(f"{FIG3}: {key}: ")
+
+
+def test_limits_at_the_edge_load():
+    loaded = load_scenario(FIG3, ["vm.vcpus=16", "vm.affinity=[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]",
+                                  "vm.reservation=1", "vm.instances=16", "sweep.values=[16]",
+                                  "run.warmup=4.9", "run.duration=5"])
+    assert loaded.scenario.vm.vcpus == 16
+
+
+@pytest.mark.parametrize("key, ref", [
+    ("host.model", "hosts/nope"),
+    ("host.scheduler", "schedulers/cfs"),
+    ("host.nic", "nics/missing"),
+    ("vm.workload", "workloads/other"),
+    ("vm.vnic", "vnics/e1000"),
+    ("client.model", "clients/none"),
+])
+def test_unknown_model_ref_names_the_key_and_lists_the_models(key, ref):
+    err = load_error([f"{key}={ref}"])
+    assert err.where == key
+    assert ref in err.expected
+    assert "hosts/dell_r710_x5690" in err.expected
+
+
+# ------------------------------------------------------------ model files
+@pytest.fixture
+def models_copy(tmp_path):
+    target = tmp_path / "models"
+    shutil.copytree(DEFAULT_MODELS_DIR, target)
+    return target
+
+
+def edit(path, old, new):
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_copied_models_load(models_copy):
+    assert load_scenario(FIG3, models_dir=models_copy).models["host"].path.parent.parent == models_copy
+
+
+def test_model_param_without_provenance_names_file_and_param(models_copy):
+    path = models_copy / "workloads" / "vmcd_g729.toml"
+    edit(path, "source = \"voip-vsphere5: 'Each conference call consisted of four participants'\"\n", "")
+    err = load_error([], models_dir=models_copy)
+    assert err.source == str(path)
+    assert err.where == "params.participants"
+    assert "source" in err.expected and "fitted_to" in err.expected
+
+
+def test_model_param_with_both_provenances_is_rejected(models_copy):
+    path = models_copy / "hosts" / "dell_r710_x5690.toml"
+    edit(path, 'source = "voip-vsphere5, Table 1 (4 cores per socket)"',
+         'source = "voip-vsphere5, Table 1"\nfitted_to = ["x"]')
+    err = load_error([], models_dir=models_copy)
+    assert err.source == str(path)
+    assert err.where == "params.cores_per_socket"
+
+
+def test_model_value_of_wrong_type_names_the_param(models_copy):
+    path = models_copy / "vnics" / "vmxnet3.toml"
+    edit(path, "value = 512", 'value = "512"')
+    err = load_error([], models_dir=models_copy)
+    assert err.source == str(path)
+    assert err.where == "params.tx_ring"
+
+
+def test_unknown_codec_in_workload_model_names_params_codec(models_copy):
+    path = models_copy / "workloads" / "vmcd_g729.toml"
+    edit(path, 'value = "codecs/g729"', 'value = "codecs/opus"')
+    err = load_error([], models_dir=models_copy)
+    assert err.where == "params.codec"
+    assert err.source == str(path)
+
+
+def test_host_model_bounds_are_checked(models_copy):
+    path = models_copy / "hosts" / "dell_r710_x5690.toml"
+    edit(path, "value = 0.62", "value = 1.5")
+    err = load_error([], models_dir=models_copy)
+    assert err.where == "params.ht_rate"
+
+
+# ------------------------------------------------- overrides of wrong type
+FLOAT, INT, BOOL, STR, INTS, SWEEP_KEY, TABLE = "float", "int", "bool", "str", "ints", "sweep", "table"
+KEYS = {
+    "run.duration": FLOAT, "run.warmup": FLOAT, "vm.reservation": FLOAT, "vm.shares": FLOAT,
+    "vm.limit": FLOAT,
+    "run.seed": INT, "run.replications": INT, "vm.instances": INT, "vm.vcpus": INT,
+    "vm.streams_per_instance": INT,
+    "host.hyperthreading": BOOL, "client.measuring_conference": BOOL,
+    "name": STR, "study": STR, "host.model": STR, "host.scheduler": STR, "host.nic": STR,
+    "vm.workload": STR, "vm.vnic": STR, "client.model": STR,
+    "vm.affinity": INTS, "sweep.values": INTS,
+    "sweep.key": SWEEP_KEY,
+    "run": TABLE, "host": TABLE, "vm": TABLE, "client": TABLE, "sweep": TABLE,
+}
+WRONG_TEXTS = [
+    '"x"', '"1"', "true", "false", "[1]", "[1.5]", '["a"]', "[[1]]", "{a = 1}", "abc", "1.5", "2.0",
+    "1", "0", "-3", "inf", "nan", "1979-05-27", "07:32:00", "1979-05-27T07:32:00Z", "[]", '"vm.x"',
+    "[true]", "[1, 2.5]", "0x10",
+]
+
+
+def toml_value(text):
+    """What ``--set key=text`` puts in the document (as vsim.scenario.toml_io reads it)."""
+    try:
+        parsed = tomllib.loads("v = " + text)
+    except tomllib.TOMLDecodeError:
+        return text
+    return parsed["v"] if len(parsed) == 1 else text
+
+
+def right_type(kind, value):
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return {
+        FLOAT: number,
+        INT: isinstance(value, int) and not isinstance(value, bool),
+        BOOL: isinstance(value, bool),
+        STR: isinstance(value, str),
+        INTS: isinstance(value, list) and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value),
+        SWEEP_KEY: isinstance(value, str),
+        TABLE: isinstance(value, dict),
+    }[kind]
+
+
+value_texts = st.one_of(
+    st.sampled_from(WRONG_TEXTS),
+    st.text(string.ascii_letters + string.digits + " ,.-_", min_size=1, max_size=12),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.integers(-10**6, 10**6).map(str),
+    st.lists(st.integers(0, 20), max_size=4).map(lambda xs: "[" + ", ".join(map(str, xs)) + "]"),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(st.sampled_from(sorted(KEYS)), value_texts)
+def test_override_of_the_wrong_type_is_a_one_line_input_error_naming_the_key(key, text):
+    kind = KEYS[key]
+    value = toml_value(text.strip())
+    assume(not right_type(kind, value))
+    with pytest.raises(InputError) as info:
+        load_scenario(FIG3, [f"{key}={text}"])
+    err = info.value
+    message = str(err)
+    assert len(message.splitlines()) == 1 and "\n" not in message
+    assert err.where is not None and str(err.where).startswith(key), (key, text, message)
+    assert message.startswith(f"{FIG3}: {key}")
+    assert "expected" in message

@@ -1,0 +1,180 @@
+"""Tests of the command line: JSON output, determinism, one-line errors and exit codes."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from vsim import cli
+
+REPO = Path(__file__).resolve().parents[1]
+CONFIG = str(REPO / "configs" / "voip-vsphere5" / "fig3.toml")
+SHORT = ["--duration", "2"]
+
+
+def vsim(capsys, *args):
+    """Run the CLI in-process; return (exit code, stdout, stderr)."""
+    try:
+        code = cli.main(list(args))
+    except SystemExit as exit_:
+        code = exit_.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line_error(err):
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("vsim: error: ")
+    return lines[0]
+
+
+@pytest.fixture
+def config_with(tmp_path):
+    """Write a copy of the fig3 config with one line replaced, returning its path."""
+    def make(old, new):
+        text = Path(CONFIG).read_text()
+        assert old in text
+        path = tmp_path / "scenario.toml"
+        path.write_text(text.replace(old, new))
+        return path
+    return make
+
+
+def test_run_json_to_stdout_is_the_summary(capsys):
+    code, out, err = vsim(capsys, "run", CONFIG, *SHORT, "--json", "-")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["config"] == CONFIG and doc["seed"] == 1 and doc["duration"] == 2.0
+    assert doc["scenario"].startswith("voip-vsphere5 Fig 3")
+    summary = doc["summary"]
+    assert summary["jitter"]["mean_ms"] > 0
+    assert summary["voice"]["packet_rate_pps"] > 0
+    assert set(summary["vms"]) == {"vm0"}
+
+
+def test_run_same_seed_is_byte_identical_and_seed_matters(capsys):
+    first = vsim(capsys, "run", CONFIG, *SHORT, "--seed", "7", "--json", "-")
+    second = vsim(capsys, "run", CONFIG, *SHORT, "--seed", "7", "--json", "-")
+    other = vsim(capsys, "run", CONFIG, *SHORT, "--seed", "8", "--json", "-")
+    assert first[0] == 0 and first[1] == second[1]
+    assert json.loads(other[1])["summary"]["jitter"] != json.loads(first[1])["summary"]["jitter"]
+
+
+def test_run_set_overrides_the_config(capsys):
+    code, out, _ = vsim(capsys, "run", CONFIG, *SHORT, "--set", "vm.instances=2", "--json", "-")
+    assert code == 0
+    assert set(json.loads(out)["summary"]["vms"]) == {"vm0", "vm1"}
+
+
+def test_run_without_json_prints_a_readable_summary(capsys):
+    code, out, _ = vsim(capsys, "run", CONFIG, *SHORT)
+    assert code == 0
+    assert "jitter" in out and "esxtop PCPU UTIL" in out and "vm0" in out and "costop" in out
+
+
+def test_unknown_config_key_names_file_key_and_suggestion(capsys, config_with):
+    path = config_with("instances = 1", "instanes = 1")
+    code, _, err = vsim(capsys, "run", str(path), *SHORT)
+    assert code == 2
+    line = one_line_error(err)
+    assert str(path) in line and "vm.instanes" in line and "did you mean 'instances'" in line
+
+
+def test_malformed_toml_names_the_line(capsys, config_with):
+    path = config_with("[vm]", "[vm")
+    line_number = Path(path).read_text().splitlines().index("[vm") + 1
+    code, _, err = vsim(capsys, "run", str(path), *SHORT)
+    assert code == 2
+    line = one_line_error(err)
+    assert str(path) in line and f"line {line_number}" in line
+
+
+@pytest.mark.parametrize("assignment, named", [("vm", "--set"), ("vm.instances=many", "vm.instances")])
+def test_bad_set_is_one_line_error(capsys, assignment, named):
+    code, _, err = vsim(capsys, "run", CONFIG, *SHORT, "--set", assignment)
+    assert code == 2
+    assert named in one_line_error(err)
+
+
+@pytest.mark.parametrize("option, value", [("--seed", "-1"), ("--seed", "x"), ("--duration", "0"),
+                                           ("--duration", "nan")])
+def test_out_of_range_options_name_the_option(capsys, option, value):
+    code, _, err = vsim(capsys, "run", CONFIG, option, value)
+    assert code == 2
+    assert f"argument {option}" in one_line_error(err)
+
+
+def test_jobs_below_one_rejected(capsys):
+    code, _, err = vsim(capsys, "reproduce", "--jobs", "0")
+    assert code == 2
+    assert "argument --jobs" in one_line_error(err)
+
+
+def test_failed_run_leaves_existing_json_untouched(capsys, tmp_path, monkeypatch):
+    out = tmp_path / "out" / "summary.json"
+    out.parent.mkdir()
+    out.write_text("previous\n")
+    code, _, err = vsim(capsys, "run", CONFIG, *SHORT, "--set", "vm.vcpus=99", "--json", str(out))
+    assert code == 2 and "vm.vcpus" in one_line_error(err)
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("simulated crash")
+
+    monkeypatch.setattr(cli, "simulate", crash)
+    code, _, err = vsim(capsys, "run", CONFIG, *SHORT, "--json", str(out))
+    assert code == 1 and "Traceback" in err and "simulated crash" in err
+    assert out.read_text() == "previous\n"
+    assert [p.name for p in out.parent.iterdir()] == ["summary.json"]
+
+
+def test_json_path_is_written_whole(capsys, tmp_path):
+    out = tmp_path / "summary.json"
+    out.write_text("previous\n")
+    code, stdout, _ = vsim(capsys, "run", CONFIG, *SHORT, "--json", str(out))
+    assert code == 0 and stdout == ""
+    assert json.loads(out.read_text())["duration"] == 2.0
+
+
+def test_unknown_study_names_argument_and_known_studies(capsys):
+    code, _, err = vsim(capsys, "reproduce", "voip-vsphere9")
+    assert code == 2
+    line = one_line_error(err)
+    assert "STUDY 'voip-vsphere9'" in line and "voip-vsphere5" in line
+
+
+def test_unmodelled_study_gives_nulls_and_a_note(capsys, tmp_path):
+    code, out, err = vsim(capsys, "reproduce", "esx35-net", "--json", "-", "--figures", str(tmp_path))
+    assert code == 0
+    assert "esx35-net" in err and "not modelled" in err
+    claims = json.loads(out)["claims"]
+    assert claims and all(c["value"] is None and c["fitted"] is False for c in claims)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_describe_model_shows_provenance(capsys):
+    code, out, _ = vsim(capsys, "describe", "workloads/vmcd_g729")
+    assert code == 0
+    assert "frame_cost" in out and "fitted to: voip5." in out and "source: " in out
+
+
+def test_describe_config_shows_file_values(capsys):
+    code, out, _ = vsim(capsys, "describe", CONFIG)
+    assert code == 0
+    assert 'sweep.key = "vm.instances"' in out and "run.replications = 5" in out
+
+
+def test_describe_unknown_model_is_input_error(capsys):
+    code, _, err = vsim(capsys, "describe", "workloads/nothing")
+    assert code == 2
+    assert "workloads/vmcd_g729" in one_line_error(err)
+
+
+def test_module_entry_point_exit_code_and_single_line():
+    result = subprocess.run([sys.executable, "-m", "vsim", "run", CONFIG, "--seed", "-1"],
+                            capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == ["vsim: error: argument --seed: expected an integer >= 0, got '-1'"]

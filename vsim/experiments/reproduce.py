@@ -1,0 +1,129 @@
+"""Reproduce studies: run their sweeps, compute every claim, write JSON, figures and tables.
+
+The JSON names every claim of ``paper_claims.toml`` exactly once: claims of a
+study that was run and modelled get their simulated value, all others null
+(and ``fitted`` false), so tools can score any subset the same way. All
+sweeps of all requested studies go into one task list, so ``--jobs`` keeps
+every worker busy across figures.
+"""
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from vsim.core.atomic import write_text
+from vsim.core.errors import InputError
+from vsim.experiments import voip_vsphere5
+from vsim.experiments.comparison import Row, write_comparison
+from vsim.scenario.load import load_scenario
+from vsim.sweep.executor import Sweep, run_tasks, sweep_tasks
+
+REPO = Path(__file__).resolve().parents[2]
+STUDIES = {voip_vsphere5.NAME: voip_vsphere5}
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """Run length and replications for every sweep; None keeps the config's own value."""
+
+    duration: float | None = None
+    warmup: float | None = None
+    replications: int | None = None
+
+    def resolve(self, run):
+        """(duration, warmup, replications) for a config's ``[run]`` table."""
+        duration = run.duration if self.duration is None else self.duration
+        warmup = min(run.warmup, duration / 2) if self.warmup is None else self.warmup
+        replications = run.replications if self.replications is None else self.replications
+        return duration, warmup, replications
+
+
+QUICK = RunPlan(duration=20.0, warmup=2.0, replications=3)
+
+
+@dataclass(frozen=True)
+class StudyResult:
+    """A study's sweeps by name and the simulated value of each claim it models."""
+
+    name: str
+    sweeps: dict
+    simulated: dict
+
+
+def select_studies(names, claims):
+    """Split the requested study names (all when empty) into (modelled, not yet modelled).
+
+    A name that is neither modelled nor a study of the claims file is an ``InputError``.
+    """
+    known = sorted({claim.study for claim in claims} | set(STUDIES))
+    for name in names:
+        if name not in known:
+            raise InputError("reproduce", f"STUDY '{name}'",
+                             f"unknown study; expected one of: {', '.join(known)}")
+    chosen = list(dict.fromkeys(names)) or known
+    return [n for n in chosen if n in STUDIES], [n for n in chosen if n not in STUDIES]
+
+
+def run_studies(names, plan=RunPlan(), jobs=1, progress=None):
+    """Run the sweeps of the modelled studies ``names``; one ``StudyResult`` each."""
+    planned = []
+    for name in names:
+        for sweep_name, relative in STUDIES[name].CONFIGS.items():
+            loaded = load_scenario(REPO / relative)
+            tasks = sweep_tasks(REPO / relative, loaded, *plan.resolve(loaded.scenario.run))
+            planned.append((name, sweep_name, relative, tasks, loaded.fitted_claims()))
+    summaries = run_tasks([task for *_, tasks, _ in planned for task in tasks], jobs, progress)
+    sweeps = {name: {} for name in names}
+    start = 0
+    for name, sweep_name, relative, tasks, fitted in planned:
+        runs = summaries[start:start + len(tasks)]
+        start += len(tasks)
+        sweeps[name][sweep_name] = Sweep.from_runs(sweep_name, relative, tasks, runs, fitted)
+    return [StudyResult(name, sweeps[name], STUDIES[name].claim_values(sweeps[name])) for name in names]
+
+
+def _number(value):
+    """A claim value for JSON: a float, or None when it is not finite."""
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def claim_rows(claims, results):
+    """One comparison ``Row`` per claim, in claims-file order."""
+    found = {claim_id: (result, simulated) for result in results
+             for claim_id, simulated in result.simulated.items()}
+    rows = []
+    for claim in claims:
+        if claim.id not in found:
+            rows.append(Row(claim, None, None, False, ""))
+            continue
+        result, simulated = found[claim.id]
+        sweep = result.sweeps[simulated.sweep]
+        rows.append(Row(claim, _number(simulated.value), simulated.ci, claim.id in sweep.fitted,
+                        sweep.config))
+    return rows
+
+
+def claims_json(rows):
+    """The ``{"claims": [...]}`` document, one entry per row."""
+    entries = [{"id": row.claim.id, "value": row.value, "fitted": row.fitted, "scenario": row.scenario}
+               for row in rows]
+    return json.dumps({"claims": entries}, indent=2, allow_nan=False) + "\n"
+
+
+def results_json(result):
+    """Every replication's summary of a study, compact, for re-analysis without re-running."""
+    doc = {"study": result.name, "sweeps": {name: sweep.to_json() for name, sweep in result.sweeps.items()}}
+    return json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n"
+
+
+def write_study_outputs(figures_dir, result, rows):
+    """Figures, comparison table and per-run results of one study; returns the paths written."""
+    outdir = Path(figures_dir) / result.name
+    study_claims = [row.claim for row in rows if row.claim.study == result.name]
+    written = STUDIES[result.name].draw_figures(outdir, result.sweeps, study_claims)
+    written += write_comparison(outdir, f"{result.name}: paper vs simulated",
+                                [row for row in rows if row.claim.study == result.name])
+    write_text(outdir / "results.json", results_json(result))
+    return written + [outdir / "results.json"]

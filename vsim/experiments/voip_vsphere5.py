@@ -1,0 +1,111 @@
+"""Study recipe for voip-vsphere5: vMCD media servers on an over-committed ESXi 5 host.
+
+Figure 2 sweeps the streams of one instance (``fig2.toml``); Figures 3 and 4
+sweep the number of 120-stream instances (``fig3.toml``), Figure 4 being the
+host CPU of the same runs. A claim about one point is the paper's statistic,
+the trimmed mean over replications, with its Student-t 95% interval; a trend
+claim is computed from those per-point means; a loss claim is the largest
+loss of any replication at any point.
+"""
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from vsim.experiments.claims import Simulated
+from vsim.experiments.figures import Curve, Marks, plot_sweep
+from vsim.metrics.stats import linear_r2, spearman
+
+NAME = "voip-vsphere5"
+CONFIGS = {"fig2": "configs/voip-vsphere5/fig2.toml", "fig3": "configs/voip-vsphere5/fig3.toml"}
+
+
+class PointClaim(NamedTuple):
+    """A claim about one point: the sweep, the swept value and the summary metric."""
+
+    sweep: str
+    x: int
+    metric: str
+
+
+POINT_CLAIMS = {
+    "voip5.fig2.mean_jitter_ms.streams20": PointClaim("fig2", 20, "jitter.mean_ms"),
+    "voip5.fig2.mean_jitter_ms.streams120": PointClaim("fig2", 120, "jitter.mean_ms"),
+    "voip5.fig2.p99_jitter_ms.streams20": PointClaim("fig2", 20, "jitter.p99_ms"),
+    "voip5.fig2.p99_jitter_ms.streams120": PointClaim("fig2", 120, "jitter.p99_ms"),
+    "voip5.fig3.mean_jitter_ms.inst12": PointClaim("fig3", 12, "jitter.mean_ms"),
+    "voip5.fig3.p99_jitter_ms.inst12": PointClaim("fig3", 12, "jitter.p99_ms"),
+    "voip5.fig3.packet_rate_pps.inst12": PointClaim("fig3", 12, "voice.packet_rate_pps"),
+    "voip5.fig3.bandwidth_mbps.inst12": PointClaim("fig3", 12, "voice.bandwidth_mbps"),
+    "voip5.fig4.cpu_util_pct.inst12": PointClaim("fig3", 12, "host.cpu_util_pct"),
+}
+
+JITTER = (("mean", "jitter.mean_ms"), ("99th percentile", "jitter.p99_ms"))
+CPU = "host.cpu_util_pct"
+
+
+def slope_ratio(points):
+    """Slope from the second to the third (x, y) point over the slope from the first to the second.
+
+    Above 1 when y rises faster over the later interval; nan when the first
+    slope is zero.
+    """
+    (x0, y0), (x1, y1), (x2, y2) = points
+    early = (y1 - y0) / (x1 - x0)
+    return (y2 - y1) / (x2 - x1) / early if early else math.nan
+
+
+def claim_values(sweeps):
+    """Simulated value of every claim this recipe models, keyed by claim id."""
+    values = {}
+    for claim_id, point in POINT_CLAIMS.items():
+        mean, ci = sweeps[point.sweep].at(point.x).stat(point.metric)
+        values[claim_id] = Simulated(mean, ci, point.sweep)
+    fig2, fig3 = sweeps["fig2"], sweeps["fig3"]
+    instances = fig3.xs()
+    means = {metric: [mean for mean, _ in fig3.series(metric)] for metric in ("jitter.mean_ms", CPU)}
+    p99 = [(x, fig3.at(x).stat("jitter.p99_ms")[0]) for x in (1, 4, 8)]
+    values.update({
+        "voip5.fig2.loss_fraction.max": Simulated(fig2.maximum("voice.loss_fraction"), None, "fig2"),
+        "voip5.fig3.loss_fraction.max": Simulated(fig3.maximum("voice.loss_fraction"), None, "fig3"),
+        "voip5.fig3.p99_slope_ratio": Simulated(slope_ratio(p99), None, "fig3"),
+        "voip5.fig3.jitter_monotone": Simulated(spearman(instances, means["jitter.mean_ms"]), None, "fig3"),
+        "voip5.fig4.cpu_linearity_r2": Simulated(linear_r2(instances, means[CPU]), None, "fig3"),
+    })
+    return values
+
+
+def _paper_marks(claims, name, metric, label):
+    """The paper's values for ``metric`` at points of sweep ``name``."""
+    chosen = [(POINT_CLAIMS[c.id].x, c) for c in claims if c.id in POINT_CLAIMS
+              and POINT_CLAIMS[c.id].sweep == name and POINT_CLAIMS[c.id].metric == metric]
+    return Marks(label, [x for x, _ in chosen], [c.paper for _, c in chosen],
+                 [tuple(c.band) for _, c in chosen])
+
+
+def _jitter_figure(stem, sweep, claims, title, xlabel):
+    return plot_sweep(
+        stem, title=title, xlabel=xlabel, ylabel="RFC 3550 jitter (ms)",
+        curves=[Curve(label, sweep.xs(), sweep.series(metric)) for label, metric in JITTER],
+        marks=[_paper_marks(claims, sweep.name, metric, label) for label, metric in JITTER])
+
+
+def draw_figures(outdir, sweeps, claims):
+    """Figures 2, 3 and 4 in ``outdir``; returns the paths written."""
+    fig2, fig3 = sweeps["fig2"], sweeps["fig3"]
+    written = _jitter_figure(outdir / "fig2", fig2, claims,
+                             "Fig 2: jitter vs streams, one vMCD instance (simulated vs paper)",
+                             "G.729 streams per instance")
+    written += _jitter_figure(outdir / "fig3", fig3, claims,
+                              "Fig 3: jitter vs vMCD instances, 120 streams each (simulated vs paper)",
+                              "vMCD instances (4 vCPUs each, 16 logical CPUs)")
+    cpu = fig3.series(CPU)
+    slope, intercept = np.polyfit(fig3.xs(), [mean for mean, _ in cpu], 1)
+    ends = [min(fig3.xs()), max(fig3.xs())]
+    written += plot_sweep(
+        outdir / "fig4", title="Fig 4: host CPU vs vMCD instances (simulated vs paper)",
+        xlabel="vMCD instances (120 streams each)", ylabel="host CPU, esxtop PCPU UTIL (%)",
+        curves=[Curve("host CPU", fig3.xs(), cpu)], marks=[_paper_marks(claims, "fig3", CPU, "host CPU")],
+        line=(f"straight-line fit ({slope:.2f} %/instance)", ends, [intercept + slope * x for x in ends]))
+    return written
