@@ -22,3 +22,12 @@ def test_failure_keeps_old_file_and_leaves_no_temporary(tmp_path):
             raise RuntimeError("interrupted")
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["result.json"]
+
+
+def test_written_file_has_ordinary_permissions(tmp_path):
+    import os
+    target = tmp_path / "table.md"
+    write_text(target, "x")
+    mask = os.umask(0)
+    os.umask(mask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~mask

@@ -12,3 +12,11 @@ def test_message_is_one_line_even_with_newlines_in_parts():
     error = InputError("x.toml", "line 3", "invalid TOML:\nExpected '='")
     assert "\n" not in str(error)
     assert str(error).startswith("x.toml: line 3: ")
+
+
+def test_error_survives_pickling_between_processes():
+    import pickle
+    error = InputError("a.toml", "vm.instances", "expected an integer >= 1, got 0")
+    again = pickle.loads(pickle.dumps(error))
+    assert (again.source, again.where, again.expected) == (error.source, error.where, error.expected)
+    assert str(again) == str(error)

@@ -175,3 +175,18 @@ def test_zero_per_frame_cost_still_forwards_everything():
     assert v.ring_drops == 0
     assert v.in_ring == 0
     assert path.uplink.offered == 25
+
+
+def test_in_flight_counts_only_measured_frames_still_in_the_ring():
+    """A measured tick half dropped by the ring: its 2 lost frames are recorded as lost
+    at once, so only the 2 accepted frames are in flight until the transmit world
+    forwards them."""
+    path = Path(ring_size=6)
+    seen = []
+    path.post_at(0.0, 4)
+    path.post_at(0.0, 4, tick=0, check=lambda: seen.append(path.client.in_flight))
+    path.env.run(until=0.05)
+    streams, send, recv = path.client.arrays()
+    assert np.isnan(recv).sum() == 2
+    assert seen == [2]
+    assert path.client.in_flight == 0

@@ -16,6 +16,10 @@ class InputError(Exception):
         self.expected = expected
         super().__init__(self.one_line())
 
+    def __reduce__(self):
+        """Pickle by the three parts, so an error raised in a worker process arrives intact."""
+        return InputError, (self.source, self.where, self.expected)
+
     def one_line(self):
         location = f"{self.source}: {self.where}" if self.where else self.source
         return f"{location}: {self.expected}".replace("\n", " ")

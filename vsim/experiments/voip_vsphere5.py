@@ -15,7 +15,7 @@ import numpy as np
 
 from vsim.experiments.claims import Simulated
 from vsim.experiments.figures import Curve, Marks, plot_sweep
-from vsim.metrics.stats import linear_r2, spearman
+from vsim.metrics.stats import linear_r2, slope, spearman
 
 NAME = "voip-vsphere5"
 CONFIGS = {"fig2": "configs/voip-vsphere5/fig2.toml", "fig3": "configs/voip-vsphere5/fig3.toml"}
@@ -45,15 +45,16 @@ JITTER = (("mean", "jitter.mean_ms"), ("99th percentile", "jitter.p99_ms"))
 CPU = "host.cpu_util_pct"
 
 
-def slope_ratio(points):
-    """Slope from the second to the third (x, y) point over the slope from the first to the second.
+def slope_ratio(early_points, late_points):
+    """Least-squares slope over ``late_points`` divided by the slope over ``early_points``.
 
-    Above 1 when y rises faster over the later interval; nan when the first
-    slope is zero.
+    Above 1 when y rises faster over the later range; nan when the early
+    slope is zero. Every sweep point inside a range is used, not only its
+    ends, so one noisy point moves the ratio less.
     """
-    (x0, y0), (x1, y1), (x2, y2) = points
-    early = (y1 - y0) / (x1 - x0)
-    return (y2 - y1) / (x2 - x1) / early if early else math.nan
+    early = slope(*zip(*early_points))
+    late = slope(*zip(*late_points))
+    return late / early if early else math.nan
 
 
 def claim_values(sweeps):
@@ -65,11 +66,13 @@ def claim_values(sweeps):
     fig2, fig3 = sweeps["fig2"], sweeps["fig3"]
     instances = fig3.xs()
     means = {metric: [mean for mean, _ in fig3.series(metric)] for metric in ("jitter.mean_ms", CPU)}
-    p99 = [(x, fig3.at(x).stat("jitter.p99_ms")[0]) for x in (1, 4, 8)]
+    p99 = [(x, fig3.at(x).stat("jitter.p99_ms")[0]) for x in instances if 1 <= x <= 8]
+    early = [(x, y) for x, y in p99 if x <= 4]
+    late = [(x, y) for x, y in p99 if x >= 4]
     values.update({
         "voip5.fig2.loss_fraction.max": Simulated(fig2.maximum("voice.loss_fraction"), None, "fig2"),
         "voip5.fig3.loss_fraction.max": Simulated(fig3.maximum("voice.loss_fraction"), None, "fig3"),
-        "voip5.fig3.p99_slope_ratio": Simulated(slope_ratio(p99), None, "fig3"),
+        "voip5.fig3.p99_slope_ratio": Simulated(slope_ratio(early, late), None, "fig3"),
         "voip5.fig3.jitter_monotone": Simulated(spearman(instances, means["jitter.mean_ms"]), None, "fig3"),
         "voip5.fig4.cpu_linearity_r2": Simulated(linear_r2(instances, means[CPU]), None, "fig3"),
     })

@@ -8,7 +8,6 @@ under the "spawn" start method. Results come back in task order whatever the
 completion order, so serial and parallel runs give identical output.
 """
 
-import copyreg
 import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -19,16 +18,6 @@ from vsim.core.errors import InputError
 from vsim.metrics.stats import t_confidence_interval, trimmed_mean
 from vsim.scenario.load import load_scenario
 from vsim.scenario.simulate import simulate
-
-
-def _reduce_input_error(error):
-    return InputError, (error.source, error.where, error.expected)
-
-
-# Exceptions pickle by replaying ``args``, which cannot rebuild an InputError
-# (its constructor takes three parts); a worker's bad-input error must reach
-# the parent intact so the CLI can still report it on one line.
-copyreg.pickle(InputError, _reduce_input_error)
 
 
 @dataclass(frozen=True)
