@@ -26,7 +26,9 @@ class MeasuringClient:
 
     def lost(self, tick, first_lost, count):
         """Streams ``first_lost``.. of ``tick`` never left the host."""
-        send_time, _ = self._send[tick] if first_lost else self._send.pop(tick)
+        send_time, _ = self._send.pop(tick)
+        if first_lost:
+            self._send[tick] = (send_time, first_lost)
         for stream in range(first_lost, count):
             self._record(tick, stream, send_time, np.nan)
 

@@ -10,6 +10,7 @@ path that holds them.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -91,6 +92,9 @@ class RunSection:
     replications: int = field(default=5, metadata={"min": 1, "doc": "independent runs per point"})
 
     def validate(self, source, path):
+        if not math.isfinite(self.duration):
+            fail(source, f"{path}.duration" if path else "duration",
+                 f"expected a finite duration (s), got {self.duration}")
         if self.warmup >= self.duration:
             fail(source, f"{path}.warmup" if path else "warmup",
                  f"expected a warmup shorter than the duration ({self.duration} s), got {self.warmup}")
