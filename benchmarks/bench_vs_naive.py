@@ -44,12 +44,11 @@ from vsim.scenario.simulate import Simulation  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "voip-vsphere5" / "fig3.toml"
-MS = 1e3
 THIN = 32
 CONTROL_SEED_OFFSET = 1000
 
 
-def run_vsim(loaded, seed, duration, warmup):
+def timed_vsim(loaded, seed, duration, warmup):
     """One vsim replication: ((wall, CPU) seconds, summary, pooled jitter samples in seconds)."""
     start, start_cpu = time.perf_counter(), time.process_time()
     sim = Simulation(loaded, seed)
@@ -75,6 +74,7 @@ def thinned(samples_per_seed):
 
 
 def model_stats(runs):
+    """Times, jitter (per seed and averaged over seeds) and voice loss of one model's runs."""
     walls = [wall for (wall, _), _, _ in runs]
     cpu_time = sum(cpu for (_, cpu), _, _ in runs)
     means = [summary["jitter"]["mean_ms"] for _, summary, _ in runs]
@@ -111,13 +111,15 @@ def main(argv=None):
     parser.add_argument("--alpha", type=float, default=0.01)
     parser.add_argument("--min-ratio", type=float, default=100.0)
     args = parser.parse_args(argv)
+    if args.seeds < 3:
+        parser.error("--seeds: Welch's test on per-seed values needs at least 3 seeds per model")
     loaded = load_scenario(CONFIG, ["vm.instances=1", f"vm.streams_per_instance={args.streams}"])
     seeds = list(range(1, args.seeds + 1))
     vsim_runs, naive_runs, control_runs = [], [], []
     for seed in seeds:
-        vsim_runs.append(run_vsim(loaded, seed, args.duration, args.warmup))
+        vsim_runs.append(timed_vsim(loaded, seed, args.duration, args.warmup))
         naive_runs.append(timed_naive(loaded, seed, args.duration, args.warmup))
-        control_runs.append(run_vsim(loaded, seed + CONTROL_SEED_OFFSET, args.duration, args.warmup))
+        control_runs.append(timed_vsim(loaded, seed + CONTROL_SEED_OFFSET, args.duration, args.warmup))
     v, n = model_stats(vsim_runs), model_stats(naive_runs)
     ratio = n["wall_s"] / v["wall_s"]
     p_mean = welch(v["mean_jitter_ms_per_seed"], n["mean_jitter_ms_per_seed"])
