@@ -1,8 +1,9 @@
 """A conference media server in the manner of vMCD, processing audio in 20 ms ticks.
 
 Conferences of ``participants`` streams are dealt round-robin over the VM's
-vCPUs in the order they are set up; each vCPU's worker thread processes its
-conferences in that order every tick (decode, mix, encode: ``frame_cost``
+vCPUs in the order they are set up; each vCPU's worker thread sleeps on its
+own 20 ms timer (the threads start at different moments, so their phases are
+independent) and processes its conferences in that order every tick (decode, mix, encode: ``frame_cost``
 core-seconds per stream, varying from frame to frame) and hands each tick's
 frames to the virtual NIC when it is done. The measuring conference is set up
 last, as in the study, so it is the last conference of its vCPU.
@@ -12,10 +13,10 @@ lateness, then waiting for a logical CPU), plus the work of its vCPU's tick (str
 by preemption or co-stop), plus the hypervisor's transmit path and the uplink.
 
 Each guest's clock runs ``clock_drift_ppm`` fast or slow (drawn per VM), so
-the VMs' 20 ms ticks slide past each other over a run instead of colliding
-at the same phase forever; RTP timestamps count the guest's own 20 ms.
+the VMs' ticks slide past each other over a run instead of colliding at the
+same phase forever; RTP timestamps count the guest's own 20 ms.
 
-Events per tick: one wakeup per vCPU and one completion per job; the per-stream
+Events per tick and worker: one wakeup and one completion; the per-stream
 work of a tick is summed from block-drawn numpy arrays.
 """
 
@@ -24,6 +25,7 @@ import math
 import numpy as np
 
 from vsim.cpu.world import IDLE
+from vsim.guest.timer import TimerLatency
 
 
 class FrameCosts:
@@ -56,18 +58,33 @@ class FrameCosts:
 
 
 class WorkerVcpu:
-    """One vCPU's worker thread: a tick's job, or a backlog of ticks when it overruns."""
+    """One vCPU's worker thread: wakes on its own 20 ms timer and processes its conferences.
 
-    def __init__(self, server, world, streams, measured_streams, costs):
+    A tick that finds the previous one still running is queued behind it.
+    One event per tick sets the next wakeup: the tick boundary plus the
+    timer's lateness, so lateness never accumulates.
+    """
+
+    def __init__(self, server, world, streams, measured_streams, costs, timer, phase):
         self.server = server
         self.world = world
         self.streams = streams
         self.measured_streams = measured_streams
         self.costs = costs
+        self.timer = timer
+        self.phase = phase
         self.backlog = []
 
-    def release(self, tick):
-        """The timer fired for ``tick`` (after its lateness): start or queue the job."""
+    def start(self):
+        self._wake_at(0)
+
+    def _wake_at(self, tick):
+        env = self.server.env
+        due = self.phase + tick * self.server.tick_period + self.timer.draw()
+        env.timeout(max(0.0, due - env.now)).callbacks.append(lambda _e: self._wake(tick))
+
+    def _wake(self, tick):
+        self._wake_at(tick + 1)
         self.backlog.append(tick)
         if self.world.state == IDLE and len(self.backlog) == 1:
             self.server.machine.submit(self.world, self._job_work(), self._job_done)
@@ -78,8 +95,9 @@ class WorkerVcpu:
     def _job_done(self, _world):
         now = self.server.env.now
         tick = self.backlog.pop(0)
-        self.server.emit(now, self.streams - self.measured_streams, tick, measured=False)
-        self.server.emit(now, self.measured_streams, tick, measured=True)
+        send_time = self.phase + tick * self.server.rtp_interval
+        self.server.emit(now, self.streams - self.measured_streams, tick, send_time, measured=False)
+        self.server.emit(now, self.measured_streams, tick, send_time, measured=True)
         if self.backlog:
             return self._job_work()
         return None
@@ -90,7 +108,7 @@ class MediaServer:
 
     def __init__(self, env, machine, vm_group, vnic, rng_streams, name, *, streams,
                  participants, tick, frame_cost, frame_cost_cv, tick_overhead,
-                 timer_latency, clock_drift_ppm, measuring_conference):
+                 timer_median, timer_sigma, clock_drift_ppm, measuring_conference):
         self.env = env
         self.machine = machine
         self.vnic = vnic
@@ -98,7 +116,6 @@ class MediaServer:
         drift = rng_streams.stream(f"{name}.clock").uniform(-1.0, 1.0) * clock_drift_ppm * 1e-6
         self.tick_period = tick * (1.0 + drift)
         self.tick_overhead = tick_overhead
-        self.timer_latency = timer_latency
         vcpus = vm_group.worlds
         conferences = math.ceil(streams / participants)
         sizes = [participants] * conferences
@@ -113,32 +130,23 @@ class MediaServer:
         self.workers = []
         for i, world in enumerate(vcpus):
             total = sum(per_vcpu[i])
+            if total == 0:
+                continue
+            worker = f"{name}.vcpu{i}"
+            costs = FrameCosts(rng_streams.stream(f"{worker}.frames"), total, frame_cost, frame_cost_cv)
+            timer = TimerLatency(rng_streams.stream(f"{worker}.timer"), timer_median, timer_sigma)
+            phase = rng_streams.stream(f"{worker}.phase").uniform(0.0, tick)
             measured = participants if i == measured_vcpu else 0
-            costs = FrameCosts(rng_streams.stream(f"{name}.vcpu{i}.frames"), total,
-                               frame_cost, frame_cost_cv)
-            self.workers.append(WorkerVcpu(self, world, total, measured, costs))
-        self.phase = rng_streams.stream(f"{name}.phase").uniform(0.0, tick)
+            self.workers.append(WorkerVcpu(self, world, total, measured, costs, timer, phase))
         self.emitted = 0
-        self.measured_ticks = []
 
     def start(self):
-        self.env.timeout(self.phase).callbacks.append(lambda _e: self._tick(0))
-
-    def _tick(self, k):
         for worker in self.workers:
-            if worker.streams == 0:
-                continue
-            lateness = self.timer_latency.draw()
-            if lateness > 0:
-                self.env.timeout(lateness).callbacks.append(
-                    lambda _e, w=worker: w.release(k))
-            else:
-                worker.release(k)
-        self.env.timeout(self.tick_period).callbacks.append(lambda _e: self._tick(k + 1))
+            worker.start()
 
-    def emit(self, now, count, tick, measured):
-        """Hand ``count`` frames of ``tick`` to the virtual NIC."""
+    def emit(self, now, count, tick, send_time, measured):
+        """Hand ``count`` frames of ``tick`` (RTP time ``send_time``) to the virtual NIC."""
         if count <= 0:
             return
         self.emitted += count
-        self.vnic.post(now, count, tick if measured else None, self.phase + tick * self.rtp_interval)
+        self.vnic.post(now, count, tick if measured else None, send_time)

@@ -19,7 +19,6 @@ from vsim.cpu.world import COSTOP, Group, World
 from vsim.core.rng import RandomStreams
 from vsim.guest.measuring_client import MeasuringClient
 from vsim.guest.media_server import MediaServer
-from vsim.guest.timer import TimerLatency
 from vsim.metrics.jitter import stream_jitter_samples
 from vsim.net.frames import frame_bytes, ip_bytes_for_rtp
 from vsim.net.uniform_fifo import UniformFifo
@@ -64,12 +63,11 @@ class Simulation:
             tx = VnicTransmit(env, self.machine, tx_world, self.uplink, self.client,
                               tx_cost=vnic.tx_cost, rx_cost=vnic.rx_cost, ring_size=vnic.tx_ring,
                               wake_rate_hz=vnic.wake_rate_hz)
-            timer = TimerLatency(streams.stream(f"{name}.timer"), work.timer_median, work.timer_sigma)
             server = MediaServer(env, self.machine, group, tx, streams, name,
                                  streams=vm.streams_per_instance, participants=work.participants,
                                  tick=codec.packet_interval, frame_cost=work.frame_cost,
                                  frame_cost_cv=work.frame_cost_cv, tick_overhead=work.tick_overhead,
-                                 timer_latency=timer,
+                                 timer_median=work.timer_median, timer_sigma=work.timer_sigma,
                                  clock_drift_ppm=work.clock_drift_ppm,
                                  measuring_conference=scenario.client.measuring_conference and i == 0)
             self.vms.append(group)
