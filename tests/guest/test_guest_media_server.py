@@ -1,5 +1,6 @@
 """The media server guest, driven through the scenario simulation on short runs."""
 
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -53,8 +54,10 @@ def run_window(loaded, seed, t0, t1):
 def test_instance_zero_emits_streams_plus_measuring_times_fifty_per_second(streams):
     sim, before, after = run_window(fig3(f"vm.streams_per_instance={streams}"), 3, 0.5, 3.0)
     expected = (streams + MEASURING) * TICKS_PER_SECOND * 2.5
-    # a window of whole seconds holds exactly 125 ticks of every phase
-    assert after[0] - before[0] == expected
+    # a 2.5 s window holds 125 ticks of each worker, give or take the one tick that a
+    # drifting guest clock moves across the window's edge
+    busiest_worker = math.ceil((streams + MEASURING) / 4 / 4) * 4
+    assert abs(after[0] - before[0] - expected) <= busiest_worker
 
 
 def test_summary_packet_rate_for_one_instance():
