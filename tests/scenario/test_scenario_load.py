@@ -2,7 +2,6 @@
 
 import shutil
 import string
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from vsim.core.errors import InputError
 from vsim.scenario.load import load_scenario
 from vsim.scenario.models import DEFAULT_MODELS_DIR
+from vsim.scenario.toml_io import parse_value
 
 ROOT = Path(__file__).resolve().parents[2]
 FIG3 = ROOT / "configs" / "voip-vsphere5" / "fig3.toml"
@@ -154,15 +154,6 @@ WRONG_TEXTS = [
 ]
 
 
-def toml_value(text):
-    """What ``--set key=text`` puts in the document (as vsim.scenario.toml_io reads it)."""
-    try:
-        parsed = tomllib.loads("v = " + text)
-    except tomllib.TOMLDecodeError:
-        return text
-    return parsed["v"] if len(parsed) == 1 else text
-
-
 def right_type(kind, value):
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
     return {
@@ -190,7 +181,7 @@ value_texts = st.one_of(
 @given(st.sampled_from(sorted(KEYS)), value_texts)
 def test_override_of_the_wrong_type_is_a_one_line_input_error_naming_the_key(key, text):
     kind = KEYS[key]
-    value = toml_value(text.strip())
+    value = parse_value(text.strip())
     assume(not right_type(kind, value))
     with pytest.raises(InputError) as info:
         load_scenario(FIG3, [f"{key}={text}"])

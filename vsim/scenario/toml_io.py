@@ -81,11 +81,11 @@ def apply_overrides(data, assignments, source="--set"):
                 parent = ".".join(parts[:depth])
                 expected = f"'{parent}' holds {type(table).__name__} {table!r}, not a table, so it has no keys"
                 raise InputError(source, assignment, expected)
-        table[parts[-1]] = _parse_value(value_text.strip())
+        table[parts[-1]] = parse_value(value_text.strip())
     return result
 
 
-def _parse_value(text):
+def parse_value(text):
     """The TOML value spelt by ``text``, or ``text`` itself when it is not exactly one."""
     try:
         parsed = tomllib.loads("v = " + text)
