@@ -430,7 +430,6 @@ class Machine:
             if world.state == READY or world.state == COSTOP:
                 break
         else:
-            group.cosched_version += 1
             return
         if self._cosched_busy:
             self._cosched_pending.append(group)
@@ -450,7 +449,6 @@ class Machine:
     def _cosched_step(self, group):
         """Co-stop leaders whose skew passed the threshold; co-start when nobody lags."""
         now = self.env.now
-        group.cosched_version += 1
         lag = -1.0
         running = []
         for world in group.worlds:
@@ -478,9 +476,18 @@ class Machine:
                 self._dispatch(lcpu)
             elif gap < soonest:
                 soonest = gap
-        if soonest < math.inf:
-            self._after(soonest, partial(self._cosched_due, group, group.cosched_version))
+        due = now + soonest
+        if due < group.cosched_due:
+            group.cosched_due = due
+            self._after(soonest, partial(self._cosched_check, group, due))
 
-    def _cosched_due(self, group, version, _event):
-        if version == group.cosched_version:
-            self._cosched_update(group)
+    def _cosched_check(self, group, due, _event):
+        """A co-stop check fell due; one set for an earlier time replaces it.
+
+        Only the earliest pending check per group is kept: each step sets the
+        next one it needs, so a later check is never lost.
+        """
+        if due != group.cosched_due:
+            return
+        group.cosched_due = math.inf
+        self._cosched_update(group)

@@ -30,7 +30,7 @@ class Group:
         self.worlds = []
         self.period_used = 0.0
         self.limit_version = 0
-        self.cosched_version = 0
+        self.cosched_due = math.inf
 
     def add(self, world):
         self.worlds.append(world)
