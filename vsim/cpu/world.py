@@ -9,7 +9,6 @@ relaxed co-scheduling keeps in step.
 import math
 
 IDLE, READY, RUN, COSTOP = 0, 1, 2, 3
-STATE_NAMES = ("idle", "ready", "run", "costop")
 
 
 class Group:

@@ -1,1 +1,1 @@
-"""Network path: frames on the wire, virtual NIC coalescing, vSwitch port and uplink queues."""
+"""Network path: frames on the wire, the virtual NIC's transmit path, uplink queues."""

@@ -17,14 +17,13 @@ from vsim.cpu.policies import make_policy
 from vsim.cpu.topology import Topology
 from vsim.cpu.world import COSTOP, Group, World
 from vsim.core.rng import RandomStreams
+from vsim.core.units import to_ms
 from vsim.guest.measuring_client import MeasuringClient
 from vsim.guest.media_server import MediaServer
 from vsim.metrics.jitter import stream_jitter_samples
 from vsim.net.frames import frame_bytes, ip_bytes_for_rtp
 from vsim.net.uniform_fifo import UniformFifo
 from vsim.net.vnic_tx import VnicTransmit
-
-MS = 1e3
 
 
 class Simulation:
@@ -132,8 +131,8 @@ class Simulation:
         return {
             "jitter": {
                 "samples": int(samples.size),
-                "mean_ms": float(samples.mean() * MS) if samples.size else None,
-                "p99_ms": float(np.percentile(samples, 99) * MS) if samples.size else None,
+                "mean_ms": to_ms(float(samples.mean())) if samples.size else None,
+                "p99_ms": to_ms(float(np.percentile(samples, 99))) if samples.size else None,
                 "definition": "RFC 3550 jitter held after each received packet of the measuring "
                               "conference's streams, pooled, after warm-up",
             },
