@@ -172,10 +172,7 @@ class Machine:
     # ------------------------------------------------------------- run / stop
     def _start(self, world, lcpu):
         now = self.env.now
-        # READY -> RUN (inlined _set_state: this is the hottest path)
-        world.ready_time += now - world.t_state
-        world.state = RUN
-        world.t_state = now
+        self._set_state(world, RUN)
         world.lcpu = lcpu
         world.last_lcpu = lcpu
         world.run_start = now
@@ -222,10 +219,7 @@ class Machine:
         event. Siblings flip often, so this saves most completion events.
         """
         now = self.env.now
-        done = world.rate * (now - world.t_mark)
-        world.work -= done
-        world.progress += done
-        world.t_mark = now
+        self._settle(world, now)
         world.rate = rate
         if now + world.work / rate < world.due:
             self._schedule_completion(world)
@@ -234,7 +228,7 @@ class Machine:
         world.version += 1
         delay = world.work / world.rate if world.work > 0 else 0.0
         world.due = self.env.now + delay
-        self.env.timeout(delay).callbacks.append(partial(self._complete, world, world.version))
+        self._after(delay, partial(self._complete, world, world.version))
 
     def _complete(self, world, version, _event):
         if version != world.version or world.state != RUN:

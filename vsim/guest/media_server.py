@@ -3,14 +3,16 @@
 Conferences of ``participants`` streams are dealt round-robin over the VM's
 vCPUs in the order they are set up; each vCPU's worker thread sleeps on its
 own 20 ms timer (the threads start at different moments, so their phases are
-independent) and processes its conferences in that order every tick (decode, mix, encode: ``frame_cost``
-core-seconds per stream, varying from frame to frame) and hands each tick's
+independent) and processes its conferences in that order every tick (decode,
+mix, encode: ``frame_cost`` core-seconds per stream, varying from frame to
+frame) and hands each tick's
 frames to the virtual NIC when it is done. The measuring conference is set up
 last, as in the study, so it is the last conference of its vCPU.
 
 What a measured packet sees is therefore: the tick's start delay (guest timer
-lateness, then waiting for a logical CPU), plus the work of its vCPU's tick (stretched while the hyper-thread sibling is busy, interrupted
-by preemption or co-stop), plus the hypervisor's transmit path and the uplink.
+lateness, then waiting for a logical CPU), plus the work of its vCPU's tick
+(stretched while the hyper-thread sibling is busy, interrupted by preemption
+or co-stop), plus the hypervisor's transmit path and the uplink.
 
 Each guest's clock runs ``clock_drift_ppm`` fast or slow (drawn per VM), so
 the VMs' ticks slide past each other over a run instead of colliding at the

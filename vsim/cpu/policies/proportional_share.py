@@ -28,7 +28,7 @@ class ProportionalShare:
         return world.vtime + (now - world.run_start) * REFERENCE_SHARES / world.share
 
     def _owed(self, machine, group, now):
-        return (machine.reservations and group.reservation > 0
+        return (group.reservation > 0
                 and machine.group_period_used(group, now) < group.reservation * machine.period)
 
     def on_wake(self, machine, world):
