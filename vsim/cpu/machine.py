@@ -52,7 +52,6 @@ class Machine:
         self.ready = []
         self.worlds = []
         self.groups = []
-        self.vclock = 0.0
         self.ht_rate = topology.ht_rate
         self._cosched_busy = False
         self._cosched_pending = []
@@ -193,8 +192,6 @@ class Machine:
             self._change_rate(other, self.ht_rate)
         else:
             world.rate = 1.0
-        if world.vtime > self.vclock:
-            self.vclock = world.vtime
         self._schedule_completion(world)
         if self.ready:
             self._arm_quantum(lcpu)

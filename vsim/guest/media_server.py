@@ -14,9 +14,9 @@ lateness, then waiting for a logical CPU), plus the work of its vCPU's tick
 (stretched while the hyper-thread sibling is busy, interrupted by preemption
 or co-stop), plus the hypervisor's transmit path and the uplink.
 
-Each guest's clock runs ``clock_drift_ppm`` fast or slow (drawn per VM), so
-the VMs' ticks slide past each other over a run instead of colliding at the
-same phase forever; RTP timestamps count the guest's own 20 ms.
+Every guest's timer runs off the host's clock, so the workers' phases stay
+where they started for the whole run: which ticks collide on the host is
+decided once per run by the phases drawn for its seed.
 
 Events per tick and worker: one wakeup and one completion; the per-stream
 work of a tick is summed from block-drawn numpy arrays.
@@ -82,7 +82,7 @@ class WorkerVcpu:
 
     def _wake_at(self, tick):
         env = self.server.env
-        due = self.phase + tick * self.server.tick_period + self.timer.draw()
+        due = self.phase + tick * self.server.rtp_interval + self.timer.draw()
         env.timeout(max(0.0, due - env.now)).callbacks.append(lambda _e: self._wake(tick))
 
     def _wake(self, tick):
@@ -110,13 +110,11 @@ class MediaServer:
 
     def __init__(self, env, machine, vm_group, vnic, rng_streams, name, *, streams,
                  participants, tick, frame_cost, frame_cost_cv, tick_overhead,
-                 timer_median, timer_sigma, clock_drift_ppm, measuring_conference):
+                 timer_median, timer_sigma, measuring_conference):
         self.env = env
         self.machine = machine
         self.vnic = vnic
         self.rtp_interval = tick
-        drift = rng_streams.stream(f"{name}.clock").uniform(-1.0, 1.0) * clock_drift_ppm * 1e-6
-        self.tick_period = tick * (1.0 + drift)
         self.tick_overhead = tick_overhead
         vcpus = vm_group.worlds
         conferences = math.ceil(streams / participants)

@@ -75,7 +75,6 @@ class MediaServerModel:
     tick_overhead: float = field(metadata=non_negative("s", "core-seconds per worker tick"))
     timer_median: float = field(metadata=non_negative("s", "median guest timer lateness"))
     timer_sigma: float = field(metadata=non_negative(None, "log-normal shape of timer lateness"))
-    clock_drift_ppm: float = field(metadata=non_negative("ppm", "largest guest clock rate error"))
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,6 @@ class Simulation:
                                  tick=codec.packet_interval, frame_cost=work.frame_cost,
                                  frame_cost_cv=work.frame_cost_cv, tick_overhead=work.tick_overhead,
                                  timer_median=work.timer_median, timer_sigma=work.timer_sigma,
-                                 clock_drift_ppm=work.clock_drift_ppm,
                                  measuring_conference=scenario.client.measuring_conference and i == 0)
             self.vms.append(group)
             self.vnics.append(tx)

@@ -5,10 +5,11 @@ entitlement (its group's shares split over the group's worlds, normalised to
 1000 shares, so virtual time is "seconds at normal shares"). The eligible
 ready world with the lowest virtual time runs next; worlds of a group still
 owed its reservation in the current period come first. A waking world's
-virtual time is pulled up to ``wake_credit`` below the machine's virtual
-clock, so a long sleeper cannot hoard credit but a short one keeps priority;
-it preempts the running world with the highest virtual time if that one is
-ahead by more than ``wake_granularity``.
+virtual time is pulled up to ``wake_credit`` below the virtual clock, the
+lowest virtual time among the worlds that are running or ready (never moving
+back), so a long sleeper cannot hoard credit but a sleeper is still served
+ahead of the worlds that kept running; it preempts the running world with the
+highest virtual time if that one is ahead by more than ``wake_granularity``.
 """
 
 REFERENCE_SHARES = 1000.0
@@ -20,6 +21,7 @@ class ProportionalShare:
     def __init__(self, wake_credit=0.001, wake_granularity=0.001):
         self.wake_credit = wake_credit
         self.wake_granularity = wake_granularity
+        self.vclock = 0.0
 
     def charge(self, machine, world, occupancy):
         world.vtime += occupancy * REFERENCE_SHARES / world.share
@@ -32,9 +34,25 @@ class ProportionalShare:
                 and machine.group_period_used(group, now) < group.reservation * machine.period)
 
     def on_wake(self, machine, world):
-        floor = machine.vclock - self.wake_credit
+        floor = self._virtual_clock(machine) - self.wake_credit
         if world.vtime < floor:
             world.vtime = floor
+
+    def _virtual_clock(self, machine):
+        """The lowest virtual time of the runnable worlds, kept monotone."""
+        now = machine.env.now
+        lowest = None
+        for running in machine.lcpu_world:
+            if running is not None:
+                vtime = running.vtime + (now - running.run_start) * REFERENCE_SHARES / running.share
+                if lowest is None or vtime < lowest:
+                    lowest = vtime
+        for ready in machine.ready:
+            if lowest is None or ready.vtime < lowest:
+                lowest = ready.vtime
+        if lowest is not None and lowest > self.vclock:
+            self.vclock = lowest
+        return self.vclock
 
     def pick(self, machine, ready, lcpu):
         if not machine.reservations:
