@@ -128,7 +128,7 @@ def test_unknown_codec_in_workload_model_names_params_codec(models_copy):
 
 def test_host_model_bounds_are_checked(models_copy):
     path = models_copy / "hosts" / "dell_r710_x5690.toml"
-    edit(path, "value = 0.62", "value = 1.5")
+    edit(path, "value = 0.75", "value = 1.5")
     err = load_error([], models_dir=models_copy)
     assert err.where == "params.ht_rate"
 
