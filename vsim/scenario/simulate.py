@@ -15,7 +15,7 @@ import simpy
 from vsim.cpu.machine import Machine
 from vsim.cpu.policies import make_policy
 from vsim.cpu.topology import Topology
-from vsim.cpu.world import COSTOP, Group, World
+from vsim.cpu.world import COSTOP, READY, Group, World
 from vsim.core.rng import RandomStreams
 from vsim.core.units import to_ms
 from vsim.guest.measuring_client import MeasuringClient
@@ -77,7 +77,7 @@ class Simulation:
         return {
             "lcpu_busy": np.array(self.machine.lcpu_utilisation(now)) * now,
             "core_busy": np.array(self.machine.core_utilisation(now)) * now,
-            "worlds": {w.name: (self._used(w, now), w.stall(now) - self._costop(w, now), self._costop(w, now))
+            "worlds": {w.name: (self._used(w, now), self._ready(w, now), self._costop(w, now))
                        for w in self.machine.worlds},
             "emitted": sum(s.emitted for s in self.servers),
             "ring_drops": sum(v.ring_drops for v in self.vnics),
@@ -89,6 +89,10 @@ class Simulation:
     @staticmethod
     def _used(world, now):
         return world.used + (now - world.run_start if world.lcpu is not None else 0.0)
+
+    @staticmethod
+    def _ready(world, now):
+        return world.ready_time + (now - world.t_state if world.state == READY else 0.0)
 
     @staticmethod
     def _costop(world, now):
