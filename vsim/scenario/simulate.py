@@ -24,12 +24,23 @@ from vsim.metrics.jitter import stream_jitter_samples
 from vsim.net.frames import frame_bytes, ip_bytes_for_rtp
 from vsim.net.uniform_fifo import UniformFifo
 from vsim.net.vnic_tx import VnicTransmit
+from vsim.scenario import uncontended
 
 
 class Simulation:
-    """One replication: the built model and the counters read at the end."""
+    """One replication: the built model and the counters read at the end.
 
-    def __init__(self, loaded, seed):
+    ``engine`` is ``"events"`` (the SimPy model), ``"uncontended"`` (the
+    closed form of ``vsim.scenario.uncontended``, only for hosts where no
+    world ever waits for a CPU) or ``"auto"``: the closed form where it
+    applies, since it gives the same packets and jitter, the events elsewhere.
+    """
+
+    ENGINES = ("auto", "events", "uncontended")
+
+    def __init__(self, loaded, seed, engine="auto"):
+        if engine not in self.ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(self.ENGINES)}, got {engine!r}")
         scenario = loaded.scenario
         m = {role: model.values for role, model in loaded.models.items()}
         self.scenario = scenario
@@ -71,6 +82,13 @@ class Simulation:
             self.vms.append(group)
             self.vnics.append(tx)
             self.servers.append(server)
+        fits = uncontended.applies(self.machine)
+        if engine == "uncontended" and not fits:
+            raise ValueError("the uncontended engine needs a whole core per world, no limits, "
+                             "reservations or affinity")
+        if engine == "auto":
+            engine = "uncontended" if fits else "events"
+        self.engine = engine
 
     def _snapshot(self):
         now = self.env.now
@@ -100,6 +118,9 @@ class Simulation:
 
     def run(self, duration, warmup):
         """Run to ``duration`` and summarise the window after ``warmup``."""
+        if self.engine == "uncontended":
+            start, end = uncontended.run(self, duration, warmup)
+            return self._summary(start, end, duration - warmup, warmup)
         for server in self.servers:
             server.start()
         self.env.run(until=warmup)
