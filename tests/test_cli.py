@@ -75,6 +75,21 @@ def test_run_without_json_prints_a_readable_summary(capsys):
     assert "jitter" in out and "esxtop PCPU UTIL" in out and "vm0" in out and "costop" in out
 
 
+def test_run_engines_agree_and_the_json_names_the_engine(capsys):
+    auto = json.loads(vsim(capsys, "run", CONFIG, *SHORT, "--json", "-")[1])
+    events = json.loads(vsim(capsys, "run", CONFIG, *SHORT, "--engine", "events", "--json", "-")[1])
+    assert auto["engine"] == "uncontended" and events["engine"] == "events"
+    assert auto["summary"]["jitter"] == events["summary"]["jitter"]
+
+
+def test_uncontended_engine_on_a_busy_host_is_a_one_line_error(capsys):
+    code, out, err = vsim(capsys, "run", CONFIG, *SHORT, "--set", "vm.instances=3",
+                          "--engine", "uncontended")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1
+    assert CONFIG in err and "--engine" in err and "15 worlds on 8 cores" in err
+
+
 def test_unknown_config_key_names_file_key_and_suggestion(capsys, config_with):
     path = config_with("instances = 1", "instanes = 1")
     code, _, err = vsim(capsys, "run", str(path), *SHORT)
@@ -123,7 +138,7 @@ def test_failed_run_leaves_existing_json_untouched(capsys, tmp_path, monkeypatch
     def crash(*args, **kwargs):
         raise RuntimeError("simulated crash")
 
-    monkeypatch.setattr(cli, "simulate", crash)
+    monkeypatch.setattr(cli.Simulation, "run", crash)
     code, _, err = vsim(capsys, "run", CONFIG, *SHORT, "--json", str(out))
     assert code == 1 and "Traceback" in err and "simulated crash" in err
     assert out.read_text() == "previous\n"

@@ -22,7 +22,7 @@ from vsim.experiments.reproduce import (QUICK, REPO, RunPlan, claim_rows, claims
 from vsim.scenario import schema
 from vsim.scenario.load import load_scenario
 from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
-from vsim.scenario.simulate import simulate
+from vsim.scenario.simulate import Simulation
 from vsim.scenario.toml_io import load_toml
 from vsim.scenario.typed import describe
 
@@ -74,6 +74,10 @@ def build_parser():
     run.add_argument("--duration", type=_bounded(float, 0, False), metavar="S",
                      help="simulated seconds (default: run.duration)")
     run.add_argument("--json", metavar="PATH|-", help="write the summary as JSON to PATH, or stdout for -")
+    run.add_argument("--engine", choices=Simulation.ENGINES, default="auto",
+                     help="events: the SimPy model; uncontended: the closed form for hosts where no "
+                          "world waits for a CPU (same packets); auto (default): the closed form where "
+                          "it applies")
     run.set_defaults(handler=_run)
 
     reproduce = commands.add_parser("reproduce", help="run the studies behind the paper claims")
@@ -130,12 +134,17 @@ def _run(args):
     run = loaded.scenario.run
     seed = run.seed if args.seed is None else args.seed
     duration = run.duration if args.duration is None else args.duration
-    summary = simulate(loaded, seed, duration=duration)
+    warmup = min(run.warmup, duration / 2)
+    try:
+        sim = Simulation(loaded, seed, engine=args.engine)
+    except ValueError as exc:
+        raise InputError(args.config, "--engine", str(exc)) from None
+    summary = sim.run(duration, warmup)
     if args.json is None:
-        print(_human_summary(loaded.scenario.name, args.config, seed, duration, summary))
+        print(_human_summary(loaded.scenario.name, args.config, seed, duration, sim.engine, summary))
         return
     doc = {"scenario": loaded.scenario.name, "config": args.config, "seed": seed,
-           "duration": duration, "summary": summary}
+           "duration": duration, "engine": sim.engine, "summary": summary}
     _emit(args.json, json.dumps(doc, indent=2, sort_keys=True) + "\n")
 
 
@@ -143,10 +152,10 @@ def _ms(value):
     return "n/a" if value is None else f"{value:.3f} ms"
 
 
-def _human_summary(name, config, seed, duration, summary):
+def _human_summary(name, config, seed, duration, engine, summary):
     jitter, voice, host = summary["jitter"], summary["voice"], summary["host"]
     lines = [
-        f"{name}  ({config}, seed {seed}, {duration:g} s)",
+        f"{name}  ({config}, seed {seed}, {duration:g} s, {engine} engine)",
         f"jitter     mean {_ms(jitter['mean_ms'])}  p99 {_ms(jitter['p99_ms'])}  "
         f"({jitter['samples']} samples)",
         f"voice      loss {100 * voice['loss_fraction']:.3f}%  {voice['packet_rate_pps']:.0f} packets/s  "

@@ -117,7 +117,7 @@ def test_applies_counts_cores_not_threads():
 
 
 def test_asking_for_the_closed_form_on_a_contended_host_is_an_error():
-    with pytest.raises(ValueError, match="whole core per world"):
+    with pytest.raises(ValueError, match="60 worlds on 8 cores"):
         Simulation(scenario("vm.instances=12"), 1, engine="uncontended")
     with pytest.raises(ValueError, match="engine must be one of"):
         Simulation(scenario("vm.instances=1"), 1, engine="fluid")

@@ -84,8 +84,9 @@ class Simulation:
             self.servers.append(server)
         fits = uncontended.applies(self.machine)
         if engine == "uncontended" and not fits:
-            raise ValueError("the uncontended engine needs a whole core per world, no limits, "
-                             "reservations or affinity")
+            raise ValueError(f"expected a whole core per world and no limits, reservations or "
+                             f"affinity for the uncontended engine; this host runs "
+                             f"{len(self.machine.worlds)} worlds on {self.topology.cores} cores")
         if engine == "auto":
             engine = "uncontended" if fits else "events"
         self.engine = engine
