@@ -253,6 +253,38 @@ def test_waking_world_prefers_a_whole_idle_core():
     assert all(w.rate == 1.0 for w in host.worlds())
 
 
+def test_a_world_woken_by_a_completing_world_takes_the_wakers_cpu():
+    """The waker goes idle as it wakes the other: the wakee runs on the freed CPU
+    at once, and the hog on the other CPU is not preempted although it is far
+    ahead in virtual time."""
+    host = Host(1, 2, 1, 1.0)
+    hog, waker, wakee = host.group("hog", 1), host.group("waker", 1), host.group("wakee", 1)
+    host.cpu_bound(hog)
+    started = []  # (wakee's CPU, waker's CPU, hog's CPU) just after each wakeup
+
+    def wakee_done(world):
+        return None
+
+    def waker_done(world):
+        host.machine.submit(wakee.worlds[0], 0.002, wakee_done)
+        host.env.timeout(0).callbacks.append(
+            lambda _e: started.append((wakee.worlds[0].lcpu, world.last_lcpu, hog.worlds[0].lcpu)))
+        return None
+
+    def wake(_event=None):
+        if waker.worlds[0].state == IDLE and wakee.worlds[0].state == IDLE:
+            host.machine.submit(waker.worlds[0], 0.001, waker_done)
+        host.env.timeout(0.01).callbacks.append(wake)
+
+    host.env.timeout(0.5).callbacks.append(wake)
+    host.run(1.0)
+    assert len(started) > 40
+    assert hog.worlds[0].ready_time == 0.0 and wakee.worlds[0].ready_time == 0.0
+    # the wakee runs where the waker ran, and the hog never moves
+    assert all(wakee_cpu == waker_cpu for wakee_cpu, waker_cpu, _ in started)
+    assert len({hog_cpu for _, _, hog_cpu in started}) == 1
+
+
 # -------------------------------------------------------------------- shares
 def test_shares_two_to_one_on_one_logical_cpu():
     host = Host(1, 1, 1, 1.0)

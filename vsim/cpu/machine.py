@@ -14,6 +14,11 @@ Features handled here because every policy shares them:
 - Reservations and limits, accounted over periods of ``period`` seconds: a
   group below its reservation in the current period is served first; a group
   that used its limit is throttled until the next period.
+- Sync wakeups: a world woken by the completion handler of a running world
+  (a vCPU's last act in a tick is to hand its frames to the vNIC, whose
+  transmit world wakes) is placed once the waker has released its CPU, when
+  the waker goes idle: the waker's CPU is free for it, so it need not preempt
+  anyone (as Linux places a synchronous wakee on the waker's CPU).
 - Relaxed co-scheduling: a world that runs while a sibling of its group waits
   accumulates skew; past ``costop_threshold`` it is co-stopped until no
   sibling is left waiting. Idle siblings never cause skew.
@@ -53,6 +58,8 @@ class Machine:
         self.worlds = []
         self.groups = []
         self.ht_rate = topology.ht_rate
+        self._completing = None
+        self._woken_by_completion = []
         self._cosched_busy = False
         self._cosched_pending = []
         self._periodic = False
@@ -87,6 +94,9 @@ class Machine:
         self.policy.on_wake(self, world)
         if world.group.cosched and self._skewed_on_wake(world):
             self._set_state(world, COSTOP)
+            return
+        if self._completing is not None:
+            self._woken_by_completion.append(world)
             return
         self._place(world)
 
@@ -235,23 +245,23 @@ class Machine:
             self._schedule_completion(world)
             return
         world.work = 0.0
-        more = world.on_done(world)
-        if world.state != RUN:
-            # The completion handler woke another world that took this CPU.
-            if more is not None:
-                world.work = more
-            else:
-                if world in self.ready:
-                    self.ready.remove(world)
-                self._set_state(world, IDLE)
-            return
+        self._completing = world
+        try:
+            more = world.on_done(world)
+        finally:
+            self._completing = None
+        woken, self._woken_by_completion = self._woken_by_completion, []
         if more is not None:
             world.work = more
             self._schedule_completion(world)
-            return
-        lcpu = world.lcpu
-        self._stop(world, IDLE)
-        self._dispatch(lcpu)
+        else:
+            lcpu = world.lcpu
+            self._stop(world, IDLE)
+        for other in woken:
+            if other.state == READY and other not in self.ready:
+                self._place(other)
+        if more is None:
+            self._dispatch(lcpu)
 
     def _charge(self, world, now):
         """Book the occupancy since the last accounting mark."""
