@@ -242,6 +242,32 @@ def test_ht_rate_applies_only_while_the_sibling_is_busy():
     assert pa == pytest.approx(2.0 * 1.0 + 2.0 * h, rel=1e-6)
 
 
+class RateViolation(AssertionError):
+    pass
+
+
+@settings(max_examples=30, **SLOW)
+@given(hosts, group_specs)
+def test_every_running_world_runs_at_the_speed_its_sibling_allows(host_spec, specs):
+    """At any moment a running world's rate is ht_rate if its sibling thread is busy, else 1."""
+    host = build(host_spec, specs)
+    machine = host.machine
+
+    def probe():
+        for lcpu, world in enumerate(machine.lcpu_world):
+            if world is None:
+                continue
+            s = machine.sibling[lcpu]
+            paired = s is not None and machine.lcpu_world[s] is not None
+            expected = host.topology.ht_rate if paired else 1.0
+            if world.rate != expected:
+                raise RateViolation(f"t={host.now:.6f}: {world.name} on {lcpu} runs at {world.rate}, "
+                                    f"expected {expected}")
+
+    sample_every(host, 0.0003, probe)
+    host.run(0.5)
+
+
 def test_waking_world_prefers_a_whole_idle_core():
     host = Host(1, 2, 2, 0.62)
     a, b = host.group("a", 1), host.group("b", 1)

@@ -175,6 +175,8 @@ class Machine:
             group = world.group
             if self.cosched_on and group.cosched and len(group.worlds) > 1:
                 self._cosched_update(group)
+            if lcpu is not None:
+                self._refresh_sibling(lcpu)
             return
         self._start(world, lcpu)
 
@@ -199,7 +201,8 @@ class Machine:
         other = lcpu_world[s] if s is not None else None
         if other is not None:
             world.rate = self.ht_rate
-            self._change_rate(other, self.ht_rate)
+            if other.rate != self.ht_rate:
+                self._change_rate(other, self.ht_rate)
         else:
             world.rate = 1.0
         self._schedule_completion(world)
@@ -262,6 +265,7 @@ class Machine:
                 self._place(other)
         if more is None:
             self._dispatch(lcpu)
+            self._refresh_sibling(lcpu)
 
     def _charge(self, world, now):
         """Book the occupancy since the last accounting mark."""
@@ -276,6 +280,11 @@ class Machine:
 
         A world stopped into READY joins the ready queue at once, before any
         co-scheduling reaction can hand out a CPU, so it is never overlooked.
+        The hyper-thread sibling keeps its paired speed for now: the caller
+        usually refills the CPU in the same instant, and a pairing that ends
+        and starts again in one instant changes nobody's progress. The caller
+        finishes with ``_refresh_sibling``, which speeds the sibling up if the
+        CPU stayed idle.
         """
         now = self.env.now
         self._settle(world, now)
@@ -293,15 +302,20 @@ class Machine:
         self._set_state(world, state)
         if state == READY:
             self.ready.append(world)
-        s = self.sibling[lcpu]
-        other = self.lcpu_world[s] if s is not None else None
-        if other is not None:
-            self._change_rate(other, 1.0)
         group = world.group
         if group.limit < math.inf:
             self._arm_limit(group)
         if state == READY and self.cosched_on and group.cosched and len(group.worlds) > 1:
             self._cosched_update(group)
+
+    def _refresh_sibling(self, lcpu):
+        """After a stop on ``lcpu``: if it is still idle, its sibling runs alone again."""
+        s = self.sibling[lcpu]
+        if s is None or self.lcpu_world[lcpu] is not None:
+            return
+        other = self.lcpu_world[s]
+        if other is not None and other.rate != 1.0:
+            self._change_rate(other, 1.0)
 
     def _dispatch(self, lcpu):
         """Fill a free logical CPU with the policy's choice among eligible ready worlds."""
@@ -374,6 +388,7 @@ class Machine:
                 lcpu = world.lcpu
                 self._stop(world, READY)
                 self._dispatch(lcpu)
+                self._refresh_sibling(lcpu)
 
     def _period_boundary(self, _event):
         now = self.env.now
@@ -422,6 +437,7 @@ class Machine:
             return
         self.ready.append(world)
         self._dispatch(lcpu)
+        self._refresh_sibling(lcpu)
 
     # ------------------------------------------------ relaxed co-scheduling
     def _skewed_on_wake(self, world):
@@ -482,6 +498,7 @@ class Machine:
                 lcpu = world.lcpu
                 self._stop(world, COSTOP)
                 self._dispatch(lcpu)
+                self._refresh_sibling(lcpu)
             elif gap < soonest:
                 soonest = gap
         due = now + soonest
