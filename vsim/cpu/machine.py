@@ -27,6 +27,8 @@ Features handled here because every policy shares them:
 import math
 from functools import partial
 
+from simpy.events import Timeout
+
 from vsim.cpu.world import COSTOP, IDLE, READY, RUN
 
 
@@ -76,7 +78,7 @@ class Machine:
             self._after(self.period, self._period_boundary)
 
     def _after(self, delay, callback):
-        self.env.timeout(delay).callbacks.append(callback)
+        Timeout(self.env, delay).callbacks.append(callback)
 
     # --------------------------------------------------------------- workload
     def submit(self, world, work, on_done):
@@ -444,10 +446,12 @@ class Machine:
         if not self.cosched_on or len(world.group.worlds) < 2:
             return False
         now = self.env.now
-        own = world.stall(now)
-        return any(w.state == READY and not w.throttled
-                   and w.stall(now) - own >= self.costop_threshold
-                   for w in world.group.worlds if w is not world)
+        limit = world.stall(now) + self.costop_threshold
+        for sibling in world.group.worlds:
+            if (sibling.state == READY and not sibling.throttled
+                    and sibling.ready_time + sibling.costop_time + now - sibling.t_state >= limit):
+                return True
+        return False
 
     def _cosched_update(self, group):
         for world in group.worlds:

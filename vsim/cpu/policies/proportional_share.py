@@ -12,6 +12,8 @@ ahead of the worlds that kept running; it preempts the running world with the
 highest virtual time if that one is ahead by more than ``wake_granularity``.
 """
 
+import math
+
 REFERENCE_SHARES = 1000.0
 
 
@@ -41,16 +43,16 @@ class ProportionalShare:
     def _virtual_clock(self, machine):
         """The lowest virtual time of the runnable worlds, kept monotone."""
         now = machine.env.now
-        lowest = None
+        lowest = math.inf
         for running in machine.lcpu_world:
             if running is not None:
                 vtime = running.vtime + (now - running.run_start) * REFERENCE_SHARES / running.share
-                if lowest is None or vtime < lowest:
+                if vtime < lowest:
                     lowest = vtime
         for ready in machine.ready:
-            if lowest is None or ready.vtime < lowest:
+            if ready.vtime < lowest:
                 lowest = ready.vtime
-        if lowest is not None and lowest > self.vclock:
+        if self.vclock < lowest < math.inf:
             self.vclock = lowest
         return self.vclock
 
