@@ -42,20 +42,8 @@ class VnicTransmit:
 
     def post(self, now, count, measured_tick, send_time):
         """The guest posts ``count`` frames; ``measured_tick`` marks the measuring streams."""
-        self.posted += count
-        room = self.ring_size - self.in_ring
-        accepted = min(count, max(room, 0))
-        if accepted < count:
-            self.ring_drops += count - accepted
-        if measured_tick is not None:
-            self.recorder.sent(measured_tick, send_time, count)
-            if accepted < count:
-                self.recorder.lost(measured_tick, accepted, count)
-        if accepted == 0:
+        if not self.accept(count, measured_tick, send_time):
             return
-        self.pending.append((accepted, measured_tick))
-        self.pending_frames += accepted
-        self.in_ring += accepted
         if self.world.state == IDLE and not self.wake_armed:
             wait = self.last_wake + self.min_gap - now
             if wait > 0:
@@ -64,14 +52,31 @@ class VnicTransmit:
             else:
                 self._wake()
 
+    def accept(self, count, measured_tick, send_time):
+        """Put what fits of ``count`` posted frames in the ring; return how many fit."""
+        self.posted += count
+        accepted = min(count, max(self.ring_size - self.in_ring, 0))
+        if accepted < count:
+            self.ring_drops += count - accepted
+        if measured_tick is not None:
+            self.recorder.sent(measured_tick, send_time, count)
+            if accepted < count:
+                self.recorder.lost(measured_tick, accepted, count)
+        if accepted:
+            self.pending.append((accepted, measured_tick))
+            self.pending_frames += accepted
+            self.in_ring += accepted
+        return accepted
+
     def _wake(self, _event=None):
         self.wake_armed = False
         if self.world.state != IDLE or not self.pending:
             return
         self.last_wake = self.env.now
-        self.machine.submit(self.world, self._take_job(), self._job_done)
+        self.machine.submit(self.world, self.take_job(), self._job_done)
 
-    def _take_job(self):
+    def take_job(self):
+        """Move the ring's pending frames into a job; return its work in core-seconds."""
         self.job = list(self.pending)
         self.pending.clear()
         work = self.pending_frames * self.cost_per_frame
@@ -87,5 +92,5 @@ class VnicTransmit:
                 self.recorder.departed(measured_tick, first, spacing, accepted, count)
         self.job = []
         if self.pending:
-            return self._take_job()
+            return self.take_job()
         return None

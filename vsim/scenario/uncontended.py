@@ -23,7 +23,7 @@ each world on a core of its own, in the order the host lists them; the event
 engine may move a world between idle cores, which changes no total.
 """
 
-import heapq
+import gc
 import math
 
 import numpy as np
@@ -43,9 +43,17 @@ class _Timeline:
 
     def __init__(self):
         self.busy = {}
-        self.emitted = []
-        self.ring_drops = []
-        self.uplink = []
+        self.emitted = ([], [])
+        self.ring_drops = ([], [])
+        self.uplink_at = {}
+
+    @staticmethod
+    def _before(events, t):
+        """Sum of the counts of events (times, counts) strictly before ``t``."""
+        times, counts = events
+        if not times:
+            return 0
+        return int(np.asarray(counts)[np.asarray(times) < t].sum())
 
     def snapshot(self, sim, t):
         machine = sim.machine
@@ -59,20 +67,13 @@ class _Timeline:
             worlds[world.name] = (used, 0.0, 0.0)
             lcpu_busy[index * topology.threads_per_core] = used
             core_busy[index] = used
-        sent = dropped = 0
-        busy = 0.0
-        for offer_time, accepted, lost, service in self.uplink:
-            if offer_time >= t:
-                break
-            sent += accepted
-            dropped += lost
-            busy += service
+        sent, dropped, busy = self.uplink_at[t]
         return {
             "lcpu_busy": lcpu_busy,
             "core_busy": core_busy,
             "worlds": worlds,
-            "emitted": sum(count for when, count in self.emitted if when < t),
-            "ring_drops": sum(count for when, count in self.ring_drops if when < t),
+            "emitted": self._before(self.emitted, t),
+            "ring_drops": self._before(self.ring_drops, t),
             "uplink_sent": sent,
             "uplink_dropped": dropped,
             "uplink_busy": busy,
@@ -80,26 +81,49 @@ class _Timeline:
 
 
 def run(sim, duration, warmup):
-    """Run ``sim`` (a ``Simulation``) to ``duration``: (snapshot at warmup, snapshot at end)."""
+    """Run ``sim`` (a ``Simulation``) to ``duration``: (snapshot at warmup, snapshot at end).
+
+    The recursions allocate tens of thousands of small tuples and no reference
+    cycles, so the cyclic garbage collector is paused while they run (it would
+    otherwise walk every object the process holds, several times a run).
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _run(sim, duration, warmup)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _run(sim, duration, warmup):
     timeline = _Timeline()
     bursts = []
     for vm_index, (server, vnic) in enumerate(zip(sim.servers, sim.vnics)):
         posts = []
         for worker_index, worker in enumerate(server.workers):
             posts.extend(_worker_posts(server, worker, worker_index, duration, timeline))
-        posts.sort(key=lambda post: (post[0], post[1]))
+        posts.sort()  # by time, then worker; the pair is unique
         server.emitted = sum(post[2] for post in posts)
-        timeline.emitted.extend((post[0], post[2]) for post in posts)
-        for when, count, measured_tick in _transmit(vnic, posts, duration, timeline):
-            bursts.append((when, vm_index, count, measured_tick))
-    bursts.sort(key=lambda burst: (burst[0], burst[1]))
+        timeline.emitted[0].extend(post[0] for post in posts)
+        timeline.emitted[1].extend(post[2] for post in posts)
+        for order, (when, count, measured_tick) in enumerate(_transmit(vnic, posts, duration, timeline)):
+            bursts.append((when, vm_index, order, count, measured_tick))
+    bursts.sort()  # by time, then VM, then the VM's own order; the triple is unique
     uplink, recorder = sim.uplink, sim.client
-    for when, _, count, measured_tick in bursts:
+    for when, _, _, count, measured_tick in bursts:
+        if warmup not in timeline.uplink_at and when >= warmup:
+            timeline.uplink_at[warmup] = _counters(uplink)
         accepted, first, spacing = uplink.offer_burst(when, count)
-        timeline.uplink.append((when, accepted, count - accepted, accepted * uplink.service))
         if measured_tick is not None:
             recorder.departed(measured_tick, first, spacing, accepted, count)
+    timeline.uplink_at.setdefault(warmup, _counters(uplink))
+    timeline.uplink_at[duration] = _counters(uplink)
     return timeline.snapshot(sim, warmup), timeline.snapshot(sim, duration)
+
+
+def _counters(uplink):
+    return uplink.sent, uplink.dropped, uplink.busy_time
 
 
 def _worker_posts(server, worker, worker_index, duration, timeline):
@@ -140,74 +164,70 @@ def _worker_posts(server, worker, worker_index, duration, timeline):
 
 
 def _transmit(vnic, posts, duration, timeline):
-    """The transmit world's jobs for the VM's posts: a list of (end, frames, measured tick) bursts.
+    """The transmit world's jobs for the VM's posts: a list of (end, frames, measured tick) bursts."""
+    world = _TransmitWorld(vnic)
+    for now, _, count, measured_tick, send_time in posts:
+        world.advance(now)
+        world.post(now, count, measured_tick, send_time, timeline)
+    world.advance(duration)
+    timeline.busy[vnic.world.name] = (np.asarray(world.starts),
+                                      np.minimum(np.asarray(world.ends), duration))
+    return world.bursts
 
-    A state machine over the posts in time order; between two posts it plays
-    the world's own events (job ends, follow-on jobs, rate-limited wakeups).
+
+class _TransmitWorld:
+    """A ``VnicTransmit`` whose hypervisor world always has a core of its own.
+
+    The ring and its bookkeeping are the vNIC's own (``accept``,
+    ``take_job``); this class plays what the event engine's scheduler would:
+    ``post`` is the guest's post, ``advance`` plays the world's job ends and
+    rate-limited wakeups up to a time.
     """
-    recorder = vnic.recorder
-    cost, ring, gap = vnic.cost_per_frame, vnic.ring_size, vnic.min_gap
-    pending = []
-    pending_frames = in_ring = 0
-    running_until = timer_at = None
-    job = []
-    last_wake = -math.inf
-    starts, ends, out = [], [], []
-    posted = 0
-    for now, _, count, measured_tick, send_time in posts + [(duration, 0, 0, None, None)]:
-        # the world's own events before this post
+
+    def __init__(self, vnic):
+        self.vnic = vnic
+        self.running_until = None
+        self.timer_at = None
+        self.starts, self.ends, self.bursts = [], [], []
+
+    def _start_job(self, now):
+        self.starts.append(now)
+        self.running_until = now + self.vnic.take_job()
+        self.ends.append(self.running_until)
+
+    def advance(self, limit):
+        """Play the world's job ends and timer wakeups that fall before ``limit``."""
+        vnic = self.vnic
         while True:
-            if running_until is not None and running_until < now and (
+            running_until, timer_at = self.running_until, self.timer_at
+            if running_until is not None and running_until < limit and (
                     timer_at is None or running_until <= timer_at):
-                done = running_until
-                for frames, tick in job:
-                    in_ring -= frames
-                    out.append((done, frames, tick))
-                running_until = None
-                if pending:
-                    job, pending = pending, []
-                    starts.append(done)
-                    running_until = done + pending_frames * cost
-                    ends.append(running_until)
-                    pending_frames = 0
-            elif timer_at is not None and timer_at < now:
-                woke, timer_at = timer_at, None
-                if running_until is None and pending:
-                    last_wake = woke
-                    job, pending = pending, []
-                    starts.append(woke)
-                    running_until = woke + pending_frames * cost
-                    ends.append(running_until)
-                    pending_frames = 0
+                for frames, tick in vnic.job:
+                    vnic.in_ring -= frames
+                    self.bursts.append((running_until, frames, tick))
+                vnic.job = []
+                self.running_until = None
+                if vnic.pending:
+                    self._start_job(running_until)
+            elif timer_at is not None and timer_at < limit:
+                self.timer_at = None
+                if running_until is None and vnic.pending:
+                    vnic.last_wake = timer_at
+                    self._start_job(timer_at)
             else:
-                break
-        if count == 0:
-            continue
-        posted += count
-        accepted = min(count, max(ring - in_ring, 0))
+                return
+
+    def post(self, now, count, measured_tick, send_time, timeline):
+        """The guest posts ``count`` frames at ``now``."""
+        vnic = self.vnic
+        accepted = vnic.accept(count, measured_tick, send_time)
         if accepted < count:
-            vnic.ring_drops += count - accepted
-            timeline.ring_drops.append((now, count - accepted))
-        if measured_tick is not None:
-            recorder.sent(measured_tick, send_time, count)
-            if accepted < count:
-                recorder.lost(measured_tick, accepted, count)
-        if accepted == 0:
-            continue
-        pending.append((accepted, measured_tick))
-        pending_frames += accepted
-        in_ring += accepted
-        if running_until is None and timer_at is None:
-            wait = last_wake + gap - now
+            timeline.ring_drops[0].append(now)
+            timeline.ring_drops[1].append(count - accepted)
+        if accepted and self.running_until is None and self.timer_at is None:
+            wait = vnic.last_wake + vnic.min_gap - now
             if wait > 0:
-                timer_at = now + wait
+                self.timer_at = now + wait
             else:
-                last_wake = now
-                job, pending = pending, []
-                starts.append(now)
-                running_until = now + pending_frames * cost
-                ends.append(running_until)
-                pending_frames = 0
-    vnic.posted += posted
-    timeline.busy[vnic.world.name] = (np.asarray(starts), np.minimum(np.asarray(ends), duration))
-    return out
+                vnic.last_wake = now
+                self._start_job(now)
