@@ -44,14 +44,15 @@ class ProportionalShare:
         """The lowest virtual time of the runnable worlds, kept monotone."""
         now = machine.env.now
         lowest = math.inf
-        for running in machine.lcpu_world:
-            if running is not None:
-                vtime = running.vtime + (now - running.run_start) * REFERENCE_SHARES / running.share
-                if vtime < lowest:
-                    lowest = vtime
         for ready in machine.ready:
             if ready.vtime < lowest:
                 lowest = ready.vtime
+        for running in machine.lcpu_world:
+            # a running world's virtual time only grows from its charged value
+            if running is not None and running.vtime < lowest:
+                vtime = running.vtime + (now - running.run_start) * REFERENCE_SHARES / running.share
+                if vtime < lowest:
+                    lowest = vtime
         if self.vclock < lowest < math.inf:
             self.vclock = lowest
         return self.vclock
