@@ -52,6 +52,7 @@ import simpy
 from vsim.metrics.jitter import stream_jitter_samples
 from vsim.net.frames import ip_bytes_for_rtp, serialization_time
 from vsim.scenario.load import load_scenario
+from vsim.scenario.simulate import default_warmup
 
 MS = 1e3
 
@@ -264,7 +265,7 @@ def run_naive(loaded, seed, duration=None, warmup=None):
     check_uncontended(loaded)
     run = loaded.scenario.run
     duration = run.duration if duration is None else duration
-    warmup = min(run.warmup, duration / 2) if warmup is None else warmup
+    warmup = default_warmup(run, duration) if warmup is None else warmup
     m = {role: model.values for role, model in loaded.models.items()}
     vnic_model, nic = m["vnic"], m["nic"]
     env = simpy.Environment()

@@ -22,7 +22,7 @@ from vsim.experiments.reproduce import (QUICK, REPO, RunPlan, claim_rows, claims
 from vsim.scenario import schema
 from vsim.scenario.load import load_scenario
 from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
-from vsim.scenario.simulate import Simulation
+from vsim.scenario.simulate import Simulation, default_warmup
 from vsim.scenario.toml_io import load_toml
 from vsim.scenario.typed import describe
 
@@ -134,7 +134,7 @@ def _run(args):
     run = loaded.scenario.run
     seed = run.seed if args.seed is None else args.seed
     duration = run.duration if args.duration is None else args.duration
-    warmup = min(run.warmup, duration / 2)
+    warmup = default_warmup(run, duration)
     try:
         sim = Simulation(loaded, seed, engine=args.engine)
     except ValueError as exc:

@@ -101,36 +101,23 @@ def test_model_param_without_provenance_names_file_and_param(models_copy):
     assert "source" in err.expected and "fitted_to" in err.expected
 
 
-def test_model_param_with_both_provenances_is_rejected(models_copy):
-    path = models_copy / "hosts" / "dell_r710_x5690.toml"
-    edit(path, 'source = "voip-vsphere5, Table 1 (4 cores per socket)"',
-         'source = "voip-vsphere5, Table 1"\nfitted_to = ["x"]')
+@pytest.mark.parametrize("model, old, new, where", [
+    # both provenances on one parameter
+    ("hosts/dell_r710_x5690", 'source = "voip-vsphere5, Table 1 (4 cores per socket)"',
+     'source = "voip-vsphere5, Table 1"\nfitted_to = ["x"]', "params.cores_per_socket"),
+    # a value of the wrong type
+    ("vnics/vmxnet3", "value = 512", 'value = "512"', "params.tx_ring"),
+    # a codec model that does not exist
+    ("workloads/vmcd_g729", 'value = "codecs/g729"', 'value = "codecs/opus"', "params.codec"),
+    # a value out of its bounds
+    ("hosts/dell_r710_x5690", "value = 0.75", "value = 1.5", "params.ht_rate"),
+])
+def test_bad_model_parameter_names_file_and_param(models_copy, model, old, new, where):
+    path = models_copy / f"{model}.toml"
+    edit(path, old, new)
     err = load_error([], models_dir=models_copy)
     assert err.source == str(path)
-    assert err.where == "params.cores_per_socket"
-
-
-def test_model_value_of_wrong_type_names_the_param(models_copy):
-    path = models_copy / "vnics" / "vmxnet3.toml"
-    edit(path, "value = 512", 'value = "512"')
-    err = load_error([], models_dir=models_copy)
-    assert err.source == str(path)
-    assert err.where == "params.tx_ring"
-
-
-def test_unknown_codec_in_workload_model_names_params_codec(models_copy):
-    path = models_copy / "workloads" / "vmcd_g729.toml"
-    edit(path, 'value = "codecs/g729"', 'value = "codecs/opus"')
-    err = load_error([], models_dir=models_copy)
-    assert err.where == "params.codec"
-    assert err.source == str(path)
-
-
-def test_host_model_bounds_are_checked(models_copy):
-    path = models_copy / "hosts" / "dell_r710_x5690.toml"
-    edit(path, "value = 0.75", "value = 1.5")
-    err = load_error([], models_dir=models_copy)
-    assert err.where == "params.ht_rate"
+    assert err.where == where
 
 
 # ------------------------------------------------- overrides of wrong type

@@ -262,9 +262,8 @@ class Machine:
         else:
             lcpu = world.lcpu
             self._stop(world, IDLE)
-        for other in woken:
-            if other.state == READY and other not in self.ready:
-                self._place(other)
+        for other in woken:  # READY and unplaced: nothing runs between the wake and here
+            self._place(other)
         if more is None:
             self._dispatch(lcpu)
             self._refresh_sibling(lcpu)

@@ -17,6 +17,7 @@ from vsim.core.errors import InputError
 from vsim.experiments import voip_vsphere5
 from vsim.experiments.comparison import Row, write_comparison
 from vsim.scenario.load import load_scenario
+from vsim.scenario.simulate import default_warmup
 from vsim.sweep.executor import Sweep, run_tasks, sweep_tasks
 
 REPO = Path(__file__).resolve().parents[2]
@@ -34,7 +35,7 @@ class RunPlan:
     def resolve(self, run):
         """(duration, warmup, replications) for a config's ``[run]`` table."""
         duration = run.duration if self.duration is None else self.duration
-        warmup = min(run.warmup, duration / 2) if self.warmup is None else self.warmup
+        warmup = default_warmup(run, duration) if self.warmup is None else self.warmup
         replications = run.replications if self.replications is None else self.replications
         return duration, warmup, replications
 

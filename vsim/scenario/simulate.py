@@ -182,9 +182,14 @@ class Simulation:
         }
 
 
+def default_warmup(run, duration):
+    """The warm-up a ``[run]`` table asks for, at most half of ``duration``."""
+    return min(run.warmup, duration / 2)
+
+
 def simulate(loaded, seed, duration=None, warmup=None):
     """Run one replication of ``loaded`` with ``seed``; return its summary dict."""
     run = loaded.scenario.run
     duration = run.duration if duration is None else duration
-    warmup = min(run.warmup, duration / 2) if warmup is None else warmup
+    warmup = default_warmup(run, duration) if warmup is None else warmup
     return Simulation(loaded, seed).run(duration, warmup)
