@@ -69,9 +69,12 @@ class Machine:
 
     # ------------------------------------------------------------------ setup
     def add_group(self, group):
-        """Register a VM (or hypervisor group) and its worlds."""
+        """Register a VM (or hypervisor group) once all its worlds are in it."""
         self.groups.append(group)
         self.worlds.extend(group.worlds)
+        group.skew_tracked = self.cosched_on and group.cosched and len(group.worlds) > 1
+        for world in group.worlds:
+            world.on_due = partial(self._complete, world)
         self.reservations = self.reservations or group.reservation > 0
         if (group.limit < math.inf or group.reservation > 0) and not self._periodic:
             self._periodic = True
@@ -94,7 +97,7 @@ class Machine:
         world.on_done = on_done
         self._set_state(world, READY)
         self.policy.on_wake(self, world)
-        if world.group.cosched and self._skewed_on_wake(world):
+        if world.group.skew_tracked and self._skewed_on_wake(world):
             self._set_state(world, COSTOP)
             return
         if self._completing is not None:
@@ -104,18 +107,27 @@ class Machine:
 
     # ------------------------------------------------------------- accounting
     def _set_state(self, world, state):
-        now = self.env.now
+        """Move ``world`` to ``state``, booking the time spent in the old one.
+
+        ``group.waiting`` counts the group's worlds that are ready or
+        co-stopped, so co-scheduling can tell at once whether anyone lags.
+        """
+        now = self.env._now
         old = world.state
         if old == READY:
             world.ready_time += now - world.t_state
+            world.group.waiting -= 1
         elif old == COSTOP:
             world.costop_time += now - world.t_state
+            world.group.waiting -= 1
+        if state == READY or state == COSTOP:
+            world.group.waiting += 1
         world.state = state
         world.t_state = now
 
     def lcpu_utilisation(self, now=None):
         """Fraction of time each logical CPU was busy (esxtop PCPU UTIL)."""
-        now = self.env.now if now is None else now
+        now = self.env._now if now is None else now
         out = []
         for i, busy in enumerate(self.lcpu_busy):
             if self.lcpu_world[i] is not None:
@@ -125,7 +137,7 @@ class Machine:
 
     def core_utilisation(self, now=None):
         """Fraction of time each core had at least one busy thread (esxtop CORE UTIL)."""
-        now = self.env.now if now is None else now
+        now = self.env._now if now is None else now
         out = []
         for c, busy in enumerate(self.core_busy):
             if self.core_count[c]:
@@ -175,7 +187,7 @@ class Machine:
             self.ready.append(world)
             self._arm_all_quanta()
             group = world.group
-            if self.cosched_on and group.cosched and len(group.worlds) > 1:
+            if group.skew_tracked and group.waiting:
                 self._cosched_update(group)
             if lcpu is not None:
                 self._refresh_sibling(lcpu)
@@ -184,8 +196,17 @@ class Machine:
 
     # ------------------------------------------------------------- run / stop
     def _start(self, world, lcpu):
-        now = self.env.now
-        self._set_state(world, RUN)
+        now = self.env._now
+        group = world.group
+        old = world.state  # READY, or COSTOP on a co-start
+        if old == READY:
+            world.ready_time += now - world.t_state
+            group.waiting -= 1
+        elif old == COSTOP:
+            world.costop_time += now - world.t_state
+            group.waiting -= 1
+        world.state = RUN
+        world.t_state = now
         world.lcpu = lcpu
         world.last_lcpu = lcpu
         world.run_start = now
@@ -210,10 +231,9 @@ class Machine:
         self._schedule_completion(world)
         if self.ready:
             self._arm_quantum(lcpu)
-        group = world.group
         if group.limit < math.inf:
             self._arm_limit(group)
-        if self.cosched_on and group.cosched and len(group.worlds) > 1:
+        if group.skew_tracked and group.waiting:
             self._cosched_update(group)
 
     def _settle(self, world, now):
@@ -230,22 +250,32 @@ class Machine:
         itself when it fires early; only one that moves earlier needs a new
         event. Siblings flip often, so this saves most completion events.
         """
-        now = self.env.now
+        now = self.env._now
         self._settle(world, now)
         world.rate = rate
         if now + world.work / rate < world.due:
             self._schedule_completion(world)
 
     def _schedule_completion(self, world):
-        world.version += 1
-        delay = world.work / world.rate if world.work > 0 else 0.0
-        world.due = self.env.now + delay
-        self._after(delay, partial(self._complete, world, world.version))
+        """Set the event at which the running world's job is done at its current rate.
 
-    def _complete(self, world, version, _event):
-        if version != world.version or world.state != RUN:
+        The event carries the world's version; a stop or a new schedule bumps
+        the version, so an event made stale fires as a no-op.
+        """
+        world.version += 1
+        env = self.env
+        delay = world.work / world.rate if world.work > 0 else 0.0
+        world.due = env._now + delay
+        Timeout(env, delay, world.version).callbacks.append(world.on_due)
+
+    def _complete(self, world, event):
+        if event._value != world.version or world.state != RUN:
             return
-        self._settle(world, self.env.now)
+        now = self.env._now
+        done = world.rate * (now - world.t_mark)
+        world.work -= done
+        world.progress += done
+        world.t_mark = now
         if world.work > 1e-12:
             self._schedule_completion(world)
             return
@@ -287,10 +317,18 @@ class Machine:
         finishes with ``_refresh_sibling``, which speeds the sibling up if the
         CPU stayed idle.
         """
-        now = self.env.now
-        self._settle(world, now)
+        now = self.env._now
+        done = world.rate * (now - world.t_mark)
+        world.work -= done
+        world.progress += done
+        world.t_mark = now
         world.version += 1
-        self._charge(world, now)
+        occupancy = now - world.run_start
+        world.run_start = now
+        world.used += occupancy
+        group = world.group
+        group.period_used += occupancy
+        self.policy.charge(self, world, occupancy)
         lcpu = world.lcpu
         self.lcpu_world[lcpu] = None
         self.lcpu_busy[lcpu] += now - self.lcpu_since[lcpu]
@@ -300,13 +338,15 @@ class Machine:
         if self.core_count[core] == 0:
             self.core_busy[core] += now - self.core_since[core]
         world.lcpu = None
-        self._set_state(world, state)
+        world.state = state
+        world.t_state = now
+        if state != IDLE:  # READY or COSTOP
+            group.waiting += 1
         if state == READY:
             self.ready.append(world)
-        group = world.group
         if group.limit < math.inf:
             self._arm_limit(group)
-        if state == READY and self.cosched_on and group.cosched and len(group.worlds) > 1:
+        if state == READY and group.skew_tracked:
             self._cosched_update(group)
 
     def _refresh_sibling(self, lcpu):
@@ -340,7 +380,7 @@ class Machine:
             return
         self.quantum_armed[lcpu] = True
         world = self.lcpu_world[lcpu]
-        delay = max(0.0, world.slice_start + self.quantum - self.env.now)
+        delay = max(0.0, world.slice_start + self.quantum - self.env._now)
         self._after(delay, partial(self._quantum_expired, lcpu))
 
     def _quantum_expired(self, lcpu, _event):
@@ -348,7 +388,7 @@ class Machine:
         world = self.lcpu_world[lcpu]
         if world is None or not self.ready:
             return
-        now = self.env.now
+        now = self.env._now
         if now < world.slice_start + self.quantum - 1e-12:
             self._arm_quantum(lcpu)
             return
@@ -369,7 +409,7 @@ class Machine:
         running = sum(1 for w in group.worlds if w.state == RUN)
         if running == 0:
             return
-        now = self.env.now
+        now = self.env._now
         remaining = group.limit * self.period - self.group_period_used(group, now)
         if remaining <= 1e-12:
             self._throttle(group)
@@ -392,7 +432,7 @@ class Machine:
                 self._refresh_sibling(lcpu)
 
     def _period_boundary(self, _event):
-        now = self.env.now
+        now = self.env._now
         for world in self.worlds:
             if world.state == RUN:
                 self._charge(world, now)
@@ -442,9 +482,7 @@ class Machine:
 
     # ------------------------------------------------ relaxed co-scheduling
     def _skewed_on_wake(self, world):
-        if not self.cosched_on or len(world.group.worlds) < 2:
-            return False
-        now = self.env.now
+        now = self.env._now
         limit = world.stall(now) + self.costop_threshold
         for sibling in world.group.worlds:
             if (sibling.state == READY and not sibling.throttled
@@ -453,10 +491,7 @@ class Machine:
         return False
 
     def _cosched_update(self, group):
-        for world in group.worlds:
-            if world.state == READY or world.state == COSTOP:
-                break
-        else:
+        if not group.waiting:
             return
         if self._cosched_busy:
             self._cosched_pending.append(group)
@@ -475,7 +510,7 @@ class Machine:
 
     def _cosched_step(self, group):
         """Co-stop leaders whose skew passed the threshold; co-start when nobody lags."""
-        now = self.env.now
+        now = self.env._now
         lag = -1.0
         running = []
         for world in group.worlds:

@@ -30,6 +30,8 @@ class Group:
         self.period_used = 0.0
         self.limit_version = 0
         self.cosched_due = math.inf
+        self.waiting = 0  # worlds ready or co-stopped, kept by the machine
+        self.skew_tracked = False  # set by the machine that runs the group
 
     def add(self, world):
         self.worlds.append(world)
@@ -62,7 +64,7 @@ class World:
     __slots__ = (
         "name", "group", "share", "state", "lcpu", "last_lcpu", "work", "rate", "t_mark",
         "run_start", "on_done", "version", "vtime", "used", "ready_time", "costop_time",
-        "t_state", "throttled", "progress", "slice_start", "affinity", "due",
+        "t_state", "throttled", "progress", "slice_start", "affinity", "due", "on_due",
     )
 
     def __init__(self, name, group, affinity=None):
@@ -87,6 +89,7 @@ class World:
         self.progress = 0.0
         self.slice_start = 0.0
         self.due = 0.0
+        self.on_due = None
         self.affinity = frozenset(affinity) if affinity is not None else None
         group.add(self)
 

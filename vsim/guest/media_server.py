@@ -24,7 +24,7 @@ one block-drawn gamma variate (the sum of its streams' frame costs).
 
 import math
 
-import numpy as np
+from simpy.events import Timeout
 
 from vsim.cpu.world import IDLE
 from vsim.guest.timer import TimerLatency
@@ -84,9 +84,11 @@ class WorkerVcpu:
     def _wake_at(self, tick):
         env = self.server.env
         due = self.phase + tick * self.server.rtp_interval + self.timer.draw()
-        env.timeout(max(0.0, due - env.now)).callbacks.append(lambda _e: self._wake(tick))
+        Timeout(env, max(0.0, due - env.now), tick).callbacks.append(self._wake)
 
-    def _wake(self, tick):
+    def _wake(self, event):
+        """The timer of ``event.value``'s tick fired: set the next one, queue this one."""
+        tick = event.value
         self._wake_at(tick + 1)
         self.backlog.append(tick)
         if self.world.state == IDLE and len(self.backlog) == 1:

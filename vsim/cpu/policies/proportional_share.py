@@ -41,19 +41,29 @@ class ProportionalShare:
             world.vtime = floor
 
     def _virtual_clock(self, machine):
-        """The lowest virtual time of the runnable worlds, kept monotone."""
-        now = machine.env.now
+        """The lowest virtual time of the runnable worlds, kept monotone.
+
+        The clock only moves forward, so the scan stops at the first runnable
+        world at or below it: the clock then stays where it is.
+        """
+        clock = self.vclock
         lowest = math.inf
         for ready in machine.ready:
-            if ready.vtime < lowest:
-                lowest = ready.vtime
+            vtime = ready.vtime
+            if vtime < lowest:
+                if vtime <= clock:
+                    return clock
+                lowest = vtime
+        now = machine.env.now
         for running in machine.lcpu_world:
             # a running world's virtual time only grows from its charged value
             if running is not None and running.vtime < lowest:
                 vtime = running.vtime + (now - running.run_start) * REFERENCE_SHARES / running.share
                 if vtime < lowest:
+                    if vtime <= clock:
+                        return clock
                     lowest = vtime
-        if self.vclock < lowest < math.inf:
+        if lowest < math.inf:
             self.vclock = lowest
         return self.vclock
 
