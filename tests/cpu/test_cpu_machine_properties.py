@@ -279,6 +279,48 @@ def test_waking_world_prefers_a_whole_idle_core():
     assert all(w.rate == 1.0 for w in host.worlds())
 
 
+def reference_idle_lcpu(lcpu_world, sibling, world):
+    """The placement rule spelled out: the previous CPU if its whole core is idle,
+    else the lowest whole idle core, else the previous CPU if idle, else the
+    lowest idle thread (each within the world's affinity)."""
+    def idle(i):
+        return lcpu_world[i] is None
+
+    def whole(i):
+        return idle(i) and (sibling[i] is None or idle(sibling[i]))
+
+    allowed = [i for i in range(len(lcpu_world))
+               if world.affinity is None or i in world.affinity]
+    last = world.last_lcpu
+    if last is not None and whole(last):
+        return last
+    for i in allowed:
+        if whole(i):
+            return i
+    if last is not None and idle(last):
+        return last
+    return next((i for i in allowed if idle(i)), None)
+
+
+@given(st.integers(1, 3), st.sampled_from([1, 2]), st.data())
+def test_placement_follows_the_whole_core_first_rule(cores, threads, data):
+    host = Host(1, cores, threads, 0.62)
+    n = host.topology.logical_cpus
+    busy = data.draw(st.sets(st.integers(0, n - 1)), label="busy")
+    hogs = host.group("hogs", len(busy), cosched=False)
+    for world, lcpu in zip(hogs.worlds, sorted(busy)):
+        world.state = READY
+        world.work = 1.0
+        host.machine._start(world, lcpu)
+    affinity = data.draw(st.none() | st.sets(st.integers(0, n - 1), min_size=1), label="affinity")
+    last = data.draw(st.none() | st.sampled_from(sorted(affinity or range(n))), label="last")
+    world = World("probe", Group("probe"), affinity=affinity)
+    world.last_lcpu = last
+    expected = reference_idle_lcpu(host.machine.lcpu_world, host.machine.sibling, world)
+    got = host.machine._idle_lcpu_for(world) if host.machine.idle_count else None
+    assert got == expected
+
+
 def test_a_world_woken_by_a_completing_world_takes_the_wakers_cpu():
     """The waker goes idle as it wakes the other: the wakee runs on the freed CPU
     at once, and the hog on the other CPU is not preempted although it is far

@@ -27,8 +27,7 @@ Features handled here because every policy shares them:
 import math
 from functools import partial
 
-from simpy.events import Timeout
-
+from vsim.core.environment import scheduler_for
 from vsim.cpu.world import COSTOP, IDLE, READY, RUN
 
 
@@ -38,6 +37,7 @@ class Machine:
     def __init__(self, env, topology, policy, *, quantum=0.05, period=0.1,
                  costop_threshold=math.inf):
         self.env = env
+        self._call_later = scheduler_for(env)
         self.topology = topology
         self.policy = policy
         self.quantum = quantum
@@ -56,6 +56,10 @@ class Machine:
         self.core_index = [topology.core_of(i) for i in range(n)]
         self.cosched_on = costop_threshold < math.inf
         self.idle_count = n
+        self.idle_mask = (1 << n) - 1  # bit i set while logical CPU i is idle
+        # with two threads per core, bit 2c marks core c's first thread
+        self._first_threads = (sum(1 << i for i in range(0, n, 2))
+                               if topology.threads_per_core == 2 else None)
         self.ready = []
         self.worlds = []
         self.groups = []
@@ -78,10 +82,7 @@ class Machine:
         self.reservations = self.reservations or group.reservation > 0
         if (group.limit < math.inf or group.reservation > 0) and not self._periodic:
             self._periodic = True
-            self._after(self.period, self._period_boundary)
-
-    def _after(self, delay, callback):
-        Timeout(self.env, delay).callbacks.append(callback)
+            self._call_later(self.period, self._period_boundary, None)
 
     # --------------------------------------------------------------- workload
     def submit(self, world, work, on_done):
@@ -152,32 +153,42 @@ class Machine:
 
     # -------------------------------------------------------------- placement
     def _idle_lcpu_for(self, world):
-        if self.idle_count == 0:
-            return None
-        lw = self.lcpu_world
-        sib = self.sibling
+        """An idle logical CPU for ``world`` (the caller knows one is idle), or None.
+
+        A whole idle core first, the world's previous CPU preferred, else the
+        lowest-numbered; then an idle thread beside a busy one, again the
+        previous CPU first. Bit masks of idle CPUs make each choice one step.
+        """
+        idle = self.idle_mask
         last = world.last_lcpu
-        if last is not None and lw[last] is None and (sib[last] is None or lw[sib[last]] is None):
-            return last
+        if last is not None and idle >> last & 1:
+            s = self.sibling[last]
+            if s is None or idle >> s & 1:
+                return last
         allowed = world.affinity
-        half = None
-        for i in range(len(lw)):
-            if lw[i] is None and (allowed is None or i in allowed):
-                s = sib[i]
-                if s is None or lw[s] is None:
-                    return i
-                if half is None:
-                    half = i
-        if last is not None and lw[last] is None:
+        if allowed is not None:
+            idle &= sum(1 << i for i in allowed)
+        first = self._first_threads
+        if first is None:
+            whole = idle
+        else:
+            everywhere = self.idle_mask
+            pairs = everywhere & everywhere >> 1 & first  # both threads of the core idle
+            whole = (pairs | pairs << 1) & idle
+        if whole:
+            return (whole & -whole).bit_length() - 1
+        if last is not None and self.lcpu_world[last] is None:
             return last
-        return half
+        if idle:
+            return (idle & -idle).bit_length() - 1
+        return None
 
     def _place(self, world, may_preempt=True):
         """Run a ready world on an idle CPU, or by preemption, or queue it."""
         if world.throttled:
             self.ready.append(world)
             return
-        lcpu = self._idle_lcpu_for(world)
+        lcpu = self._idle_lcpu_for(world) if self.idle_count else None
         if lcpu is None and may_preempt:
             lcpu = self.policy.preempt_victim(self, world)
             if lcpu is not None:
@@ -216,6 +227,7 @@ class Machine:
         lcpu_world[lcpu] = world
         self.lcpu_since[lcpu] = now
         self.idle_count -= 1
+        self.idle_mask &= ~(1 << lcpu)
         core = self.core_index[lcpu]
         if self.core_count[core] == 0:
             self.core_since[core] = now
@@ -228,7 +240,10 @@ class Machine:
                 self._change_rate(other, self.ht_rate)
         else:
             world.rate = 1.0
-        self._schedule_completion(world)
+        world.version += 1  # as _schedule_completion, inline on the busiest path
+        delay = world.work / world.rate if world.work > 0 else 0.0
+        world.due = now + delay
+        self._call_later(delay, world.on_due, world.version)
         if self.ready:
             self._arm_quantum(lcpu)
         if group.limit < math.inf:
@@ -266,10 +281,10 @@ class Machine:
         env = self.env
         delay = world.work / world.rate if world.work > 0 else 0.0
         world.due = env._now + delay
-        Timeout(env, delay, world.version).callbacks.append(world.on_due)
+        self._call_later(delay, world.on_due, world.version)
 
-    def _complete(self, world, event):
-        if event._value != world.version or world.state != RUN:
+    def _complete(self, world, version):
+        if version != world.version or world.state != RUN:
             return
         now = self.env._now
         done = world.rate * (now - world.t_mark)
@@ -295,7 +310,8 @@ class Machine:
         for other in woken:  # READY and unplaced: nothing runs between the wake and here
             self._place(other)
         if more is None:
-            self._dispatch(lcpu)
+            if self.ready:
+                self._dispatch(lcpu)
             self._refresh_sibling(lcpu)
 
     def _charge(self, world, now):
@@ -333,6 +349,7 @@ class Machine:
         self.lcpu_world[lcpu] = None
         self.lcpu_busy[lcpu] += now - self.lcpu_since[lcpu]
         self.idle_count += 1
+        self.idle_mask |= 1 << lcpu
         core = self.core_index[lcpu]
         self.core_count[core] -= 1
         if self.core_count[core] == 0:
@@ -381,9 +398,9 @@ class Machine:
         self.quantum_armed[lcpu] = True
         world = self.lcpu_world[lcpu]
         delay = max(0.0, world.slice_start + self.quantum - self.env._now)
-        self._after(delay, partial(self._quantum_expired, lcpu))
+        self._call_later(delay, self._quantum_expired, lcpu)
 
-    def _quantum_expired(self, lcpu, _event):
+    def _quantum_expired(self, lcpu):
         self.quantum_armed[lcpu] = False
         world = self.lcpu_world[lcpu]
         if world is None or not self.ready:
@@ -414,9 +431,9 @@ class Machine:
         if remaining <= 1e-12:
             self._throttle(group)
             return
-        self._after(remaining / running, partial(self._limit_due, group, group.limit_version))
+        self._call_later(remaining / running, partial(self._limit_due, group), group.limit_version)
 
-    def _limit_due(self, group, version, _event):
+    def _limit_due(self, group, version):
         if version == group.limit_version:
             self._arm_limit(group)
 
@@ -431,7 +448,7 @@ class Machine:
                 self._dispatch(lcpu)
                 self._refresh_sibling(lcpu)
 
-    def _period_boundary(self, _event):
+    def _period_boundary(self, _arg):
         now = self.env._now
         for world in self.worlds:
             if world.state == RUN:
@@ -453,7 +470,7 @@ class Machine:
                 self._dispatch(lcpu)
             else:
                 self._reconsider(lcpu)
-        self._after(self.period, self._period_boundary)
+        self._call_later(self.period, self._period_boundary, None)
 
     def _reconsider(self, lcpu):
         """A new period restores reservations: a world now owed CPU may preempt at once."""
@@ -542,9 +559,9 @@ class Machine:
         due = now + soonest
         if due < group.cosched_due:
             group.cosched_due = due
-            self._after(soonest, partial(self._cosched_check, group, due))
+            self._call_later(soonest, partial(self._cosched_check, group), due)
 
-    def _cosched_check(self, group, due, _event):
+    def _cosched_check(self, group, due):
         """A co-stop check fell due; one set for an earlier time replaces it.
 
         Only the earliest pending check per group is kept: each step sets the

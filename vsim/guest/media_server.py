@@ -24,8 +24,7 @@ one block-drawn gamma variate (the sum of its streams' frame costs).
 
 import math
 
-from simpy.events import Timeout
-
+from vsim.core.environment import scheduler_for
 from vsim.cpu.world import IDLE
 from vsim.guest.timer import TimerLatency
 
@@ -82,13 +81,12 @@ class WorkerVcpu:
         self._wake_at(0)
 
     def _wake_at(self, tick):
-        env = self.server.env
-        due = self.phase + tick * self.server.rtp_interval + self.timer.draw()
-        Timeout(env, max(0.0, due - env.now), tick).callbacks.append(self._wake)
+        server = self.server
+        due = self.phase + tick * server.rtp_interval + self.timer.draw()
+        server.call_later(max(0.0, due - server.env.now), self._wake, tick)
 
-    def _wake(self, event):
-        """The timer of ``event.value``'s tick fired: set the next one, queue this one."""
-        tick = event.value
+    def _wake(self, tick):
+        """The timer of ``tick`` fired: set the next one, queue this tick."""
         self._wake_at(tick + 1)
         self.backlog.append(tick)
         if self.world.state == IDLE and len(self.backlog) == 1:
@@ -115,6 +113,7 @@ class MediaServer:
                  participants, tick, frame_cost, frame_cost_cv, tick_overhead,
                  timer_median, timer_sigma, measuring_conference):
         self.env = env
+        self.call_later = scheduler_for(env)
         self.machine = machine
         self.vnic = vnic
         self.rtp_interval = tick

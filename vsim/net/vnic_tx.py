@@ -15,6 +15,7 @@ Events: one wakeup and one completion per batch of posts, never per frame.
 import math
 from collections import deque
 
+from vsim.core.environment import scheduler_for
 from vsim.cpu.world import IDLE
 
 
@@ -24,6 +25,7 @@ class VnicTransmit:
     def __init__(self, env, machine, world, uplink, recorder, *, tx_cost, rx_cost,
                  ring_size, wake_rate_hz):
         self.env = env
+        self._call_later = scheduler_for(env)
         self.machine = machine
         self.world = world
         self.uplink = uplink
@@ -48,7 +50,7 @@ class VnicTransmit:
             wait = self.last_wake + self.min_gap - now
             if wait > 0:
                 self.wake_armed = True
-                self.env.timeout(wait).callbacks.append(self._wake)
+                self._call_later(wait, self._wake, None)
             else:
                 self._wake()
 
@@ -68,7 +70,7 @@ class VnicTransmit:
             self.in_ring += accepted
         return accepted
 
-    def _wake(self, _event=None):
+    def _wake(self, _arg=None):
         self.wake_armed = False
         if self.world.state != IDLE or not self.pending:
             return

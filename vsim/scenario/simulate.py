@@ -10,12 +10,12 @@ streams named after the component, so the same seed gives the same run.
 import math
 
 import numpy as np
-import simpy
 
 from vsim.cpu.machine import Machine
 from vsim.cpu.policies import make_policy
 from vsim.cpu.topology import Topology
 from vsim.cpu.world import COSTOP, READY, Group, World
+from vsim.core.environment import Environment
 from vsim.core.rng import RandomStreams
 from vsim.core.units import to_ms
 from vsim.guest.measuring_client import MeasuringClient
@@ -44,7 +44,7 @@ class Simulation:
         scenario = loaded.scenario
         m = {role: model.values for role, model in loaded.models.items()}
         self.scenario = scenario
-        self.env = env = simpy.Environment()
+        self.env = env = Environment()
         streams = RandomStreams(seed)
         host = m["host"]
         threads = host.threads_per_core if scenario.host.hyperthreading else 1

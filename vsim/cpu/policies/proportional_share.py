@@ -54,7 +54,7 @@ class ProportionalShare:
                 if vtime <= clock:
                     return clock
                 lowest = vtime
-        now = machine.env.now
+        now = machine.env._now
         for running in machine.lcpu_world:
             # a running world's virtual time only grows from its charged value
             if running is not None and running.vtime < lowest:
@@ -70,7 +70,7 @@ class ProportionalShare:
     def pick(self, machine, ready, lcpu):
         if not machine.reservations:
             return self._pick_by_vtime(ready, lcpu)
-        now = machine.env.now
+        now = machine.env._now
         best = None
         best_key = None
         for world in ready:
@@ -95,7 +95,7 @@ class ProportionalShare:
     def preempt_victim(self, machine, world):
         if not machine.reservations:
             return self._victim_by_vtime(machine, world)
-        now = machine.env.now
+        now = machine.env._now
         owed = self._owed(machine, world.group, now)
         victim = None
         victim_key = None
@@ -118,7 +118,7 @@ class ProportionalShare:
 
     def _victim_by_vtime(self, machine, world):
         """The CPU of the running world furthest ahead in virtual time, if ahead enough."""
-        now = machine.env.now
+        now = machine.env._now
         group = world.group
         allowed = world.affinity
         victim = None
@@ -133,11 +133,11 @@ class ProportionalShare:
 
     def preempts_at_period(self, machine, best, current):
         """At a period boundary only a reservation justifies cutting a slice short."""
-        now = machine.env.now
+        now = machine.env._now
         return self._owed(machine, best.group, now) and not self._owed(machine, current.group, now)
 
     def preempts_at_quantum(self, machine, best, current):
-        now = machine.env.now
+        now = machine.env._now
         best_key = (0 if self._owed(machine, best.group, now) else 1, best.vtime)
         current_key = (0 if self._owed(machine, current.group, now) else 1,
                        self._current_vtime(current, now))

@@ -1,0 +1,81 @@
+"""The lean callback path keeps SimPy's event order exactly."""
+
+import simpy
+from hypothesis import given, strategies as st
+
+from vsim.core.environment import Environment, call_later, scheduler_for
+
+schedules = st.lists(st.tuples(st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0]), st.booleans(),
+                               st.booleans()), min_size=1, max_size=30)
+
+
+def run_schedule(env, schedule, plain):
+    """Schedule each (delay, nested, kind) item; nested items schedule a follow-up at once.
+
+    ``plain`` decides per item whether it goes through ``call_later`` or a SimPy Timeout.
+    Returns the (time, label) order in which the callbacks ran.
+    """
+    order = []
+
+    def fire(label):
+        order.append((env.now, label))
+
+    def add(delay, label, use_plain):
+        if use_plain:
+            call_later(env, delay, fire_or_nest, label)
+        else:
+            env.timeout(delay, label).callbacks.append(lambda event: fire_or_nest(event.value))
+
+    def fire_or_nest(label):
+        fire(label)
+        index = label[0]
+        if label[1] == 0 and schedule[index][1]:
+            add(0.0, (index, 1), plain[index])
+
+    for index, (delay, _nested, _kind) in enumerate(schedule):
+        add(delay, (index, 0), plain[index])
+    env.run(until=1.5)
+    order.append(("stop", env.now))
+    env.run()
+    return order
+
+
+@given(schedules)
+def test_plain_calls_run_in_the_order_simpy_events_would(schedule):
+    plain = [kind for _delay, _nested, kind in schedule]
+    expected = run_schedule(simpy.Environment(), schedule, [False] * len(schedule))
+    assert run_schedule(Environment(), schedule, plain) == expected
+    assert run_schedule(simpy.Environment(), schedule, plain) == expected
+
+
+def test_run_until_stops_before_a_call_due_at_that_time():
+    env = Environment()
+    seen = []
+    env.call_later(1.0, seen.append, "at one")
+    env.call_later(0.5, seen.append, "at half")
+    env.run(until=1.0)
+    assert seen == ["at half"] and env.now == 1.0
+    env.run()
+    assert seen == ["at half", "at one"]
+
+
+def test_processes_and_plain_calls_share_the_clock():
+    env = Environment()
+    log = []
+
+    def proc():
+        yield env.timeout(0.25)
+        log.append(("process", env.now))
+        env.call_later(0.25, lambda arg: log.append((arg, env.now)), "call")
+
+    env.process(proc())
+    env.run()
+    assert log == [("process", 0.25), ("call", 0.5)]
+
+
+def test_scheduler_for_falls_back_to_timeouts_on_plain_simpy():
+    env = simpy.Environment()
+    seen = []
+    scheduler_for(env)(0.3, seen.append, "x")
+    env.run()
+    assert seen == ["x"] and env.now == 0.3
