@@ -317,7 +317,7 @@ def test_placement_follows_the_whole_core_first_rule(cores, threads, data):
     world = World("probe", Group("probe"), affinity=affinity)
     world.last_lcpu = last
     expected = reference_idle_lcpu(host.machine.lcpu_world, host.machine.sibling, world)
-    got = host.machine._idle_lcpu_for(world) if host.machine.idle_count else None
+    got = host.machine._idle_lcpu_for(world) if host.machine.idle_mask else None
     assert got == expected
 
 

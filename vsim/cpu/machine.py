@@ -50,13 +50,12 @@ class Machine:
         self.lcpu_busy = [0.0] * n
         self.lcpu_since = [0.0] * n
         self.core_busy = [0.0] * topology.cores
-        self.core_count = [0] * topology.cores
         self.core_since = [0.0] * topology.cores
-        self.quantum_armed = [False] * n
+        self.armed_mask = 0  # bit i set while logical CPU i has a quantum check pending
         self.core_index = [topology.core_of(i) for i in range(n)]
         self.cosched_on = costop_threshold < math.inf
-        self.idle_count = n
-        self.idle_mask = (1 << n) - 1  # bit i set while logical CPU i is idle
+        self.all_mask = (1 << n) - 1
+        self.idle_mask = self.all_mask  # bit i set while logical CPU i is idle
         # with two threads per core, bit 2c marks core c's first thread
         self._first_threads = (sum(1 << i for i in range(0, n, 2))
                                if topology.threads_per_core == 2 else None)
@@ -140,8 +139,10 @@ class Machine:
         """Fraction of time each core had at least one busy thread (esxtop CORE UTIL)."""
         now = self.env._now if now is None else now
         out = []
+        busy_cores = {self.core_index[i] for i, world in enumerate(self.lcpu_world)
+                      if world is not None}
         for c, busy in enumerate(self.core_busy):
-            if self.core_count[c]:
+            if c in busy_cores:
                 busy += now - self.core_since[c]
             out.append(busy / now if now > 0 else 0.0)
         return out
@@ -188,7 +189,7 @@ class Machine:
         if world.throttled:
             self.ready.append(world)
             return
-        lcpu = self._idle_lcpu_for(world) if self.idle_count else None
+        lcpu = self._idle_lcpu_for(world) if self.idle_mask else None
         if lcpu is None and may_preempt:
             lcpu = self.policy.preempt_victim(self, world)
             if lcpu is not None:
@@ -226,20 +227,16 @@ class Machine:
         lcpu_world = self.lcpu_world
         lcpu_world[lcpu] = world
         self.lcpu_since[lcpu] = now
-        self.idle_count -= 1
         self.idle_mask &= ~(1 << lcpu)
-        core = self.core_index[lcpu]
-        if self.core_count[core] == 0:
-            self.core_since[core] = now
-        self.core_count[core] += 1
         s = self.sibling[lcpu]
         other = lcpu_world[s] if s is not None else None
-        if other is not None:
+        if other is None:  # the core was idle
+            self.core_since[self.core_index[lcpu]] = now
+            world.rate = 1.0
+        else:
             world.rate = self.ht_rate
             if other.rate != self.ht_rate:
                 self._change_rate(other, self.ht_rate)
-        else:
-            world.rate = 1.0
         world.version += 1  # as _schedule_completion, inline on the busiest path
         delay = world.work / world.rate if world.work > 0 else 0.0
         world.due = now + delay
@@ -348,11 +345,10 @@ class Machine:
         lcpu = world.lcpu
         self.lcpu_world[lcpu] = None
         self.lcpu_busy[lcpu] += now - self.lcpu_since[lcpu]
-        self.idle_count += 1
         self.idle_mask |= 1 << lcpu
-        core = self.core_index[lcpu]
-        self.core_count[core] -= 1
-        if self.core_count[core] == 0:
+        s = self.sibling[lcpu]
+        if s is None or self.lcpu_world[s] is None:  # the core is idle now
+            core = self.core_index[lcpu]
             self.core_busy[core] += now - self.core_since[core]
         world.lcpu = None
         world.state = state
@@ -387,21 +383,24 @@ class Machine:
 
     # ---------------------------------------------------------------- quantum
     def _arm_all_quanta(self):
-        armed = self.quantum_armed
-        for lcpu, world in enumerate(self.lcpu_world):
-            if world is not None and not armed[lcpu]:
-                self._arm_quantum(lcpu)
+        """Arm the quantum check of every busy logical CPU that has none, lowest first."""
+        unarmed = self.all_mask & ~self.idle_mask & ~self.armed_mask
+        while unarmed:
+            low = unarmed & -unarmed
+            self._arm_quantum(low.bit_length() - 1)
+            unarmed ^= low
 
     def _arm_quantum(self, lcpu):
-        if self.quantum_armed[lcpu]:
+        bit = 1 << lcpu
+        if self.armed_mask & bit:
             return
-        self.quantum_armed[lcpu] = True
+        self.armed_mask |= bit
         world = self.lcpu_world[lcpu]
         delay = max(0.0, world.slice_start + self.quantum - self.env._now)
         self._call_later(delay, self._quantum_expired, lcpu)
 
     def _quantum_expired(self, lcpu):
-        self.quantum_armed[lcpu] = False
+        self.armed_mask &= ~(1 << lcpu)
         world = self.lcpu_world[lcpu]
         if world is None or not self.ready:
             return
