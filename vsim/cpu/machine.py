@@ -48,7 +48,6 @@ class Machine:
                         for i in range(n)]
         self.lcpu_world = [None] * n
         self.lcpu_busy = [0.0] * n
-        self.lcpu_since = [0.0] * n
         self.core_busy = [0.0] * topology.cores
         self.core_since = [0.0] * topology.cores
         self.armed_mask = 0  # bit i set while logical CPU i has a quantum check pending
@@ -130,8 +129,9 @@ class Machine:
         now = self.env._now if now is None else now
         out = []
         for i, busy in enumerate(self.lcpu_busy):
-            if self.lcpu_world[i] is not None:
-                busy += now - self.lcpu_since[i]
+            running = self.lcpu_world[i]
+            if running is not None:
+                busy += now - running.t_state
             out.append(busy / now if now > 0 else 0.0)
         return out
 
@@ -226,7 +226,6 @@ class Machine:
         world.t_mark = now
         lcpu_world = self.lcpu_world
         lcpu_world[lcpu] = world
-        self.lcpu_since[lcpu] = now
         self.idle_mask &= ~(1 << lcpu)
         s = self.sibling[lcpu]
         other = lcpu_world[s] if s is not None else None
@@ -297,7 +296,9 @@ class Machine:
             more = world.on_done(world)
         finally:
             self._completing = None
-        woken, self._woken_by_completion = self._woken_by_completion, []
+        woken = self._woken_by_completion
+        if woken:
+            self._woken_by_completion = []
         if more is not None:
             world.work = more
             self._schedule_completion(world)
@@ -344,7 +345,7 @@ class Machine:
         self.policy.charge(self, world, occupancy)
         lcpu = world.lcpu
         self.lcpu_world[lcpu] = None
-        self.lcpu_busy[lcpu] += now - self.lcpu_since[lcpu]
+        self.lcpu_busy[lcpu] += now - world.t_state  # a running world's state began with its run
         self.idle_mask |= 1 << lcpu
         s = self.sibling[lcpu]
         if s is None or self.lcpu_world[s] is None:  # the core is idle now
