@@ -240,7 +240,7 @@ class Machine:
         delay = world.work / world.rate if world.work > 0 else 0.0
         world.due = now + delay
         self._call_later(delay, world.on_due, world.version)
-        if self.ready:
+        if self.ready and not self.armed_mask >> lcpu & 1:
             self._arm_quantum(lcpu)
         if group.limit < math.inf:
             self._arm_limit(group)
