@@ -94,9 +94,12 @@ class Machine:
             raise RuntimeError(f"{world.name} is not idle")
         world.work = work
         world.on_done = on_done
-        self._set_state(world, READY)
+        group = world.group
+        world.state = READY  # from IDLE, which books no time
+        world.t_state = self.env._now
+        group.waiting += 1
         self.policy.on_wake(self, world)
-        if world.group.skew_tracked and self._skewed_on_wake(world):
+        if group.skew_tracked and self._skewed_on_wake(world):
             self._set_state(world, COSTOP)
             return
         if self._completing is not None:
@@ -280,6 +283,11 @@ class Machine:
         self._call_later(delay, world.on_due, world.version)
 
     def _complete(self, world, version):
+        """A completion event fell due: finish the job, or re-arm if it moved later.
+
+        An event whose ``version`` is no longer the world's was made stale by
+        a stop or a reschedule and does nothing.
+        """
         if version != world.version or world.state != RUN:
             return
         now = self.env._now
@@ -499,8 +507,9 @@ class Machine:
 
     # ------------------------------------------------ relaxed co-scheduling
     def _skewed_on_wake(self, world):
+        """Whether a sibling of the world, just made ready, lags it by the threshold or more."""
         now = self.env._now
-        limit = world.stall(now) + self.costop_threshold
+        limit = world.ready_time + world.costop_time + self.costop_threshold
         for sibling in world.group.worlds:
             if (sibling.state == READY and not sibling.throttled
                     and sibling.ready_time + sibling.costop_time + now - sibling.t_state >= limit):
