@@ -140,13 +140,13 @@ class ProportionalShare:
         allowed = world.affinity
         victim = None
         threshold = world.vtime + self.wake_granularity
-        for lcpu, running in enumerate(machine.lcpu_world):
+        for running in machine.lcpu_world:
             if running is None or running.group is group:
                 continue
             vtime = running.vtime + (now - running.run_start) * REFERENCE_SHARES / running.share
-            if vtime > threshold and (allowed is None or lcpu in allowed):
-                victim, threshold = lcpu, vtime
-        return victim
+            if vtime > threshold and (allowed is None or running.lcpu in allowed):
+                victim, threshold = running, vtime
+        return None if victim is None else victim.lcpu
 
     def preempts_at_period(self, machine, best, current):
         """At a period boundary only a reservation justifies cutting a slice short."""
