@@ -1,1 +1,1 @@
-"""Simulation core: units, errors, random streams, atomic output."""
+"""Simulation core: the SimPy environment, units, errors, random streams, atomic output."""
