@@ -1,5 +1,6 @@
 """The lean callback path keeps SimPy's event order exactly."""
 
+import pytest
 import simpy
 from hypothesis import given, strategies as st
 
@@ -79,3 +80,11 @@ def test_scheduler_for_falls_back_to_timeouts_on_plain_simpy():
     scheduler_for(env)(0.3, seen.append, "x")
     env.run()
     assert seen == ["x"] and env.now == 0.3
+
+
+def test_a_negative_delay_is_refused_as_simpy_refuses_it():
+    env = Environment()
+    with pytest.raises(ValueError, match="negative delay"):
+        env.call_later(-1e-9, print, None)
+    with pytest.raises(ValueError):
+        simpy.Environment().timeout(-1e-9)

@@ -24,6 +24,8 @@ class Environment(simpy.Environment):
 
     def call_later(self, delay, callback, arg):
         """Call ``callback(arg)`` at ``now + delay`` (``delay`` >= 0)."""
+        if delay < 0:
+            raise ValueError(f"negative delay {delay}")
         heappush(self._queue, (self._now + delay, NORMAL, next(self._eid), callback, arg))
 
     def step(self):
