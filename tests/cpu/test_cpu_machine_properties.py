@@ -638,3 +638,8 @@ def test_pinned_vm_shares_its_one_cpu_and_leaves_the_other_idle():
     assert util[0] == 0.0
     assert util[1] == pytest.approx(1.0)
     assert sum(host.used(w) for w in a.worlds) == pytest.approx(2.0)
+
+
+def test_more_than_two_threads_per_core_is_refused():
+    with pytest.raises(ValueError, match="at most 2 hardware threads"):
+        Machine(simpy.Environment(), Topology(1, 2, 4, 0.5), make_policy("proportional_share"))

@@ -36,6 +36,9 @@ class Machine:
 
     def __init__(self, env, topology, policy, *, quantum=0.05, period=0.1,
                  costop_threshold=math.inf):
+        if topology.threads_per_core > 2:
+            raise ValueError(f"expected at most 2 hardware threads per core, "
+                             f"got {topology.threads_per_core}")
         self.env = env
         self._call_later = scheduler_for(env)
         self.topology = topology
