@@ -520,20 +520,25 @@ class Machine:
         return False
 
     def _cosched_update(self, group):
+        """Settle co-scheduling for ``group`` and every group its co-stops and co-starts touch.
+
+        A step may start or stop worlds of other groups, whose own updates are
+        queued and run here in turn rather than recursively.
+        """
         if not group.waiting:
             return
         if self._cosched_busy:
             self._cosched_pending.append(group)
             return
         self._cosched_busy = True
-        self._cosched_pending = [group]
+        pending = self._cosched_pending = [group]  # steps below may append to it
+        budget = 100 * len(self.worlds) + 100
         try:
-            for _ in range(100 * len(self.worlds) + 100):
-                if not self._cosched_pending:
-                    break
-                self._cosched_step(self._cosched_pending.pop())
-            else:
-                raise RuntimeError("co-scheduling did not settle")
+            while pending:
+                budget -= 1
+                if budget < 0:
+                    raise RuntimeError("co-scheduling did not settle")
+                self._cosched_step(pending.pop())
         finally:
             self._cosched_busy = False
 
