@@ -253,13 +253,6 @@ class Machine:
         if group.skew_tracked and group.waiting:
             self._cosched_update(group)
 
-    def _settle(self, world, now):
-        """Drain the work done since the last mark at the current rate."""
-        done = world.rate * (now - world.t_mark)
-        world.work -= done
-        world.progress += done
-        world.t_mark = now
-
     def _change_rate(self, world, rate):
         """The sibling thread started or stopped: the world's completion moves.
 
@@ -268,7 +261,10 @@ class Machine:
         event. Siblings flip often, so this saves most completion events.
         """
         now = self.env._now
-        self._settle(world, now)
+        done = world.rate * (now - world.t_mark)  # drain the work done at the old rate
+        world.work -= done
+        world.progress += done
+        world.t_mark = now
         world.rate = rate
         if now + world.work / rate < world.due:
             self._schedule_completion(world)
