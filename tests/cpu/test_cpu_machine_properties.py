@@ -549,6 +549,10 @@ def test_costop_bounds_skew_of_cpu_bound_vms(cores, threads, vcpus_a, vcpus_b, s
 
 @settings(max_examples=20, **SLOW)
 @given(hosts, group_specs)
+# co-stopping one vCPU reaches the VM's limit, whose throttling stops the others mid-step
+@example({"cores": 1, "threads": 2, "ht_rate": 0.5, "costop_threshold": 0.003},
+         [{"vcpus": 3, "shares": 250.0, "kind": "cpu", "interval": 0.003, "duty": 0.5,
+           "limit": 0.6, "phase": 0.0}])
 def test_costop_bounds_skew_of_mixed_vms(host_spec, specs):
     threshold = 0.003
     host = build(dict(host_spec, costop_threshold=threshold), specs)

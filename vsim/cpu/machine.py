@@ -561,6 +561,8 @@ class Machine:
         soonest = math.inf
         threshold = self.costop_threshold
         for world in running:
+            if world.state != RUN:  # stopped meanwhile: a co-stop above hit the group's limit
+                continue
             gap = threshold - (lag - world.ready_time - world.costop_time)
             if gap <= 1e-12:
                 lcpu = world.lcpu
