@@ -8,12 +8,12 @@ a tolerance of about four standard deviations of the seed-to-seed spread, the
 same number of measured packets, and no loss.
 """
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from benchmark_scripts import load_benchmark
 from vsim.scenario.load import load_scenario
 from vsim.scenario.simulate import simulate
 
@@ -23,14 +23,6 @@ DURATION = 5.0
 TOLERANCE = 0.3
 
 
-def _naive_module():
-    spec = importlib.util.spec_from_file_location("naive_packet_model",
-                                                  ROOT / "benchmarks" / "naive_packet_model.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def loaded():
     return load_scenario(ROOT / "configs" / "voip-vsphere5" / "fig3.toml",
@@ -38,7 +30,7 @@ def loaded():
 
 
 def test_naive_model_agrees_with_vsim(loaded):
-    naive = _naive_module()
+    naive = load_benchmark("naive_packet_model")
     vsim_runs = [simulate(loaded, seed, duration=DURATION) for seed in SEEDS]
     naive_runs = [naive.run_naive(loaded, seed, DURATION) for seed in SEEDS]
     vsim_mean = np.mean([r["jitter"]["mean_ms"] for r in vsim_runs])
@@ -51,7 +43,7 @@ def test_naive_model_agrees_with_vsim(loaded):
 
 
 def test_naive_model_refuses_a_contended_host():
-    naive = _naive_module()
+    naive = load_benchmark("naive_packet_model")
     contended = load_scenario(ROOT / "configs" / "voip-vsphere5" / "fig3.toml", ["vm.instances=2"])
     with pytest.raises(ValueError, match="uncontended"):
         naive.run_naive(contended, 1, DURATION)
