@@ -9,6 +9,10 @@ event counter, so plain callbacks and SimPy events (processes, resources,
 ``run(until=...)``) keep one order: by time, then priority, then scheduling
 order. A model written against plain SimPy still runs unchanged, and
 ``call_later(env, ...)`` gives any SimPy environment the same interface.
+
+This relies on SimPy 4's queue layout ``(time, priority, id, event)`` and its
+``_queue``, ``_eid`` and ``_now`` attributes, hence ``simpy<5`` in setup.cfg;
+``tests/core/test_core_environment.py`` checks the order against SimPy's own.
 """
 
 from heapq import heappop, heappush
