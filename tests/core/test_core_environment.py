@@ -4,7 +4,7 @@ import pytest
 import simpy
 from hypothesis import given, strategies as st
 
-from vsim.core.environment import Environment, call_later, scheduler_for
+from vsim.core.environment import Environment, scheduler_for
 
 schedules = st.lists(st.tuples(st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0]), st.booleans(),
                                st.booleans()), min_size=1, max_size=30)
@@ -23,7 +23,7 @@ def run_schedule(env, schedule, plain):
 
     def add(delay, label, use_plain):
         if use_plain:
-            call_later(env, delay, fire_or_nest, label)
+            scheduler_for(env)(delay, fire_or_nest, label)
         else:
             env.timeout(delay, label).callbacks.append(lambda event: fire_or_nest(event.value))
 

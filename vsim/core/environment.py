@@ -8,7 +8,7 @@ argument straight into SimPy's event queue instead, numbered from SimPy's own
 event counter, so plain callbacks and SimPy events (processes, resources,
 ``run(until=...)``) keep one order: by time, then priority, then scheduling
 order. A model written against plain SimPy still runs unchanged, and
-``call_later(env, ...)`` gives any SimPy environment the same interface.
+``scheduler_for(env)`` gives any SimPy environment the same interface.
 
 This relies on SimPy 4's queue layout ``(time, priority, id, event)`` and its
 ``_queue``, ``_eid`` and ``_now`` attributes, hence ``simpy<5`` in setup.cfg;
@@ -41,16 +41,15 @@ class Environment(simpy.Environment):
             super().step()
 
 
-def call_later(env, delay, callback, arg):
-    """``env.call_later`` for any SimPy environment: through a Timeout where there is none."""
-    if isinstance(env, Environment):
-        env.call_later(delay, callback, arg)
-    else:
-        Timeout(env, delay, arg).callbacks.append(lambda event: callback(event.value))
-
-
 def scheduler_for(env):
-    """The fastest ``(delay, callback, arg)`` scheduler that ``env`` supports."""
+    """A ``(delay, callback, arg)`` scheduler for any SimPy environment.
+
+    ``Environment.call_later`` where the environment has it, otherwise the
+    same through a SimPy ``Timeout``.
+    """
     if isinstance(env, Environment):
         return env.call_later
-    return lambda delay, callback, arg: call_later(env, delay, callback, arg)
+
+    def call_later(delay, callback, arg):
+        Timeout(env, delay, arg).callbacks.append(lambda event: callback(event.value))
+    return call_later

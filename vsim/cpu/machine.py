@@ -253,6 +253,13 @@ class Machine:
         if group.skew_tracked and group.waiting:
             self._cosched_update(group)
 
+    def _settle(self, world, now):
+        """Drain the work done since the last mark at the current rate."""
+        done = world.rate * (now - world.t_mark)
+        world.work -= done
+        world.progress += done
+        world.t_mark = now
+
     def _change_rate(self, world, rate):
         """The sibling thread started or stopped: the world's completion moves.
 
@@ -261,10 +268,7 @@ class Machine:
         event. Siblings flip often, so this saves most completion events.
         """
         now = self.env._now
-        done = world.rate * (now - world.t_mark)  # drain the work done at the old rate
-        world.work -= done
-        world.progress += done
-        world.t_mark = now
+        self._settle(world, now)
         world.rate = rate
         if now + world.work / rate < world.due:
             self._schedule_completion(world)
@@ -289,11 +293,7 @@ class Machine:
         """
         if version != world.version or world.state != RUN:
             return
-        now = self.env._now
-        done = world.rate * (now - world.t_mark)
-        world.work -= done
-        world.progress += done
-        world.t_mark = now
+        self._settle(world, self.env._now)
         if world.work > 1e-12:
             self._schedule_completion(world)
             return
@@ -339,6 +339,7 @@ class Machine:
         CPU stayed idle.
         """
         now = self.env._now
+        # _settle and _charge, written out: every stop passes here
         done = world.rate * (now - world.t_mark)
         world.work -= done
         world.progress += done
