@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+import vsim
 from vsim.scenario.load import load_scenario
 from vsim.scenario.simulate import simulate
 
@@ -57,6 +58,7 @@ def main(argv=None):
         "streams": args.instances * loaded.scenario.vm.streams_per_instance,
         "seed": args.seed,
         "pinned_cpu": cpu,
+        "scheduler": vsim.SCHEDULER_BUILD,
         "simulated_s": args.duration,
         "wall_s": round(wall, 3),
         "sim_per_wall": round(speed, 2),

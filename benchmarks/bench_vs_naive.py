@@ -43,6 +43,7 @@ from scipy import stats
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from naive_packet_model import run_naive  # noqa: E402
+import vsim  # noqa: E402
 from vsim.metrics.jitter import stream_jitter_samples  # noqa: E402
 from vsim.scenario.load import load_scenario  # noqa: E402
 from vsim.scenario.simulate import Simulation  # noqa: E402
@@ -143,6 +144,7 @@ def main(argv=None):
                      "streams": args.streams, "duration_s": args.duration,
                      "warmup_s": args.warmup, "seeds": seeds},
         "vsim_engine": Simulation(loaded, seeds[0], engine=args.engine).engine,
+        "vsim_scheduler": vsim.SCHEDULER_BUILD,
         "vsim": v,
         "naive": n,
         "speed_ratio_naive_over_vsim": round(ratio, 1),

@@ -7,3 +7,7 @@ sees: RFC 3550 jitter, loss, CPU utilisation and ready time.
 """
 
 __version__ = "0.1.0"
+
+from vsim.native import install_guard as _install_guard
+
+SCHEDULER_BUILD = _install_guard()

@@ -13,6 +13,7 @@ import sys
 import traceback
 from pathlib import Path
 
+import vsim
 from vsim.core.atomic import write_text
 from vsim.core.errors import InputError
 from vsim.experiments.claims import load_claims
@@ -64,6 +65,8 @@ def _bounded(kind, low, inclusive):
 def build_parser():
     """The ``vsim`` parser with its ``run``, ``reproduce`` and ``describe`` subcommands."""
     parser = Parser(prog="vsim", description="Discrete-event simulator of virtualized hosts.")
+    parser.add_argument("--version", action="version",
+                        version=f"vsim {vsim.__version__} (scheduler: {vsim.SCHEDULER_BUILD})")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = commands.add_parser("run", help="run one replication of a scenario's base values ([sweep] ignored)")

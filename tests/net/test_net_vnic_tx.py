@@ -18,6 +18,20 @@ from vsim.net.vnic_tx import VnicTransmit
 IP_BYTES = 60
 
 
+class _SubmitSpy:
+    """The machine as the vNIC sees it, noting when its transmit world is woken."""
+
+    def __init__(self, machine, world, wakes):
+        self.machine = machine
+        self.world = world
+        self.wakes = wakes
+
+    def submit(self, world, work, on_done):
+        if world is self.world:
+            self.wakes.append(self.machine.env.now)
+        self.machine.submit(world, work, on_done)
+
+
 class Path:
     """One logical CPU (optionally shared with a CPU-bound hog), a vNIC and an uplink."""
 
@@ -40,13 +54,7 @@ class Path:
                                  wake_rate_hz=wake_rate_hz)
         self.measured_posted = 0
         self.wakes = []
-        submit = self.machine.submit
-
-        def spy(world, work, on_done):
-            if world is self.world:
-                self.wakes.append(self.env.now)
-            submit(world, work, on_done)
-        self.machine.submit = spy
+        self.vnic.machine = _SubmitSpy(self.machine, self.world, self.wakes)
 
     def post_at(self, t, count, tick=None, check=None):
         def fire(_event):

@@ -26,30 +26,31 @@ Features handled here because every policy shares them:
 
 import math
 from functools import partial
+from typing import Any, Callable, List, Optional
 
 from vsim.core.environment import scheduler_for
-from vsim.cpu.world import COSTOP, IDLE, READY, RUN
+from vsim.cpu.world import COSTOP, IDLE, READY, RUN, Group, World
 
 
 class Machine:
     """Logical CPUs of one host, driven by a scheduling policy."""
 
-    def __init__(self, env, topology, policy, *, quantum=0.05, period=0.1,
-                 costop_threshold=math.inf):
+    def __init__(self, env: Any, topology: Any, policy: Any, *, quantum: float = 0.05,
+                 period: float = 0.1, costop_threshold: float = math.inf) -> None:
         if topology.threads_per_core > 2:
             raise ValueError(f"expected at most 2 hardware threads per core, "
                              f"got {topology.threads_per_core}")
-        self.env = env
-        self._call_later = scheduler_for(env)
-        self.topology = topology
-        self.policy = policy
-        self.quantum = quantum
-        self.period = period
-        self.costop_threshold = costop_threshold
+        self.env: Any = env
+        self._call_later: Callable[[float, Any, Any], None] = scheduler_for(env)
+        self.topology: Any = topology
+        self.policy: Any = policy
+        self.quantum = float(quantum)
+        self.period = float(period)
+        self.costop_threshold = float(costop_threshold)
         n = topology.logical_cpus
-        self.sibling = [topology.siblings(i)[0] if topology.threads_per_core > 1 else None
+        self.sibling: List[Optional[int]] = [topology.siblings(i)[0] if topology.threads_per_core > 1 else None
                         for i in range(n)]
-        self.lcpu_world = [None] * n
+        self.lcpu_world: List[Optional[World]] = [None] * n
         self.lcpu_busy = [0.0] * n
         self.core_busy = [0.0] * topology.cores
         self.core_since = [0.0] * topology.cores
@@ -59,21 +60,21 @@ class Machine:
         self.all_mask = (1 << n) - 1
         self.idle_mask = self.all_mask  # bit i set while logical CPU i is idle
         # with two threads per core, bit 2c marks core c's first thread
-        self._first_threads = (sum(1 << i for i in range(0, n, 2))
+        self._first_threads: Optional[int] = (sum(1 << i for i in range(0, n, 2))
                                if topology.threads_per_core == 2 else None)
-        self.ready = []
-        self.worlds = []
-        self.groups = []
-        self.ht_rate = topology.ht_rate
-        self._completing = None
-        self._woken_by_completion = []
+        self.ready: List[World] = []
+        self.worlds: List[World] = []
+        self.groups: List[Group] = []
+        self.ht_rate = float(topology.ht_rate)
+        self._completing: Optional[World] = None
+        self._woken_by_completion: List[World] = []
         self._cosched_busy = False
-        self._cosched_pending = []
+        self._cosched_pending: List[Group] = []
         self._periodic = False
         self.reservations = False
 
     # ------------------------------------------------------------------ setup
-    def add_group(self, group):
+    def add_group(self, group: Group) -> None:
         """Register a VM (or hypervisor group) once all its worlds are in it."""
         self.groups.append(group)
         self.worlds.extend(group.worlds)
@@ -86,7 +87,8 @@ class Machine:
             self._call_later(self.period, self._period_boundary, None)
 
     # --------------------------------------------------------------- workload
-    def submit(self, world, work, on_done):
+    def submit(self, world: World, work: float,
+               on_done: Callable[[World], Optional[float]]) -> None:
         """Give an idle world a job of ``work`` core-seconds; wake it.
 
         ``on_done(world)`` is called when the job completes; it returns the
@@ -111,7 +113,7 @@ class Machine:
         self._place(world)
 
     # ------------------------------------------------------------- accounting
-    def _set_state(self, world, state):
+    def _set_state(self, world: World, state: int) -> None:
         """Move ``world`` to ``state``, booking the time spent in the old one.
 
         ``group.waiting`` counts the group's worlds that are ready or
@@ -130,7 +132,7 @@ class Machine:
         world.state = state
         world.t_state = now
 
-    def lcpu_utilisation(self, now=None):
+    def lcpu_utilisation(self, now: Optional[float] = None) -> List[float]:
         """Fraction of time each logical CPU was busy (esxtop PCPU UTIL)."""
         now = self.env._now if now is None else now
         out = []
@@ -141,7 +143,7 @@ class Machine:
             out.append(busy / now if now > 0 else 0.0)
         return out
 
-    def core_utilisation(self, now=None):
+    def core_utilisation(self, now: Optional[float] = None) -> List[float]:
         """Fraction of time each core had at least one busy thread (esxtop CORE UTIL)."""
         now = self.env._now if now is None else now
         out = []
@@ -153,13 +155,13 @@ class Machine:
             out.append(busy / now if now > 0 else 0.0)
         return out
 
-    def group_period_used(self, group, now):
+    def group_period_used(self, group: Group, now: float) -> float:
         """Occupancy the group has used in the current period, including current runs."""
         running = sum(now - w.run_start for w in group.worlds if w.state == RUN)
         return group.period_used + running
 
     # -------------------------------------------------------------- placement
-    def _idle_lcpu_for(self, world):
+    def _idle_lcpu_for(self, world: World) -> Optional[int]:
         """An idle logical CPU for ``world`` (the caller knows one is idle), or None.
 
         A whole idle core first, the world's previous CPU preferred, else the
@@ -190,7 +192,7 @@ class Machine:
             return (idle & -idle).bit_length() - 1
         return None
 
-    def _place(self, world, may_preempt=True):
+    def _place(self, world: World, may_preempt: bool = True) -> None:
         """Run a ready world on an idle CPU, or by preemption, or queue it."""
         if world.throttled:
             self.ready.append(world)
@@ -213,7 +215,7 @@ class Machine:
         self._start(world, lcpu)
 
     # ------------------------------------------------------------- run / stop
-    def _start(self, world, lcpu):
+    def _start(self, world: World, lcpu: int) -> None:
         now = self.env._now
         group = world.group
         old = world.state  # READY, or COSTOP on a co-start
@@ -253,14 +255,14 @@ class Machine:
         if group.skew_tracked and group.waiting:
             self._cosched_update(group)
 
-    def _settle(self, world, now):
+    def _settle(self, world: World, now: float) -> None:
         """Drain the work done since the last mark at the current rate."""
         done = world.rate * (now - world.t_mark)
         world.work -= done
         world.progress += done
         world.t_mark = now
 
-    def _change_rate(self, world, rate):
+    def _change_rate(self, world: World, rate: float) -> None:
         """The sibling thread started or stopped: the world's completion moves.
 
         A completion that moves later keeps its pending event, which re-arms
@@ -273,7 +275,7 @@ class Machine:
         if now + world.work / rate < world.due:
             self._schedule_completion(world)
 
-    def _schedule_completion(self, world):
+    def _schedule_completion(self, world: World) -> None:
         """Set the event at which the running world's job is done at its current rate.
 
         The event carries the world's version; a stop or a new schedule bumps
@@ -285,7 +287,7 @@ class Machine:
         world.due = env._now + delay
         self._call_later(delay, world.on_due, world.version)
 
-    def _complete(self, world, version):
+    def _complete(self, world: World, version: int) -> None:
         """A completion event fell due: finish the job, or re-arm if it moved later.
 
         An event whose ``version`` is no longer the world's was made stale by
@@ -306,11 +308,12 @@ class Machine:
         woken = self._woken_by_completion
         if woken:
             self._woken_by_completion = []
+        lcpu = world.lcpu
+        assert lcpu is not None  # the world is running
         if more is not None:
             world.work = more
             self._schedule_completion(world)
         else:
-            lcpu = world.lcpu
             self._stop(world, IDLE)
         for other in woken:  # READY and unplaced: nothing runs between the wake and here
             self._place(other)
@@ -319,7 +322,7 @@ class Machine:
                 self._dispatch(lcpu)
             self._refresh_sibling(lcpu)
 
-    def _charge(self, world, now):
+    def _charge(self, world: World, now: float) -> None:
         """Book the occupancy since the last accounting mark."""
         occupancy = now - world.run_start
         world.run_start = now
@@ -327,7 +330,7 @@ class Machine:
         world.group.period_used += occupancy
         self.policy.charge(self, world, occupancy)
 
-    def _stop(self, world, state):
+    def _stop(self, world: World, state: int) -> None:
         """Take a running world off its logical CPU; the caller refills the CPU.
 
         A world stopped into READY joins the ready queue at once, before any
@@ -352,6 +355,7 @@ class Machine:
         group.period_used += occupancy
         self.policy.charge(self, world, occupancy)
         lcpu = world.lcpu
+        assert lcpu is not None  # the world is running
         self.lcpu_world[lcpu] = None
         self.lcpu_busy[lcpu] += now - world.t_state  # a running world's state began with its run
         self.idle_mask |= 1 << lcpu
@@ -371,7 +375,7 @@ class Machine:
         if state == READY and group.skew_tracked:
             self._cosched_update(group)
 
-    def _refresh_sibling(self, lcpu):
+    def _refresh_sibling(self, lcpu: int) -> None:
         """After a stop on ``lcpu``: if it is still idle, its sibling runs alone again."""
         s = self.sibling[lcpu]
         if s is None or self.lcpu_world[lcpu] is not None:
@@ -380,7 +384,7 @@ class Machine:
         if other is not None and other.rate != 1.0:
             self._change_rate(other, 1.0)
 
-    def _dispatch(self, lcpu):
+    def _dispatch(self, lcpu: int) -> None:
         """Fill a free logical CPU with the policy's choice among eligible ready worlds."""
         if self.lcpu_world[lcpu] is not None or not self.ready:
             return
@@ -391,7 +395,7 @@ class Machine:
         self._start(world, lcpu)
 
     # ---------------------------------------------------------------- quantum
-    def _arm_all_quanta(self):
+    def _arm_all_quanta(self) -> None:
         """Arm the quantum check of every busy logical CPU that has none, lowest first."""
         unarmed = self.all_mask & ~self.idle_mask & ~self.armed_mask
         while unarmed:
@@ -399,16 +403,17 @@ class Machine:
             self._arm_quantum(low.bit_length() - 1)
             unarmed ^= low
 
-    def _arm_quantum(self, lcpu):
+    def _arm_quantum(self, lcpu: int) -> None:
         bit = 1 << lcpu
         if self.armed_mask & bit:
             return
         self.armed_mask |= bit
         world = self.lcpu_world[lcpu]
+        assert world is not None  # only busy CPUs arm a quantum
         delay = max(0.0, world.slice_start + self.quantum - self.env._now)
         self._call_later(delay, self._quantum_expired, lcpu)
 
-    def _quantum_expired(self, lcpu):
+    def _quantum_expired(self, lcpu: int) -> None:
         self.armed_mask &= ~(1 << lcpu)
         world = self.lcpu_world[lcpu]
         if world is None or not self.ready:
@@ -427,7 +432,7 @@ class Machine:
         self._arm_quantum(lcpu)
 
     # --------------------------------------------------- reservations, limits
-    def _arm_limit(self, group):
+    def _arm_limit(self, group: Group) -> None:
         group.limit_version += 1
         if any(w.throttled for w in group.worlds):
             return
@@ -441,22 +446,23 @@ class Machine:
             return
         self._call_later(remaining / running, partial(self._limit_due, group), group.limit_version)
 
-    def _limit_due(self, group, version):
+    def _limit_due(self, group: Group, version: int) -> None:
         if version == group.limit_version:
             self._arm_limit(group)
 
-    def _throttle(self, group):
+    def _throttle(self, group: Group) -> None:
         """The group used its limit for this period: take it off the CPUs."""
         for world in group.worlds:
             world.throttled = True
         for world in group.worlds:
             if world.state == RUN:
                 lcpu = world.lcpu
+                assert lcpu is not None  # the world is running
                 self._stop(world, READY)
                 self._dispatch(lcpu)
                 self._refresh_sibling(lcpu)
 
-    def _period_boundary(self, _arg):
+    def _period_boundary(self, _arg: Any) -> None:
         now = self.env._now
         for world in self.worlds:
             if world.state == RUN:
@@ -480,18 +486,19 @@ class Machine:
                 self._reconsider(lcpu)
         self._call_later(self.period, self._period_boundary, None)
 
-    def _reconsider(self, lcpu):
+    def _reconsider(self, lcpu: int) -> None:
         """A new period restores reservations: a world now owed CPU may preempt at once."""
         if not self.ready:
             return
         current = self.lcpu_world[lcpu]
+        assert current is not None  # _period_boundary reconsiders busy CPUs only
         best = self.policy.pick(self, self.ready, lcpu)
         if best is not None and self.policy.preempts_at_period(self, best, current):
             self.ready.remove(best)
             self._stop(current, READY)
             self._start_or_requeue(best, lcpu)
 
-    def _start_or_requeue(self, world, lcpu):
+    def _start_or_requeue(self, world: World, lcpu: int) -> None:
         """Start a chosen world unless stopping its predecessor changed the picture.
 
         Stopping a world can throttle a group (its limit is reached) or let
@@ -506,7 +513,7 @@ class Machine:
         self._refresh_sibling(lcpu)
 
     # ------------------------------------------------ relaxed co-scheduling
-    def _skewed_on_wake(self, world):
+    def _skewed_on_wake(self, world: World) -> bool:
         """Whether a sibling of the world, just made ready, lags it by the threshold or more."""
         now = self.env._now
         limit = world.ready_time + world.costop_time + self.costop_threshold
@@ -516,7 +523,7 @@ class Machine:
                 return True
         return False
 
-    def _cosched_update(self, group):
+    def _cosched_update(self, group: Group) -> None:
         """Settle co-scheduling for ``group`` and every group its co-stops and co-starts touch.
 
         A step may start or stop worlds of other groups, whose own updates are
@@ -539,7 +546,7 @@ class Machine:
         finally:
             self._cosched_busy = False
 
-    def _cosched_step(self, group):
+    def _cosched_step(self, group: Group) -> None:
         """Co-stop leaders whose skew passed the threshold; co-start when nobody lags."""
         now = self.env._now
         lag = -1.0
@@ -567,6 +574,7 @@ class Machine:
             gap = threshold - (lag - world.ready_time - world.costop_time)
             if gap <= 1e-12:
                 lcpu = world.lcpu
+                assert lcpu is not None  # the world is running
                 self._stop(world, COSTOP)
                 self._dispatch(lcpu)
                 self._refresh_sibling(lcpu)
@@ -577,7 +585,7 @@ class Machine:
             group.cosched_due = due
             self._call_later(soonest, partial(self._cosched_check, group), due)
 
-    def _cosched_check(self, group, due):
+    def _cosched_check(self, group: Group, due: float) -> None:
         """A co-stop check fell due; one set for an earlier time replaces it.
 
         Only the earliest pending check per group is kept: each step sets the

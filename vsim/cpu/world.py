@@ -7,6 +7,7 @@ relaxed co-scheduling keeps in step.
 """
 
 import math
+from typing import Any, List, Optional
 
 IDLE, READY, RUN, COSTOP = 0, 1, 2, 3
 
@@ -20,35 +21,36 @@ class Group:
     cosched      whether relaxed co-scheduling keeps its worlds in step
     """
 
-    def __init__(self, name, shares=1000.0, reservation=0.0, limit=math.inf, cosched=True):
+    def __init__(self, name: str, shares: float = 1000.0, reservation: float = 0.0,
+                 limit: float = math.inf, cosched: bool = True) -> None:
         self.name = name
         self.shares = float(shares)
         self.reservation = float(reservation)
         self.limit = float(limit)
         self.cosched = cosched
-        self.worlds = []
+        self.worlds: List[World] = []
         self.period_used = 0.0
         self.limit_version = 0
         self.cosched_due = math.inf
         self.waiting = 0  # worlds ready or co-stopped, kept by the machine
         self.skew_tracked = False  # set by the machine that runs the group
 
-    def add(self, world):
+    def add(self, world: "World") -> None:
         self.worlds.append(world)
         share = self.shares / len(self.worlds)
         for member in self.worlds:
             member.share = share
 
     @property
-    def used(self):
+    def used(self) -> float:
         return sum(w.used for w in self.worlds)
 
     @property
-    def ready_time(self):
+    def ready_time(self) -> float:
         return sum(w.ready_time for w in self.worlds)
 
     @property
-    def costop_time(self):
+    def costop_time(self) -> float:
         return sum(w.costop_time for w in self.worlds)
 
 
@@ -67,18 +69,18 @@ class World:
         "t_state", "throttled", "progress", "slice_start", "affinity", "due", "on_due",
     )
 
-    def __init__(self, name, group, affinity=None):
+    def __init__(self, name: str, group: Group, affinity: Optional[Any] = None) -> None:
         self.name = name
         self.group = group
         self.share = group.shares
         self.state = IDLE
-        self.lcpu = None
-        self.last_lcpu = None
+        self.lcpu: Optional[int] = None
+        self.last_lcpu: Optional[int] = None
         self.work = 0.0
         self.rate = 0.0
         self.t_mark = 0.0
         self.run_start = 0.0
-        self.on_done = None
+        self.on_done: Any = None  # the job's completion handler, set by Machine.submit
         self.version = 0
         self.vtime = 0.0
         self.used = 0.0
@@ -89,11 +91,12 @@ class World:
         self.progress = 0.0
         self.slice_start = 0.0
         self.due = 0.0
-        self.on_due = None
-        self.affinity = frozenset(affinity) if affinity is not None else None
+        self.on_due: Any = None  # Machine._complete bound to this world
+        self.affinity: Optional[frozenset[int]] = (
+            frozenset(affinity) if affinity is not None else None)
         group.add(self)
 
-    def stall(self, now):
+    def stall(self, now: float) -> float:
         """Seconds this world has been runnable but not running (ready or co-stopped)."""
         current = now - self.t_state if self.state in (READY, COSTOP) else 0.0
         return self.ready_time + self.costop_time + current

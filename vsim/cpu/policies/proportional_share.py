@@ -13,44 +13,41 @@ highest virtual time if that one is ahead by more than ``wake_granularity``.
 """
 
 import math
+from typing import TYPE_CHECKING, List, Optional, Tuple
+
+from vsim.cpu.world import Group, World
+
+if TYPE_CHECKING:
+    from vsim.cpu.machine import Machine
 
 REFERENCE_SHARES = 1000.0
-
-
-class _Nobody:
-    """Stands in for a witness world before there is one: never running."""
-
-    lcpu = None
-
-
-_NOBODY = _Nobody()
 
 
 class ProportionalShare:
     """Lowest virtual time first, reservations before shares, limits as throttling."""
 
-    def __init__(self, wake_credit=0.001, wake_granularity=0.001):
-        self.wake_credit = wake_credit
-        self.wake_granularity = wake_granularity
+    def __init__(self, wake_credit: float = 0.001, wake_granularity: float = 0.001) -> None:
+        self.wake_credit = float(wake_credit)
+        self.wake_granularity = float(wake_granularity)
         self.vclock = 0.0
-        self._witness = _NOBODY  # a running world last found at or below the clock
+        self._witness: Optional[World] = None  # a running world last found at or below the clock
 
-    def charge(self, machine, world, occupancy):
+    def charge(self, machine: "Machine", world: World, occupancy: float) -> None:
         world.vtime += occupancy * REFERENCE_SHARES / world.share
 
-    def _current_vtime(self, world, now):
+    def _current_vtime(self, world: World, now: float) -> float:
         return world.vtime + (now - world.run_start) * REFERENCE_SHARES / world.share
 
-    def _owed(self, machine, group, now):
+    def _owed(self, machine: "Machine", group: Group, now: float) -> bool:
         return (group.reservation > 0
                 and machine.group_period_used(group, now) < group.reservation * machine.period)
 
-    def on_wake(self, machine, world):
+    def on_wake(self, machine: "Machine", world: World) -> None:
         floor = self._virtual_clock(machine) - self.wake_credit
         if world.vtime < floor:
             world.vtime = floor
 
-    def _virtual_clock(self, machine):
+    def _virtual_clock(self, machine: "Machine") -> float:
         """The lowest virtual time of the runnable worlds, kept monotone.
 
         The clock only moves forward, so the first runnable world found at or
@@ -60,7 +57,7 @@ class ProportionalShare:
         clock = self.vclock
         now = machine.env._now
         witness = self._witness
-        if (witness.lcpu is not None
+        if (witness is not None and witness.lcpu is not None
                 and witness.vtime + (now - witness.run_start) * REFERENCE_SHARES / witness.share
                 <= clock):
             return clock
@@ -84,12 +81,12 @@ class ProportionalShare:
             self.vclock = lowest
         return self.vclock
 
-    def pick(self, machine, ready, lcpu):
+    def pick(self, machine: "Machine", ready: List[World], lcpu: int) -> Optional[World]:
         if not machine.reservations:
             return self._pick_by_vtime(ready, lcpu)
         now = machine.env._now
-        best = None
-        best_key = None
+        best: Optional[World] = None
+        best_key: Optional[Tuple[int, float]] = None
         for world in ready:
             if world.throttled or (world.affinity is not None and lcpu not in world.affinity):
                 continue
@@ -99,9 +96,9 @@ class ProportionalShare:
         return best
 
     @staticmethod
-    def _pick_by_vtime(ready, lcpu):
+    def _pick_by_vtime(ready: List[World], lcpu: int) -> Optional[World]:
         """The common case without reservations: the lowest virtual time."""
-        best = None
+        best: Optional[World] = None
         for world in ready:
             if world.throttled or (world.affinity is not None and lcpu not in world.affinity):
                 continue
@@ -109,13 +106,13 @@ class ProportionalShare:
                 best = world
         return best
 
-    def preempt_victim(self, machine, world):
+    def preempt_victim(self, machine: "Machine", world: World) -> Optional[int]:
         if not machine.reservations:
             return self._victim_by_vtime(machine, world)
         now = machine.env._now
         owed = self._owed(machine, world.group, now)
-        victim = None
-        victim_key = None
+        victim: Optional[int] = None
+        victim_key: Optional[Tuple[int, float]] = None
         allowed = world.affinity
         for lcpu, running in enumerate(machine.lcpu_world):
             if (running is None or running.group is world.group
@@ -125,7 +122,7 @@ class ProportionalShare:
                    self._current_vtime(running, now))
             if victim_key is None or key > victim_key:
                 victim, victim_key = lcpu, key
-        if victim is None:
+        if victim is None or victim_key is None:
             return None
         if owed and victim_key[0] == 1:
             return victim
@@ -133,12 +130,12 @@ class ProportionalShare:
             return victim
         return None
 
-    def _victim_by_vtime(self, machine, world):
+    def _victim_by_vtime(self, machine: "Machine", world: World) -> Optional[int]:
         """The CPU of the running world furthest ahead in virtual time, if ahead enough."""
         now = machine.env._now
         group = world.group
         allowed = world.affinity
-        victim = None
+        victim: Optional[World] = None
         threshold = world.vtime + self.wake_granularity
         for running in machine.lcpu_world:
             if running is None or running.group is group:
@@ -148,12 +145,12 @@ class ProportionalShare:
                 victim, threshold = running, vtime
         return None if victim is None else victim.lcpu
 
-    def preempts_at_period(self, machine, best, current):
+    def preempts_at_period(self, machine: "Machine", best: World, current: World) -> bool:
         """At a period boundary only a reservation justifies cutting a slice short."""
         now = machine.env._now
         return self._owed(machine, best.group, now) and not self._owed(machine, current.group, now)
 
-    def preempts_at_quantum(self, machine, best, current):
+    def preempts_at_quantum(self, machine: "Machine", best: World, current: World) -> bool:
         now = machine.env._now
         best_key = (0 if self._owed(machine, best.group, now) else 1, best.vtime)
         current_key = (0 if self._owed(machine, current.group, now) else 1,

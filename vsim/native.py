@@ -1,0 +1,100 @@
+"""Whether the compiled scheduler is in use, and a guard against a stale one.
+
+``setup.py`` compiles the modules in ``COMPILED`` with mypyc and writes
+``_compiled_sources.json``, the SHA-256 of each source it compiled. Python
+prefers an extension module to a source file of the same name, so after an
+edit to one of those sources (an editable install keeps the extensions next
+to them) the old compiled code would run silently. ``install_guard`` puts a
+finder in front of the import system that loads the sources instead when any
+of them differs from what was compiled, or when ``VSIM_PURE_PYTHON`` is set.
+It is all or none: the compiled modules check the types of each other's
+objects, so a compiled machine cannot drive an interpreted world.
+"""
+
+import hashlib
+import importlib.abc
+import importlib.util
+from importlib.machinery import EXTENSION_SUFFIXES
+import json
+import os
+import sys
+import warnings
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+COMPILED = ("vsim.cpu.world", "vsim.cpu.machine", "vsim.cpu.policies.proportional_share")
+RECORD = PACKAGE_DIR / "_compiled_sources.json"
+
+
+def source_path(module):
+    """The ``.py`` file of one of the ``COMPILED`` modules."""
+    return PACKAGE_DIR.parent.joinpath(*module.split(".")).with_suffix(".py")
+
+
+def stale_sources(record_path=RECORD, package_dir=PACKAGE_DIR):
+    """Sources whose hash differs from the build record (all of them if there is none)."""
+    try:
+        record = json.loads(Path(record_path).read_text())
+    except (OSError, ValueError):
+        return list(COMPILED)
+    stale = []
+    for module in COMPILED:
+        relative = "/".join(module.split(".")) + ".py"
+        path = Path(package_dir).parent / relative
+        try:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            digest = None
+        if record.get(relative) != digest:
+            stale.append(module)
+    return stale
+
+
+def extensions_present(package_dir=PACKAGE_DIR):
+    """Whether any of ``COMPILED`` has an extension module beside its source."""
+    for module in COMPILED:
+        source = Path(package_dir).parent.joinpath(*module.split(".")).with_suffix(".py")
+        if any(source.with_suffix(suffix).exists() for suffix in EXTENSION_SUFFIXES):
+            return True
+    return False
+
+
+class _SourceFinder(importlib.abc.MetaPathFinder):
+    """Finds the ``COMPILED`` modules as source files."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in COMPILED:
+            return None
+        return importlib.util.spec_from_file_location(name, source_path(name))
+
+
+_GUARD = _SourceFinder()
+
+
+def install_guard():
+    """Run the sources instead of the extensions when asked to or when they are stale.
+
+    Returns how the scheduler runs: ``"compiled"``, ``"python"`` (nothing was
+    compiled), ``"python (VSIM_PURE_PYTHON)"`` or ``"python (stale build)"``.
+    """
+    if _GUARD not in sys.meta_path:
+        if os.environ.get("VSIM_PURE_PYTHON"):
+            _use_sources("python (VSIM_PURE_PYTHON)")
+        elif not extensions_present():
+            MODE[0] = "python"
+        elif stale_sources():
+            _use_sources("python (stale build)")
+            warnings.warn("vsim: the compiled scheduler is older than its sources; running "
+                          "them as Python (reinstall the package to compile them again)",
+                          stacklevel=3)
+        else:
+            MODE[0] = "compiled"
+    return MODE[0]
+
+
+def _use_sources(mode):
+    sys.meta_path.insert(0, _GUARD)
+    MODE[0] = mode
+
+
+MODE = ["python"]
