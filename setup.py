@@ -3,7 +3,8 @@
 Scheduling decisions are where a contended host spends its simulation time,
 so ``vsim/native.py``'s ``COMPILED`` modules (typed Python, unchanged) are
 compiled into extension modules; the output of a run is the same to the byte
-either way. Set ``VSIM_PURE_PYTHON=1`` to build without compiling. The
+either way. Where no C compiler is found the extensions are skipped and the
+package runs as Python; ``VSIM_PURE_PYTHON=1`` skips them on purpose. The
 build records a hash of each compiled source, so an edited source is run as
 Python until the package is rebuilt (see ``vsim/native.py``).
 """
@@ -30,7 +31,10 @@ def ext_modules():
     record = {path: hashlib.sha256((ROOT / path).read_bytes()).hexdigest() for path in COMPILED}
     RECORD.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
     # the build environment has no simpy, which the compiled modules use only untyped
-    return mypycify(["--ignore-missing-imports", *COMPILED], opt_level="3")
+    extensions = mypycify(["--ignore-missing-imports", *COMPILED], opt_level="3")
+    for extension in extensions:
+        extension.optional = True  # without a C compiler the package installs as pure Python
+    return extensions
 
 
 setup(ext_modules=ext_modules())
