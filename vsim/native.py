@@ -26,9 +26,9 @@ COMPILED = ("vsim.cpu.world", "vsim.cpu.machine", "vsim.cpu.policies.proportiona
 RECORD = PACKAGE_DIR / "_compiled_sources.json"
 
 
-def source_path(module):
+def source_path(module, package_dir=PACKAGE_DIR):
     """The ``.py`` file of one of the ``COMPILED`` modules."""
-    return PACKAGE_DIR.parent.joinpath(*module.split(".")).with_suffix(".py")
+    return Path(package_dir).parent.joinpath(*module.split(".")).with_suffix(".py")
 
 
 def stale_sources(record_path=RECORD, package_dir=PACKAGE_DIR):
@@ -40,9 +40,8 @@ def stale_sources(record_path=RECORD, package_dir=PACKAGE_DIR):
     stale = []
     for module in COMPILED:
         relative = "/".join(module.split(".")) + ".py"
-        path = Path(package_dir).parent / relative
         try:
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            digest = hashlib.sha256(source_path(module, package_dir).read_bytes()).hexdigest()
         except OSError:
             digest = None
         if record.get(relative) != digest:
@@ -53,7 +52,7 @@ def stale_sources(record_path=RECORD, package_dir=PACKAGE_DIR):
 def extensions_present(package_dir=PACKAGE_DIR):
     """Whether any of ``COMPILED`` has an extension module beside its source."""
     for module in COMPILED:
-        source = Path(package_dir).parent.joinpath(*module.split(".")).with_suffix(".py")
+        source = source_path(module, package_dir)
         if any(source.with_suffix(suffix).exists() for suffix in EXTENSION_SUFFIXES):
             return True
     return False
