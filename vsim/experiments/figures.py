@@ -1,7 +1,7 @@
 """Figures of simulated sweeps against the paper's values (matplotlib, Agg backend).
 
 A figure shows simulated curves (per point: trimmed mean over replications,
-error bars the 95% interval) and the paper's values as separate markers with
+error bars the 95% interval, faint dots the replications themselves) and the paper's values as separate markers with
 their acceptance band as error bars, so a reader sees at once where the model
 lands. Each figure is written as PNG and SVG, atomically; SVG output carries
 no date and fixed element ids, so re-running gives identical files.
@@ -20,11 +20,14 @@ FORMATS = ("png", "svg")
 
 @dataclass(frozen=True)
 class Curve:
-    """Simulated values: per x, the statistic and its (low, high) interval."""
+    """Simulated values: per x, the statistic, its (low, high) interval and, if
+    given, the value of every replication (drawn as faint dots, so the spread
+    between runs is visible next to the interval)."""
 
     label: str
     xs: list
     stats: list
+    runs: list = None
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,12 @@ def plot_sweep(stem, *, title, xlabel, ylabel, curves, marks, line=None):
         centres = [value for value, _ in curve.stats]
         ax.errorbar(curve.xs, centres, yerr=_yerr(centres, [ci for _, ci in curve.stats]),
                     color=colour, marker="o", markersize=4, capsize=3, label=f"simulated {curve.label}")
+        if curve.runs is not None:  # beside the point, so the interval does not hide them
+            offset = 0.015 * (max(curve.xs) - min(curve.xs))
+            run_xs = [x + offset for x, values in zip(curve.xs, curve.runs) for _ in values]
+            run_ys = [value for values in curve.runs for value in values]
+            ax.plot(run_xs, run_ys, color=colour, marker="o", markersize=3, alpha=0.45,
+                    linestyle="none", label=f"replications ({curve.label})")
     for colour, mark, symbol in zip(colours, marks, "DsP^v"):
         ax.errorbar(mark.xs, mark.values, yerr=_yerr(mark.values, mark.bands), color=colour,
                     markerfacecolor="white", marker=symbol, markersize=8, linestyle="none",

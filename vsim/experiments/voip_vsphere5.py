@@ -91,7 +91,8 @@ def _paper_marks(claims, name, metric, label):
 def _jitter_figure(stem, sweep, claims, title, xlabel):
     return plot_sweep(
         stem, title=title, xlabel=xlabel, ylabel="RFC 3550 jitter (ms)",
-        curves=[Curve(label, sweep.xs(), sweep.series(metric)) for label, metric in JITTER],
+        curves=[Curve(label, sweep.xs(), sweep.series(metric),
+                      [sweep.at(x).values(metric) for x in sweep.xs()]) for label, metric in JITTER],
         marks=[_paper_marks(claims, sweep.name, metric, label) for label, metric in JITTER])
 
 
