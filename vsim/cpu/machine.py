@@ -22,6 +22,10 @@ Features handled here because every policy shares them:
 - Relaxed co-scheduling: a world that runs while a sibling of its group waits
   accumulates skew; past ``costop_threshold`` it is co-stopped until no
   sibling is left waiting. Idle siblings never cause skew.
+
+This module, ``world.py`` and the proportional-share policy are fully typed
+because the install compiles them with mypyc (``setup.py``, ``vsim/native.py``):
+a change here must still pass mypy, or the build stops with mypy's message.
 """
 
 import math
