@@ -52,8 +52,8 @@ class Machine:
         self.period = float(period)
         self.costop_threshold = float(costop_threshold)
         n = topology.logical_cpus
-        self.sibling: List[Optional[int]] = [topology.siblings(i)[0] if topology.threads_per_core > 1 else None
-                        for i in range(n)]
+        self.sibling: List[Optional[int]] = [
+            topology.siblings(i)[0] if topology.threads_per_core > 1 else None for i in range(n)]
         self.lcpu_world: List[Optional[World]] = [None] * n
         self.lcpu_busy = [0.0] * n
         self.core_busy = [0.0] * topology.cores
@@ -65,7 +65,7 @@ class Machine:
         self.idle_mask = self.all_mask  # bit i set while logical CPU i is idle
         # with two threads per core, bit 2c marks core c's first thread
         self._first_threads: Optional[int] = (sum(1 << i for i in range(0, n, 2))
-                               if topology.threads_per_core == 2 else None)
+                                              if topology.threads_per_core == 2 else None)
         self.ready: List[World] = []
         self.worlds: List[World] = []
         self.groups: List[Group] = []
@@ -103,12 +103,9 @@ class Machine:
             raise RuntimeError(f"{world.name} is not idle")
         world.work = work
         world.on_done = on_done
-        group = world.group
-        world.state = READY  # from IDLE, which books no time
-        world.t_state = self.env._now
-        group.waiting += 1
+        self._set_state(world, READY)
         self.policy.on_wake(self, world)
-        if group.skew_tracked and self._skewed_on_wake(world):
+        if world.group.skew_tracked and self._skewed_on_wake(world):
             self._set_state(world, COSTOP)
             return
         if self._completing is not None:
@@ -221,16 +218,7 @@ class Machine:
     # ------------------------------------------------------------- run / stop
     def _start(self, world: World, lcpu: int) -> None:
         now = self.env._now
-        group = world.group
-        old = world.state  # READY, or COSTOP on a co-start
-        if old == READY:
-            world.ready_time += now - world.t_state
-            group.waiting -= 1
-        elif old == COSTOP:
-            world.costop_time += now - world.t_state
-            group.waiting -= 1
-        world.state = RUN
-        world.t_state = now
+        self._set_state(world, RUN)  # from READY, or COSTOP on a co-start
         world.lcpu = lcpu
         world.last_lcpu = lcpu
         world.run_start = now
@@ -248,12 +236,10 @@ class Machine:
             world.rate = self.ht_rate
             if other.rate != self.ht_rate:
                 self._change_rate(other, self.ht_rate)
-        world.version += 1  # as _schedule_completion, inline on the busiest path
-        delay = world.work / world.rate if world.work > 0 else 0.0
-        world.due = now + delay
-        self._call_later(delay, world.on_due, world.version)
+        self._schedule_completion(world)
         if self.ready and not self.armed_mask >> lcpu & 1:
             self._arm_quantum(lcpu)
+        group = world.group
         if group.limit < math.inf:
             self._arm_limit(group)
         if group.skew_tracked and group.waiting:
@@ -346,18 +332,9 @@ class Machine:
         CPU stayed idle.
         """
         now = self.env._now
-        # _settle and _charge, written out: every stop passes here
-        done = world.rate * (now - world.t_mark)
-        world.work -= done
-        world.progress += done
-        world.t_mark = now
+        self._settle(world, now)
         world.version += 1
-        occupancy = now - world.run_start
-        world.run_start = now
-        world.used += occupancy
-        group = world.group
-        group.period_used += occupancy
-        self.policy.charge(self, world, occupancy)
+        self._charge(world, now)
         lcpu = world.lcpu
         assert lcpu is not None  # the world is running
         self.lcpu_world[lcpu] = None
@@ -368,12 +345,10 @@ class Machine:
             core = self.core_index[lcpu]
             self.core_busy[core] += now - self.core_since[core]
         world.lcpu = None
-        world.state = state
-        world.t_state = now
-        if state != IDLE:  # READY or COSTOP
-            group.waiting += 1
+        self._set_state(world, state)
         if state == READY:
             self.ready.append(world)
+        group = world.group
         if group.limit < math.inf:
             self._arm_limit(group)
         if state == READY and group.skew_tracked:
