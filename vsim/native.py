@@ -67,33 +67,21 @@ class _SourceFinder(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_file_location(name, source_path(name))
 
 
-_GUARD = _SourceFinder()
-
-
 def install_guard():
     """Run the sources instead of the extensions when asked to or when they are stale.
 
     Returns how the scheduler runs: ``"compiled"``, ``"python"`` (nothing was
     compiled), ``"python (VSIM_PURE_PYTHON)"`` or ``"python (stale build)"``.
+    Called once, by ``vsim/__init__.py``.
     """
-    if _GUARD not in sys.meta_path:
-        if os.environ.get("VSIM_PURE_PYTHON"):
-            _use_sources("python (VSIM_PURE_PYTHON)")
-        elif not extensions_present():
-            MODE[0] = "python"
-        elif stale_sources():
-            _use_sources("python (stale build)")
-            warnings.warn("vsim: the compiled scheduler is older than its sources; running "
-                          "them as Python (reinstall the package to compile them again)",
-                          stacklevel=3)
-        else:
-            MODE[0] = "compiled"
-    return MODE[0]
-
-
-def _use_sources(mode):
-    sys.meta_path.insert(0, _GUARD)
-    MODE[0] = mode
-
-
-MODE = ["python"]
+    if os.environ.get("VSIM_PURE_PYTHON"):
+        sys.meta_path.insert(0, _SourceFinder())
+        return "python (VSIM_PURE_PYTHON)"
+    if not extensions_present():
+        return "python"
+    if stale_sources():
+        sys.meta_path.insert(0, _SourceFinder())
+        warnings.warn("vsim: the compiled scheduler is older than its sources; running them "
+                      "as Python (reinstall the package to compile them again)", stacklevel=3)
+        return "python (stale build)"
+    return "compiled"
