@@ -1,25 +1,33 @@
-"""The measuring client: receives the measuring conference and timestamps it.
+"""The receiver of a monitored conference: timestamps every packet of its streams.
 
-It records, per measured packet, the stream, the RTP send time (the tick's
-nominal 20 ms boundary, which is what the RTP timestamp encodes) and the
-arrival time at the client (NaN when the packet was lost). Its own receive
-path adds a constant ``latency``: a constant moves every arrival equally and
-so never changes jitter.
+The measuring client of the study receives the measuring conference; the
+same recorder stands for the load client that receives a VM's last load
+conference, so that every VM's jitter can be reported (see
+``vsim.guest.media_server``). It records, per packet, the stream, the RTP
+send time (the tick's nominal 20 ms boundary, which is what the RTP
+timestamp encodes) and the arrival time at the client (NaN when the packet
+was lost). Its own receive path adds a constant ``latency``: a constant moves
+every arrival equally and so never changes jitter.
+
+A tick's packets leave the uplink evenly spaced, so the recorder keeps one
+row per tick (or per lost part of a tick) and expands the rows into packets
+with numpy only when the arrays are asked for.
 """
 
 import numpy as np
 
+_NO_DEPARTURE = np.nan
+
 
 class MeasuringClient:
-    """Per-packet record of the measured streams; a few hundred packets per second."""
+    """Per-packet record of one conference's streams, kept as one row per tick."""
 
     def __init__(self, latency):
         self.latency = latency
         self._send = {}
-        self.ticks = []
-        self.streams = []
-        self.send_times = []
-        self.recv_times = []
+        # Each row covers streams first_stream .. first_stream + streams - 1 of one tick;
+        # stream k arrives at first_departure + k * spacing + latency if k < accepted.
+        self._rows = []
 
     def sent(self, tick, send_time, count):
         self._send[tick] = (send_time, count)
@@ -29,31 +37,29 @@ class MeasuringClient:
         send_time, _ = self._send.pop(tick)
         if first_lost:
             self._send[tick] = (send_time, first_lost)
-        for stream in range(first_lost, count):
-            self._record(tick, stream, send_time, np.nan)
+        self._rows.append((send_time, first_lost, count - first_lost, _NO_DEPARTURE, 0.0, 0))
 
     def departed(self, tick, first_departure, spacing, accepted, count):
         send_time, _ = self._send.pop(tick)
-        for stream in range(count):
-            arrival = (first_departure + stream * spacing + self.latency
-                       if stream < accepted else np.nan)
-            self._record(tick, stream, send_time, arrival)
-
-    def _record(self, tick, stream, send_time, arrival):
-        self.ticks.append(tick)
-        self.streams.append(stream)
-        self.send_times.append(send_time)
-        self.recv_times.append(arrival)
+        self._rows.append((send_time, 0, count, first_departure, spacing, accepted))
 
     def arrays(self):
         """(stream ids, send times, receive times) sorted by stream then send time."""
-        streams = np.asarray(self.streams, dtype=np.int64)
-        send = np.asarray(self.send_times, dtype=float)
-        recv = np.asarray(self.recv_times, dtype=float)
-        order = np.lexsort((send, streams))
-        return streams[order], send[order], recv[order]
+        if not self._rows:
+            return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
+        send, first_stream, streams, first_departure, spacing, accepted = (
+            np.asarray(column) for column in zip(*self._rows))
+        streams = streams.astype(np.int64)
+        row = np.repeat(np.arange(len(self._rows)), streams)
+        row_start = np.cumsum(streams) - streams
+        stream = first_stream.astype(np.int64)[row] + np.arange(row.size) - row_start[row]
+        recv = first_departure[row] + stream * spacing[row] + self.latency
+        recv[stream >= accepted.astype(np.int64)[row]] = np.nan
+        send = send.astype(float)[row]
+        order = np.lexsort((send, stream))
+        return stream[order], send[order], recv[order]
 
     @property
     def in_flight(self):
-        """Measured packets handed to the NIC path but not yet delivered or lost."""
+        """Recorded packets handed to the NIC path but not yet delivered or lost."""
         return sum(count for _, count in self._send.values())
