@@ -157,16 +157,20 @@ def _ms(value):
 
 def _human_summary(name, config, seed, duration, engine, summary):
     jitter, voice, host = summary["jitter"], summary["voice"], summary["host"]
+    across = summary["instances_jitter"]
     lines = [
         f"{name}  ({config}, seed {seed}, {duration:g} s, {engine} engine)",
         f"jitter     mean {_ms(jitter['mean_ms'])}  p99 {_ms(jitter['p99_ms'])}  "
-        f"({jitter['samples']} samples)",
+        f"({jitter['samples']} samples, measuring conference)",
+        f"all VMs    mean {_ms(across['mean_ms'])}  p99 {_ms(across['p99_ms'])}  "
+        f"worst p99 {_ms(across['worst_p99_ms'])}  (each VM's last conference)",
         f"voice      loss {100 * voice['loss_fraction']:.3f}%  {voice['packet_rate_pps']:.0f} packets/s  "
         f"{voice['bandwidth_mbps']:.2f} Mb/s",
         f"host CPU   {host['cpu_util_pct']:.1f}% (esxtop PCPU UTIL)  core {host['core_util_pct']:.1f}%",
     ]
     lines += [f"{vm:<10} used {v['used_pct']:.1f}%  ready {v['ready_pct']:.1f}%  "
-              f"costop {v['costop_pct']:.1f}%" for vm, v in summary["vms"].items()]
+              f"costop {v['costop_pct']:.1f}%  jitter {_ms(v['jitter_mean_ms'])}  "
+              f"p99 {_ms(v['jitter_p99_ms'])}" for vm, v in summary["vms"].items()]
     return "\n".join(lines)
 
 

@@ -80,12 +80,17 @@ def test_only_instance_zero_carries_the_measuring_conference():
 
 
 def test_conferences_are_dealt_round_robin_and_measured_one_is_last():
-    sim = Simulation(fig3(), 1)
+    sim = Simulation(fig3("vm.instances=2"), 1)
     workers = sim.servers[0].workers
     # 30 load conferences + the measuring one = 31 conferences over 4 vCPUs: 8, 8, 8, 7
     assert [w.streams for w in workers] == [32, 32, 32, 28]
     # conference index 30 (the last one) lands on vCPU 30 % 4 = 2
-    assert [w.measured_streams for w in workers] == [0, 0, MEASURING, 0]
+    assert [w.monitored_streams for w in workers] == [0, 0, MEASURING, 0]
+    # the second VM has no measuring conference: its last load conference (index 29,
+    # on vCPU 1) is the monitored one
+    others = sim.servers[1].workers
+    assert [w.streams for w in others] == [32, 32, 28, 28]
+    assert [w.monitored_streams for w in others] == [0, 4, 0, 0]
 
 
 def test_partial_conference_is_dealt_like_a_whole_one():
@@ -93,7 +98,13 @@ def test_partial_conference_is_dealt_like_a_whole_one():
     # sizes [4, 4, 2] + measuring [4] -> vCPUs 0..3 get 4, 4, 2, 4 and vCPU 3 is measured
     workers = sim.servers[0].workers
     assert [w.streams for w in workers] == [4, 4, 2, 4]
-    assert [w.measured_streams for w in workers] == [0, 0, 0, MEASURING]
+    assert [w.monitored_streams for w in workers] == [0, 0, 0, MEASURING]
+
+
+def test_a_partial_last_load_conference_is_monitored_whole():
+    sim = Simulation(fig3("vm.streams_per_instance=10", "client.measuring_conference=false"), 1)
+    # sizes [4, 4, 2]: the last conference, of 2 streams, is on vCPU 2
+    assert [w.monitored_streams for w in sim.servers[0].workers] == [0, 0, 2]
 
 
 # ------------------------------------------------------------------- jitter

@@ -56,11 +56,15 @@ class Path:
         self.wakes = []
         self.vnic.machine = _SubmitSpy(self.machine, self.world, self.wakes)
 
-    def post_at(self, t, count, tick=None, check=None):
+    def post_at(self, t, count, tick=None, check=None, monitored=None):
+        """Post ``count`` frames at ``t``; with a ``tick``, the last ``monitored`` (all by default)
+        are recorded by the client."""
+        if monitored is None:
+            monitored = count if tick is not None else 0
+
         def fire(_event):
-            if tick is not None:
-                self.measured_posted += count
-            self.vnic.post(self.env.now, count, tick, self.env.now)
+            self.measured_posted += monitored
+            self.vnic.post(self.env.now, count, self.env.now, tick, monitored)
             if check is not None:
                 check()
         self.env.timeout(t).callbacks.append(fire)
@@ -69,11 +73,11 @@ class Path:
         v = self.vnic
         assert v.posted == self.uplink.offered + v.ring_drops + v.in_ring
         assert 0 <= v.in_ring <= v.ring_size
-        queued = v.pending_frames + sum(count for count, _ in v.job)
+        queued = v.pending_frames + sum(count for count, _, _ in v.job)
         assert v.in_ring == queued
 
 
-posts = st.lists(st.tuples(st.floats(0.0, 2e-3), st.integers(1, 40), st.booleans()),
+posts = st.lists(st.tuples(st.floats(0.0, 2e-3), st.integers(1, 40), st.integers(0, 8)),
                  min_size=1, max_size=60)
 
 
@@ -83,9 +87,11 @@ posts = st.lists(st.tuples(st.floats(0.0, 2e-3), st.integers(1, 40), st.booleans
 def test_posted_is_forwarded_plus_ring_drops_plus_queued(schedule, ring, cost, rate, hog):
     path = Path(ring_size=ring, tx_cost=cost, rx_cost=cost, wake_rate_hz=rate, hog_shares=hog)
     t = 0.0
-    for tick, (gap, count, measured) in enumerate(schedule):
+    for tick, (gap, count, monitored) in enumerate(schedule):
         t += gap
-        path.post_at(t, count, tick if measured else None, check=path.conserved)
+        monitored = min(monitored, count)
+        path.post_at(t, count, tick if monitored else None, check=path.conserved,
+                     monitored=monitored)
     # probe between posts too
     for k in range(1, 200):
         path.env.timeout(k * 1e-3).callbacks.append(lambda _e: path.conserved())
@@ -96,6 +102,26 @@ def test_posted_is_forwarded_plus_ring_drops_plus_queued(schedule, ring, cost, r
     # long after the last post everything accepted by the ring has been forwarded
     assert v.in_ring == 0
     assert v.posted == path.uplink.offered + v.ring_drops
+    # and every monitored frame was recorded once, received or lost
+    streams, send, recv = path.client.arrays()
+    assert len(streams) == path.measured_posted
+    assert path.client.in_flight == 0
+
+
+def test_monitored_frames_are_the_last_of_a_post_and_the_first_dropped():
+    """A post of 6 frames whose last 3 are monitored meets a ring with room for 4: only the
+    first monitored frame fits, and it leaves the uplink as the post's 4th frame."""
+    path = Path(ring_size=4, tx_cost=1e-6, rx_cost=1e-6, wake_rate_hz=math.inf)
+    path.post_at(0.001, 6, tick=0, monitored=3)
+    path.env.run(until=0.01)
+    streams, send, recv = path.client.arrays()
+    assert list(streams) == [0, 1, 2]
+    assert np.isnan(recv[1:]).all()
+    service = path.uplink.service
+    expected = 0.001 + 4 * 2e-6 + 4 * service + 1e-5 + 5e-5
+    assert recv[0] == pytest.approx(expected, abs=1e-12)
+    assert path.vnic.ring_drops == 2
+    assert path.client.in_flight == 0
 
 
 def test_ring_overflow_drops_the_excess_of_a_post():

@@ -114,8 +114,7 @@ def test_measured_packets_are_recorded_once_or_still_in_the_ring(ring):
     sim.run(2.0, 0.5)
     streams, send, recv = sim.client.arrays()
     vnic = sim.vnics[0]
-    measured_in_ring = sum(count for count, tick in list(vnic.pending) + list(vnic.job)
-                           if tick is not None)
+    measured_in_ring = sum(monitored for _, _, monitored in list(vnic.pending) + list(vnic.job))
     assert sum(posted) > 0
     assert len(streams) + measured_in_ring == sum(posted)
     # each recorded tick has each of the 4 measured streams exactly once
@@ -144,3 +143,53 @@ def test_vm_used_matches_host_utilisation():
     assert host_busy - vm_used < 0.1 * host_busy
     assert all(0 <= u <= 100 + 1e-9 for u in summary["host"]["lcpu_util_pct"])
     assert np.isclose(np.mean(summary["host"]["lcpu_util_pct"]), summary["host"]["cpu_util_pct"])
+
+
+# ------------------------------------------------------------ per-VM jitter
+def test_every_vm_reports_the_jitter_of_its_monitored_conference():
+    summary = simulate(fig3("vm.instances=3"), 4, duration=3.0, warmup=0.5)
+    vms = summary["vms"]
+    assert [v["monitored"] for v in vms.values()] == ["measuring conference",
+                                                     "last load conference",
+                                                     "last load conference"]
+    assert vms["vm0"]["jitter_mean_ms"] == summary["jitter"]["mean_ms"]
+    assert vms["vm0"]["jitter_p99_ms"] == summary["jitter"]["p99_ms"]
+    means = [v["jitter_mean_ms"] for v in vms.values()]
+    p99s = [v["jitter_p99_ms"] for v in vms.values()]
+    assert all(m > 0 for m in means)
+    across = summary["instances_jitter"]
+    assert across["mean_ms"] == pytest.approx(np.mean(means), rel=1e-12)
+    assert across["p99_ms"] == pytest.approx(np.mean(p99s), rel=1e-12)
+    assert across["worst_p99_ms"] == max(p99s)
+
+
+def test_without_a_measuring_conference_only_the_vms_report_jitter():
+    summary = simulate(fig3("vm.instances=2", "client.measuring_conference=false"), 4,
+                       duration=3.0, warmup=0.5)
+    assert summary["jitter"]["mean_ms"] is None
+    assert summary["measured_packets"] == 0
+    assert all(v["monitored"] == "last load conference" for v in summary["vms"].values())
+    assert all(v["jitter_mean_ms"] > 0 for v in summary["vms"].values())
+
+
+def test_every_monitored_packet_is_recorded_once_or_still_in_a_ring():
+    """Per VM: what its receiver was told was sent is recorded (received or lost) or is
+    still in that VM's transmit ring, even when rings and the uplink overflow."""
+    loaded = with_model(with_model(fig3("vm.instances=4"), "vnic", tx_ring=16), "nic",
+                        queue_packets=4, rate_bps=5e7)
+    sim = Simulation(loaded, 5)
+    told = [[] for _ in sim.receivers]
+    for index, receiver in enumerate(sim.receivers):
+        record_sent = receiver.sent
+
+        def spy(tick, send_time, count, record_sent=record_sent, told=told[index]):
+            told.append(count)
+            record_sent(tick, send_time, count)
+        receiver.sent = spy
+    sim.run(2.0, 0.5)
+    for receiver, vnic, counts in zip(sim.receivers, sim.vnics, told):
+        streams, _, recv = receiver.arrays()
+        in_ring = sum(monitored for _, _, monitored in list(vnic.pending) + list(vnic.job))
+        assert sum(counts) > 0
+        assert len(streams) + in_ring == sum(counts)
+    assert any(np.isnan(receiver.arrays()[2]).any() for receiver in sim.receivers)

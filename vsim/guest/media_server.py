@@ -5,9 +5,13 @@ vCPUs in the order they are set up; each vCPU's worker thread sleeps on its
 own 20 ms timer (the threads start at different moments, so their phases are
 independent) and processes its conferences in that order every tick (decode,
 mix, encode: ``frame_cost`` core-seconds per stream, varying from frame to
-frame) and hands each tick's
-frames to the virtual NIC when it is done. The measuring conference is set up
-last, as in the study, so it is the last conference of its vCPU.
+frame) and hands each tick's frames to the virtual NIC when it is done.
+
+Every VM's last-set-up conference is monitored: its frames are marked so the
+receiver timestamps them. In the VM that hosts the measuring conference that
+is the measuring conference, set up last as in the study; in the others it is
+the last load conference, which sits in the same place (the last conference
+of its vCPU), so every VM's jitter can be reported next to the study's one.
 
 What a measured packet sees is therefore: the tick's start delay (guest timer
 lateness, then waiting for a logical CPU), plus the work of its vCPU's tick
@@ -67,11 +71,11 @@ class WorkerVcpu:
     timer's lateness, so lateness never accumulates.
     """
 
-    def __init__(self, server, world, streams, measured_streams, costs, timer, phase):
+    def __init__(self, server, world, streams, monitored_streams, costs, timer, phase):
         self.server = server
         self.world = world
         self.streams = streams
-        self.measured_streams = measured_streams
+        self.monitored_streams = monitored_streams
         self.costs = costs
         self.timer = timer
         self.phase = phase
@@ -99,8 +103,7 @@ class WorkerVcpu:
         now = self.server.env.now
         tick = self.backlog.pop(0)
         send_time = self.phase + tick * self.server.rtp_interval
-        self.server.emit(now, self.streams - self.measured_streams, tick, send_time, measured=False)
-        self.server.emit(now, self.measured_streams, tick, send_time, measured=True)
+        self.server.emit(now, self.streams, tick, send_time, self.monitored_streams)
         if self.backlog:
             return self._job_work()
         return None
@@ -128,7 +131,7 @@ class MediaServer:
         per_vcpu = [[] for _ in vcpus]
         for index, size in enumerate(sizes):
             per_vcpu[index % len(vcpus)].append(size)
-        measured_vcpu = (len(sizes) - 1) % len(vcpus) if measuring_conference else None
+        monitored_vcpu = (len(sizes) - 1) % len(vcpus) if sizes else None
         self.workers = []
         for i, world in enumerate(vcpus):
             total = sum(per_vcpu[i])
@@ -138,17 +141,19 @@ class MediaServer:
             costs = FrameCosts(rng_streams.stream(f"{worker}.frames"), total, frame_cost, frame_cost_cv)
             timer = TimerLatency(rng_streams.stream(f"{worker}.timer"), timer_median, timer_sigma)
             phase = rng_streams.stream(f"{worker}.phase").uniform(0.0, tick)
-            measured = participants if i == measured_vcpu else 0
-            self.workers.append(WorkerVcpu(self, world, total, measured, costs, timer, phase))
+            monitored = sizes[-1] if i == monitored_vcpu else 0
+            self.workers.append(WorkerVcpu(self, world, total, monitored, costs, timer, phase))
         self.emitted = 0
 
     def start(self):
         for worker in self.workers:
             worker.start()
 
-    def emit(self, now, count, tick, send_time, measured):
-        """Hand ``count`` frames of ``tick`` (RTP time ``send_time``) to the virtual NIC."""
-        if count <= 0:
-            return
+    def emit(self, now, count, tick, send_time, monitored):
+        """Hand ``count`` frames of ``tick`` (RTP time ``send_time``) to the virtual NIC.
+
+        The last ``monitored`` of them are the monitored conference's, sent
+        after the vCPU's other conferences.
+        """
         self.emitted += count
-        self.vnic.post(now, count, tick if measured else None, send_time)
+        self.vnic.post(now, count, send_time, tick, monitored)

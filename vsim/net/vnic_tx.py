@@ -9,6 +9,10 @@ forwards the frames through the vSwitch to the uplink. It is woken at most
 once running it keeps draining until the ring is empty. A full ring drops the
 frames that do not fit.
 
+A post may end with a monitored conference's frames (``monitored`` of them,
+one per stream); the vNIC tells its ``recorder`` when they were sent, lost at
+the ring, or left the uplink.
+
 Events: one wakeup and one completion per batch of posts, never per frame.
 """
 
@@ -42,9 +46,9 @@ class VnicTransmit:
         self.posted = 0
         self.ring_drops = 0
 
-    def post(self, now, count, measured_tick, send_time):
-        """The guest posts ``count`` frames; ``measured_tick`` marks the measuring streams."""
-        if not self.accept(count, measured_tick, send_time):
+    def post(self, now, count, send_time, tick, monitored=0):
+        """The guest posts ``count`` frames of ``tick``; the last ``monitored`` are recorded."""
+        if not self.accept(count, send_time, tick, monitored):
             return
         if self.world.state == IDLE and not self.wake_armed:
             wait = self.last_wake + self.min_gap - now
@@ -54,18 +58,23 @@ class VnicTransmit:
             else:
                 self._wake()
 
-    def accept(self, count, measured_tick, send_time):
-        """Put what fits of ``count`` posted frames in the ring; return how many fit."""
+    def accept(self, count, send_time, tick, monitored=0):
+        """Put what fits of ``count`` posted frames in the ring; return how many fit.
+
+        The frames that do not fit are the last ones, so the monitored frames
+        are the first to be dropped.
+        """
         self.posted += count
         accepted = min(count, max(self.ring_size - self.in_ring, 0))
         if accepted < count:
             self.ring_drops += count - accepted
-        if measured_tick is not None:
-            self.recorder.sent(measured_tick, send_time, count)
-            if accepted < count:
-                self.recorder.lost(measured_tick, accepted, count)
+        monitored_in_ring = max(0, min(monitored, accepted - (count - monitored)))
+        if monitored:
+            self.recorder.sent(tick, send_time, monitored)
+            if monitored_in_ring < monitored:
+                self.recorder.lost(tick, monitored_in_ring, monitored)
         if accepted:
-            self.pending.append((accepted, measured_tick))
+            self.pending.append((accepted, tick if monitored_in_ring else None, monitored_in_ring))
             self.pending_frames += accepted
             self.in_ring += accepted
         return accepted
@@ -87,12 +96,18 @@ class VnicTransmit:
 
     def _job_done(self, _world):
         now = self.env.now
-        for count, measured_tick in self.job:
+        for count, tick, monitored in self.job:
             self.in_ring -= count
-            accepted, first, spacing = self.uplink.offer_burst(now, count)
-            if measured_tick is not None:
-                self.recorder.departed(measured_tick, first, spacing, accepted, count)
+            self.forward(now, count, tick, monitored)
         self.job = []
         if self.pending:
             return self.take_job()
         return None
+
+    def forward(self, now, count, tick, monitored):
+        """Offer a burst of ``count`` frames to the uplink; record its last ``monitored``."""
+        accepted, first, spacing = self.uplink.offer_burst(now, count)
+        if tick is not None:
+            before = count - monitored
+            self.recorder.departed(tick, first + before * spacing, spacing, accepted - before,
+                                   monitored)

@@ -3,8 +3,10 @@
 The model: a host (``Machine`` with its scheduling policy) running
 ``instances`` media-server VMs, each with its vCPUs, a vNIC transmit world and
 its share of the uplink; the first VM also serves the measuring conference,
-whose packets the measuring client timestamps. Everything random draws from
-streams named after the component, so the same seed gives the same run.
+whose packets the measuring client timestamps. Every VM's last conference is
+timestamped the same way by its own receiver, so each VM's jitter is reported
+too. Everything random draws from streams named after the component, so the
+same seed gives the same run.
 """
 
 import math
@@ -57,8 +59,9 @@ class Simulation:
         codec, nic, vnic, work = m["codec"], m["nic"], m["vnic"], m["workload"]
         self.ip_bytes = ip_bytes_for_rtp(codec.payload_bytes)
         self.uplink = UniformFifo(nic.rate_bps, nic.queue_packets, nic.latency, self.ip_bytes)
-        self.client = MeasuringClient(m["client"].latency)
         vm = scenario.vm
+        self.receivers = [MeasuringClient(m["client"].latency) for _ in range(vm.instances)]
+        self.client = self.receivers[0]
         self.vms, self.vnics, self.servers = [], [], []
         for i in range(vm.instances):
             name = f"vm{i}"
@@ -70,7 +73,7 @@ class Simulation:
             tx_group = Group(f"{name}.vnic-tx", cosched=False)
             tx_world = World(f"{name}.vnic-tx", tx_group)
             self.machine.add_group(tx_group)
-            tx = VnicTransmit(env, self.machine, tx_world, self.uplink, self.client,
+            tx = VnicTransmit(env, self.machine, tx_world, self.uplink, self.receivers[i],
                               tx_cost=vnic.tx_cost, rx_cost=vnic.rx_cost, ring_size=vnic.tx_ring,
                               wake_rate_hz=vnic.wake_rate_hz)
             server = MediaServer(env, self.machine, group, tx, streams, name,
@@ -137,29 +140,44 @@ class Simulation:
         dropped = (end["ring_drops"] - start["ring_drops"]
                    + end["uplink_dropped"] - start["uplink_dropped"])
         sent = end["uplink_sent"] - start["uplink_sent"]
-        streams, send, recv = self.client.arrays()
-        in_window = send >= warmup
-        received = ~np.isnan(recv)
-        samples = stream_jitter_samples(send[received], recv[received], streams[received], warmup)
-        measured = int(np.count_nonzero(in_window))
-        measured_lost = int(np.count_nonzero(in_window & ~received))
+        per_vm = [_conference_jitter(receiver, warmup) for receiver in self.receivers]
+        if self.scenario.client.measuring_conference:
+            samples, measured, measured_lost = per_vm[0]
+        else:
+            samples, measured, measured_lost = np.zeros(0), 0, 0
         frame = frame_bytes(self.ip_bytes)
         vms = {}
-        for group in self.vms:
+        for index, group in enumerate(self.vms):
             used = ready = costop = 0.0
             for w in group.worlds:
                 u0, r0, c0 = start["worlds"][w.name]
                 u1, r1, c1 = end["worlds"][w.name]
                 used, ready, costop = used + u1 - u0, ready + r1 - r0, costop + c1 - c0
+            vm_samples = per_vm[index][0]
             vms[group.name] = {"used_pct": 100 * used / window, "ready_pct": 100 * ready / window,
-                               "costop_pct": 100 * costop / window}
+                               "costop_pct": 100 * costop / window,
+                               "monitored": ("measuring conference" if index == 0 and
+                                             self.scenario.client.measuring_conference
+                                             else "last load conference"),
+                               "jitter_mean_ms": _mean_ms(vm_samples),
+                               "jitter_p99_ms": _p99_ms(vm_samples)}
+        vm_means = [v["jitter_mean_ms"] for v in vms.values() if v["jitter_mean_ms"] is not None]
+        vm_p99s = [v["jitter_p99_ms"] for v in vms.values() if v["jitter_p99_ms"] is not None]
         return {
             "jitter": {
                 "samples": int(samples.size),
-                "mean_ms": to_ms(float(samples.mean())) if samples.size else None,
-                "p99_ms": to_ms(float(np.percentile(samples, 99))) if samples.size else None,
+                "mean_ms": _mean_ms(samples),
+                "p99_ms": _p99_ms(samples),
                 "definition": "RFC 3550 jitter held after each received packet of the measuring "
                               "conference's streams, pooled, after warm-up",
+            },
+            "instances_jitter": {
+                "mean_ms": float(np.mean(vm_means)) if vm_means else None,
+                "p99_ms": float(np.mean(vm_p99s)) if vm_p99s else None,
+                "worst_p99_ms": max(vm_p99s) if vm_p99s else None,
+                "definition": "each VM's last conference measured like the measuring conference; "
+                              "mean over the VMs of their mean and 99th percentile, and the "
+                              "highest 99th percentile",
             },
             "measured_packets": measured,
             "measured_loss_fraction": measured_lost / measured if measured else 0.0,
@@ -180,6 +198,24 @@ class Simulation:
             },
             "vms": vms,
         }
+
+
+def _conference_jitter(receiver, warmup):
+    """(jitter samples, packets sent after warm-up, of them lost) of one receiver's conference."""
+    streams, send, recv = receiver.arrays()
+    in_window = send >= warmup
+    received = ~np.isnan(recv)
+    samples = stream_jitter_samples(send[received], recv[received], streams[received], warmup)
+    return (samples, int(np.count_nonzero(in_window)),
+            int(np.count_nonzero(in_window & ~received)))
+
+
+def _mean_ms(samples):
+    return to_ms(float(samples.mean())) if samples.size else None
+
+
+def _p99_ms(samples):
+    return to_ms(float(np.percentile(samples, 99))) if samples.size else None
 
 
 def default_warmup(run, duration):

@@ -107,16 +107,15 @@ def _run(sim, duration, warmup):
         server.emitted = sum(post[2] for post in posts)
         timeline.emitted[0].extend(post[0] for post in posts)
         timeline.emitted[1].extend(post[2] for post in posts)
-        for order, (when, count, measured_tick) in enumerate(_transmit(vnic, posts, duration, timeline)):
-            bursts.append((when, vm_index, order, count, measured_tick))
+        for order, (when, count, tick, monitored) in enumerate(
+                _transmit(vnic, posts, duration, timeline)):
+            bursts.append((when, vm_index, order, count, tick, monitored))
     bursts.sort()  # by time, then VM, then the VM's own order; the triple is unique
-    uplink, recorder = sim.uplink, sim.client
-    for when, _, _, count, measured_tick in bursts:
+    uplink = sim.uplink
+    for when, vm_index, _, count, tick, monitored in bursts:
         if warmup not in timeline.uplink_at and when >= warmup:
             timeline.uplink_at[warmup] = _counters(uplink)
-        accepted, first, spacing = uplink.offer_burst(when, count)
-        if measured_tick is not None:
-            recorder.departed(measured_tick, first, spacing, accepted, count)
+        sim.vnics[vm_index].forward(when, count, tick, monitored)
     timeline.uplink_at.setdefault(warmup, _counters(uplink))
     timeline.uplink_at[duration] = _counters(uplink)
     return timeline.snapshot(sim, warmup), timeline.snapshot(sim, duration)
@@ -135,8 +134,7 @@ def _worker_posts(server, worker, worker_index, duration, timeline):
     """
     period, overhead = server.rtp_interval, server.tick_overhead
     phase, timer, costs = worker.phase, worker.timer, worker.costs
-    others = worker.streams - worker.measured_streams
-    measured = worker.measured_streams
+    streams, monitored = worker.streams, worker.monitored_streams
     posts, starts, ends = [], [], []
     wake = 0.0 + max(0.0, phase + timer.draw() - 0.0)
     free = -math.inf
@@ -151,12 +149,7 @@ def _worker_posts(server, worker, worker_index, duration, timeline):
         ends.append(min(end, duration))
         free = end
         if end < duration:
-            send_time = phase + tick * period
-            order = 2 * worker_index
-            if others > 0:
-                posts.append((end, order, others, None, send_time))
-            if measured > 0:
-                posts.append((end, order + 1, measured, tick, send_time))
+            posts.append((end, worker_index, streams, phase + tick * period, tick, monitored))
         wake = next_wake
         tick += 1
     timeline.busy[worker.world.name] = (np.asarray(starts), np.asarray(ends))
@@ -164,11 +157,11 @@ def _worker_posts(server, worker, worker_index, duration, timeline):
 
 
 def _transmit(vnic, posts, duration, timeline):
-    """The transmit world's jobs for the VM's posts: a list of (end, frames, measured tick) bursts."""
+    """The transmit world's bursts for the VM's posts: (end, frames, tick, monitored frames)."""
     world = _TransmitWorld(vnic)
-    for now, _, count, measured_tick, send_time in posts:
+    for now, _, count, send_time, tick, monitored in posts:
         world.advance(now)
-        world.post(now, count, measured_tick, send_time, timeline)
+        world.post(now, count, send_time, tick, monitored, timeline)
     world.advance(duration)
     timeline.busy[vnic.world.name] = (np.asarray(world.starts),
                                       np.minimum(np.asarray(world.ends), duration))
@@ -202,9 +195,9 @@ class _TransmitWorld:
             running_until, timer_at = self.running_until, self.timer_at
             if running_until is not None and running_until < limit and (
                     timer_at is None or running_until <= timer_at):
-                for frames, tick in vnic.job:
+                for frames, tick, monitored in vnic.job:
                     vnic.in_ring -= frames
-                    self.bursts.append((running_until, frames, tick))
+                    self.bursts.append((running_until, frames, tick, monitored))
                 vnic.job = []
                 self.running_until = None
                 if vnic.pending:
@@ -217,10 +210,10 @@ class _TransmitWorld:
             else:
                 return
 
-    def post(self, now, count, measured_tick, send_time, timeline):
-        """The guest posts ``count`` frames at ``now``."""
+    def post(self, now, count, send_time, tick, monitored, timeline):
+        """The guest posts ``count`` frames at ``now``, the last ``monitored`` recorded."""
         vnic = self.vnic
-        accepted = vnic.accept(count, measured_tick, send_time)
+        accepted = vnic.accept(count, send_time, tick, monitored)
         if accepted < count:
             timeline.ring_drops[0].append(now)
             timeline.ring_drops[1].append(count - accepted)
