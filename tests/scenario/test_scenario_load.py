@@ -44,6 +44,15 @@ def test_fig3_loads():
     (["run.warmup=10", "run.duration=5"], "run.warmup", "shorter than the duration"),
     (["run.warmup=5", "run.duration=5"], "run.warmup", "shorter than the duration"),
     (["vm.limit=0.5", "vm.reservation=1"], "vm.limit", "reservation"),
+    (["host.numa_home_nodes=true", "vm.vcpus=9"], "vm.vcpus", "at most 8 vCPUs with NUMA"),
+    (["host.numa_home_nodes=true", "host.hyperthreading=false", "vm.vcpus=5"], "vm.vcpus",
+     "at most 4 vCPUs with NUMA"),
+    (["host.numa_home_nodes=true", "vm.affinity=[0, 1, 2, 3]"], "host.numa_home_nodes",
+     "no vm.affinity"),
+    (["host.numa_home_nodes=true", "host.hyperthreading=false", "vm.instances=3",
+      "vm.reservation=2.5", "sweep.values=[3]"], "vm.reservation", "one NUMA home node's 2 VMs"),
+    (["host.numa_home_nodes=true", "host.hyperthreading=false", "vm.reservation=1.5",
+      "sweep.values=[1, 2, 3, 4, 5]"], "sweep.values", "at 5 instances"),
 ])
 def test_bad_scenario_names_the_key(overrides, key, words):
     err = load_error(overrides)
@@ -127,7 +136,7 @@ KEYS = {
     "vm.limit": FLOAT,
     "run.seed": INT, "run.replications": INT, "vm.instances": INT, "vm.vcpus": INT,
     "vm.streams_per_instance": INT,
-    "host.hyperthreading": BOOL, "client.measuring_conference": BOOL,
+    "host.hyperthreading": BOOL, "host.numa_home_nodes": BOOL, "client.measuring_conference": BOOL,
     "name": STR, "study": STR, "host.model": STR, "host.scheduler": STR, "host.nic": STR,
     "vm.workload": STR, "vm.vnic": STR, "client.model": STR,
     "vm.affinity": INTS, "sweep.values": INTS,

@@ -193,3 +193,39 @@ def test_every_monitored_packet_is_recorded_once_or_still_in_a_ring():
         assert sum(counts) > 0
         assert len(streams) + in_ring == sum(counts)
     assert any(np.isnan(receiver.arrays()[2]).any() for receiver in sim.receivers)
+
+
+# ------------------------------------------------------- NUMA home nodes
+def test_numa_home_nodes_keep_each_vm_on_its_socket():
+    """VMs are dealt over the two sockets in turn; every vCPU, whenever it runs, runs on
+    a logical CPU of its VM's socket, while the transmit worlds may run anywhere."""
+    sim = Simulation(fig3("vm.instances=5", "host.numa_home_nodes=true"), 3)
+    topology = sim.topology
+    seen = {}
+
+    def sample(env):
+        while True:
+            for world in sim.machine.worlds:
+                if world.lcpu is not None:
+                    seen.setdefault(world.name, set()).add(topology.socket_of(world.lcpu))
+            yield env.timeout(1e-4)
+    sim.env.process(sample(sim.env))
+    sim.run(2.0, 0.5)
+    for index, group in enumerate(sim.vms):
+        for world in group.worlds:
+            assert seen[world.name] == {index % 2}, world.name
+    assert set().union(*(seen[v.world.name] for v in sim.vnics)) == {0, 1}
+
+
+def test_numa_home_nodes_off_lets_vcpus_use_both_sockets():
+    sim = Simulation(fig3("vm.instances=5"), 3)
+    sockets = set()
+
+    def sample(env):
+        while True:
+            sockets.update(sim.topology.socket_of(w.lcpu) for w in sim.vms[0].worlds
+                           if w.lcpu is not None)
+            yield env.timeout(1e-4)
+    sim.env.process(sample(sim.env))
+    sim.run(2.0, 0.5)
+    assert sockets == {0, 1}

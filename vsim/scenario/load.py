@@ -91,8 +91,36 @@ def check_against_models(scenario, models, source):
              f"{vm.reservation} CPUs exceeds the host's {lcpus} logical CPUs")
     if vm.reservation > vm.vcpus:
         fail(source, "vm.reservation", f"expected at most {vm.vcpus} CPUs (one per vCPU), got {vm.reservation}")
+    if scenario.host.numa_home_nodes:
+        check_home_nodes(scenario, models["host"].values, lcpus, source)
     if scenario.sweep is not None:
         section, name = scenario.sweep.key.split(".")
         for value in scenario.sweep.values:
             if name == "instances" and value * vm.reservation > lcpus:
                 fail(source, "sweep.values", f"expected reservations within capacity at {value} instances")
+            if (name == "instances" and scenario.host.numa_home_nodes
+                    and _vms_per_node(value, models["host"].values) * vm.reservation
+                    > lcpus // models["host"].values.sockets):
+                fail(source, "sweep.values", f"expected the reservations of one NUMA home node's "
+                     f"VMs within its logical CPUs at {value} instances")
+
+
+def _vms_per_node(instances, host):
+    """VMs on the busiest home node when ``instances`` VMs are dealt round-robin."""
+    return -(-instances // host.sockets)
+
+
+def check_home_nodes(scenario, host, lcpus, source):
+    """A VM must fit its home node, and the node's VMs' reservations its logical CPUs."""
+    vm = scenario.vm
+    per_node = lcpus // host.sockets
+    if vm.affinity is not None:
+        fail(source, "host.numa_home_nodes", "expected no vm.affinity with NUMA home nodes "
+             "(a VM with CPU affinity is not placed by the NUMA scheduler)")
+    if vm.vcpus > per_node:
+        fail(source, "vm.vcpus", f"expected at most {per_node} vCPUs with NUMA home nodes (one "
+             f"socket's logical CPUs; VMs wider than a node are not modelled), got {vm.vcpus}")
+    if _vms_per_node(vm.instances, host) * vm.reservation > per_node:
+        fail(source, "vm.reservation", f"expected the reservations of one NUMA home node's "
+             f"{_vms_per_node(vm.instances, host)} VMs within its {per_node} logical CPUs, "
+             f"got {vm.reservation} CPUs each")

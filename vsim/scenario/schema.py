@@ -106,6 +106,9 @@ class HostSection:
                            metadata={"doc": "CPU scheduler model in models/"})
     nic: str = field(default="nics/broadcom_netxtreme2_1gbe", metadata={"doc": "uplink NIC model"})
     hyperthreading: bool = field(default=True, metadata={"doc": "use both threads of each core"})
+    numa_home_nodes: bool = field(default=False, metadata={
+        "doc": "confine each VM's vCPUs to one socket, its NUMA home node (VMs dealt round-robin "
+               "over the sockets); the hypervisor's transmit worlds stay unconfined"})
 
 
 @dataclass(frozen=True)

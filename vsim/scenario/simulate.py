@@ -67,8 +67,9 @@ class Simulation:
             name = f"vm{i}"
             group = Group(name, shares=vm.shares or 1000.0 * vm.vcpus, reservation=vm.reservation,
                           limit=vm.limit if vm.limit is not None else math.inf)
+            affinity = self._home_node(i) if scenario.host.numa_home_nodes else vm.affinity
             for j in range(vm.vcpus):
-                World(f"{name}.vcpu{j}", group, affinity=vm.affinity)
+                World(f"{name}.vcpu{j}", group, affinity=affinity)
             self.machine.add_group(group)
             tx_group = Group(f"{name}.vnic-tx", cosched=False)
             tx_world = World(f"{name}.vnic-tx", tx_group)
@@ -93,6 +94,18 @@ class Simulation:
         if engine == "auto":
             engine = "uncontended" if fits else "events"
         self.engine = engine
+
+    def _home_node(self, index):
+        """Logical CPUs of VM ``index``'s NUMA home node: the sockets in turn.
+
+        ESXi places a VM on the least loaded node and runs it only there; for
+        identical VMs that deals them round-robin, and with a node's load at
+        most one VM from the other's, no rebalancing move improves it.
+        """
+        topology = self.topology
+        per_node = topology.logical_cpus // topology.sockets
+        node = index % topology.sockets
+        return range(node * per_node, (node + 1) * per_node)
 
     def _snapshot(self):
         now = self.env.now
