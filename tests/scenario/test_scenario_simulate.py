@@ -161,6 +161,7 @@ def test_every_vm_reports_the_jitter_of_its_monitored_conference():
     assert across["mean_ms"] == pytest.approx(np.mean(means), rel=1e-12)
     assert across["p99_ms"] == pytest.approx(np.mean(p99s), rel=1e-12)
     assert across["worst_p99_ms"] == max(p99s)
+    assert all(v["monitored_loss_fraction"] == 0.0 for v in vms.values())
 
 
 def test_without_a_measuring_conference_only_the_vms_report_jitter():
@@ -186,13 +187,14 @@ def test_every_monitored_packet_is_recorded_once_or_still_in_a_ring():
             told.append(count)
             record_sent(tick, send_time, count)
         receiver.sent = spy
-    sim.run(2.0, 0.5)
+    summary = sim.run(2.0, 0.5)
     for receiver, vnic, counts in zip(sim.receivers, sim.vnics, told):
         streams, _, recv = receiver.arrays()
         in_ring = sum(monitored for _, _, monitored in list(vnic.pending) + list(vnic.job))
         assert sum(counts) > 0
         assert len(streams) + in_ring == sum(counts)
     assert any(np.isnan(receiver.arrays()[2]).any() for receiver in sim.receivers)
+    assert any(v["monitored_loss_fraction"] > 0 for v in summary["vms"].values())
 
 
 # ------------------------------------------------------- NUMA home nodes

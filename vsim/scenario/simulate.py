@@ -36,6 +36,10 @@ class Simulation:
     closed form of ``vsim.scenario.uncontended``, only for hosts where no
     world ever waits for a CPU) or ``"auto"``: the closed form where it
     applies, since it gives the same packets and jitter, the events elsewhere.
+
+    ``receivers`` holds one recorder per VM for its monitored conference;
+    ``client`` is the first VM's, the measuring client when the scenario has
+    a measuring conference.
     """
 
     ENGINES = ("auto", "events", "uncontended")
@@ -173,7 +177,9 @@ class Simulation:
                                              self.scenario.client.measuring_conference
                                              else "last load conference"),
                                "jitter_mean_ms": _mean_ms(vm_samples),
-                               "jitter_p99_ms": _p99_ms(vm_samples)}
+                               "jitter_p99_ms": _p99_ms(vm_samples),
+                               "monitored_loss_fraction": (per_vm[index][2] / per_vm[index][1]
+                                                           if per_vm[index][1] else 0.0)}
         vm_means = [v["jitter_mean_ms"] for v in vms.values() if v["jitter_mean_ms"] is not None]
         vm_p99s = [v["jitter_p99_ms"] for v in vms.values() if v["jitter_p99_ms"] is not None]
         return {
