@@ -74,7 +74,8 @@ def test_outputs_written(tmp_path, serial):
     results, rows = serial
     written = write_study_outputs(tmp_path, results[0], rows)
     outdir = tmp_path / "voip-vsphere5"
-    expected = {f"fig{n}.{ext}" for n in (2, 3, 4) for ext in ("png", "svg")}
+    expected = {f"{stem}.{ext}" for stem in ("fig2", "fig3", "fig3_vms", "fig4")
+                for ext in ("png", "svg")}
     expected |= {"comparison.md", "comparison.csv", "results.json"}
     assert {p.name for p in outdir.iterdir()} == expected == {p.name for p in written}
     table = (outdir / "comparison.md").read_text()
@@ -82,6 +83,14 @@ def test_outputs_written(tmp_path, serial):
     assert table.count("| voip5.") == sum(row.claim.study == "voip-vsphere5" for row in rows)
     runs = json.loads((outdir / "results.json").read_text())["sweeps"]["fig2"]["points"]
     assert [len(point["runs"]) for point in runs] == [2] * 6
+
+
+def test_every_vm_figure_gets_each_vm_of_each_replication(serial):
+    point = serial[0][0].sweeps["fig3"].at(12)
+    p99s = voip_vsphere5.every_vm_values(point, "jitter_p99_ms")
+    assert len(p99s) == 12 * len(point.runs)
+    measured = [run["jitter"]["p99_ms"] for run in point.runs]
+    assert all(value in p99s for value in measured)
 
 
 def test_study_selection(claims):

@@ -1,9 +1,10 @@
 """Figures of simulated sweeps against the paper's values (matplotlib, Agg backend).
 
 A figure shows simulated curves (per point: trimmed mean over replications,
-error bars the 95% interval, faint dots the replications themselves) and the paper's values as separate markers with
-their acceptance band as error bars, so a reader sees at once where the model
-lands. Each figure is written as PNG and SVG, atomically; SVG output carries
+error bars the 95% interval, faint dots the replications themselves) and the
+paper's values as separate markers with their acceptance band as error bars,
+so a reader sees at once where the model lands; a spread figure adds boxes of
+values with many members per point, such as every VM's jitter. Each figure is written as PNG and SVG, atomically; SVG output carries
 no date and fixed element ids, so re-running gives identical files.
 """
 
@@ -45,16 +46,20 @@ def _yerr(centres, intervals):
             [high - c for c, (_, high) in zip(centres, intervals)]]
 
 
-def plot_sweep(stem, *, title, xlabel, ylabel, curves, marks, line=None):
-    """Draw ``curves`` and paper ``marks`` and write ``stem``.png and ``stem``.svg.
+@dataclass(frozen=True)
+class Spread:
+    """Values spread over many members per x (every VM of every replication), drawn as boxes."""
 
-    ``line``, when given, is (label, xs, ys) of a fitted line drawn dashed.
-    Returns the paths written.
-    """
-    fig = Figure(figsize=(6.4, 4.4), layout="constrained")
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
-    colours = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+    label: str
+    xs: list
+    groups: list
+
+
+def _colours():
+    return matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+
+
+def _draw_curves(ax, curves, colours):
     for colour, curve in zip(colours, curves):
         centres = [value for value, _ in curve.stats]
         ax.errorbar(curve.xs, centres, yerr=_yerr(centres, [ci for _, ci in curve.stats]),
@@ -65,13 +70,23 @@ def plot_sweep(stem, *, title, xlabel, ylabel, curves, marks, line=None):
             run_ys = [value for values in curve.runs for value in values]
             ax.plot(run_xs, run_ys, color=colour, marker="o", markersize=3, alpha=0.45,
                     linestyle="none", label=f"replications ({curve.label})")
+
+
+def _draw_marks(ax, marks, colours):
     for colour, mark, symbol in zip(colours, marks, "DsP^v"):
         ax.errorbar(mark.xs, mark.values, yerr=_yerr(mark.values, mark.bands), color=colour,
                     markerfacecolor="white", marker=symbol, markersize=8, linestyle="none",
                     capsize=5, label=f"paper {mark.label} (band)")
-    if line is not None:
-        label, xs, ys = line
-        ax.plot(xs, ys, color="grey", linestyle="--", linewidth=1, label=label)
+
+
+def _new_axes():
+    fig = Figure(figsize=(6.4, 4.4), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig, fig.add_subplot()
+
+
+def _write(fig, ax, stem, *, title, xlabel, ylabel):
+    """Label ``ax`` and write ``fig`` as ``stem``.png and ``stem``.svg, atomically."""
     ax.set_title(title, fontsize=10)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -86,3 +101,43 @@ def plot_sweep(stem, *, title, xlabel, ylabel, curves, marks, line=None):
                 fig.savefig(tmp, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
             written.append(path)
     return written
+
+
+def plot_sweep(stem, *, title, xlabel, ylabel, curves, marks, line=None):
+    """Draw ``curves`` and paper ``marks`` and write ``stem``.png and ``stem``.svg.
+
+    ``line``, when given, is (label, xs, ys) of a fitted line drawn dashed.
+    Returns the paths written.
+    """
+    fig, ax = _new_axes()
+    colours = _colours()
+    _draw_curves(ax, curves, colours)
+    _draw_marks(ax, marks, colours)
+    if line is not None:
+        label, xs, ys = line
+        ax.plot(xs, ys, color="grey", linestyle="--", linewidth=1, label=label)
+    return _write(fig, ax, stem, title=title, xlabel=xlabel, ylabel=ylabel)
+
+
+def plot_spread(stem, *, title, xlabel, ylabel, spreads, curves, marks):
+    """Boxes of each ``spreads`` entry per x (side by side, right of x), with ``curves`` and paper ``marks``.
+
+    A box spans the quartiles, its whiskers the 5th to 95th percentiles, and
+    the values beyond them are drawn as points. Returns the paths written.
+    """
+    fig, ax = _new_axes()
+    colours = _colours()
+    width = 0.28
+    for index, (colour, spread) in enumerate(zip(colours, spreads)):
+        offset = (index + 1) * width  # right of the point, clear of the curve and the marks
+        ax.boxplot(spread.groups, positions=[x + offset for x in spread.xs], widths=width * 0.9,
+                   whis=(5, 95), manage_ticks=False, patch_artist=True,
+                   boxprops={"facecolor": colour, "alpha": 0.3, "edgecolor": colour},
+                   medianprops={"color": colour}, whiskerprops={"color": colour},
+                   capprops={"color": colour},
+                   flierprops={"marker": ".", "markersize": 3, "markeredgecolor": colour})
+        ax.plot([], [], color=colour, linewidth=6, alpha=0.3, label=spread.label)
+    _draw_curves(ax, curves, colours)
+    _draw_marks(ax, marks, colours)
+    ax.set_xticks(sorted({x for spread in spreads for x in spread.xs}))
+    return _write(fig, ax, stem, title=title, xlabel=xlabel, ylabel=ylabel)

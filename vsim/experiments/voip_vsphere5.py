@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from vsim.experiments.claims import Simulated
-from vsim.experiments.figures import Curve, Marks, plot_sweep
+from vsim.experiments.figures import Curve, Marks, Spread, plot_spread, plot_sweep
 from vsim.metrics.stats import linear_r2, slope, spearman
 
 NAME = "voip-vsphere5"
@@ -96,8 +96,26 @@ def _jitter_figure(stem, sweep, claims, title, xlabel):
         marks=[_paper_marks(claims, sweep.name, metric, label) for label, metric in JITTER])
 
 
+def every_vm_values(point, key):
+    """``key`` of every VM's monitored conference in every replication of ``point``."""
+    return [vm[key] for run in point.runs for vm in run["vms"].values() if vm[key] is not None]
+
+
+def _every_vm_figure(stem, sweep, claims):
+    """Fig 3 for every VM: boxes of all VMs' jitter beside the measured one's curve."""
+    return plot_spread(
+        stem, title="Fig 3, every VM: each VM's last conference (boxes) and the measured VM (lines)",
+        xlabel="vMCD instances (4 vCPUs each, 16 logical CPUs)", ylabel="RFC 3550 jitter (ms)",
+        spreads=[Spread(f"every VM's {label}", sweep.xs(),
+                        [every_vm_values(sweep.at(x), key) for x in sweep.xs()])
+                 for label, key in (("mean", "jitter_mean_ms"), ("99th percentile", "jitter_p99_ms"))],
+        curves=[Curve(f"{label}, measured VM", sweep.xs(), sweep.series(metric))
+                for label, metric in JITTER],
+        marks=[_paper_marks(claims, sweep.name, metric, label) for label, metric in JITTER])
+
+
 def draw_figures(outdir, sweeps, claims):
-    """Figures 2, 3 and 4 in ``outdir``; returns the paths written."""
+    """Figures 2, 3 (with every VM's spread) and 4 in ``outdir``; returns the paths written."""
     fig2, fig3 = sweeps["fig2"], sweeps["fig3"]
     written = _jitter_figure(outdir / "fig2", fig2, claims,
                              "Fig 2: jitter vs streams, one vMCD instance (simulated vs paper)",
@@ -105,6 +123,7 @@ def draw_figures(outdir, sweeps, claims):
     written += _jitter_figure(outdir / "fig3", fig3, claims,
                               "Fig 3: jitter vs vMCD instances, 120 streams each (simulated vs paper)",
                               "vMCD instances (4 vCPUs each, 16 logical CPUs)")
+    written += _every_vm_figure(outdir / "fig3_vms", fig3, claims)
     cpu = fig3.series(CPU)
     slope, intercept = np.polyfit(fig3.xs(), [mean for mean, _ in cpu], 1)
     ends = [min(fig3.xs()), max(fig3.xs())]
