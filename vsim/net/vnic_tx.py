@@ -68,7 +68,7 @@ class VnicTransmit:
         accepted = min(count, max(self.ring_size - self.in_ring, 0))
         if accepted < count:
             self.ring_drops += count - accepted
-        monitored_in_ring = max(0, min(monitored, accepted - (count - monitored)))
+        monitored_in_ring = max(0, accepted - (count - monitored))  # they are the last frames
         if monitored:
             self.recorder.sent(tick, send_time, monitored)
             if monitored_in_ring < monitored:

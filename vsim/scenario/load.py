@@ -99,8 +99,8 @@ def check_against_models(scenario, models, source):
             if name == "instances" and value * vm.reservation > lcpus:
                 fail(source, "sweep.values", f"expected reservations within capacity at {value} instances")
             if (name == "instances" and scenario.host.numa_home_nodes
-                    and _vms_per_node(value, models["host"].values) * vm.reservation
-                    > lcpus // models["host"].values.sockets):
+                    and not _node_reservations_fit(value, vm.reservation, models["host"].values,
+                                                   lcpus)):
                 fail(source, "sweep.values", f"expected the reservations of one NUMA home node's "
                      f"VMs within its logical CPUs at {value} instances")
 
@@ -108,6 +108,11 @@ def check_against_models(scenario, models, source):
 def _vms_per_node(instances, host):
     """VMs on the busiest home node when ``instances`` VMs are dealt round-robin."""
     return -(-instances // host.sockets)
+
+
+def _node_reservations_fit(instances, reservation, host, lcpus):
+    """Whether the busiest home node's VMs' reservations fit in its logical CPUs."""
+    return _vms_per_node(instances, host) * reservation <= lcpus // host.sockets
 
 
 def check_home_nodes(scenario, host, lcpus, source):
@@ -120,7 +125,7 @@ def check_home_nodes(scenario, host, lcpus, source):
     if vm.vcpus > per_node:
         fail(source, "vm.vcpus", f"expected at most {per_node} vCPUs with NUMA home nodes (one "
              f"socket's logical CPUs; VMs wider than a node are not modelled), got {vm.vcpus}")
-    if _vms_per_node(vm.instances, host) * vm.reservation > per_node:
+    if not _node_reservations_fit(vm.instances, vm.reservation, host, lcpus):
         fail(source, "vm.reservation", f"expected the reservations of one NUMA home node's "
              f"{_vms_per_node(vm.instances, host)} VMs within its {per_node} logical CPUs, "
              f"got {vm.reservation} CPUs each")

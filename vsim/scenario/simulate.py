@@ -158,28 +158,23 @@ class Simulation:
                    + end["uplink_dropped"] - start["uplink_dropped"])
         sent = end["uplink_sent"] - start["uplink_sent"]
         per_vm = [_conference_jitter(receiver, warmup) for receiver in self.receivers]
-        if self.scenario.client.measuring_conference:
-            samples, measured, measured_lost = per_vm[0]
-        else:
-            samples, measured, measured_lost = np.zeros(0), 0, 0
+        has_measuring = self.scenario.client.measuring_conference
+        samples, measured, measured_lost = per_vm[0] if has_measuring else (np.zeros(0), 0, 0)
         frame = frame_bytes(self.ip_bytes)
         vms = {}
-        for index, group in enumerate(self.vms):
+        for index, (group, (vm_samples, vm_sent, vm_lost)) in enumerate(zip(self.vms, per_vm)):
             used = ready = costop = 0.0
             for w in group.worlds:
                 u0, r0, c0 = start["worlds"][w.name]
                 u1, r1, c1 = end["worlds"][w.name]
                 used, ready, costop = used + u1 - u0, ready + r1 - r0, costop + c1 - c0
-            vm_samples = per_vm[index][0]
+            measuring = index == 0 and has_measuring
             vms[group.name] = {"used_pct": 100 * used / window, "ready_pct": 100 * ready / window,
                                "costop_pct": 100 * costop / window,
-                               "monitored": ("measuring conference" if index == 0 and
-                                             self.scenario.client.measuring_conference
-                                             else "last load conference"),
+                               "monitored": "measuring conference" if measuring else "last load conference",
                                "jitter_mean_ms": _mean_ms(vm_samples),
                                "jitter_p99_ms": _p99_ms(vm_samples),
-                               "monitored_loss_fraction": (per_vm[index][2] / per_vm[index][1]
-                                                           if per_vm[index][1] else 0.0)}
+                               "monitored_loss_fraction": vm_lost / vm_sent if vm_sent else 0.0}
         vm_means = [v["jitter_mean_ms"] for v in vms.values() if v["jitter_mean_ms"] is not None]
         vm_p99s = [v["jitter_p99_ms"] for v in vms.values() if v["jitter_p99_ms"] is not None]
         return {
