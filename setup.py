@@ -10,6 +10,7 @@ Python until the package is rebuilt (see ``vsim/native.py``).
 """
 
 import hashlib
+import importlib.util
 import json
 import os
 from pathlib import Path
@@ -17,8 +18,19 @@ from pathlib import Path
 from setuptools import setup
 
 ROOT = Path(__file__).resolve().parent
-COMPILED = ["vsim/cpu/world.py", "vsim/cpu/machine.py", "vsim/cpu/policies/proportional_share.py"]
-RECORD = ROOT / "vsim" / "_compiled_sources.json"
+
+
+def _native():
+    """``vsim/native.py`` (standard library only), loaded without importing the package."""
+    spec = importlib.util.spec_from_file_location("_vsim_native", ROOT / "vsim" / "native.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+NATIVE = _native()
+COMPILED = [NATIVE.source_path(name).relative_to(ROOT).as_posix() for name in NATIVE.COMPILED]
+RECORD = NATIVE.RECORD
 
 
 def ext_modules():

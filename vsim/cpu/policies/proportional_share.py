@@ -58,8 +58,7 @@ class ProportionalShare:
         now = machine.env._now
         witness = self._witness
         if (witness is not None and witness.lcpu is not None
-                and witness.vtime + (now - witness.run_start) * REFERENCE_SHARES / witness.share
-                <= clock):
+                and self._current_vtime(witness, now) <= clock):
             return clock
         lowest = math.inf
         for ready in machine.ready:
@@ -71,7 +70,7 @@ class ProportionalShare:
         for running in machine.lcpu_world:
             # a running world's virtual time only grows from its charged value
             if running is not None and running.vtime < lowest:
-                vtime = running.vtime + (now - running.run_start) * REFERENCE_SHARES / running.share
+                vtime = self._current_vtime(running, now)
                 if vtime < lowest:
                     if vtime <= clock:
                         self._witness = running
@@ -140,7 +139,7 @@ class ProportionalShare:
         for running in machine.lcpu_world:
             if running is None or running.group is group:
                 continue
-            vtime = running.vtime + (now - running.run_start) * REFERENCE_SHARES / running.share
+            vtime = self._current_vtime(running, now)
             if vtime > threshold and (allowed is None or running.lcpu in allowed):
                 victim, threshold = running, vtime
         return None if victim is None else victim.lcpu
