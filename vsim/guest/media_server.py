@@ -20,7 +20,9 @@ or co-stop), plus the hypervisor's transmit path and the uplink.
 
 Every guest's timer runs off the host's clock, so the workers' phases stay
 where they started for the whole run: which ticks collide on the host is
-decided once per run by the phases drawn for its seed.
+decided once per run by the phases drawn for its seed, unless the scenario
+adds guest background bursts (``vsim.guest.background``), which queue with
+the ticks on their vCPU and move them against the other VMs' ticks.
 
 Events per tick and worker: one wakeup and one completion; a tick's work is
 one block-drawn gamma variate (the sum of its streams' frame costs).
@@ -30,6 +32,7 @@ import math
 
 from vsim.core.environment import scheduler_for
 from vsim.cpu.world import IDLE
+from vsim.guest.background import GuestBackground
 from vsim.guest.timer import TimerLatency
 
 
@@ -66,9 +69,10 @@ class FrameCosts:
 class WorkerVcpu:
     """One vCPU's worker thread: wakes on its own 20 ms timer and processes its conferences.
 
-    A tick that finds the previous one still running is queued behind it.
-    One event per tick sets the next wakeup: the tick boundary plus the
-    timer's lateness, so lateness never accumulates.
+    A tick that finds the previous one still running is queued behind it,
+    and so is one that finds a guest background burst running
+    (``vsim.guest.background``). One event per tick sets the next wakeup: the
+    tick boundary plus the timer's lateness, so lateness never accumulates.
     """
 
     def __init__(self, server, world, streams, monitored_streams, costs, timer, phase):
@@ -92,21 +96,41 @@ class WorkerVcpu:
     def _wake(self, tick):
         """The timer of ``tick`` fired: set the next one, queue this tick."""
         self._wake_at(tick + 1)
-        self.backlog.append(tick)
+        self._queue(tick)
+
+    def add_background(self, work):
+        """Queue a guest background burst of ``work`` core-seconds on this vCPU."""
+        self._queue(_Burst(work))
+
+    def _queue(self, item):
+        self.backlog.append(item)
         if self.world.state == IDLE and len(self.backlog) == 1:
             self.server.machine.submit(self.world, self._job_work(), self._job_done)
 
     def _job_work(self):
+        head = self.backlog[0]
+        if isinstance(head, _Burst):
+            return head.work
         return self.server.tick_overhead + self.costs.next()
 
     def _job_done(self, _world):
         now = self.server.env.now
         tick = self.backlog.pop(0)
-        send_time = self.phase + tick * self.server.rtp_interval
-        self.server.emit(now, self.streams, tick, send_time, self.monitored_streams)
+        if not isinstance(tick, _Burst):
+            send_time = self.phase + tick * self.server.rtp_interval
+            self.server.emit(now, self.streams, tick, send_time, self.monitored_streams)
         if self.backlog:
             return self._job_work()
         return None
+
+
+class _Burst:
+    """A guest background burst waiting in a worker's queue."""
+
+    __slots__ = ("work",)
+
+    def __init__(self, work):
+        self.work = work
 
 
 class MediaServer:
@@ -114,7 +138,8 @@ class MediaServer:
 
     def __init__(self, env, machine, vm_group, vnic, rng_streams, name, *, streams,
                  participants, tick, frame_cost, frame_cost_cv, tick_overhead,
-                 timer_median, timer_sigma, measuring_conference):
+                 timer_median, timer_sigma, measuring_conference,
+                 background_burst=0.0, background_interval=1.0):
         self.env = env
         self.call_later = scheduler_for(env)
         self.machine = machine
@@ -143,11 +168,17 @@ class MediaServer:
             phase = rng_streams.stream(f"{worker}.phase").uniform(0.0, tick)
             monitored = sizes[-1] if i == monitored_vcpu else 0
             self.workers.append(WorkerVcpu(self, world, total, monitored, costs, timer, phase))
+        self.background = None
+        if background_burst > 0:
+            self.background = GuestBackground(self.call_later, rng_streams.stream(f"{name}.background"),
+                                              self.workers, background_interval, background_burst)
         self.emitted = 0
 
     def start(self):
         for worker in self.workers:
             worker.start()
+        if self.background is not None:
+            self.background.start()
 
     def emit(self, now, count, tick, send_time, monitored):
         """Hand ``count`` frames of ``tick`` (RTP time ``send_time``) to the virtual NIC.

@@ -124,8 +124,16 @@ class VmSection:
     limit: float | None = field(default=None, metadata=positive("CPUs", "CPU limit per VM"))
     affinity: list[int] | None = field(default=None, metadata={"min": 0,
                                        "doc": "logical CPUs the VMs' vCPUs may run on"})
+    background_burst: float = field(default=0.0, metadata=non_negative(
+        "s", "core-seconds of each guest background burst, queued with the media ticks on a "
+             "random worker vCPU (0: no background activity; not part of the calibrated model)"))
+    background_interval: float = field(default=1.0, metadata=positive(
+        "s", "mean time between one VM's background bursts (Poisson arrivals)"))
 
     def validate(self, source, path):
+        for name in ("background_burst", "background_interval"):
+            if not math.isfinite(getattr(self, name)):
+                fail(source, f"{path}.{name}", f"expected a finite time (s), got {getattr(self, name)}")
         if self.limit is not None and self.limit < self.reservation:
             fail(source, f"{path}.limit", f"expected a limit >= the reservation ({self.reservation}), "
                  f"got {self.limit}")

@@ -86,15 +86,18 @@ class Simulation:
                                  tick=codec.packet_interval, frame_cost=work.frame_cost,
                                  frame_cost_cv=work.frame_cost_cv, tick_overhead=work.tick_overhead,
                                  timer_median=work.timer_median, timer_sigma=work.timer_sigma,
-                                 measuring_conference=scenario.client.measuring_conference and i == 0)
+                                 measuring_conference=scenario.client.measuring_conference and i == 0,
+                                 background_burst=vm.background_burst,
+                                 background_interval=vm.background_interval)
             self.vms.append(group)
             self.vnics.append(tx)
             self.servers.append(server)
-        fits = uncontended.applies(self.machine)
+        fits = uncontended.applies(self.machine) and vm.background_burst == 0
         if engine == "uncontended" and not fits:
-            raise ValueError(f"expected a whole core per world and no limits, reservations or "
-                             f"affinity for the uncontended engine; this host runs "
-                             f"{len(self.machine.worlds)} worlds on {self.topology.cores} cores")
+            raise ValueError(f"expected a whole core per world, no limits, reservations or "
+                             f"affinity and no guest background bursts for the uncontended engine; "
+                             f"this host runs {len(self.machine.worlds)} worlds on "
+                             f"{self.topology.cores} cores")
         if engine == "auto":
             engine = "uncontended" if fits else "events"
         self.engine = engine
@@ -123,6 +126,8 @@ class Simulation:
             "uplink_sent": self.uplink.sent,
             "uplink_dropped": self.uplink.dropped,
             "uplink_busy": self.uplink.busy_time,
+            "background_bursts": sum(s.background.bursts for s in self.servers
+                                     if s.background is not None),
         }
 
     @staticmethod
@@ -177,7 +182,7 @@ class Simulation:
                                "monitored_loss_fraction": vm_lost / vm_sent if vm_sent else 0.0}
         vm_means = [v["jitter_mean_ms"] for v in vms.values() if v["jitter_mean_ms"] is not None]
         vm_p99s = [v["jitter_p99_ms"] for v in vms.values() if v["jitter_p99_ms"] is not None]
-        return {
+        summary = {
             "jitter": {
                 "samples": int(samples.size),
                 "mean_ms": _mean_ms(samples),
@@ -212,6 +217,17 @@ class Simulation:
             },
             "vms": vms,
         }
+        vm = self.scenario.vm
+        if vm.background_burst > 0:
+            bursts = end["background_bursts"] - start["background_bursts"]
+            summary["guest_background"] = {
+                "bursts_per_vm_per_s": bursts / len(self.vms) / window,
+                "burst_ms": to_ms(vm.background_burst),
+                "cpu_pct_of_vm": 100 * bursts * vm.background_burst / len(self.vms) / window / vm.vcpus,
+                "definition": "Poisson bursts of guest background work queued with the media "
+                              "ticks on a random worker vCPU, counted after warm-up",
+            }
+        return summary
 
 
 def _conference_jitter(receiver, warmup):
