@@ -40,7 +40,7 @@ def test_fig3_loads():
     (["vm.affinity=[0, 1]"], "vm.affinity", "at least as many"),
     (["vm.instances=9", "vm.reservation=2"], "vm.reservation", "within capacity"),
     (["vm.reservation=5"], "vm.reservation", "at most 4"),
-    (["vm.reservation=1.5"], "sweep.values", "12 instances"),
+    (["vm.reservation=1.5"], "sweep.values[6]", "at vm.instances = 12, vm.reservation: expected reservations"),
     (["run.warmup=10", "run.duration=5"], "run.warmup", "shorter than the duration"),
     (["run.warmup=5", "run.duration=5"], "run.warmup", "shorter than the duration"),
     (["vm.limit=0.5", "vm.reservation=1"], "vm.limit", "reservation"),
@@ -52,7 +52,7 @@ def test_fig3_loads():
     (["host.numa_home_nodes=true", "host.hyperthreading=false", "vm.instances=3",
       "vm.reservation=2.5", "sweep.values=[3]"], "vm.reservation", "one NUMA home node's 2 VMs"),
     (["host.numa_home_nodes=true", "host.hyperthreading=false", "vm.reservation=1.5",
-      "sweep.values=[1, 2, 3, 4, 5]"], "sweep.values", "at 5 instances"),
+      "sweep.values=[1, 2, 3, 4, 5]"], "sweep.values[4]", "at vm.instances = 5, vm.reservation"),
 ])
 def test_bad_scenario_names_the_key(overrides, key, words):
     err = load_error(overrides)
@@ -66,6 +66,41 @@ def test_limits_at_the_edge_load():
                                   "vm.reservation=1", "vm.instances=16", "sweep.values=[16]",
                                   "run.warmup=4.9", "run.duration=5"])
     assert loaded.scenario.vm.vcpus == 16
+
+
+# --------------------------------------------------------------- sweeps
+@pytest.mark.parametrize("overrides, key, words", [
+    (['sweep.key="vm.instance"'], "sweep.key", "did you mean 'vm.instances'?"),
+    (['sweep.key="vm.workload"'], "sweep.key", "a number or true/false key"),
+    (['sweep.key="run.duration"'], "sweep.key", "a number or true/false key"),
+    (["sweep.values=[1, 2.5]"], "sweep.values[1]", "expected an integer >= 1"),
+    (["sweep.values=[1, true]"], "sweep.values[1]", "expected an integer >= 1"),
+    (["sweep.values=[]"], "sweep.values", "at least one value"),
+    (["sweep.values=[2, 4, 2]"], "sweep.values", "distinct"),
+    (['sweep.key="host.hyperthreading"', "sweep.values=[true, 1]"], "sweep.values[1]",
+     "expected a boolean"),
+    (['sweep.key="vm.background_burst"', "sweep.values=[0, -0.001]"], "sweep.values[1]",
+     "expected a number >= 0"),
+    (['sweep.key="vm.vcpus"', "sweep.values=[4, 8, 17]"], "sweep.values[2]",
+     "at vm.vcpus = 17, vm.vcpus: expected at most 16"),
+    (['sweep.key="host.hyperthreading"', "sweep.values=[true, false]", "vm.vcpus=9"],
+     "sweep.values[1]", "at host.hyperthreading = false, vm.vcpus: expected at most 8 vCPUs"),
+])
+def test_bad_sweep_names_the_key(overrides, key, words):
+    err = load_error(overrides)
+    assert err.where == key, err
+    assert words in err.expected, err
+
+
+@pytest.mark.parametrize("overrides, values", [
+    (['sweep.key="host.hyperthreading"', "sweep.values=[true, false]"], (True, False)),
+    (['sweep.key="vm.background_burst"', "sweep.values=[0, 0.002, 0.005]"], (0, 0.002, 0.005)),
+    (['sweep.key="vm.reservation"', "sweep.values=[0, 1, 2.5]", "vm.instances=4"], (0, 1, 2.5)),
+])
+def test_any_number_or_boolean_key_can_be_swept(overrides, values):
+    sweep = load_scenario(FIG3, overrides).scenario.sweep
+    assert sweep.values == values
+    assert [type(v) for v in sweep.values] == [type(v) for v in values]
 
 
 @pytest.mark.parametrize("key, ref", [

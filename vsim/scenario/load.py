@@ -8,6 +8,7 @@ logical CPUs, reservations against capacity, affinity against the topology).
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from vsim.core.errors import InputError
 from vsim.scenario import schema
 from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
 from vsim.scenario.toml_io import apply_overrides, load_toml
@@ -28,9 +29,7 @@ class Loaded:
 
     def with_value(self, key, value):
         """The same scenario with one dotted key (``vm.instances``) changed and re-checked."""
-        section, name = key.split(".")
-        changed = replace(self.scenario, **{section: replace(getattr(self.scenario, section),
-                                                               **{name: value})})
+        changed = with_key(self.scenario, key, value)
         check_against_models(changed, self.models, self.source)
         return replace(self, scenario=changed)
 
@@ -94,15 +93,26 @@ def check_against_models(scenario, models, source):
     if scenario.host.numa_home_nodes:
         check_home_nodes(scenario, models["host"].values, lcpus, source)
     if scenario.sweep is not None:
-        section, name = scenario.sweep.key.split(".")
-        for value in scenario.sweep.values:
-            if name == "instances" and value * vm.reservation > lcpus:
-                fail(source, "sweep.values", f"expected reservations within capacity at {value} instances")
-            if (name == "instances" and scenario.host.numa_home_nodes
-                    and not _node_reservations_fit(value, vm.reservation, models["host"].values,
-                                                   lcpus)):
-                fail(source, "sweep.values", f"expected the reservations of one NUMA home node's "
-                     f"VMs within its logical CPUs at {value} instances")
+        check_sweep_points(scenario, models, source)
+
+
+def with_key(scenario, key, value):
+    """``scenario`` with the dotted ``key`` (``vm.instances``) set to ``value``."""
+    section, name = key.split(".")
+    return replace(scenario, **{section: replace(getattr(scenario, section), **{name: value})})
+
+
+def check_sweep_points(scenario, models, source):
+    """Every point of the sweep must pass the cross-checks, so no run fails halfway through."""
+    key = scenario.sweep.key
+    for index, value in enumerate(scenario.sweep.values):
+        point = replace(with_key(scenario, key, value), sweep=None)
+        try:
+            check_against_models(point, models, source)
+        except InputError as error:
+            shown = str(value).lower() if isinstance(value, bool) else value
+            fail(source, f"sweep.values[{index}]",
+                 f"at {key} = {shown}, {error.where}: {error.expected}")
 
 
 def _vms_per_node(instances, host):

@@ -10,11 +10,12 @@ path that holds them.
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass, field
 from typing import Literal
 
-from vsim.scenario.typed import fail
+from vsim.scenario.typed import check_field, fail, scalar_fields
 
 
 def positive(unit=None, doc=""):
@@ -147,14 +148,37 @@ class ClientSection:
     measuring_conference: bool = field(default=True, metadata={"doc": "add the measuring conference"})
 
 
+SWEPT_SECTIONS = {"host": HostSection, "vm": VmSection, "client": ClientSection}
+
+
+def sweepable_keys():
+    """Dotted keys a ``[sweep]`` may vary: every number or true/false key of [host], [vm], [client]."""
+    return {f"{section}.{name}": (cls, name) for section, cls in SWEPT_SECTIONS.items()
+            for name in scalar_fields(cls)}
+
+
 @dataclass(frozen=True)
 class SweepSection:
-    key: Literal["vm.streams_per_instance", "vm.instances"]
-    values: list[int] = field(metadata={"min": 1, "doc": "values of the independent variable"})
+    key: str = field(metadata={"doc": "the independent variable: a number or true/false key of "
+                                      "[host], [vm] or [client] (vm.instances, vm.streams_per_instance, "
+                                      "host.hyperthreading, vm.reservation, vm.background_burst, ...)"})
+    values: list[bool | int | float] = field(metadata={
+        "doc": "values of the independent variable, each checked as the key itself is"})
 
     def validate(self, source, path):
+        keys = sweepable_keys()
+        if self.key not in keys:
+            close = difflib.get_close_matches(self.key, list(keys), n=1, cutoff=0.6)
+            hint = f"did you mean '{close[0]}'?" if close else f"one of: {', '.join(keys)}"
+            fail(source, f"{path}.key", f"expected a number or true/false key of [host], [vm] or "
+                 f"[client]; {hint}")
         if not self.values:
             fail(source, f"{path}.values", "expected at least one value")
+        cls, name = keys[self.key]
+        for index, value in enumerate(self.values):
+            check_field(cls, name, value, source=source, path=f"{path}.values[{index}]")
+        if len(set(self.values)) != len(self.values):
+            fail(source, f"{path}.values", "expected distinct values")
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ works with typed, already-validated values. Every problem is reported as an
 and what was expected, on one line.
 
 Supported annotations: ``int``, ``float`` (ints accepted), ``bool``, ``str``,
+a union of ``bool``, ``int`` and ``float`` (any of them, kept as written),
 ``Literal[...]``, ``X | None``, ``list[X]`` and ``tuple[X, ...]`` (both stored
 as tuples), ``dict[str, X]`` and nested dataclasses. ``bool`` is never
 accepted where a number is expected. Field metadata may carry ``min``,
@@ -74,6 +75,24 @@ def from_dict(cls, data, *, source, path=""):
     return obj
 
 
+def check_field(cls, name, value, *, source, path):
+    """``value`` checked as field ``name`` of dataclass ``cls`` would be; its typed form."""
+    annotation, field = _schema(cls)[name]
+    return _convert(annotation, value, field.metadata, source, path)
+
+
+def scalar_fields(cls):
+    """Names of the fields of ``cls`` that hold one number or boolean (optional or not)."""
+    names = []
+    for name, (annotation, _) in _schema(cls).items():
+        kind, args = _kind(annotation)
+        if kind == "optional":
+            annotation = args[0]
+        if annotation in (int, float, bool):
+            names.append(name)
+    return names
+
+
 def describe(cls):
     """Rows of (dotted key, type description, default or "required", doc) for every key of ``cls``.
 
@@ -136,6 +155,8 @@ def _kind(annotation):
         present = tuple(arg for arg in args if arg is not type(None))
         if len(present) == 1 and len(args) == 2:
             return "optional", present
+        if present == args and all(arg in (bool, int, float) for arg in args):
+            return "scalars", args
     if origin is list and len(args) == 1:
         return "sequence", args
     if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
@@ -154,7 +175,11 @@ def _convert(annotation, value, meta, source, path):
         return from_dict(annotation, value, source=source, path=path)
     if kind == "scalar":
         return _scalar(annotation, value, meta, source, path)
-    if kind == "literal":
+    if kind == "scalars":
+        for option in args:
+            if type(value) is option:
+                return _scalar(option, value, meta, source, path)
+    elif kind == "literal":
         if any(type(value) is type(option) and value == option for option in args):
             return value
     elif kind == "sequence" and isinstance(value, (list, tuple)):
@@ -201,6 +226,8 @@ def _describe(annotation, meta, plural=False):
         return _describe(args[0], meta, plural)
     if kind == "dataclass":
         return "tables" if plural else "a table"
+    if kind == "scalars":
+        return " or ".join(_describe(option, meta, plural) for option in args)
     if kind == "literal":
         options = ", ".join(repr(option) for option in args)
         return f"values each one of {options}" if plural else f"one of {options}"

@@ -8,6 +8,7 @@ under the "spawn" start method. Results come back in task order whatever the
 completion order, so serial and parallel runs give identical output.
 """
 
+import json
 import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -27,7 +28,7 @@ class Task:
     config: str
     overrides: tuple
     key: str
-    x: int
+    x: bool | int | float
     replication: int
     replications: int
     seed: int
@@ -36,7 +37,7 @@ class Task:
 
     def label(self):
         """``fig3 vm.instances=8 rep 3/5``: what the progress line names."""
-        return (f"{Path(self.config).stem} {self.key}={self.x} "
+        return (f"{Path(self.config).stem} {self.key}={json.dumps(self.x)} "
                 f"rep {self.replication + 1}/{self.replications}")
 
 
@@ -99,7 +100,7 @@ def _lookup(summary, metric):
 class Point:
     """The replications of one sweep value."""
 
-    x: int
+    x: bool | int | float
     seeds: tuple
     runs: tuple
 
