@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from vsim import cli
+from vsim.scenario.load import load_scenario
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = str(REPO / "configs" / "voip-vsphere5" / "fig3.toml")
@@ -167,6 +168,70 @@ def test_unmodelled_study_gives_nulls_and_a_note(capsys, tmp_path):
     claims = json.loads(out)["claims"]
     assert claims and all(c["value"] is None and c["fitted"] is False for c in claims)
     assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------- sweep
+SWEEP = ["--set", "sweep.values=[1, 2]", "--duration", "1", "--replications", "2", "--quiet"]
+WHATIF = REPO / "configs" / "whatif"
+
+
+def test_sweep_prints_a_row_per_point(capsys):
+    code, out, err = vsim(capsys, "sweep", CONFIG, *SWEEP)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert "2 x 1 s per point" in lines[0]
+    assert lines[1].startswith("vm.instances") and "sent % of offered" in lines[1]
+    assert [line.split()[0] for line in lines[2:]] == ["1", "2"]
+    assert err == ""
+
+
+def test_sweep_json_to_stdout_puts_the_table_on_stderr_and_is_deterministic(capsys):
+    code, out, err = vsim(capsys, "sweep", CONFIG, *SWEEP, "--json", "-")
+    assert code == 0
+    doc = json.loads(out)
+    assert [p["x"] for p in doc["points"]] == [1, 2]
+    assert [p["seeds"] for p in doc["points"]] == [[1, 2], [1, 2]]
+    assert doc["points"][1]["stats"]["host_cpu_pct"]["value"] > doc["points"][0]["stats"]["host_cpu_pct"]["value"]
+    assert err.splitlines()[1].startswith("vm.instances")
+    again = vsim(capsys, "sweep", CONFIG, *SWEEP, "--json", "-", "--jobs", "2")
+    assert again[1] == out
+
+
+def test_sweep_out_writes_the_report_and_figures(capsys, tmp_path):
+    code, _, err = vsim(capsys, "sweep", str(WHATIF / "hyperthreading.toml"), "--duration", "1",
+                        "--replications", "1", "--quiet", "--set", "vm.instances=2",
+                        "--out", str(tmp_path / "ht"))
+    assert code == 0, err
+    assert sorted(p.name for p in (tmp_path / "ht").iterdir()) == [
+        "hyperthreading_cpu.png", "hyperthreading_cpu.svg", "hyperthreading_jitter.png",
+        "hyperthreading_jitter.svg", "results.json", "summary.md"]
+    assert "| true |" in (tmp_path / "ht" / "summary.md").read_text()
+
+
+def test_sweep_progress_names_each_run(capsys):
+    code, _, err = vsim(capsys, "sweep", CONFIG, *SWEEP[:-1])
+    assert code == 0
+    assert err.splitlines()[0].startswith("[1/4] fig3 vm.instances=1 rep 1/2")
+
+
+def test_sweep_without_a_sweep_table_is_a_one_line_error(capsys, config_with):
+    path = config_with('[sweep]\nkey = "vm.instances"\nvalues = [1, 2, 4, 6, 8, 10, 12]', "")
+    code, _, err = vsim(capsys, "sweep", str(path), "--duration", "1")
+    assert code == 2
+    line = one_line_error(err)
+    assert f"{path}: sweep: expected a [sweep] table" in line
+
+
+def test_sweep_of_an_unknown_key_is_a_one_line_error(capsys):
+    code, _, err = vsim(capsys, "sweep", CONFIG, "--set", 'sweep.key="vm.instancs"', "--duration", "1")
+    assert code == 2
+    assert "sweep.key" in one_line_error(err) and "did you mean 'vm.instances'?" in err
+
+
+@pytest.mark.parametrize("name", ["overcommit", "hyperthreading", "guest_background"])
+def test_whatif_templates_load_with_their_sweeps(name):
+    loaded = load_scenario(WHATIF / f"{name}.toml")
+    assert loaded.scenario.sweep is not None and len(loaded.scenario.sweep.values) >= 2
 
 
 def test_describe_model_shows_provenance(capsys):

@@ -1,4 +1,4 @@
-"""Command line: ``vsim run``, ``vsim reproduce`` and ``vsim describe``.
+"""Command line: ``vsim run``, ``vsim reproduce``, ``vsim sweep`` and ``vsim describe``.
 
 Exit codes: 0 success; 2 bad input (an ``InputError`` or a malformed command
 line), reported as one line ``vsim: error: ...`` on stderr; 1 any other
@@ -18,14 +18,16 @@ from vsim.core.atomic import write_text
 from vsim.core.errors import InputError
 from vsim.experiments.claims import load_claims
 from vsim.experiments.comparison import summary_line
-from vsim.experiments.reproduce import (QUICK, REPO, RunPlan, claim_rows, claims_json, run_studies,
-                                        select_studies, write_study_outputs)
+from vsim.experiments.reproduce import (REPO, claim_rows, claims_json, run_studies, select_studies,
+                                        write_study_outputs)
 from vsim.scenario import schema
 from vsim.scenario.load import load_scenario
 from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
 from vsim.scenario.simulate import Simulation, default_warmup
 from vsim.scenario.toml_io import load_toml
 from vsim.scenario.typed import describe
+from vsim.sweep.executor import QUICK, RunPlan, Sweep, run_tasks, sweep_tasks
+from vsim.sweep.report import point_report, report_json, table_text, write_report
 
 MODEL_KINDS = {
     "hosts": schema.HostModel,
@@ -63,7 +65,7 @@ def _bounded(kind, low, inclusive):
 
 
 def build_parser():
-    """The ``vsim`` parser with its ``run``, ``reproduce`` and ``describe`` subcommands."""
+    """The ``vsim`` parser with its ``run``, ``reproduce``, ``sweep`` and ``describe`` subcommands."""
     parser = Parser(prog="vsim", description="Discrete-event simulator of virtualized hosts.")
     parser.add_argument("--version", action="version",
                         version=f"vsim {vsim.__version__} (scheduler: {vsim.SCHEDULER_BUILD})")
@@ -94,6 +96,30 @@ def build_parser():
                            help="where figures and tables go (default: the repository's figures/)")
     reproduce.add_argument("--quiet", action="store_true", help="no progress lines")
     reproduce.set_defaults(handler=_reproduce)
+
+    sweep = commands.add_parser(
+        "sweep", help="run a scenario's [sweep] as a what-if: a table per point, JSON and figures",
+        description="Run every value of the config's [sweep] (change it with --set sweep.key=... "
+                    "--set sweep.values=[...]) run.replications times; print per point the trimmed "
+                    "mean and 95%% interval of jitter, loss, host CPU, ready and co-stop.")
+    sweep.add_argument("config", metavar="CONFIG", help="scenario TOML file with a [sweep] table")
+    sweep.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                       help="override a dotted key of the config, sweep.key and sweep.values "
+                            "included (repeatable)")
+    sweep.add_argument("--quick", action="store_true",
+                       help=f"short runs: {QUICK.duration:g} s x {QUICK.replications} replications")
+    sweep.add_argument("--duration", type=_bounded(float, 0, False), metavar="S",
+                       help="simulated seconds per run (default: run.duration)")
+    sweep.add_argument("--replications", type=_bounded(int, 1, True), metavar="N",
+                       help="runs per point (default: run.replications)")
+    sweep.add_argument("--jobs", type=_bounded(int, 1, True), default=1, metavar="N",
+                       help="worker processes (default: 1)")
+    sweep.add_argument("--json", metavar="PATH|-",
+                       help="write the report and every run's summary as JSON to PATH, or stdout for -")
+    sweep.add_argument("--out", type=Path, metavar="DIR",
+                       help="write results.json, summary.md and figures (PNG, SVG) into DIR")
+    sweep.add_argument("--quiet", action="store_true", help="no progress lines")
+    sweep.set_defaults(handler=_sweep)
 
     desc = commands.add_parser("describe", help="show a model's parameters or a config's keys")
     desc.add_argument("target", metavar="TARGET",
@@ -164,7 +190,8 @@ def _human_summary(name, config, seed, duration, engine, summary):
         f"({jitter['samples']} samples, measuring conference)",
         f"all VMs    mean {_ms(across['mean_ms'])}  p99 {_ms(across['p99_ms'])}  "
         f"worst p99 {_ms(across['worst_p99_ms'])}  (each VM's last conference)",
-        f"voice      loss {100 * voice['loss_fraction']:.3f}%  {voice['packet_rate_pps']:.0f} packets/s  "
+        f"voice      loss {100 * voice['loss_fraction']:.3f}%  {voice['packet_rate_pps']:.0f} packets/s "
+        f"(offered {voice['offered_pps']:.0f})  "
         f"{voice['bandwidth_mbps']:.2f} Mb/s",
         f"host CPU   {host['cpu_util_pct']:.1f}% (esxtop PCPU UTIL)  core {host['core_util_pct']:.1f}%",
     ]
@@ -194,6 +221,40 @@ def _reproduce(args):
         study_rows = [row for row in rows if row.claim.study == result.name]
         _note(f"{result.name}: {summary_line(study_rows)}  "
               f"(figures and tables in {args.figures / result.name})")
+
+
+# ---------------------------------------------------------------- sweep
+def _sweep(args):
+    loaded = load_scenario(args.config, args.set)
+    scenario = loaded.scenario
+    if scenario.sweep is None:
+        raise InputError(args.config, "sweep", "expected a [sweep] table with key and values "
+                         "(or --set sweep.key=KEY --set sweep.values=[...])")
+    quick = QUICK if args.quick else RunPlan()
+    plan = RunPlan(duration=args.duration if args.duration is not None else quick.duration,
+                   warmup=None if args.duration is not None else quick.warmup,
+                   replications=args.replications or quick.replications)
+    duration, warmup, replications = plan.resolve(scenario.run)
+    tasks = sweep_tasks(args.config, loaded, duration, warmup, replications, args.set)
+    summaries = run_tasks(tasks, args.jobs, None if args.quiet else _note)
+    stem = Path(args.config).stem
+    result = Sweep.from_runs(stem, str(args.config), tasks, summaries, loaded.fitted_claims())
+    reports = [point_report(point) for point in result.points]
+    title = (f"{scenario.name}  ({args.config}; {replications} x {duration:g} s per point, "
+             f"trimmed mean [95% interval])")
+    table = table_text(title, result, reports)
+    if args.json == "-":
+        sys.stderr.write(table)
+    else:
+        sys.stdout.write(table)
+    if args.json is not None:
+        _emit(args.json, report_json(scenario.name, result, reports))
+    if args.out is not None:
+        try:
+            written = write_report(args.out, stem, scenario.name, result, reports)
+        except OSError as exc:
+            raise InputError(args.out, None, f"cannot write ({exc.strerror or exc})") from None
+        _note(f"wrote {', '.join(str(path) for path in written)}")
 
 
 # ------------------------------------------------------------- describe

@@ -10,10 +10,10 @@ from vsim.core.errors import InputError
 from vsim.experiments import voip_vsphere5
 from vsim.experiments.claims import load_claims
 from vsim.experiments.comparison import LEGEND
-from vsim.experiments.reproduce import (REPO, RunPlan, claim_rows, claims_json, results_json,
-                                        run_studies, select_studies, write_study_outputs)
+from vsim.experiments.reproduce import (REPO, claim_rows, claims_json, results_json, run_studies,
+                                        select_studies, write_study_outputs)
 from vsim.scenario.load import load_scenario
-from vsim.sweep.executor import Point, Sweep, Task, run_tasks, sweep_tasks
+from vsim.sweep.executor import Point, RunPlan, Sweep, Task, run_tasks, sweep_tasks
 
 TINY = RunPlan(duration=3.0, warmup=1.0, replications=2)
 MODELLED = ("voip5.fig2", "voip5.fig3", "voip5.fig4")

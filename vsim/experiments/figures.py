@@ -103,11 +103,12 @@ def _write(fig, ax, stem, *, title, xlabel, ylabel):
     return written
 
 
-def plot_sweep(stem, *, title, xlabel, ylabel, curves, marks, line=None):
+def plot_sweep(stem, *, title, xlabel, ylabel, curves, marks, line=None, xticks=None):
     """Draw ``curves`` and paper ``marks`` and write ``stem``.png and ``stem``.svg.
 
-    ``line``, when given, is (label, xs, ys) of a fitted line drawn dashed.
-    Returns the paths written.
+    ``line``, when given, is (label, xs, ys) of a fitted line drawn dashed;
+    ``xticks``, when given, is (position, label) of every tick, for a swept
+    value that is not a number (``true``/``false``). Returns the paths written.
     """
     fig, ax = _new_axes()
     colours = _colours()
@@ -116,6 +117,8 @@ def plot_sweep(stem, *, title, xlabel, ylabel, curves, marks, line=None):
     if line is not None:
         label, xs, ys = line
         ax.plot(xs, ys, color="grey", linestyle="--", linewidth=1, label=label)
+    if xticks is not None:
+        ax.set_xticks([position for position, _ in xticks], [text for _, text in xticks])
     return _write(fig, ax, stem, title=title, xlabel=xlabel, ylabel=ylabel)
 
 

@@ -17,30 +17,12 @@ from vsim.core.errors import InputError
 from vsim.experiments import voip_vsphere5
 from vsim.experiments.comparison import Row, write_comparison
 from vsim.scenario.load import load_scenario
-from vsim.scenario.simulate import default_warmup
-from vsim.sweep.executor import Sweep, run_tasks, sweep_tasks
+from vsim.sweep.executor import RunPlan, Sweep, run_tasks, sweep_tasks
 
 REPO = Path(__file__).resolve().parents[2]
 STUDIES = {voip_vsphere5.NAME: voip_vsphere5}
 
 
-@dataclass(frozen=True)
-class RunPlan:
-    """Run length and replications for every sweep; None keeps the config's own value."""
-
-    duration: float | None = None
-    warmup: float | None = None
-    replications: int | None = None
-
-    def resolve(self, run):
-        """(duration, warmup, replications) for a config's ``[run]`` table."""
-        duration = run.duration if self.duration is None else self.duration
-        warmup = default_warmup(run, duration) if self.warmup is None else self.warmup
-        replications = run.replications if self.replications is None else self.replications
-        return duration, warmup, replications
-
-
-QUICK = RunPlan(duration=20.0, warmup=2.0, replications=3)
 
 
 @dataclass(frozen=True)

@@ -205,6 +205,8 @@ class Simulation:
                 "packets_dropped": int(dropped),
                 "loss_fraction": dropped / emitted if emitted else 0.0,
                 "packet_rate_pps": sent / window,
+                "offered_pps": sum(w.streams for srv in self.servers for w in srv.workers)
+                               / self.servers[0].rtp_interval,
                 "bandwidth_mbps": sent * frame * 8 / window / 1e6,
                 "bandwidth_definition": f"Ethernet frames of {frame} B (header and FCS, no preamble or gap)",
             },

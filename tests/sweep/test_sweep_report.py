@@ -1,0 +1,104 @@
+"""The what-if sweep report: statistics per point, table, JSON and figures, on made-up summaries."""
+
+import json
+
+import numpy as np
+import pytest
+
+from vsim.sweep.executor import Sweep, Task
+from vsim.sweep.report import (METRICS, axis, plot_report, point_report, report_json, table_text,
+                               write_report)
+
+
+def summary(jitter, cpu=50.0, ready=(1.0, 3.0), rate=100.0, offered=100.0, measured=True):
+    return {
+        "jitter": {"mean_ms": jitter if measured else None, "p99_ms": 2 * jitter if measured else None},
+        "instances_jitter": {"p99_ms": 3 * jitter},
+        "voice": {"loss_fraction": 0.0, "packet_rate_pps": rate, "offered_pps": offered},
+        "host": {"cpu_util_pct": cpu},
+        "vms": {f"vm{i}": {"ready_pct": r, "costop_pct": r / 2} for i, r in enumerate(ready)},
+    }
+
+
+def make_sweep(key, runs_by_x):
+    tasks, summaries = [], []
+    for x, runs in runs_by_x.items():
+        for r, run in enumerate(runs):
+            tasks.append(Task("whatif.toml", (), key, x, r, len(runs), 1 + r, 10.0, 1.0))
+            summaries.append(run)
+    return Sweep.from_runs("whatif", "whatif.toml", tasks, summaries, frozenset())
+
+
+def test_a_point_is_the_trimmed_mean_of_its_runs_with_an_interval_clipped_at_zero():
+    jitters = [0.1, 0.5, 0.6, 0.7, 5.0]
+    sweep = make_sweep("vm.instances", {4: [summary(j) for j in jitters]})
+    stats = point_report(sweep.points[0]).stats
+    value, (low, high) = stats["jitter_mean_ms"]
+    assert value == pytest.approx(0.6)  # the highest and lowest of five dropped
+    assert low == 0.0 < value < high  # the t interval of these five reaches below zero
+    assert stats["jitter_p99_ms"][0] == pytest.approx(1.2)
+    assert stats["ready_pct"][0] == pytest.approx(2.0)  # the mean over the VMs
+    assert stats["sent_pct_of_offered"][0] == pytest.approx(100.0)
+
+
+def test_a_metric_some_run_lacks_is_missing_not_guessed():
+    sweep = make_sweep("vm.instances", {4: [summary(0.5), summary(0.6, measured=False)]})
+    stats = point_report(sweep.points[0]).stats
+    assert stats["jitter_mean_ms"] is None and stats["jitter_p99_ms"] is None
+    assert stats["all_vms_p99_ms"] is not None
+    quiet = make_sweep("vm.streams_per_instance", {0: [summary(0.5, rate=0.0, offered=0.0)]})
+    assert point_report(quiet.points[0]).stats["sent_pct_of_offered"] is None
+
+
+def test_falling_behind_shows_as_sent_below_offered():
+    sweep = make_sweep("vm.instances", {13: [summary(2.0, rate=77000.0, offered=78200.0)]})
+    assert point_report(sweep.points[0]).stats["sent_pct_of_offered"][0] == pytest.approx(98.465, abs=1e-3)
+
+
+def test_table_has_a_row_per_point_with_values_written_as_in_toml():
+    sweep = make_sweep("host.hyperthreading", {True: [summary(0.5)] * 3, False: [summary(0.7)] * 3})
+    reports = [point_report(p) for p in sweep.points]
+    lines = table_text("HT on and off", sweep, reports).splitlines()
+    assert lines[0] == "HT on and off"
+    assert lines[1].split()[0] == "host.hyperthreading"
+    assert all(metric.heading in lines[1] for metric in METRICS)
+    assert [line.split()[0] for line in lines[2:]] == ["true", "false"]
+    assert "n/a" not in "\n".join(lines)
+
+
+def test_json_holds_the_statistics_and_every_run():
+    runs = {1: [summary(0.5), summary(0.6)], 12: [summary(0.8), summary(0.9)]}
+    sweep = make_sweep("vm.instances", runs)
+    doc = json.loads(report_json("over-commit", sweep, [point_report(p) for p in sweep.points]))
+    assert doc["name"] == "over-commit" and doc["key"] == "vm.instances"
+    assert [p["x"] for p in doc["points"]] == [1, 12]
+    assert doc["points"][1]["stats"]["jitter_mean_ms"]["value"] == pytest.approx(0.85)
+    assert len(doc["points"][0]["runs"]) == 2
+    assert set(doc["points"][0]["stats"]) == {metric.name for metric in METRICS}
+
+
+def test_axis_labels_units_and_names_boolean_ticks():
+    numbers = make_sweep("vm.background_burst", {0.0: [summary(0.5)], 0.005: [summary(0.6)]})
+    assert axis(numbers) == ([0.0, 0.005], "vm.background_burst (s)", None)
+    flags = make_sweep("host.hyperthreading", {True: [summary(0.5)], False: [summary(0.6)]})
+    assert axis(flags) == ([1, 0], "host.hyperthreading", [(1, "true"), (0, "false")])
+
+
+def test_figures_are_written_and_identical_when_redrawn(tmp_path):
+    sweep = make_sweep("vm.instances", {x: [summary(0.1 * x + j) for j in (0.0, 0.1, 0.2)]
+                                        for x in (1, 6, 12)})
+    reports = [point_report(p) for p in sweep.points]
+    first = write_report(tmp_path / "a", "whatif", "title", sweep, reports)
+    (tmp_path / "b").mkdir()
+    second = plot_report(tmp_path / "b" / "whatif", "title", sweep, reports)
+    names = sorted(path.name for path in first)
+    assert names == ["results.json", "summary.md", "whatif_cpu.png", "whatif_cpu.svg",
+                     "whatif_jitter.png", "whatif_jitter.svg"]
+    assert len(second) == 4
+    for path in second:
+        if path.suffix == ".svg":
+            assert path.read_bytes() == (tmp_path / "a" / path.name).read_bytes()
+    table = (tmp_path / "a" / "summary.md").read_text()
+    assert table.count("\n| ") == 5  # heading, separator and three points
+    assert np.isfinite(json.loads((tmp_path / "a" / "results.json").read_text())
+                       ["points"][2]["stats"]["host_cpu_pct"]["value"])
