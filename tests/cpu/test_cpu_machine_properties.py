@@ -39,8 +39,9 @@ class Host:
         return self.env.now
 
     def group(self, name, vcpus, shares=1000.0, reservation=0.0, limit=math.inf, affinity=None,
-              cosched=True):
-        g = Group(name, shares=shares, reservation=reservation, limit=limit, cosched=cosched)
+              cosched=True, serves=None):
+        g = Group(name, shares=shares, reservation=reservation, limit=limit, cosched=cosched,
+                  serves=serves)
         for j in range(vcpus):
             World(f"{name}.{j}", g, affinity=affinity)
         self.machine.add_group(g)
@@ -434,6 +435,27 @@ def test_reservation_of_a_periodic_vm_against_cpu_bound_hogs():
     host.periodic(r, 0.02, 0.005)
     host.run(5.0)
     assert host.group_used(r) >= 0.25 * 5.0 * 0.95
+
+
+@pytest.mark.parametrize("serving", [True, False])
+def test_a_helper_serving_a_reserved_vm_is_owed_with_it(serving):
+    """A VM reserved 0.3 CPU that uses 0.25 is owed all period; the hypervisor helper that
+    serves it (its vNIC's transmit world) comes first with it, ahead of a hog with 100x
+    the shares, so it hardly waits. A helper serving nobody waits for the hog's quanta."""
+    host = Host(1, 1, 1, 1.0)
+    vm = host.group("vm", 1, shares=1000.0, reservation=0.3)
+    helper = host.group("vm.helper", 1, cosched=False, serves=vm if serving else None)
+    hog = host.group("hog", 1, shares=100_000.0)
+    host.cpu_bound(hog)
+    host.periodic(vm, 0.02, 0.005)
+    host.periodic(helper, 0.01, 0.0001, phase=0.003)
+    host.run(5.0)
+    waited = helper.ready_time / 5.0
+    assert host.group_used(vm) >= 0.25 * 5.0 * 0.95
+    if serving:
+        assert waited < 0.01
+    else:
+        assert waited > 0.1
 
 
 # -------------------------------------------------------------------- limits

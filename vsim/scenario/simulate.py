@@ -75,7 +75,7 @@ class Simulation:
             for j in range(vm.vcpus):
                 World(f"{name}.vcpu{j}", group, affinity=affinity)
             self.machine.add_group(group)
-            tx_group = Group(f"{name}.vnic-tx", cosched=False)
+            tx_group = Group(f"{name}.vnic-tx", cosched=False, serves=group)
             tx_world = World(f"{name}.vnic-tx", tx_group)
             self.machine.add_group(tx_group)
             tx = VnicTransmit(env, self.machine, tx_world, self.uplink, self.receivers[i],

@@ -4,7 +4,8 @@ Each world accrues *virtual time*: the CPU time it used divided by its
 entitlement (its group's shares split over the group's worlds, normalised to
 1000 shares, so virtual time is "seconds at normal shares"). The eligible
 ready world with the lowest virtual time runs next; worlds of a group still
-owed its reservation in the current period come first. A waking world's
+owed its reservation in the current period come first, and so do the helper
+worlds serving that group (``Group.serves``). A waking world's
 virtual time is pulled up to ``wake_credit`` below the virtual clock, the
 lowest virtual time among the worlds that are running or ready (never moving
 back), so a long sleeper cannot hoard credit but a sleeper is still served
@@ -39,6 +40,9 @@ class ProportionalShare:
         return world.vtime + (now - world.run_start) * REFERENCE_SHARES / world.share
 
     def _owed(self, machine: "Machine", group: Group, now: float) -> bool:
+        """Whether ``group`` (or the VM it serves) has not had its reservation this period."""
+        if group.serves is not None:
+            group = group.serves
         return (group.reservation > 0
                 and machine.group_period_used(group, now) < group.reservation * machine.period)
 
