@@ -84,17 +84,23 @@ def run_task(task):
 def run_tasks(tasks, jobs=1, progress=None):
     """Summaries of ``tasks`` in task order, using ``jobs`` worker processes.
 
-    ``progress``, when given, is called with one line per finished task.
+    ``progress``, when given, is called with one line per finished task: what
+    it was, how long it took, the time so far and an estimate of the time left
+    (the mean so far per task, for the tasks not yet finished).
     """
     results = [None] * len(tasks)
     done = 0
+    start = time.perf_counter()
 
     def finished(index, outcome):
         nonlocal done
         results[index], seconds = outcome
         done += 1
         if progress is not None:
-            progress(f"[{done}/{len(tasks)}] {tasks[index].label()}  {seconds:.1f} s")
+            elapsed = time.perf_counter() - start
+            left = elapsed / done * (len(tasks) - done)
+            progress(f"[{done}/{len(tasks)}] {tasks[index].label()}  {seconds:.1f} s  "
+                     f"({_duration(elapsed)} so far, about {_duration(left)} left)")
 
     if jobs == 1:
         for index, task in enumerate(tasks):
@@ -106,6 +112,12 @@ def run_tasks(tasks, jobs=1, progress=None):
         for future in as_completed(futures):
             finished(futures[future], future.result())
     return results
+
+
+def _duration(seconds):
+    """``42 s`` or ``3 min 05 s``: a wall time for a progress line."""
+    seconds = round(seconds)
+    return f"{seconds} s" if seconds < 60 else f"{seconds // 60} min {seconds % 60:02d} s"
 
 
 def _lookup(summary, metric):
