@@ -222,6 +222,16 @@ def test_sweep_without_a_sweep_table_is_a_one_line_error(capsys, config_with):
     assert f"{path}: sweep: expected a [sweep] table" in line
 
 
+def test_sweep_out_that_is_a_file_is_refused_before_running(capsys, tmp_path, monkeypatch):
+    target = tmp_path / "report"
+    target.write_text("mine\n")
+    monkeypatch.setattr(cli, "run_tasks", lambda *a, **k: pytest.fail("ran before checking --out"))
+    code, _, err = vsim(capsys, "sweep", CONFIG, *SWEEP, "--out", str(target))
+    assert code == 2
+    assert f"{target}: expected a directory for --out" in one_line_error(err)
+    assert target.read_text() == "mine\n"
+
+
 def test_sweep_of_an_unknown_key_is_a_one_line_error(capsys):
     code, _, err = vsim(capsys, "sweep", CONFIG, "--set", 'sweep.key="vm.instancs"', "--duration", "1")
     assert code == 2

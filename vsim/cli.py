@@ -225,6 +225,8 @@ def _reproduce(args):
 
 # ---------------------------------------------------------------- sweep
 def _sweep(args):
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        raise InputError(args.out, None, "expected a directory for --out, found a file")
     loaded = load_scenario(args.config, args.set)
     scenario = loaded.scenario
     if scenario.sweep is None:
