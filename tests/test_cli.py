@@ -76,6 +76,17 @@ def test_run_without_json_prints_a_readable_summary(capsys):
     assert "jitter" in out and "esxtop PCPU UTIL" in out and "vm0" in out and "costop" in out
 
 
+def test_run_shows_model_parameters_the_scenario_sets(capsys):
+    code, out, _ = vsim(capsys, "run", CONFIG, *SHORT, "--set", "params.host.ht_rate=0.8")
+    assert code == 0
+    assert out.splitlines()[1] == ("params     host.ht_rate = 0.8  (set by the scenario, not the "
+                                   "model files)")
+    code, out, _ = vsim(capsys, "run", CONFIG, *SHORT, "--set", "params.host.ht_rate=0.8", "--json", "-")
+    assert json.loads(out)["params"] == {"host": {"ht_rate": 0.8}}
+    code, out, _ = vsim(capsys, "run", CONFIG, *SHORT, "--json", "-")
+    assert "params" not in json.loads(out)
+
+
 def test_run_engines_agree_and_the_json_names_the_engine(capsys):
     auto = json.loads(vsim(capsys, "run", CONFIG, *SHORT, "--json", "-")[1])
     events = json.loads(vsim(capsys, "run", CONFIG, *SHORT, "--engine", "events", "--json", "-")[1])

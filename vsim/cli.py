@@ -169,11 +169,15 @@ def _run(args):
     except ValueError as exc:
         raise InputError(args.config, "--engine", str(exc)) from None
     summary = sim.run(duration, warmup)
+    params = loaded.scenario.params
     if args.json is None:
-        print(_human_summary(loaded.scenario.name, args.config, seed, duration, sim.engine, summary))
+        print(_human_summary(loaded.scenario.name, args.config, seed, duration, sim.engine, summary,
+                             params))
         return
     doc = {"scenario": loaded.scenario.name, "config": args.config, "seed": seed,
            "duration": duration, "engine": sim.engine, "summary": summary}
+    if params:
+        doc["params"] = params
     _emit(args.json, json.dumps(doc, indent=2, sort_keys=True) + "\n")
 
 
@@ -181,11 +185,16 @@ def _ms(value):
     return "n/a" if value is None else f"{value:.3f} ms"
 
 
-def _human_summary(name, config, seed, duration, engine, summary):
+def _human_summary(name, config, seed, duration, engine, summary, params=None):
     jitter, voice, host = summary["jitter"], summary["voice"], summary["host"]
     across = summary["instances_jitter"]
-    lines = [
-        f"{name}  ({config}, seed {seed}, {duration:g} s, {engine} engine)",
+    lines = [f"{name}  ({config}, seed {seed}, {duration:g} s, {engine} engine)"]
+    if params:
+        lines.append("params     " + "  ".join(f"{role}.{key} = {json.dumps(value)}"
+                                               for role, values in params.items()
+                                               for key, value in values.items())
+                     + "  (set by the scenario, not the model files)")
+    lines += [
         f"jitter     mean {_ms(jitter['mean_ms'])}  p99 {_ms(jitter['p99_ms'])}  "
         f"({jitter['samples']} samples, measuring conference)",
         f"all VMs    mean {_ms(across['mean_ms'])}  p99 {_ms(across['p99_ms'])}  "

@@ -103,6 +103,52 @@ def test_any_number_or_boolean_key_can_be_swept(overrides, values):
     assert [type(v) for v in sweep.values] == [type(v) for v in values]
 
 
+# ------------------------------------------------------ model parameters
+def test_scenario_params_replace_model_values_and_their_provenance():
+    base = load_scenario(FIG3)
+    loaded = load_scenario(FIG3, ["params.host.ht_rate=0.8", "params.workload.timer_sigma=0.5"])
+    assert loaded.scenario.params == {"host": {"ht_rate": 0.8}, "workload": {"timer_sigma": 0.5}}
+    assert loaded.models["host"].values.ht_rate == 0.8
+    assert loaded.models["workload"].values.timer_sigma == 0.5
+    assert loaded.models["workload"].values.frame_cost == base.models["workload"].values.frame_cost
+    assert "params.host.ht_rate" in loaded.models["host"].provenance["ht_rate"]
+    # ht_rate was fitted to the Fig 4 linearity: set by a scenario, it no longer counts as fitted
+    assert "voip5.fig4.cpu_linearity_r2" in base.fitted_claims()
+    assert "voip5.fig4.cpu_linearity_r2" not in loaded.fitted_claims()
+    assert "voip5.fig4.cpu_util_pct.inst12" in loaded.fitted_claims()
+
+
+def test_an_integer_parameter_set_as_a_number_stays_typed():
+    loaded = load_scenario(FIG3, ["params.workload.frame_cost=2e-4", "params.vnic.tx_ring=256"])
+    assert loaded.models["workload"].values.frame_cost == 2e-4
+    assert loaded.models["vnic"].values.tx_ring == 256 and type(loaded.models["vnic"].values.tx_ring) is int
+
+
+@pytest.mark.parametrize("overrides, key, words", [
+    (["params.hots.ht_rate=0.5"], "params.hots", "'hots' is not a model role; did you mean 'host'?"),
+    (["params.host.ht_rat=0.5"], "params.host.ht_rat", "did you mean 'ht_rate'?"),
+    (["params.host.ht_rate=1.5"], "params.host.ht_rate", "expected a number > 0 and <= 1"),
+    (["params.host.ht_rate=true"], "params.host.ht_rate", "expected a number"),
+    (["params.vnic.tx_ring=1.5"], "params.vnic.tx_ring", "expected an integer >= 1"),
+    (["params.workload.codec=1"], "params.workload.codec", "expected one of: participants"),
+    (["params.host=1"], "params.host", "expected a table"),
+])
+def test_bad_scenario_params_name_the_key(overrides, key, words):
+    err = load_error(overrides)
+    assert err.where == key, err
+    assert words in err.expected, err
+
+
+def test_a_model_parameter_can_be_swept_and_each_point_gets_its_value():
+    loaded = load_scenario(FIG3, ['sweep.key="params.host.ht_rate"', "sweep.values=[0.6, 0.9]"])
+    assert loaded.scenario.sweep.values == (0.6, 0.9)
+    point = loaded.with_value("params.host.ht_rate", 0.9)
+    assert point.models["host"].values.ht_rate == 0.9
+    assert loaded.models["host"].values.ht_rate == 0.75
+    err = load_error(['sweep.key="params.host.ht_rate"', "sweep.values=[0.6, 1.9]"])
+    assert err.where == "sweep.values[1]" and "<= 1" in err.expected
+
+
 @pytest.mark.parametrize("key, ref", [
     ("host.model", "hosts/nope"),
     ("host.scheduler", "schedulers/cfs"),

@@ -5,6 +5,7 @@ component models it references, checked against each other (vCPUs against
 logical CPUs, reservations against capacity, affinity against the topology).
 """
 
+import difflib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from vsim.core.errors import InputError
 from vsim.scenario import schema
 from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
 from vsim.scenario.toml_io import apply_overrides, load_toml
-from vsim.scenario.typed import fail, from_dict
+from vsim.scenario.typed import check_field, fail, from_dict, scalar_fields
 
 
 @dataclass(frozen=True)
@@ -28,10 +29,11 @@ class Loaded:
         return set().union(*(m.fitted_claims() for m in self.models.values()))
 
     def with_value(self, key, value):
-        """The same scenario with one dotted key (``vm.instances``) changed and re-checked."""
-        changed = with_key(self.scenario, key, value)
-        check_against_models(changed, self.models, self.source)
-        return replace(self, scenario=changed)
+        """The same scenario with one dotted key (``vm.instances``, ``params.host.ht_rate``)
+        changed and re-checked."""
+        changed, models = with_point(self.scenario, self.models, key, value, self.source)
+        check_against_models(changed, models, self.source)
+        return replace(self, scenario=changed, models=models)
 
     def with_run(self, **changes):
         return replace(self, scenario=replace(self.scenario, run=replace(self.scenario.run, **changes)))
@@ -42,9 +44,39 @@ def load_scenario(path, overrides=(), models_dir=DEFAULT_MODELS_DIR):
     source = str(path)
     data = apply_overrides(load_toml(path), list(overrides))
     scenario = from_dict(schema.Scenario, data, source=source)
-    models = resolve_models(scenario, source, Path(models_dir))
+    models = apply_params(resolve_models(scenario, source, Path(models_dir)), scenario.params, source)
     check_against_models(scenario, models, source)
     return Loaded(source=source, scenario=scenario, models=models)
+
+
+def apply_params(models, params, source):
+    """The models with a scenario's ``[params.ROLE]`` values in place of their files' values.
+
+    Each changed parameter's provenance says the scenario set it, so a fitted
+    parameter that a scenario changes no longer counts as fitted for its claims.
+    """
+    changed = dict(models)
+    for role, values in params.items():
+        if role not in schema.MODEL_ROLES:
+            fail(source, f"params.{role}", _unknown("a model role", role, list(schema.MODEL_ROLES)))
+        model = models[role]
+        cls = type(model.values)
+        names = scalar_fields(cls)
+        typed, provenance = {}, dict(model.provenance)
+        for name, value in values.items():
+            key = f"params.{role}.{name}"
+            if name not in names:
+                fail(source, key, _unknown(f"a number or true/false parameter of {model.ref}", name, names))
+            typed[name] = check_field(cls, name, value, source=source, path=key)
+            provenance[name] = f"set by {source} ({key})"
+        changed[role] = replace(model, values=replace(model.values, **typed), provenance=provenance)
+    return changed
+
+
+def _unknown(what, name, names):
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    hint = f"did you mean '{close[0]}'?" if close else f"expected one of: {', '.join(names)}"
+    return f"'{name}' is not {what}; {hint}"
 
 
 def resolve_models(scenario, source, models_dir):
@@ -97,18 +129,33 @@ def check_against_models(scenario, models, source):
 
 
 def with_key(scenario, key, value):
-    """``scenario`` with the dotted ``key`` (``vm.instances``) set to ``value``."""
+    """``scenario`` with the dotted ``key`` (``vm.instances``, ``params.host.ht_rate``) set to ``value``."""
+    if key.startswith("params."):
+        _, role, name = key.split(".")
+        params = dict(scenario.params)
+        params[role] = dict(params.get(role, {}), **{name: value})
+        return replace(scenario, params=params)
     section, name = key.split(".")
     return replace(scenario, **{section: replace(getattr(scenario, section), **{name: value})})
+
+
+def with_point(scenario, models, key, value, source):
+    """(scenario, models) with ``key`` set to ``value``: a scenario key, or a model parameter
+    (``params.ROLE.NAME``), which changes the model too."""
+    changed = with_key(scenario, key, value)
+    if key.startswith("params."):
+        _, role, name = key.split(".")
+        models = apply_params(models, {role: {name: value}}, source)
+    return changed, models
 
 
 def check_sweep_points(scenario, models, source):
     """Every point of the sweep must pass the cross-checks, so no run fails halfway through."""
     key = scenario.sweep.key
     for index, value in enumerate(scenario.sweep.values):
-        point = replace(with_key(scenario, key, value), sweep=None)
+        point, point_models = with_point(scenario, models, key, value, source)
         try:
-            check_against_models(point, models, source)
+            check_against_models(replace(point, sweep=None), point_models, source)
         except InputError as error:
             shown = str(value).lower() if isinstance(value, bool) else value
             fail(source, f"sweep.values[{index}]",

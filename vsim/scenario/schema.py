@@ -83,6 +83,18 @@ class ClientModel:
     latency: float = field(metadata=non_negative("s", "constant receive-path latency"))
 
 
+# The model class of each role a scenario's models play (the codec comes with the workload).
+MODEL_ROLES = {
+    "host": HostModel,
+    "scheduler": SchedulerModel,
+    "nic": NicModel,
+    "vnic": VnicModel,
+    "workload": MediaServerModel,
+    "codec": CodecModel,
+    "client": ClientModel,
+}
+
+
 # --------------------------------------------------------------- scenario
 @dataclass(frozen=True)
 class RunSection:
@@ -152,16 +164,21 @@ SWEPT_SECTIONS = {"host": HostSection, "vm": VmSection, "client": ClientSection}
 
 
 def sweepable_keys():
-    """Dotted keys a ``[sweep]`` may vary: every number or true/false key of [host], [vm], [client]."""
-    return {f"{section}.{name}": (cls, name) for section, cls in SWEPT_SECTIONS.items()
+    """Dotted keys a ``[sweep]`` may vary: every number or true/false key of [host], [vm],
+    [client], and every such model parameter as ``params.ROLE.NAME``."""
+    keys = {f"{section}.{name}": (cls, name) for section, cls in SWEPT_SECTIONS.items()
             for name in scalar_fields(cls)}
+    keys.update({f"params.{role}.{name}": (cls, name) for role, cls in MODEL_ROLES.items()
+                 for name in scalar_fields(cls)})
+    return keys
 
 
 @dataclass(frozen=True)
 class SweepSection:
     key: str = field(metadata={"doc": "the independent variable: a number or true/false key of "
-                                      "[host], [vm] or [client] (vm.instances, vm.streams_per_instance, "
-                                      "host.hyperthreading, vm.reservation, vm.background_burst, ...)"})
+                                      "[host], [vm] or [client] (vm.instances, host.hyperthreading, "
+                                      "vm.reservation, vm.background_burst, ...) or a model parameter "
+                                      "(params.host.ht_rate, ...)"})
     values: list[bool | int | float] = field(metadata={
         "doc": "values of the independent variable, each checked as the key itself is"})
 
@@ -169,9 +186,11 @@ class SweepSection:
         keys = sweepable_keys()
         if self.key not in keys:
             close = difflib.get_close_matches(self.key, list(keys), n=1, cutoff=0.6)
-            hint = f"did you mean '{close[0]}'?" if close else f"one of: {', '.join(keys)}"
+            sections = [key for key in keys if not key.startswith("params.")]
+            hint = (f"did you mean '{close[0]}'?" if close
+                    else f"one of: {', '.join(sections)} or params.ROLE.NAME")
             fail(source, f"{path}.key", f"expected a number or true/false key of [host], [vm] or "
-                 f"[client]; {hint}")
+                 f"[client], or params.ROLE.NAME; {hint}")
         if not self.values:
             fail(source, f"{path}.values", "expected at least one value")
         cls, name = keys[self.key]
@@ -189,4 +208,7 @@ class Scenario:
     host: HostSection = field(default_factory=HostSection)
     vm: VmSection = field(default_factory=VmSection)
     client: ClientSection = field(default_factory=ClientSection)
+    params: dict[str, dict[str, bool | int | float]] = field(default_factory=dict, metadata={
+        "doc": "model parameters set by this scenario instead of the model files, by role: "
+               "[params.host] ht_rate = 0.8 (roles: " + ", ".join(MODEL_ROLES) + ")"})
     sweep: SweepSection | None = None
