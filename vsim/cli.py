@@ -327,10 +327,13 @@ def _describe_config(path):
     raw = load_toml(path)
     lines = [f"{path}: {loaded.scenario.name}"]
     for key, kind, default, doc in describe(schema.Scenario):
+        if key.startswith("params."):
+            continue  # the free-form tables under params, shown as one value below
         value = _lookup(loaded.scenario, key)
-        if dataclasses.is_dataclass(value):
+        if dataclasses.is_dataclass(value) or key == "params":
             lines += ["", f"[{key}]"]
-            continue
+            if key != "params":
+                continue
         origin = "set in file" if _in_file(raw, key) else f"default {default}"
         lines.append(f"  {key} = {_toml_text(value)}    # {kind}; {origin}" + (f"; {doc}" if doc else ""))
     return "\n".join(lines)
