@@ -53,6 +53,30 @@ def test_fig3_loads():
       "vm.reservation=2.5", "sweep.values=[3]"], "vm.reservation", "one NUMA home node's 2 VMs"),
     (["host.numa_home_nodes=true", "host.hyperthreading=false", "vm.reservation=1.5",
       "sweep.values=[1, 2, 3, 4, 5]"], "sweep.values[4]", "at vm.instances = 5, vm.reservation"),
+    # sweeps
+    (['sweep.key="vm.instance"'], "sweep.key", "did you mean 'vm.instances'?"),
+    (['sweep.key="vm.workload"'], "sweep.key", "a number or true/false key"),
+    (['sweep.key="run.duration"'], "sweep.key", "a number or true/false key"),
+    (["sweep.values=[1, 2.5]"], "sweep.values[1]", "expected an integer >= 1"),
+    (["sweep.values=[1, true]"], "sweep.values[1]", "expected an integer >= 1"),
+    (["sweep.values=[]"], "sweep.values", "at least one value"),
+    (["sweep.values=[2, 4, 2]"], "sweep.values", "distinct"),
+    (['sweep.key="host.hyperthreading"', "sweep.values=[true, 1]"], "sweep.values[1]",
+     "expected a boolean"),
+    (['sweep.key="vm.background_burst"', "sweep.values=[0, -0.001]"], "sweep.values[1]",
+     "expected a number >= 0"),
+    (['sweep.key="vm.vcpus"', "sweep.values=[4, 8, 17]"], "sweep.values[2]",
+     "at vm.vcpus = 17, vm.vcpus: expected at most 16"),
+    (['sweep.key="host.hyperthreading"', "sweep.values=[true, false]", "vm.vcpus=9"],
+     "sweep.values[1]", "at host.hyperthreading = false, vm.vcpus: expected at most 8 vCPUs"),
+    # model parameters set by the scenario
+    (["params.hots.ht_rate=0.5"], "params.hots", "'hots' is not a model role; did you mean 'host'?"),
+    (["params.host.ht_rat=0.5"], "params.host.ht_rat", "did you mean 'ht_rate'?"),
+    (["params.host.ht_rate=1.5"], "params.host.ht_rate", "expected a number > 0 and <= 1"),
+    (["params.host.ht_rate=true"], "params.host.ht_rate", "expected a number"),
+    (["params.vnic.tx_ring=1.5"], "params.vnic.tx_ring", "expected an integer >= 1"),
+    (["params.workload.codec=1"], "params.workload.codec", "expected one of: participants"),
+    (["params.host=1"], "params.host", "expected a table"),
 ])
 def test_bad_scenario_names_the_key(overrides, key, words):
     err = load_error(overrides)
@@ -69,29 +93,6 @@ def test_limits_at_the_edge_load():
 
 
 # --------------------------------------------------------------- sweeps
-@pytest.mark.parametrize("overrides, key, words", [
-    (['sweep.key="vm.instance"'], "sweep.key", "did you mean 'vm.instances'?"),
-    (['sweep.key="vm.workload"'], "sweep.key", "a number or true/false key"),
-    (['sweep.key="run.duration"'], "sweep.key", "a number or true/false key"),
-    (["sweep.values=[1, 2.5]"], "sweep.values[1]", "expected an integer >= 1"),
-    (["sweep.values=[1, true]"], "sweep.values[1]", "expected an integer >= 1"),
-    (["sweep.values=[]"], "sweep.values", "at least one value"),
-    (["sweep.values=[2, 4, 2]"], "sweep.values", "distinct"),
-    (['sweep.key="host.hyperthreading"', "sweep.values=[true, 1]"], "sweep.values[1]",
-     "expected a boolean"),
-    (['sweep.key="vm.background_burst"', "sweep.values=[0, -0.001]"], "sweep.values[1]",
-     "expected a number >= 0"),
-    (['sweep.key="vm.vcpus"', "sweep.values=[4, 8, 17]"], "sweep.values[2]",
-     "at vm.vcpus = 17, vm.vcpus: expected at most 16"),
-    (['sweep.key="host.hyperthreading"', "sweep.values=[true, false]", "vm.vcpus=9"],
-     "sweep.values[1]", "at host.hyperthreading = false, vm.vcpus: expected at most 8 vCPUs"),
-])
-def test_bad_sweep_names_the_key(overrides, key, words):
-    err = load_error(overrides)
-    assert err.where == key, err
-    assert words in err.expected, err
-
-
 @pytest.mark.parametrize("overrides, values", [
     (['sweep.key="host.hyperthreading"', "sweep.values=[true, false]"], (True, False)),
     (['sweep.key="vm.background_burst"', "sweep.values=[0, 0.002, 0.005]"], (0, 0.002, 0.005)),
@@ -122,21 +123,6 @@ def test_an_integer_parameter_set_as_a_number_stays_typed():
     loaded = load_scenario(FIG3, ["params.workload.frame_cost=2e-4", "params.vnic.tx_ring=256"])
     assert loaded.models["workload"].values.frame_cost == 2e-4
     assert loaded.models["vnic"].values.tx_ring == 256 and type(loaded.models["vnic"].values.tx_ring) is int
-
-
-@pytest.mark.parametrize("overrides, key, words", [
-    (["params.hots.ht_rate=0.5"], "params.hots", "'hots' is not a model role; did you mean 'host'?"),
-    (["params.host.ht_rat=0.5"], "params.host.ht_rat", "did you mean 'ht_rate'?"),
-    (["params.host.ht_rate=1.5"], "params.host.ht_rate", "expected a number > 0 and <= 1"),
-    (["params.host.ht_rate=true"], "params.host.ht_rate", "expected a number"),
-    (["params.vnic.tx_ring=1.5"], "params.vnic.tx_ring", "expected an integer >= 1"),
-    (["params.workload.codec=1"], "params.workload.codec", "expected one of: participants"),
-    (["params.host=1"], "params.host", "expected a table"),
-])
-def test_bad_scenario_params_name_the_key(overrides, key, words):
-    err = load_error(overrides)
-    assert err.where == key, err
-    assert words in err.expected, err
 
 
 def test_a_model_parameter_can_be_swept_and_each_point_gets_its_value():
