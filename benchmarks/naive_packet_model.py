@@ -69,6 +69,8 @@ def check_uncontended(loaded):
                          f"({vm.vcpus} vCPUs + 1 vNIC world) = {worlds} worlds > {cores} cores")
     if vm.affinity is not None or vm.limit is not None:
         raise ValueError("the naive model does not model CPU affinity or limits")
+    if vm.background_burst > 0:
+        raise ValueError("the naive model does not model guest background bursts")
 
 
 def conference_layout(streams, participants, vcpus, measuring_conference):
