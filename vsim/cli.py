@@ -241,10 +241,11 @@ def _sweep(args):
     if scenario.sweep is None:
         raise InputError(args.config, "sweep", "expected a [sweep] table with key and values "
                          "(or --set sweep.key=KEY --set sweep.values=[...])")
-    quick = QUICK if args.quick else RunPlan()
-    plan = RunPlan(duration=args.duration if args.duration is not None else quick.duration,
-                   warmup=None if args.duration is not None else quick.warmup,
-                   replications=args.replications or quick.replications)
+    plan = QUICK if args.quick else RunPlan()
+    if args.duration is not None:  # the warm-up then follows the config's, for that duration
+        plan = dataclasses.replace(plan, duration=args.duration, warmup=None)
+    if args.replications is not None:
+        plan = dataclasses.replace(plan, replications=args.replications)
     duration, warmup, replications = plan.resolve(scenario.run)
     tasks = sweep_tasks(args.config, loaded, duration, warmup, replications, args.set)
     summaries = run_tasks(tasks, args.jobs, None if args.quiet else _note)
@@ -330,10 +331,11 @@ def _describe_config(path):
         if key.startswith("params."):
             continue  # the free-form tables under params, shown as one value below
         value = _lookup(loaded.scenario, key)
-        if dataclasses.is_dataclass(value) or key == "params":
+        section = dataclasses.is_dataclass(value)
+        if section or key == "params":
             lines += ["", f"[{key}]"]
-            if key != "params":
-                continue
+        if section:
+            continue
         origin = "set in file" if _in_file(raw, key) else f"default {default}"
         lines.append(f"  {key} = {_toml_text(value)}    # {kind}; {origin}" + (f"; {doc}" if doc else ""))
     return "\n".join(lines)

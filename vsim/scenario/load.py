@@ -5,7 +5,6 @@ component models it references, checked against each other (vCPUs against
 logical CPUs, reservations against capacity, affinity against the topology).
 """
 
-import difflib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -13,7 +12,7 @@ from vsim.core.errors import InputError
 from vsim.scenario import schema
 from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
 from vsim.scenario.toml_io import apply_overrides, load_toml
-from vsim.scenario.typed import check_field, fail, from_dict, scalar_fields
+from vsim.scenario.typed import check_field, did_you_mean, fail, from_dict, scalar_fields
 
 
 @dataclass(frozen=True)
@@ -74,8 +73,7 @@ def apply_params(models, params, source):
 
 
 def _unknown(what, name, names):
-    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
-    hint = f"did you mean '{close[0]}'?" if close else f"expected one of: {', '.join(names)}"
+    hint = did_you_mean(name, names) or f"expected one of: {', '.join(names)}"
     return f"'{name}' is not {what}; {hint}"
 
 
@@ -128,25 +126,17 @@ def check_against_models(scenario, models, source):
         check_sweep_points(scenario, models, source)
 
 
-def with_key(scenario, key, value):
-    """``scenario`` with the dotted ``key`` (``vm.instances``, ``params.host.ht_rate``) set to ``value``."""
+def with_point(scenario, models, key, value, source):
+    """(scenario, models) with the dotted ``key`` set to ``value``: a scenario key
+    (``vm.instances``), or a model parameter (``params.host.ht_rate``), which changes the model too."""
     if key.startswith("params."):
         _, role, name = key.split(".")
         params = dict(scenario.params)
         params[role] = dict(params.get(role, {}), **{name: value})
-        return replace(scenario, params=params)
+        return (replace(scenario, params=params),
+                apply_params(models, {role: {name: value}}, source))
     section, name = key.split(".")
-    return replace(scenario, **{section: replace(getattr(scenario, section), **{name: value})})
-
-
-def with_point(scenario, models, key, value, source):
-    """(scenario, models) with ``key`` set to ``value``: a scenario key, or a model parameter
-    (``params.ROLE.NAME``), which changes the model too."""
-    changed = with_key(scenario, key, value)
-    if key.startswith("params."):
-        _, role, name = key.split(".")
-        models = apply_params(models, {role: {name: value}}, source)
-    return changed, models
+    return replace(scenario, **{section: replace(getattr(scenario, section), **{name: value})}), models
 
 
 def check_sweep_points(scenario, models, source):

@@ -10,12 +10,11 @@ path that holds them.
 
 from __future__ import annotations
 
-import difflib
 import math
 from dataclasses import dataclass, field
 from typing import Literal
 
-from vsim.scenario.typed import check_field, fail, scalar_fields
+from vsim.scenario.typed import check_field, did_you_mean, fail, scalar_fields
 
 
 def positive(unit=None, doc=""):
@@ -185,10 +184,9 @@ class SweepSection:
     def validate(self, source, path):
         keys = sweepable_keys()
         if self.key not in keys:
-            close = difflib.get_close_matches(self.key, list(keys), n=1, cutoff=0.6)
             sections = [key for key in keys if not key.startswith("params.")]
-            hint = (f"did you mean '{close[0]}'?" if close
-                    else f"one of: {', '.join(sections)} or params.ROLE.NAME")
+            hint = (did_you_mean(self.key, list(keys))
+                    or f"one of: {', '.join(sections)} or params.ROLE.NAME")
             fail(source, f"{path}.key", f"expected a number or true/false key of [host], [vm] or "
                  f"[client], or params.ROLE.NAME; {hint}")
         if not self.values:

@@ -251,10 +251,16 @@ def _bounds_text(meta):
     return text + (f" ({meta['unit']})" if meta.get("unit") else "")
 
 
+def did_you_mean(name, names):
+    """``did you mean 'x'?`` for the closest of ``names`` to ``name``, or None if none is close."""
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else None
+
+
 def _unknown_key(key, names):
-    close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
-    if close:
-        return f"unknown key; did you mean '{close[0]}'?"
+    hint = did_you_mean(key, names)
+    if hint:
+        return f"unknown key; {hint}"
     if not names:
         return "unknown key; this table takes no keys"
     return f"unknown key; expected one of: {', '.join(names)}"
