@@ -39,9 +39,8 @@ class Host:
         return self.env.now
 
     def group(self, name, vcpus, shares=1000.0, reservation=0.0, limit=math.inf, affinity=None,
-              cosched=True, serves=None):
-        g = Group(name, shares=shares, reservation=reservation, limit=limit, cosched=cosched,
-                  serves=serves)
+              cosched=True):
+        g = Group(name, shares=shares, reservation=reservation, limit=limit, cosched=cosched)
         for j in range(vcpus):
             World(f"{name}.{j}", g, affinity=affinity)
         self.machine.add_group(g)
@@ -412,11 +411,8 @@ def test_reservation_is_honoured_against_much_larger_shares(cores, threads, frac
 
 def test_reservation_near_a_whole_cpu_is_honoured_against_a_hog():
     """Minimal case of the reservation property: one logical CPU, a 1-vCPU VM reserved
-    0.9 CPU, a hog with 1000x its shares. The VM must get >= 0.9 * 10 s * 0.95 = 8.55 s.
-
-    The VM stops being owed late in each period, the hog preempts it at a quantum
-    expiry, and when the next period starts the VM is owed again but nothing
-    preempts the hog until its own quantum (50 ms) expires."""
+    0.9 CPU, a hog with 1000x its shares. The VM must get >= 0.9 * 10 s * 0.95 = 8.55 s:
+    its reservation counts as 9x the hog's shares."""
     host = Host(1, 1, 1, 1.0)
     r = host.group("r", 1, shares=100.0, reservation=0.9)
     hog = host.group("hog", 1, shares=100_000.0)
@@ -437,25 +433,39 @@ def test_reservation_of_a_periodic_vm_against_cpu_bound_hogs():
     assert host.group_used(r) >= 0.25 * 5.0 * 0.95
 
 
-@pytest.mark.parametrize("serving", [True, False])
-def test_a_helper_serving_a_reserved_vm_is_owed_with_it(serving):
-    """A VM reserved 0.3 CPU that uses 0.25 is owed all period; the hypervisor helper that
-    serves it (its vNIC's transmit world) comes first with it, ahead of a hog with 100x
-    the shares, so it hardly waits. A helper serving nobody waits for the hog's quanta."""
+def test_reservation_within_the_groups_share_changes_nothing():
+    """Reserving less than a group's share of the host leaves its entitlement, and so the
+    whole schedule, exactly as it was."""
+    def run(reservation):
+        host = Host(1, 2, 2, 0.62)
+        vm = host.group("vm", 2, reservation=reservation)
+        hogs = host.group("hogs", 4)
+        host.cpu_bound(hogs)
+        host.periodic(vm, 0.02, 0.012, phase=0.003)
+        host.run(3.0)
+        return [(w.used, w.ready_time, w.costop_time, w.vtime) for w in vm.worlds + hogs.worlds]
+
+    # 4 logical CPUs by shares 1:2 give the VM 4/3 CPUs; 1.2 is within it
+    assert run(1.2) == run(0.0)
+
+
+@settings(max_examples=10, **SLOW)
+@given(st.floats(0.2, 0.9), st.floats(10.0, 1000.0))
+def test_reservation_counts_as_the_shares_that_would_give_it(reservation, ratio):
+    """A reservation above the group's share of the host is scheduled as the shares that
+    would entitle the group to it: two CPU-bound worlds on one logical CPU then split it
+    as reservation : rest, whatever the shares."""
     host = Host(1, 1, 1, 1.0)
-    vm = host.group("vm", 1, shares=1000.0, reservation=0.3)
-    helper = host.group("vm.helper", 1, cosched=False, serves=vm if serving else None)
-    hog = host.group("hog", 1, shares=100_000.0)
+    vm = host.group("vm", 1, shares=1000.0, reservation=reservation)
+    hog = host.group("hog", 1, shares=1000.0 * ratio)
+    if reservation <= 1.0 / (1.0 + ratio):
+        return  # within its share: nothing to show
+    host.cpu_bound(vm)
     host.cpu_bound(hog)
-    host.periodic(vm, 0.02, 0.005)
-    host.periodic(helper, 0.01, 0.0001, phase=0.003)
-    host.run(5.0)
-    waited = helper.ready_time / 5.0
-    assert host.group_used(vm) >= 0.25 * 5.0 * 0.95
-    if serving:
-        assert waited < 0.01
-    else:
-        assert waited > 0.1
+    host.run(4.0)
+    assert host.group_used(vm) / 4.0 == pytest.approx(reservation, abs=0.02)
+    assert vm.worlds[0].share / hog.worlds[0].share == pytest.approx(
+        reservation / (1.0 - reservation), rel=1e-6)
 
 
 # -------------------------------------------------------------------- limits

@@ -235,14 +235,14 @@ def test_numa_home_nodes_off_lets_vcpus_use_both_sockets():
 
 # ------------------------------------------------------------ reservations
 def test_reserved_vms_keep_their_transmit_worlds_served():
-    """Each vNIC's transmit world serves its VM, so it is owed CPU with the VM: reserving
-    every VM at 12 instances must not leave the transmit worlds waiting behind the vCPUs."""
+    """Reserving every VM at 12 instances must not leave the vNICs' transmit worlds
+    waiting behind the vCPUs."""
     waits = {}
     for reservation in (0.0, 1.0):
         sim = Simulation(fig3("vm.instances=12", f"vm.reservation={reservation}"), 2)
         sim.run(3.0, 0.5)
         tx = [w for w in sim.machine.worlds if w.name.endswith("vnic-tx")]
-        assert len(tx) == 12 and all(w.group.serves is not None for w in tx)
+        assert len(tx) == 12
         waits[reservation] = sum(w.ready_time for w in tx) / len(tx) / 3.0
     assert waits[1.0] < 0.005
     assert waits[1.0] < 5 * waits[0.0] + 1e-3

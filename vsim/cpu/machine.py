@@ -11,9 +11,9 @@ separate object, so another scheduler is one new module.
 Features handled here because every policy shares them:
 - HT-aware placement: a waking world goes to a whole idle core first, its
   previous logical CPU preferred, then to an idle thread of a busy core.
-- Reservations and limits, accounted over periods of ``period`` seconds: a
-  group below its reservation in the current period is served first; a group
-  that used its limit is throttled until the next period.
+- Limits, accounted over periods of ``period`` seconds: a group that used
+  its limit is throttled until the next period. (Reservations are the
+  policy's: they enter its entitlements, ``policy.entitle``.)
 - Sync wakeups: a world woken by the completion handler of a running world
   (a vCPU's last act in a tick is to hand its frames to the vNIC, whose
   transmit world wakes) is placed once the waker has released its CPU, when
@@ -86,7 +86,9 @@ class Machine:
         for world in group.worlds:
             world.on_due = partial(self._complete, world)
         self.reservations = self.reservations or group.reservation > 0
-        if (group.limit < math.inf or group.reservation > 0) and not self._periodic:
+        if self.reservations:
+            self.policy.entitle(self)
+        if group.limit < math.inf and not self._periodic:
             self._periodic = True
             self._call_later(self.period, self._period_boundary, None)
 
@@ -461,21 +463,7 @@ class Machine:
         for lcpu in range(len(self.lcpu_world)):
             if self.lcpu_world[lcpu] is None:
                 self._dispatch(lcpu)
-            else:
-                self._reconsider(lcpu)
         self._call_later(self.period, self._period_boundary, None)
-
-    def _reconsider(self, lcpu: int) -> None:
-        """A new period restores reservations: a world now owed CPU may preempt at once."""
-        if not self.ready:
-            return
-        current = self.lcpu_world[lcpu]
-        assert current is not None  # _period_boundary reconsiders busy CPUs only
-        best = self.policy.pick(self, self.ready, lcpu)
-        if best is not None and self.policy.preempts_at_period(self, best, current):
-            self.ready.remove(best)
-            self._stop(current, READY)
-            self._start_or_requeue(best, lcpu)
 
     def _start_or_requeue(self, world: World, lcpu: int) -> None:
         """Start a chosen world unless stopping its predecessor changed the picture.

@@ -19,21 +19,15 @@ class Group:
     reservation  guaranteed logical-CPU time, in CPUs (0.5 = half a CPU)
     limit        cap on logical-CPU time, in CPUs (inf = none)
     cosched      whether relaxed co-scheduling keeps its worlds in step
-    serves       the VM a hypervisor helper group works for (its vNIC's transmit
-                 world): the helper is owed CPU while that VM is owed its
-                 reservation, as ESXi runs a VM's helper worlds in the VM's
-                 world group
     """
 
     def __init__(self, name: str, shares: float = 1000.0, reservation: float = 0.0,
-                 limit: float = math.inf, cosched: bool = True,
-                 serves: Optional["Group"] = None) -> None:
+                 limit: float = math.inf, cosched: bool = True) -> None:
         self.name = name
         self.shares = float(shares)
         self.reservation = float(reservation)
         self.limit = float(limit)
         self.cosched = cosched
-        self.serves = serves
         self.worlds: List[World] = []
         self.period_used = 0.0
         self.limit_version = 0

@@ -114,16 +114,35 @@ def check_against_models(scenario, models, source):
         if vm.vcpus > len(vm.affinity):
             fail(source, "vm.affinity", f"expected at least as many logical CPUs as vCPUs ({vm.vcpus}), "
                  f"got {len(vm.affinity)}")
-    reserved = vm.reservation * vm.instances
-    if reserved > lcpus:
-        fail(source, "vm.reservation", f"expected reservations within capacity: {vm.instances} x "
-             f"{vm.reservation} CPUs exceeds the host's {lcpus} logical CPUs")
-    if vm.reservation > vm.vcpus:
-        fail(source, "vm.reservation", f"expected at most {vm.vcpus} CPUs (one per vCPU), got {vm.reservation}")
+    check_cpu_settings(scenario, lcpus, source)
     if scenario.host.numa_home_nodes:
         check_home_nodes(scenario, models["host"].values, lcpus, source)
     if scenario.sweep is not None:
         check_sweep_points(scenario, models, source)
+
+
+def check_cpu_settings(scenario, lcpus, source):
+    """Reservations within one VM's vCPUs and the host's capacity, and no limit
+    below a reservation, the measured VM's own settings ([measured_vm]) included."""
+    vm = scenario.vm
+    own = scenario.measured_vm.overrides()
+    measured = scenario.vm_settings(0)
+    for key, reservation in (("vm.reservation", vm.reservation),
+                             ("measured_vm.reservation", measured.reservation)):
+        if reservation > vm.vcpus:
+            fail(source, key, f"expected at most {vm.vcpus} CPUs (one per vCPU), got {reservation}")
+    if own.keys() & {"limit", "reservation"} and measured.limit is not None \
+            and measured.limit < measured.reservation:
+        fail(source, "measured_vm.limit" if "limit" in own else "measured_vm.reservation",
+             f"expected the measured VM's limit ({measured.limit}) >= its reservation "
+             f"({measured.reservation})")
+    if measured.reservation + vm.reservation * (vm.instances - 1) > lcpus:
+        if "reservation" in own:
+            fail(source, "measured_vm.reservation", f"expected reservations within capacity: "
+                 f"{measured.reservation} CPUs for the measured VM and {vm.instances - 1} x "
+                 f"{vm.reservation} for the others exceed the host's {lcpus} logical CPUs")
+        fail(source, "vm.reservation", f"expected reservations within capacity: {vm.instances} x "
+             f"{vm.reservation} CPUs exceeds the host's {lcpus} logical CPUs")
 
 
 def with_point(scenario, models, key, value, source):
@@ -157,9 +176,12 @@ def _vms_per_node(instances, host):
     return -(-instances // host.sockets)
 
 
-def _node_reservations_fit(instances, reservation, host, lcpus):
-    """Whether the busiest home node's VMs' reservations fit in its logical CPUs."""
-    return _vms_per_node(instances, host) * reservation <= lcpus // host.sockets
+def _node_reservations(scenario, host):
+    """CPUs reserved on each home node, the VMs dealt round-robin over the sockets."""
+    reserved = [0.0] * host.sockets
+    for index in range(scenario.vm.instances):
+        reserved[index % host.sockets] += scenario.vm_settings(index).reservation
+    return reserved
 
 
 def check_home_nodes(scenario, host, lcpus, source):
@@ -172,7 +194,10 @@ def check_home_nodes(scenario, host, lcpus, source):
     if vm.vcpus > per_node:
         fail(source, "vm.vcpus", f"expected at most {per_node} vCPUs with NUMA home nodes (one "
              f"socket's logical CPUs; VMs wider than a node are not modelled), got {vm.vcpus}")
-    if not _node_reservations_fit(vm.instances, vm.reservation, host, lcpus):
-        fail(source, "vm.reservation", f"expected the reservations of one NUMA home node's "
+    if max(_node_reservations(scenario, host)) > per_node:
+        measured = scenario.measured_vm.reservation
+        key = "vm.reservation" if measured is None else "measured_vm.reservation"
+        fail(source, key, f"expected the reservations of one NUMA home node's "
              f"{_vms_per_node(vm.instances, host)} VMs within its {per_node} logical CPUs, "
-             f"got {vm.reservation} CPUs each")
+             f"got {vm.reservation} CPUs each"
+             + ("" if measured is None else f" and {measured} for the measured VM"))

@@ -1,8 +1,8 @@
 """Typed schema of scenarios and component models.
 
 A scenario TOML file has the tables ``[run]``, ``[host]``, ``[vm]``,
-``[client]`` and optionally ``[sweep]`` (the independent variable of a
-figure). Component parameters live in ``models/`` and are validated into the
+``[client]`` and optionally ``[measured_vm]`` (the measured VM's own CPU
+settings) and ``[sweep]`` (the independent variable of a figure). Component parameters live in ``models/`` and are validated into the
 ``*Model`` classes here. Every number carries its bounds, so impossible values
 (negative cores, a hyper-threading rate above 1) are rejected with the key
 path that holds them.
@@ -11,7 +11,7 @@ path that holds them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Literal
 
 from vsim.scenario.typed import check_field, did_you_mean, fail, scalar_fields
@@ -154,12 +154,34 @@ class VmSection:
 
 
 @dataclass(frozen=True)
+class MeasuredVmSection:
+    """CPU settings of the measured VM (the first, which hosts the measuring conference).
+
+    Unset keys take [vm]'s values, so a scenario can give the one VM whose
+    jitter is measured more shares, a reservation or a limit than its
+    neighbours: the what-if of protecting a latency-sensitive VM.
+    """
+
+    shares: float | None = field(default=None, metadata={
+        "min": 1, "min_exclusive": False, "doc": "CPU shares of the measured VM (default: as [vm])"})
+    reservation: float | None = field(default=None, metadata=non_negative(
+        "CPUs", "CPU reservation of the measured VM (default: as [vm])"))
+    limit: float | None = field(default=None, metadata=positive(
+        "CPUs", "CPU limit of the measured VM (default: as [vm])"))
+
+    def overrides(self):
+        """The keys this section sets, with their values."""
+        return {name: value for name, value in asdict(self).items() if value is not None}
+
+
+@dataclass(frozen=True)
 class ClientSection:
     model: str = field(default="clients/measuring_client", metadata={"doc": "measuring client model"})
     measuring_conference: bool = field(default=True, metadata={"doc": "add the measuring conference"})
 
 
-SWEPT_SECTIONS = {"host": HostSection, "vm": VmSection, "client": ClientSection}
+SWEPT_SECTIONS = {"host": HostSection, "vm": VmSection, "measured_vm": MeasuredVmSection,
+                  "client": ClientSection}
 
 
 def sweepable_keys():
@@ -205,8 +227,15 @@ class Scenario:
     run: RunSection = field(default_factory=RunSection)
     host: HostSection = field(default_factory=HostSection)
     vm: VmSection = field(default_factory=VmSection)
+    measured_vm: MeasuredVmSection = field(default_factory=MeasuredVmSection)
     client: ClientSection = field(default_factory=ClientSection)
     params: dict[str, dict[str, bool | int | float]] = field(default_factory=dict, metadata={
         "doc": "model parameters set by this scenario instead of the model files, by role: "
                "[params.host] ht_rate = 0.8 (roles: " + ", ".join(MODEL_ROLES) + ")"})
     sweep: SweepSection | None = None
+
+    def vm_settings(self, index):
+        """[vm] as it applies to VM ``index``: the measured VM (index 0) takes the
+        values set in [measured_vm]."""
+        overrides = self.measured_vm.overrides() if index == 0 else {}
+        return replace(self.vm, **overrides) if overrides else self.vm

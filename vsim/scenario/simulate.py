@@ -69,13 +69,14 @@ class Simulation:
         self.vms, self.vnics, self.servers = [], [], []
         for i in range(vm.instances):
             name = f"vm{i}"
-            group = Group(name, shares=vm.shares or 1000.0 * vm.vcpus, reservation=vm.reservation,
-                          limit=vm.limit if vm.limit is not None else math.inf)
+            cpu = cpu_settings(scenario.vm_settings(i))
+            group = Group(name, shares=cpu["shares"], reservation=cpu["reservation"],
+                          limit=cpu["limit"] if cpu["limit"] is not None else math.inf)
             affinity = self._home_node(i) if scenario.host.numa_home_nodes else vm.affinity
             for j in range(vm.vcpus):
                 World(f"{name}.vcpu{j}", group, affinity=affinity)
             self.machine.add_group(group)
-            tx_group = Group(f"{name}.vnic-tx", cosched=False, serves=group)
+            tx_group = Group(f"{name}.vnic-tx", cosched=False)
             tx_world = World(f"{name}.vnic-tx", tx_group)
             self.machine.add_group(tx_group)
             tx = VnicTransmit(env, self.machine, tx_world, self.uplink, self.receivers[i],
@@ -229,7 +230,18 @@ class Simulation:
                 "definition": "Poisson bursts of guest background work queued with the media "
                               "ticks on a random worker vCPU, counted after warm-up",
             }
+        own = self.scenario.measured_vm.overrides()
+        if own:
+            measured, others = cpu_settings(self.scenario.vm_settings(0)), cpu_settings(vm)
+            summary["measured_vm"] = {
+                key: {"measured": measured[key], "others": others[key]} for key in own}
         return summary
+
+
+def cpu_settings(vm):
+    """A VM's CPU shares, reservation and limit (CPUs; None: no limit), shares defaulting
+    to the normal 1000 per vCPU."""
+    return {"shares": vm.shares or 1000.0 * vm.vcpus, "reservation": vm.reservation, "limit": vm.limit}
 
 
 def _conference_jitter(receiver, warmup):

@@ -3,18 +3,29 @@
 Each world accrues *virtual time*: the CPU time it used divided by its
 entitlement (its group's shares split over the group's worlds, normalised to
 1000 shares, so virtual time is "seconds at normal shares"). The eligible
-ready world with the lowest virtual time runs next; worlds of a group still
-owed its reservation in the current period come first, and so do the helper
-worlds serving that group (``Group.serves``). A waking world's
-virtual time is pulled up to ``wake_credit`` below the virtual clock, the
-lowest virtual time among the worlds that are running or ready (never moving
-back), so a long sleeper cannot hoard credit but a sleeper is still served
-ahead of the worlds that kept running; it preempts the running world with the
-highest virtual time if that one is ahead by more than ``wake_granularity``.
+ready world with the lowest virtual time runs next. A waking world's virtual
+time is pulled up to ``wake_credit`` below the virtual clock, the lowest
+virtual time among the worlds that are running or ready (never moving back),
+so a long sleeper cannot hoard credit but a sleeper is still served ahead of
+the worlds that kept running; it preempts the running world with the highest
+virtual time if that one is ahead by more than ``wake_granularity`` seconds of
+the waker's CPU time (converted into virtual time at the waker's own shares,
+as Linux CFS converts its wakeup granularity at the waker's weight, so a heavy
+waker preempts more readily).
+
+Reservations enter the entitlement, as in ESXi, where a VM's entitlement is
+the larger of its reservation and what its shares give it: the host's
+logical CPUs are shared out by shares, each group taking at least its
+reservation and at most its limit and its world count (water-filling), and a
+group whose reservation exceeds its share is scheduled as if it held the
+shares that would entitle it to the reservation. Its virtual time then grows
+more slowly, so it is served ahead of others in proportion, every moment
+rather than in bursts. The entitlement assumes every group wants CPU, so a
+reservation weighs a little more than it needs when some groups are idle.
 """
 
 import math
-from typing import TYPE_CHECKING, List, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional
 
 from vsim.cpu.world import Group, World
 
@@ -24,8 +35,31 @@ if TYPE_CHECKING:
 REFERENCE_SHARES = 1000.0
 
 
+def share_price(groups: List[Group], capacity: float) -> float:
+    """CPUs per share when ``capacity`` CPUs are shared out over ``groups`` by shares,
+    each group taking at least its reservation and at most its limit and world count.
+
+    Infinite when the groups cannot use the whole capacity (no group is held back).
+    """
+    def allotted(price: float) -> float:
+        return sum(min(g.limit, len(g.worlds), max(g.reservation, price * g.shares)) for g in groups)
+
+    if allotted(math.inf) <= capacity:
+        return math.inf
+    low, high = 0.0, 1.0
+    while allotted(high) < capacity:
+        high *= 2.0
+    for _ in range(100):
+        middle = (low + high) / 2.0
+        if allotted(middle) < capacity:
+            low = middle
+        else:
+            high = middle
+    return high
+
+
 class ProportionalShare:
-    """Lowest virtual time first, reservations before shares, limits as throttling."""
+    """Lowest virtual time first; reservations as shares; limits as throttling (by the machine)."""
 
     def __init__(self, wake_credit: float = 0.001, wake_granularity: float = 0.001) -> None:
         self.wake_credit = float(wake_credit)
@@ -33,18 +67,22 @@ class ProportionalShare:
         self.vclock = 0.0
         self._witness: Optional[World] = None  # a running world last found at or below the clock
 
+    def entitle(self, machine: "Machine") -> None:
+        """Set every world's share of its group's shares, a reservation larger than the
+        group's share of the host counted as the shares that would give it."""
+        price = share_price(machine.groups, float(len(machine.lcpu_world)))
+        for group in machine.groups:
+            shares = group.shares
+            if group.reservation > 0 and price < math.inf:
+                shares = max(shares, group.reservation / price)
+            for world in group.worlds:
+                world.share = shares / len(group.worlds)
+
     def charge(self, machine: "Machine", world: World, occupancy: float) -> None:
         world.vtime += occupancy * REFERENCE_SHARES / world.share
 
     def _current_vtime(self, world: World, now: float) -> float:
         return world.vtime + (now - world.run_start) * REFERENCE_SHARES / world.share
-
-    def _owed(self, machine: "Machine", group: Group, now: float) -> bool:
-        """Whether ``group`` (or the VM it serves) has not had its reservation this period."""
-        if group.serves is not None:
-            group = group.serves
-        return (group.reservation > 0
-                and machine.group_period_used(group, now) < group.reservation * machine.period)
 
     def on_wake(self, machine: "Machine", world: World) -> None:
         floor = self._virtual_clock(machine) - self.wake_credit
@@ -85,22 +123,7 @@ class ProportionalShare:
         return self.vclock
 
     def pick(self, machine: "Machine", ready: List[World], lcpu: int) -> Optional[World]:
-        if not machine.reservations:
-            return self._pick_by_vtime(ready, lcpu)
-        now = machine.env._now
-        best: Optional[World] = None
-        best_key: Optional[Tuple[int, float]] = None
-        for world in ready:
-            if world.throttled or (world.affinity is not None and lcpu not in world.affinity):
-                continue
-            key = (0 if self._owed(machine, world.group, now) else 1, world.vtime)
-            if best_key is None or key < best_key:
-                best, best_key = world, key
-        return best
-
-    @staticmethod
-    def _pick_by_vtime(ready: List[World], lcpu: int) -> Optional[World]:
-        """The common case without reservations: the lowest virtual time."""
+        """The eligible ready world with the lowest virtual time."""
         best: Optional[World] = None
         for world in ready:
             if world.throttled or (world.affinity is not None and lcpu not in world.affinity):
@@ -110,36 +133,12 @@ class ProportionalShare:
         return best
 
     def preempt_victim(self, machine: "Machine", world: World) -> Optional[int]:
-        if not machine.reservations:
-            return self._victim_by_vtime(machine, world)
-        now = machine.env._now
-        owed = self._owed(machine, world.group, now)
-        victim: Optional[int] = None
-        victim_key: Optional[Tuple[int, float]] = None
-        allowed = world.affinity
-        for lcpu, running in enumerate(machine.lcpu_world):
-            if (running is None or running.group is world.group
-                    or (allowed is not None and lcpu not in allowed)):
-                continue
-            key = (0 if self._owed(machine, running.group, now) else 1,
-                   self._current_vtime(running, now))
-            if victim_key is None or key > victim_key:
-                victim, victim_key = lcpu, key
-        if victim is None or victim_key is None:
-            return None
-        if owed and victim_key[0] == 1:
-            return victim
-        if (0 if owed else 1) == victim_key[0] and victim_key[1] - world.vtime > self.wake_granularity:
-            return victim
-        return None
-
-    def _victim_by_vtime(self, machine: "Machine", world: World) -> Optional[int]:
         """The CPU of the running world furthest ahead in virtual time, if ahead enough."""
         now = machine.env._now
         group = world.group
         allowed = world.affinity
         victim: Optional[World] = None
-        threshold = world.vtime + self.wake_granularity
+        threshold = world.vtime + self.wake_granularity * REFERENCE_SHARES / world.share
         for running in machine.lcpu_world:
             if running is None or running.group is group:
                 continue
@@ -148,14 +147,5 @@ class ProportionalShare:
                 victim, threshold = running, vtime
         return None if victim is None else victim.lcpu
 
-    def preempts_at_period(self, machine: "Machine", best: World, current: World) -> bool:
-        """At a period boundary only a reservation justifies cutting a slice short."""
-        now = machine.env._now
-        return self._owed(machine, best.group, now) and not self._owed(machine, current.group, now)
-
     def preempts_at_quantum(self, machine: "Machine", best: World, current: World) -> bool:
-        now = machine.env._now
-        best_key = (0 if self._owed(machine, best.group, now) else 1, best.vtime)
-        current_key = (0 if self._owed(machine, current.group, now) else 1,
-                       self._current_vtime(current, now))
-        return best_key < current_key
+        return best.vtime < self._current_vtime(current, machine.env._now)
