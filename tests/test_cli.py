@@ -87,6 +87,14 @@ def test_run_shows_model_parameters_the_scenario_sets(capsys):
     assert "params" not in json.loads(out)
 
 
+def test_run_shows_the_measured_vms_own_settings(capsys):
+    code, out, _ = vsim(capsys, "run", CONFIG, *SHORT, "--set", "measured_vm.shares=8000",
+                        "--set", "measured_vm.limit=2")
+    assert code == 0
+    assert out.splitlines()[1] == ("measured   shares 8000 (others 4000)  limit 2 CPUs (others none)"
+                                   "  (vm0's own settings)")
+
+
 def test_run_engines_agree_and_the_json_names_the_engine(capsys):
     auto = json.loads(vsim(capsys, "run", CONFIG, *SHORT, "--json", "-")[1])
     events = json.loads(vsim(capsys, "run", CONFIG, *SHORT, "--engine", "events", "--json", "-")[1])
@@ -249,7 +257,8 @@ def test_sweep_of_an_unknown_key_is_a_one_line_error(capsys):
     assert "sweep.key" in one_line_error(err) and "did you mean 'vm.instances'?" in err
 
 
-@pytest.mark.parametrize("name", ["overcommit", "hyperthreading", "guest_background"])
+@pytest.mark.parametrize("name", ["overcommit", "hyperthreading", "guest_background",
+                                  "protect_measured_vm"])
 def test_whatif_templates_load_with_their_sweeps(name):
     loaded = load_scenario(WHATIF / f"{name}.toml")
     assert loaded.scenario.sweep is not None and len(loaded.scenario.sweep.values) >= 2

@@ -185,6 +185,13 @@ def _ms(value):
     return "n/a" if value is None else f"{value:.3f} ms"
 
 
+def _cpu_setting(key, value):
+    """A VM's shares, or its reservation or limit in CPUs (None: no limit)."""
+    if value is None:
+        return "none"
+    return f"{value:g}" if key == "shares" else f"{value:g} CPUs"
+
+
 def _human_summary(name, config, seed, duration, engine, summary, params=None):
     jitter, voice, host = summary["jitter"], summary["voice"], summary["host"]
     across = summary["instances_jitter"]
@@ -194,6 +201,11 @@ def _human_summary(name, config, seed, duration, engine, summary, params=None):
                                                for role, values in params.items()
                                                for key, value in values.items())
                      + "  (set by the scenario, not the model files)")
+    measured = summary.get("measured_vm")
+    if measured:
+        lines.append("measured   " + "  ".join(
+            f"{key} {_cpu_setting(key, value['measured'])} (others {_cpu_setting(key, value['others'])})"
+            for key, value in measured.items()) + "  (vm0's own settings)")
     lines += [
         f"jitter     mean {_ms(jitter['mean_ms'])}  p99 {_ms(jitter['p99_ms'])}  "
         f"({jitter['samples']} samples, measuring conference)",

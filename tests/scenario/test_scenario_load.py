@@ -53,6 +53,21 @@ def test_fig3_loads():
       "vm.reservation=2.5", "sweep.values=[3]"], "vm.reservation", "one NUMA home node's 2 VMs"),
     (["host.numa_home_nodes=true", "host.hyperthreading=false", "vm.reservation=1.5",
       "sweep.values=[1, 2, 3, 4, 5]"], "sweep.values[4]", "at vm.instances = 5, vm.reservation"),
+    # the measured VM's own settings
+    (["measured_vm.reservation=5"], "measured_vm.reservation", "at most 4 CPUs"),
+    (["vm.reservation=1.2", "measured_vm.reservation=3", "vm.instances=12", "sweep.values=[12]"],
+     "measured_vm.reservation", "3.0 CPUs for the measured VM and 11 x 1.2 for the others exceed"),
+    (["measured_vm.limit=0.5", "vm.reservation=1"], "measured_vm.limit",
+     "limit (0.5) >= its reservation (1.0)"),
+    (["measured_vm.reservation=2", "vm.limit=1"], "measured_vm.reservation",
+     "limit (1.0) >= its reservation (2.0)"),
+    (["host.numa_home_nodes=true", "host.hyperthreading=false", "vm.instances=3",
+      "vm.reservation=1.5", "measured_vm.reservation=3", "sweep.values=[3]"],
+     "measured_vm.reservation", "1.5 CPUs each and 3.0 for the measured VM"),
+    (["measured_vm.share=2"], "measured_vm.share", "did you mean 'shares'?"),
+    (["measured_vm.shares=0"], "measured_vm.shares", "expected a number >= 1"),
+    (['sweep.key="measured_vm.reservation"', "sweep.values=[0, 5]"], "sweep.values[1]",
+     "at measured_vm.reservation = 5, measured_vm.reservation: expected at most 4"),
     # sweeps
     (['sweep.key="vm.instance"'], "sweep.key", "did you mean 'vm.instances'?"),
     (['sweep.key="vm.workload"'], "sweep.key", "a number or true/false key"),
@@ -97,6 +112,7 @@ def test_limits_at_the_edge_load():
     (['sweep.key="host.hyperthreading"', "sweep.values=[true, false]"], (True, False)),
     (['sweep.key="vm.background_burst"', "sweep.values=[0, 0.002, 0.005]"], (0, 0.002, 0.005)),
     (['sweep.key="vm.reservation"', "sweep.values=[0, 1, 2.5]", "vm.instances=4"], (0, 1, 2.5)),
+    (['sweep.key="measured_vm.shares"', "sweep.values=[4000, 8000.5]"], (4000, 8000.5)),
 ])
 def test_any_number_or_boolean_key_can_be_swept(overrides, values):
     sweep = load_scenario(FIG3, overrides).scenario.sweep

@@ -1,6 +1,7 @@
 """One replication of a scenario: determinism, packet conservation, CPU scaling."""
 
 import json
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -246,3 +247,39 @@ def test_reserved_vms_keep_their_transmit_worlds_served():
         waits[reservation] = sum(w.ready_time for w in tx) / len(tx) / 3.0
     assert waits[1.0] < 0.005
     assert waits[1.0] < 5 * waits[0.0] + 1e-3
+
+
+# ------------------------------------------------------ the measured VM's own settings
+def test_measured_vm_settings_apply_to_the_first_vm_only():
+    sim = Simulation(fig3("vm.instances=3", "measured_vm.shares=8000", "measured_vm.reservation=1.5",
+                          "measured_vm.limit=3"), 1)
+    first, *others = sim.vms
+    assert (first.shares, first.reservation, first.limit) == (8000.0, 1.5, 3.0)
+    assert [(g.shares, g.reservation, g.limit) for g in others] == [(4000.0, 0.0, math.inf)] * 2
+    summary = sim.run(2.0, 0.5)
+    assert summary["measured_vm"] == {"shares": {"measured": 8000.0, "others": 4000.0},
+                                      "reservation": {"measured": 1.5, "others": 0.0},
+                                      "limit": {"measured": 3.0, "others": None}}
+    assert "measured_vm" not in simulate(fig3("vm.instances=3"), 1, duration=2.0)
+
+
+def test_a_reservation_within_the_vms_share_leaves_the_run_unchanged():
+    """14 instances share 16 logical CPUs: a VM's share is about 0.9 CPU, so reserving
+    0.5 changes no entitlement and no scheduling decision."""
+    plain = simulate(fig3("vm.instances=14"), 3, duration=4.0)
+    reserved = simulate(fig3("vm.instances=14", "measured_vm.reservation=0.5"), 3, duration=4.0)
+    reserved.pop("measured_vm")
+    assert json.dumps(reserved, sort_keys=True) == json.dumps(plain, sort_keys=True)
+
+
+def test_a_reservation_above_the_vms_share_protects_it_on_an_overloaded_host():
+    """At 14 instances the host cannot keep up and every VM's ticks queue; a measured VM
+    reserved 1.5 CPUs (more than the 1.2 it uses) is served on time while the others are not."""
+    plain = simulate(fig3("vm.instances=14"), 3, duration=8.0)
+    protected = simulate(fig3("vm.instances=14", "measured_vm.reservation=1.5"), 3, duration=8.0)
+    assert plain["jitter"]["mean_ms"] > 2.0
+    assert protected["jitter"]["mean_ms"] < 1.0
+    others = [v["jitter_mean_ms"] for name, v in protected["vms"].items() if name != "vm0"]
+    assert min(others) > 2.0
+    assert protected["vms"]["vm0"]["used_pct"] > max(v["used_pct"] for name, v in protected["vms"].items()
+                                                     if name != "vm0")

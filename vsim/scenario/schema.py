@@ -2,8 +2,9 @@
 
 A scenario TOML file has the tables ``[run]``, ``[host]``, ``[vm]``,
 ``[client]`` and optionally ``[measured_vm]`` (the measured VM's own CPU
-settings) and ``[sweep]`` (the independent variable of a figure). Component parameters live in ``models/`` and are validated into the
-``*Model`` classes here. Every number carries its bounds, so impossible values
+settings) and ``[sweep]`` (the independent variable of a figure). Component
+parameters live in ``models/`` and are validated into the ``*Model`` classes
+here. Every number carries its bounds, so impossible values
 (negative cores, a hyper-threading rate above 1) are rejected with the key
 path that holds them.
 """
@@ -39,7 +40,7 @@ class HostModel:
 class SchedulerModel:
     policy: Literal["proportional_share"]
     quantum: float = field(metadata=positive("s", "time slice before a waiting world may preempt"))
-    period: float = field(metadata=positive("s", "reservation/limit accounting period"))
+    period: float = field(metadata=positive("s", "limit accounting period"))
     costop_threshold: float = field(metadata=positive("s", "co-scheduling skew threshold"))
     wake_credit: float = field(metadata=non_negative("s", "virtual-time credit of a waking world"))
     wake_granularity: float = field(metadata=non_negative("s", "virtual-time lead needed to preempt"))
@@ -186,7 +187,7 @@ SWEPT_SECTIONS = {"host": HostSection, "vm": VmSection, "measured_vm": MeasuredV
 
 def sweepable_keys():
     """Dotted keys a ``[sweep]`` may vary: every number or true/false key of [host], [vm],
-    [client], and every such model parameter as ``params.ROLE.NAME``."""
+    [measured_vm], [client], and every such model parameter as ``params.ROLE.NAME``."""
     keys = {f"{section}.{name}": (cls, name) for section, cls in SWEPT_SECTIONS.items()
             for name in scalar_fields(cls)}
     keys.update({f"params.{role}.{name}": (cls, name) for role, cls in MODEL_ROLES.items()
@@ -197,9 +198,9 @@ def sweepable_keys():
 @dataclass(frozen=True)
 class SweepSection:
     key: str = field(metadata={"doc": "the independent variable: a number or true/false key of "
-                                      "[host], [vm] or [client] (vm.instances, host.hyperthreading, "
-                                      "vm.reservation, vm.background_burst, ...) or a model parameter "
-                                      "(params.host.ht_rate, ...)"})
+                                      "[host], [vm], [measured_vm] or [client] (vm.instances, "
+                                      "host.hyperthreading, vm.reservation, measured_vm.shares, "
+                                      "...) or a model parameter (params.host.ht_rate, ...)"})
     values: list[bool | int | float] = field(metadata={
         "doc": "values of the independent variable, each checked as the key itself is"})
 
@@ -209,8 +210,8 @@ class SweepSection:
             sections = [key for key in keys if not key.startswith("params.")]
             hint = (did_you_mean(self.key, list(keys))
                     or f"one of: {', '.join(sections)} or params.ROLE.NAME")
-            fail(source, f"{path}.key", f"expected a number or true/false key of [host], [vm] or "
-                 f"[client], or params.ROLE.NAME; {hint}")
+            fail(source, f"{path}.key", f"expected a number or true/false key of [host], [vm], "
+                 f"[measured_vm] or [client], or params.ROLE.NAME; {hint}")
         if not self.values:
             fail(source, f"{path}.values", "expected at least one value")
         cls, name = keys[self.key]
