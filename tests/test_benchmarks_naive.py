@@ -47,3 +47,11 @@ def test_naive_model_refuses_a_contended_host():
     contended = load_scenario(ROOT / "configs" / "voip-vsphere5" / "fig3.toml", ["vm.instances=2"])
     with pytest.raises(ValueError, match="uncontended"):
         naive.run_naive(contended, 1, DURATION)
+
+
+@pytest.mark.parametrize("setting", ["vm.limit=2", "measured_vm.limit=2"])
+def test_naive_model_refuses_limits(setting):
+    naive = load_benchmark("naive_packet_model")
+    limited = load_scenario(ROOT / "configs" / "voip-vsphere5" / "fig3.toml", ["vm.instances=1", setting])
+    with pytest.raises(ValueError, match="limits"):
+        naive.run_naive(limited, 1, DURATION)
