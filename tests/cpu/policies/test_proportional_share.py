@@ -1,10 +1,15 @@
-"""The proportional-share policy's wake rule: the virtual clock is the lowest runnable virtual time."""
+"""The proportional-share policy: its wake rule (the virtual clock is the lowest runnable virtual
+time) and its entitlements (shares, reservations and limits water-filled over the host)."""
 
-import simpy
+import math
+
 import pytest
+import simpy
+from hypothesis import assume, given, strategies as st
 
 from vsim.cpu.machine import Machine
 from vsim.cpu.policies import make_policy
+from vsim.cpu.policies.proportional_share import share_price
 from vsim.cpu.topology import Topology
 from vsim.cpu.world import Group, World
 
@@ -69,3 +74,63 @@ def test_a_sleeper_does_not_wait_out_a_hogs_quantum():
     env.run(until=5.0)
     assert len(delays) > 200
     assert sum(delays) / len(delays) < 0.005
+
+
+# ------------------------------------------------------------- entitlements
+def groups_of(specs):
+    """Groups from (shares, reservation, limit, worlds) tuples."""
+    groups = []
+    for i, (shares, reservation, limit, worlds) in enumerate(specs):
+        group = Group(f"g{i}", shares=shares, reservation=reservation, limit=limit)
+        for j in range(worlds):
+            World(f"g{i}.{j}", group)
+        groups.append(group)
+    return groups
+
+
+def allotted(group, price):
+    return min(group.limit, len(group.worlds), max(group.reservation, price * group.shares))
+
+
+def test_share_price_without_reservations_is_capacity_over_shares():
+    groups = groups_of([(1000.0, 0.0, math.inf, 4), (3000.0, 0.0, math.inf, 4)])
+    assert share_price(groups, 4.0) == pytest.approx(4.0 / 4000.0)
+    assert share_price(groups, 8.0) == math.inf  # every group gets all its worlds can use
+
+
+@given(st.lists(st.tuples(st.floats(1.0, 1e5), st.floats(0.0, 1.0), st.floats(0.5, 8.0),
+                          st.integers(1, 4)), min_size=1, max_size=6),
+       st.floats(1.0, 16.0))
+def test_entitlements_fill_the_host_and_honour_reservations_and_caps(specs, capacity):
+    """Each group gets at least its reservation (when the reservations fit) and at most its
+    limit and world count, groups held back by neither get CPUs in proportion to their
+    shares, and the entitlements add up to the host's capacity when it is contended."""
+    specs = [(s, min(r, l, w), l, w) for s, r, l, w in specs]  # reservation within limit and worlds
+    assume(sum(r for _, r, _, _ in specs) <= capacity)
+    groups = groups_of(specs)
+    price = share_price(groups, capacity)
+    caps = [min(g.limit, len(g.worlds)) for g in groups]
+    if price == math.inf:
+        assert sum(caps) <= capacity
+        return
+    got = [allotted(g, price) for g in groups]
+    assert sum(got) == pytest.approx(capacity, rel=1e-9)
+    for g, e, cap in zip(groups, got, caps):
+        assert g.reservation - 1e-9 <= e <= cap + 1e-9
+        if g.reservation < price * g.shares < cap:
+            assert e == pytest.approx(price * g.shares)
+
+
+def test_entitle_gives_a_reservation_above_its_share_the_shares_that_would_give_it():
+    env, machine, policy = machine_with(n_lcpus=1)
+    small, big = Group("small", shares=1000.0, reservation=0.6), Group("big", shares=9000.0)
+    World("small.0", small)
+    World("big.0", big)
+    machine.add_group(small)
+    machine.add_group(big)
+    # one CPU: the reservation takes 0.6, the 9000 shares the other 0.4
+    assert small.worlds[0].share / big.worlds[0].share == pytest.approx(0.6 / 0.4)
+    within = Group("within", shares=1000.0, reservation=0.01)  # its share is 0.04
+    World("within.0", within)
+    machine.add_group(within)
+    assert within.worlds[0].share == 1000.0
