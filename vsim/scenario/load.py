@@ -34,9 +34,6 @@ class Loaded:
         check_against_models(changed, models, self.source)
         return replace(self, scenario=changed, models=models)
 
-    def with_run(self, **changes):
-        return replace(self, scenario=replace(self.scenario, run=replace(self.scenario.run, **changes)))
-
 
 def load_scenario(path, overrides=(), models_dir=DEFAULT_MODELS_DIR):
     """Read, override, validate and resolve the scenario at ``path``."""

@@ -1,7 +1,8 @@
 """vCPU scheduling policies, one module each, looked up by name.
 
 A policy decides; ``vsim.cpu.machine.Machine`` carries the decision out. A
-new scheduler is one module with a class offering ``on_wake``, ``pick``,
+new scheduler is one module with a class offering ``entitle`` (called when
+groups with reservations join the machine), ``on_wake``, ``pick``,
 ``preempt_victim``, ``preempts_at_quantum`` and ``charge``, plus an entry in
 ``POLICIES``.
 """
