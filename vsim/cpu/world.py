@@ -37,7 +37,12 @@ class Group:
 
     def add(self, world: "World") -> None:
         self.worlds.append(world)
-        share = self.shares / len(self.worlds)
+        self.spread_shares(self.shares)
+
+    def spread_shares(self, shares: float) -> None:
+        """Give each world an equal part of ``shares``: the group's own, or more
+        when a policy counts a reservation as shares."""
+        share = shares / len(self.worlds)
         for member in self.worlds:
             member.share = share
 

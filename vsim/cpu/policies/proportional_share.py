@@ -75,8 +75,7 @@ class ProportionalShare:
             shares = group.shares
             if group.reservation > 0 and price < math.inf:
                 shares = max(shares, group.reservation / price)
-            for world in group.worlds:
-                world.share = shares / len(group.worlds)
+            group.spread_shares(shares)
 
     def charge(self, machine: "Machine", world: World, occupancy: float) -> None:
         world.vtime += occupancy * REFERENCE_SHARES / world.share
