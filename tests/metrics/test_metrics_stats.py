@@ -12,6 +12,7 @@ from vsim.metrics.stats import (
     percentile,
     slope,
     spearman,
+    straight_line,
     t_confidence_interval,
     trimmed_mean,
 )
@@ -41,6 +42,16 @@ def test_trimmed_mean_within_range_and_order_free(values):
     result = trimmed_mean(values)
     assert min(values) - 1e-9 <= result <= max(values) + 1e-9
     assert trimmed_mean(list(reversed(values))) == pytest.approx(result, rel=1e-12, abs=1e-9)
+
+
+@given(VALUES, st.randoms(use_true_random=False))
+def test_reductions_do_not_depend_on_the_order_of_the_values(values, random):
+    # sums are exact (math.fsum), so a report's last digit cannot depend on
+    # the order in which a NumPy or BLAS build adds
+    shuffled = list(values)
+    random.shuffle(shuffled)
+    assert trimmed_mean(shuffled) == trimmed_mean(values)
+    assert t_confidence_interval(shuffled) == t_confidence_interval(values)
 
 
 def test_ci_known_value():
@@ -158,6 +169,27 @@ def test_slope_and_r2_recover_line(x, a, b):
     assert r2 <= 1.0 + 1e-12
     if a != 0.0 and abs(a) * np.std(x) > 1e-3:
         assert r2 == pytest.approx(1.0, abs=1e-9)
+
+
+def test_straight_line_known():
+    assert straight_line([0, 1, 2, 3], [1, 3, 5, 7]) == pytest.approx((1.0, 2.0))
+
+
+@given(
+    st.lists(st.tuples(st.floats(-100, 100), st.floats(-100, 100)), min_size=3, max_size=30),
+    st.randoms(use_true_random=False),
+)
+def test_straight_line_matches_polyfit_and_ignores_point_order(points, random):
+    x = np.array([p[0] for p in points])
+    y = np.array([p[1] for p in points])
+    assume(np.ptp(x) > 1e-3)
+    intercept, per_x = straight_line(x, y)
+    expected_slope, expected_intercept = np.polyfit(x, y, 1)
+    assert per_x == pytest.approx(expected_slope, rel=1e-6, abs=1e-6)
+    assert intercept == pytest.approx(expected_intercept, rel=1e-6, abs=1e-4)
+    shuffled = list(points)
+    random.shuffle(shuffled)
+    assert straight_line([p[0] for p in shuffled], [p[1] for p in shuffled]) == (intercept, per_x)
 
 
 @given(

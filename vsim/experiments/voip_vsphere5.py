@@ -11,11 +11,9 @@ loss of any replication at any point.
 import math
 from typing import NamedTuple
 
-import numpy as np
-
 from vsim.experiments.claims import Simulated
 from vsim.experiments.figures import Curve, Marks, Spread, plot_spread, plot_sweep
-from vsim.metrics.stats import linear_r2, slope, spearman
+from vsim.metrics.stats import linear_r2, slope, spearman, straight_line
 
 NAME = "voip-vsphere5"
 CONFIGS = {"fig2": "configs/voip-vsphere5/fig2.toml", "fig3": "configs/voip-vsphere5/fig3.toml"}
@@ -125,7 +123,7 @@ def draw_figures(outdir, sweeps, claims):
                               "vMCD instances (4 vCPUs each, 16 logical CPUs)")
     written += _every_vm_figure(outdir / "fig3_vms", fig3, claims)
     cpu = fig3.series(CPU)
-    slope, intercept = np.polyfit(fig3.xs(), [mean for mean, _ in cpu], 1)
+    intercept, per_instance = straight_line(fig3.xs(), [mean for mean, _ in cpu])
     ends = [min(fig3.xs()), max(fig3.xs())]
     written += plot_sweep(
         outdir / "fig4", title="Fig 4: host CPU vs vMCD instances (simulated vs paper)",
@@ -133,5 +131,6 @@ def draw_figures(outdir, sweeps, claims):
         curves=[Curve("PCPU UTIL (logical CPUs busy; the claim's metric)", fig3.xs(), cpu),
                 Curve("CORE UTIL (cores with a busy thread)", fig3.xs(), fig3.series(CORE))],
         marks=[_paper_marks(claims, "fig3", CPU, "host CPU")],
-        line=(f"straight-line fit of PCPU UTIL ({slope:.2f} %/instance)", ends, [intercept + slope * x for x in ends]))
+        line=(f"straight-line fit of PCPU UTIL ({per_instance:.2f} %/instance)", ends,
+              [intercept + per_instance * x for x in ends]))
     return written

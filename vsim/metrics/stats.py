@@ -1,8 +1,13 @@
 """Summary statistics used to reduce repeated runs and to test trends.
 
 Each function takes plain sequences or NumPy arrays and returns Python
-floats, so results can be written straight into reports.
+floats, so results can be written straight into reports. Sums over the
+handful of runs or sweep points are taken with ``math.fsum``, which rounds
+once and exactly, so a report's last digit does not depend on how a NumPy or
+BLAS build orders its additions.
 """
+
+import math
 
 import numpy as np
 from scipy import stats as _st
@@ -34,7 +39,7 @@ def trimmed_mean(values):
     array = np.sort(_nonempty("trimmed_mean", values))
     if array.size >= 3:
         array = array[1:-1]
-    return float(np.mean(array))
+    return _mean(array)
 
 
 def t_confidence_interval(values, level=0.95):
@@ -47,10 +52,10 @@ def t_confidence_interval(values, level=0.95):
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must lie in (0, 1), got {level}")
     array = _nonempty("t_confidence_interval", values)
-    mean = float(np.mean(array))
+    mean = _mean(array)
     if array.size < 2:
         return mean, mean
-    sem = np.std(array, ddof=1) / np.sqrt(array.size)
+    sem = math.sqrt(math.fsum((array - mean) ** 2) / (array.size - 1)) / math.sqrt(array.size)
     half = float(_st.t.ppf(0.5 + level / 2.0, df=array.size - 1) * sem)
     return mean - half, mean + half
 
@@ -77,6 +82,10 @@ def spearman(x, y):
     return float(_st.spearmanr(xs, ys).statistic)
 
 
+def _mean(array):
+    return math.fsum(array) / array.size
+
+
 def _fit_input(x, y):
     xs, ys = _pair(x, y)
     if xs.size < 2 or np.all(xs == xs[0]):
@@ -85,10 +94,18 @@ def _fit_input(x, y):
 
 
 def _ols(xs, ys):
-    dx = xs - xs.mean()
-    b = float(np.dot(dx, ys - ys.mean()) / np.dot(dx, dx))
-    a = float(ys.mean() - b * xs.mean())
-    return a, b
+    x_mean, y_mean = _mean(xs), _mean(ys)
+    dx = xs - x_mean
+    b = math.fsum(dx * (ys - y_mean)) / math.fsum(dx * dx)
+    return y_mean - b * x_mean, b
+
+
+def straight_line(x, y):
+    """``(intercept, slope)`` of the ordinary least-squares straight line through ``(x, y)``.
+
+    Raises ValueError unless there are at least two distinct x values.
+    """
+    return _ols(*_fit_input(x, y))
 
 
 def slope(x, y):
@@ -96,7 +113,7 @@ def slope(x, y):
 
     Raises ValueError unless there are at least two distinct x values.
     """
-    return _ols(*_fit_input(x, y))[1]
+    return straight_line(x, y)[1]
 
 
 def linear_r2(x, y):
@@ -113,6 +130,6 @@ def linear_r2(x, y):
         return 1.0
     ys = ys / np.max(np.abs(ys))
     a, b = _ols(xs, ys)
-    ss_res = float(np.sum((ys - (a + b * xs)) ** 2))
-    ss_tot = float(np.sum((ys - ys.mean()) ** 2))
+    ss_res = math.fsum((ys - (a + b * xs)) ** 2)
+    ss_tot = math.fsum((ys - _mean(ys)) ** 2)
     return 1.0 - ss_res / ss_tot
