@@ -1,0 +1,60 @@
+"""Tests of vsim's own trace format: round trips and one-line errors on bad files."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from vsim.core.errors import InputError
+from vsim.validate.vsim_trace import MAGIC, parse_trace, read_trace, trace_text, write_trace
+
+finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
+
+
+@given(st.lists(st.tuples(st.integers(0, 10**6), finite, finite), max_size=30))
+def test_timer_trace_round_trips_exactly(rows):
+    columns = {"thread": [0] * len(rows), "tick": [r[0] for r in rows],
+               "scheduled_s": [r[1] for r in rows], "lateness_s": [r[2] for r in rows]}
+    trace = parse_trace(trace_text("timer", columns, {"command": "x --y 1"}))
+    assert trace.kind == "timer" and trace.meta["command"] == "x --y 1"
+    assert len(trace) == len(rows)
+    assert trace.columns["tick"].tolist() == columns["tick"]
+    assert trace.columns["scheduled_s"].tolist() == columns["scheduled_s"]
+
+
+def test_lost_packet_has_no_arrival_and_survives_a_file_round_trip(tmp_path):
+    columns = {"stream": ["0x1", "0x1"], "class": ["voice"] * 2, "seq": [1, 2],
+               "rtp_timestamp": [160, 320], "send_s": [0.0, 0.02], "arrival_s": [0.001, math.nan],
+               "size_bytes": [78, 78]}
+    path = tmp_path / "p.csv"
+    write_trace(path, "packets", columns)
+    trace = read_trace(path)
+    assert trace.columns["stream"] == ["0x1", "0x1"]
+    assert trace.columns["arrival_s"][0] == 0.001 and np.isnan(trace.columns["arrival_s"][1])
+
+
+@pytest.mark.parametrize("text, where, words", [
+    ("", None, "empty file"),
+    ("time,value\n1,2\n", "line 1", "not a vsim trace"),
+    (f"{MAGIC}\n# kind: timer\n", "line 2", "truncated"),
+    (f"{MAGIC}\n# kind: sound\nx\n", "kind", "one of"),
+    (f"{MAGIC}\n# kind: timer\nthread,tick\n", "line 3", "header"),
+    (f"{MAGIC}\n# kind: timer\nthread,tick,scheduled_s,lateness_s\n0,1,0.02\n", "line 4", "3"),
+    (f"{MAGIC}\n# kind: timer\nthread,tick,scheduled_s,lateness_s\n0,x,0.02,0\n", "line 4", "integer"),
+    (f"{MAGIC}\n# kind: timer\nthread,tick,scheduled_s,lateness_s\n0,1,,0\n", "line 4", "none"),
+])
+def test_bad_files_name_the_line_and_the_expectation(text, where, words):
+    with pytest.raises(InputError) as info:
+        parse_trace(text, "t.csv")
+    assert info.value.source == "t.csv" and info.value.where == where
+    assert words in info.value.expected
+
+
+def test_unreadable_and_binary_files_are_input_errors(tmp_path):
+    with pytest.raises(InputError, match="cannot read"):
+        read_trace(tmp_path / "missing.csv")
+    binary = tmp_path / "b.csv"
+    binary.write_bytes(b"\xd4\xc3\xb2\xa1\x02\x00\x04\x00\xff\xfe")
+    with pytest.raises(InputError, match="binary"):
+        read_trace(binary)

@@ -1,0 +1,1 @@
+"""Measured traces: readers for the formats real hosts produce, and comparison with simulation."""

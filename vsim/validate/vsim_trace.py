@@ -1,0 +1,195 @@
+"""vsim's own trace format: a CSV file with a small commented header.
+
+Measured traces (taken by ``vsim probe`` or converted from other tools) and
+simulated ones share this format, so ``vsim validate`` compares like with
+like. A file looks like::
+
+    # vsim-trace 1
+    # kind: timer
+    # command: vsim probe timer --period 0.02 --duration 60
+    # kernel: 6.1.0
+    thread,tick,scheduled_s,lateness_s
+    0,0,0.02,5.1e-05
+    ...
+
+The first line names the format and its version; ``# kind:`` names one of
+``SCHEMAS``; further ``# key: value`` lines are free metadata (the exact
+setup, so that a scenario can reproduce it); then one CSV header row with
+exactly the kind's columns in order, then the rows. An empty field is a
+missing value (a lost packet has no arrival time), allowed only in the
+columns that say so. Times are seconds; sizes are bytes.
+"""
+
+import csv
+import io
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vsim.core.atomic import write_text
+from vsim.core.errors import InputError
+
+MAGIC = "# vsim-trace 1"
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a trace kind: its name, its type (int, float or str) and whether it may be empty."""
+
+    name: str
+    kind: type
+    doc: str
+    optional: bool = False
+
+
+SCHEMAS = {
+    "timer": (
+        Column("thread", int, "index of the periodic thread"),
+        Column("tick", int, "index of the period, from 0"),
+        Column("scheduled_s", float, "when the thread should have woken, s from the trace's start"),
+        Column("lateness_s", float, "how late it woke, s (>= 0)"),
+    ),
+    "packets": (
+        Column("stream", str, "stream name (an RTP stream: its SSRC in hex)"),
+        Column("class", str, "traffic class (voice, flood, ...)"),
+        Column("seq", int, "sequence number within the stream"),
+        Column("rtp_timestamp", int, "RTP timestamp in clock units (0 for non-RTP traffic)"),
+        Column("send_s", float, "send time, s"),
+        Column("arrival_s", float, "arrival time, s; empty when the packet was lost", optional=True),
+        Column("size_bytes", int, "frame size on the wire, bytes"),
+    ),
+    "cpu_ticks": (
+        Column("vm", str, "VM (or cgroup) name"),
+        Column("worker", int, "worker thread within the VM"),
+        Column("tick", int, "index of the period, from 0"),
+        Column("scheduled_s", float, "when the tick was due, s"),
+        Column("start_s", float, "when the worker started the tick's work, s"),
+        Column("end_s", float, "when the tick's work was done, s"),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A trace: its kind, its metadata and one NumPy array (or list of str) per column."""
+
+    kind: str
+    meta: dict
+    columns: dict = field(repr=False)
+
+    def __len__(self):
+        first = next(iter(self.columns.values()), ())
+        return len(first)
+
+
+def _cell(text, column, path, line):
+    if text == "":
+        if column.optional:
+            return math.nan
+        raise InputError(path, f"line {line}", f"expected a value in column '{column.name}', found none")
+    if column.kind is str:
+        return text
+    try:
+        value = column.kind(text)
+    except ValueError:
+        noun = "an integer" if column.kind is int else "a number"
+        raise InputError(path, f"line {line}",
+                         f"expected {noun} in column '{column.name}', got {text!r}") from None
+    if column.kind is float and not math.isfinite(value):
+        raise InputError(path, f"line {line}", f"expected a finite number in column '{column.name}', "
+                                               f"got {text!r}")
+    return value
+
+
+def parse_trace(text, path="<trace>"):
+    """Parse the text of a vsim trace; ``InputError`` naming ``path`` and the line on any defect."""
+    lines = text.splitlines()
+    if not lines:
+        raise InputError(path, None, f"empty file; expected a vsim trace starting with '{MAGIC}'")
+    if lines[0].strip() != MAGIC:
+        raise InputError(path, "line 1", f"expected '{MAGIC}', found {lines[0][:40]!r} "
+                                         "(not a vsim trace, or another version)")
+    meta = {}
+    number = 1
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.startswith("#"):
+            break
+        key, sep, value = line[1:].partition(":")
+        if not sep or not key.strip():
+            raise InputError(path, f"line {number}", f"expected '# key: value', got {line[:40]!r}")
+        meta[key.strip()] = value.strip()
+    else:
+        raise InputError(path, f"line {number}", "expected a CSV header row after the metadata; "
+                                                 "the file ends (truncated?)")
+    kind = meta.get("kind")
+    if kind not in SCHEMAS:
+        raise InputError(path, "kind", f"expected '# kind:' one of {', '.join(SCHEMAS)}, got {kind!r}")
+    schema = SCHEMAS[kind]
+    header_line = number
+    rows = list(csv.reader(lines[header_line - 1:]))
+    expected = [column.name for column in schema]
+    if rows[0] != expected:
+        raise InputError(path, f"line {header_line}", f"expected the {kind} header "
+                                                      f"'{','.join(expected)}', got '{','.join(rows[0])}'")
+    values = {column.name: [] for column in schema}
+    for offset, row in enumerate(rows[1:], start=1):
+        line = header_line + offset
+        if len(row) != len(schema):
+            raise InputError(path, f"line {line}",
+                             f"expected {len(schema)} fields, got {len(row)} (truncated file?)")
+        for column, text in zip(schema, row):
+            values[column.name].append(_cell(text, column, path, line))
+    columns = {column.name: (values[column.name] if column.kind is str
+                             else np.asarray(values[column.name],
+                                             dtype=float if column.kind is float or column.optional
+                                             else np.int64))
+               for column in schema}
+    return Trace(kind, meta, columns)
+
+
+def read_trace(path):
+    """Read a vsim trace file; ``InputError`` (path, line, expectation) when it cannot be read or parsed."""
+    try:
+        text = open(path, encoding="utf-8").read()
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise InputError(path, None, "expected a text vsim trace, found binary data") from None
+    return parse_trace(text, path)
+
+
+def _format(value, column):
+    if column.kind is str:
+        return str(value)
+    if column.kind is int:
+        return str(int(value))
+    value = float(value)
+    return "" if math.isnan(value) else repr(value)
+
+
+def trace_text(kind, columns, meta=None):
+    """A vsim trace of ``kind`` as text; ``columns`` maps each column name to equal-length values."""
+    if kind not in SCHEMAS:
+        raise ValueError(f"unknown trace kind {kind!r}")
+    schema = SCHEMAS[kind]
+    sizes = {len(columns[column.name]) for column in schema}
+    if len(sizes) > 1:
+        raise ValueError(f"columns of unequal length: {sorted(sizes)}")
+    out = io.StringIO()
+    out.write(MAGIC + "\n")
+    out.write(f"# kind: {kind}\n")
+    for key, value in (meta or {}).items():
+        if key == "kind" or "\n" in str(value) or ":" in key:
+            raise ValueError(f"metadata {key!r} cannot be written on one '# key: value' line")
+        out.write(f"# {key}: {value}\n")
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([column.name for column in schema])
+    for row in zip(*(columns[column.name] for column in schema)):
+        writer.writerow([_format(value, column) for value, column in zip(row, schema)])
+    return out.getvalue()
+
+
+def write_trace(path, kind, columns, meta=None):
+    """Write a vsim trace atomically (see ``trace_text``)."""
+    write_text(path, trace_text(kind, columns, meta))
