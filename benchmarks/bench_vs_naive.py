@@ -121,7 +121,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.seeds < 3:
         parser.error("--seeds: Welch's test on per-seed values needs at least 3 seeds per model")
-    loaded = load_scenario(CONFIG, ["vm.instances=1", f"vm.streams_per_instance={args.streams}"])
+    loaded = load_scenario(CONFIG, ["vm.instances=1", f"vm.streams_per_instance={args.streams}",
+                                    "vm.background_burst=0"])
     seeds = list(range(1, args.seeds + 1))
     vsim_runs, naive_runs, control_runs = [], [], []
     for seed in seeds:

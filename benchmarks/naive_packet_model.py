@@ -69,7 +69,7 @@ def check_uncontended(loaded):
                          f"({vm.vcpus} vCPUs + 1 vNIC world) = {worlds} worlds > {cores} cores")
     if vm.affinity is not None or vm.limit is not None or scenario.vm_settings(0).limit is not None:
         raise ValueError("the naive model does not model CPU affinity or limits")
-    if vm.background_burst > 0:
+    if vm.background(loaded.models["workload"].values)[0] > 0:
         raise ValueError("the naive model does not model guest background bursts")
 
 

@@ -26,7 +26,7 @@ TOLERANCE = 0.3
 @pytest.fixture(scope="module")
 def loaded():
     return load_scenario(ROOT / "configs" / "voip-vsphere5" / "fig3.toml",
-                         ["vm.instances=1", "vm.streams_per_instance=40"])
+                         ["vm.instances=1", "vm.streams_per_instance=40", "vm.background_burst=0"])
 
 
 def test_naive_model_agrees_with_vsim(loaded):

@@ -17,7 +17,9 @@ BURST = 0.005
 
 
 def fig3(*overrides):
-    return load_scenario(FIG3, ["vm.instances=1", "run.duration=20", "run.warmup=1", *overrides])
+    """Fig 3's scenario, short, with the guest background bursts off unless ``overrides`` set them."""
+    return load_scenario(FIG3, ["vm.instances=1", "run.duration=20", "run.warmup=1",
+                                "vm.background_burst=0", *overrides])
 
 
 def quiet(loaded):
@@ -38,8 +40,13 @@ def measured_transit(loaded, seed, duration):
     return transit
 
 
-def test_off_by_default_and_on_only_with_a_burst():
-    assert fig3().scenario.vm.background_burst == 0
+def test_the_workload_model_sets_the_bursts_and_a_zero_burst_turns_them_off():
+    calibrated = load_scenario(FIG3, ["vm.instances=1"])
+    workload = calibrated.models["workload"].values
+    assert calibrated.scenario.vm.background(workload) == (workload.background_burst,
+                                                           workload.background_interval)
+    assert workload.background_burst > 0
+    assert "guest_background" in simulate(calibrated, seed=2, duration=5)
     summary = simulate(fig3("vm.background_interval=0.1"), seed=2, duration=5)
     assert "guest_background" not in summary
     assert summary == simulate(fig3(), seed=2, duration=5)

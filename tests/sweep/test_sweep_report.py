@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pytest
 
+from vsim.metrics.stats import trimmed_mean_interval
 from vsim.sweep.executor import Sweep, Task
 from vsim.sweep.report import (METRICS, axis, plot_report, point_report, report_json, table_text,
                                write_report)
@@ -29,13 +30,14 @@ def make_sweep(key, runs_by_x):
     return Sweep.from_runs("whatif", "whatif.toml", tasks, summaries, frozenset())
 
 
-def test_a_point_is_the_trimmed_mean_of_its_runs_with_an_interval_clipped_at_zero():
+def test_a_point_is_the_trimmed_mean_of_its_runs_with_its_bootstrap_interval():
     jitters = [0.1, 0.5, 0.6, 0.7, 5.0]
     sweep = make_sweep("vm.instances", {4: [summary(j) for j in jitters]})
     stats = point_report(sweep.points[0]).stats
     value, (low, high) = stats["jitter_mean_ms"]
     assert value == pytest.approx(0.6)  # the highest and lowest of five dropped
-    assert low == 0.0 < value < high  # the t interval of these five reaches below zero
+    assert (low, high) == trimmed_mean_interval(jitters)
+    assert 0.1 <= low < value < high <= 5.0  # inside the runs' range, never below zero
     assert stats["jitter_p99_ms"][0] == pytest.approx(1.2)
     assert stats["ready_pct"][0] == pytest.approx(2.0)  # the mean over the VMs
     assert stats["sent_pct_of_offered"][0] == pytest.approx(100.0)

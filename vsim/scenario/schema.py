@@ -76,6 +76,11 @@ class MediaServerModel:
     tick_overhead: float = field(metadata=non_negative("s", "core-seconds per worker tick"))
     timer_median: float = field(metadata=non_negative("s", "median guest timer lateness"))
     timer_sigma: float = field(metadata=non_negative(None, "log-normal shape of timer lateness"))
+    background_burst: float = field(metadata=non_negative(
+        "s", "core-seconds of each guest background burst, queued with the media ticks on a random "
+             "worker vCPU (0: none)"))
+    background_interval: float = field(metadata=positive(
+        "s", "mean time between one VM's background bursts (Poisson arrivals)"))
 
 
 @dataclass(frozen=True)
@@ -137,15 +142,23 @@ class VmSection:
     limit: float | None = field(default=None, metadata=positive("CPUs", "CPU limit per VM"))
     affinity: list[int] | None = field(default=None, metadata={"min": 0,
                                        "doc": "logical CPUs the VMs' vCPUs may run on"})
-    background_burst: float = field(default=0.0, metadata=non_negative(
+    background_burst: float | None = field(default=None, metadata=non_negative(
         "s", "core-seconds of each guest background burst, queued with the media ticks on a "
-             "random worker vCPU (0: no background activity; not part of the calibrated model)"))
-    background_interval: float = field(default=1.0, metadata=positive(
-        "s", "mean time between one VM's background bursts (Poisson arrivals)"))
+             "random worker vCPU (0: none; default: the workload model's)"))
+    background_interval: float | None = field(default=None, metadata=positive(
+        "s", "mean time between one VM's background bursts, Poisson arrivals (default: the "
+             "workload model's)"))
+
+    def background(self, workload):
+        """(burst, interval) of guest background work: this section's, else the workload model's."""
+        burst = workload.background_burst if self.background_burst is None else self.background_burst
+        interval = (workload.background_interval if self.background_interval is None
+                    else self.background_interval)
+        return burst, interval
 
     def validate(self, source, path):
         for name in ("background_burst", "background_interval"):
-            if not math.isfinite(getattr(self, name)):
+            if getattr(self, name) is not None and not math.isfinite(getattr(self, name)):
                 fail(source, f"{path}.{name}", f"expected a finite time (s), got {getattr(self, name)}")
         if self.limit is not None and self.limit < self.reservation:
             fail(source, f"{path}.limit", f"expected a limit >= the reservation ({self.reservation}), "

@@ -64,6 +64,7 @@ class Simulation:
         self.ip_bytes = ip_bytes_for_rtp(codec.payload_bytes)
         self.uplink = UniformFifo(nic.rate_bps, nic.queue_packets, nic.latency, self.ip_bytes)
         vm = scenario.vm
+        self.background = burst, interval = vm.background(work)
         self.receivers = [MeasuringClient(m["client"].latency) for _ in range(vm.instances)]
         self.client = self.receivers[0]
         self.vms, self.vnics, self.servers = [], [], []
@@ -88,12 +89,11 @@ class Simulation:
                                  frame_cost_cv=work.frame_cost_cv, tick_overhead=work.tick_overhead,
                                  timer_median=work.timer_median, timer_sigma=work.timer_sigma,
                                  measuring_conference=scenario.client.measuring_conference and i == 0,
-                                 background_burst=vm.background_burst,
-                                 background_interval=vm.background_interval)
+                                 background_burst=burst, background_interval=interval)
             self.vms.append(group)
             self.vnics.append(tx)
             self.servers.append(server)
-        fits = uncontended.applies(self.machine) and vm.background_burst == 0
+        fits = uncontended.applies(self.machine) and burst == 0
         if engine == "uncontended" and not fits:
             raise ValueError(f"expected a whole core per world, no limits, reservations or "
                              f"affinity and no guest background bursts for the uncontended engine; "
@@ -221,12 +221,13 @@ class Simulation:
             "vms": vms,
         }
         vm = self.scenario.vm
-        if vm.background_burst > 0:
+        burst, _ = self.background
+        if burst > 0:
             bursts = end["background_bursts"] - start["background_bursts"]
             summary["guest_background"] = {
                 "bursts_per_vm_per_s": bursts / len(self.vms) / window,
-                "burst_ms": to_ms(vm.background_burst),
-                "cpu_pct_of_vm": 100 * bursts * vm.background_burst / len(self.vms) / window / vm.vcpus,
+                "burst_ms": to_ms(burst),
+                "cpu_pct_of_vm": 100 * bursts * burst / len(self.vms) / window / vm.vcpus,
                 "definition": "Poisson bursts of guest background work queued with the media "
                               "ticks on a random worker vCPU, counted after warm-up",
             }

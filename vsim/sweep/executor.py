@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vsim.core.errors import InputError
-from vsim.metrics.stats import t_confidence_interval, trimmed_mean
+from vsim.metrics.stats import trimmed_mean, trimmed_mean_interval
 from vsim.scenario.load import load_scenario
 from vsim.scenario.simulate import default_warmup, simulate
 
@@ -140,9 +140,9 @@ class Point:
         return [_lookup(run, metric) for run in self.runs]
 
     def stat(self, metric):
-        """Trimmed mean over replications and the Student-t 95% interval of the mean."""
+        """Trimmed mean over replications and its 95% bootstrap interval."""
         values = self.values(metric)
-        return trimmed_mean(values), t_confidence_interval(values)
+        return trimmed_mean(values), trimmed_mean_interval(values)
 
 
 @dataclass(frozen=True)

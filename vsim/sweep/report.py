@@ -3,8 +3,8 @@
 ``vsim sweep CONFIG`` answers questions the studies did not ask (more
 instances, hyper-threading off, reservations, guest background activity).
 Each point is summarised like the studies' figures: the trimmed mean over its
-replications (the studies' statistic) with a Student-t 95 % interval (its
-lower end clipped at 0: none of these can be negative), for the measured VM's
+replications (the studies' statistic) with a 95 % bootstrap interval of that
+trimmed mean (``vsim.metrics.stats.trimmed_mean_interval``), for the measured VM's
 jitter, every VM's jitter, loss, the packet rate against the offered one
 (below 100 % the guests fall behind their ticks), host CPU and the VMs' ready
 and co-stop time. A metric a run does not have (no measuring conference) is
@@ -20,7 +20,7 @@ import numpy as np
 
 from vsim.core.atomic import write_text
 from vsim.experiments.figures import Curve, plot_sweep
-from vsim.metrics.stats import t_confidence_interval, trimmed_mean
+from vsim.metrics.stats import INTERVAL, trimmed_mean, trimmed_mean_interval
 from vsim.scenario.schema import sweepable_keys
 
 
@@ -77,8 +77,7 @@ def point_report(point):
         if any(value is None for value in values):
             stats[metric.name] = None
             continue
-        low, high = t_confidence_interval(values)
-        stats[metric.name] = (trimmed_mean(values), (max(low, 0.0), high))
+        stats[metric.name] = (trimmed_mean(values), trimmed_mean_interval(values))
     return PointReport(point.x, stats)
 
 
@@ -108,7 +107,7 @@ def table_text(title, sweep, reports):
 def table_markdown(title, sweep, reports):
     """The report as a Markdown table."""
     heading, rows = table_rows(sweep, reports)
-    lines = [f"# {title}", "", "Trimmed mean over replications [95 % interval].", "",
+    lines = [f"# {title}", "", f"Trimmed mean over replications [{INTERVAL}].", "",
              "| " + " | ".join(heading) + " |", "|" + " --- |" * len(heading)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
@@ -118,7 +117,7 @@ def report_json(title, sweep, reports):
     """Plain-data report: the statistics per point, then every replication's summary."""
     data = sweep.to_json()
     data["name"] = title
-    data["statistic"] = "trimmed mean over replications with a Student-t 95% interval"
+    data["statistic"] = f"trimmed mean over replications [{INTERVAL}]"
     for entry, report in zip(data["points"], reports):
         entry["stats"] = {name: None if stat is None else {"value": stat[0], "ci95": list(stat[1])}
                           for name, stat in report.stats.items()}
