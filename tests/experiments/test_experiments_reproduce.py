@@ -9,7 +9,8 @@ import pytest
 from vsim.core.errors import InputError
 from vsim.experiments import voip_vsphere5
 from vsim.experiments.claims import load_claims
-from vsim.experiments.comparison import LEGEND
+from vsim.experiments.comparison import LEGEND, summary_line
+from vsim.experiments.ledger import DesignChoice
 from vsim.experiments.reproduce import (REPO, claim_rows, claims_json, results_json, run_studies,
                                         select_studies, write_study_outputs)
 from vsim.scenario.load import load_scenario
@@ -35,7 +36,7 @@ def test_every_claim_reported_exactly_once(claims, serial):
     ids = [entry["id"] for entry in doc["claims"]]
     assert sorted(ids) == sorted(claim.id for claim in claims)
     assert len(ids) == len(set(ids))
-    assert all(set(entry) == {"id", "value", "fitted", "scenario"} for entry in doc["claims"])
+    assert all(set(entry) == {"id", "value", "fitted", "kind", "scenario"} for entry in doc["claims"])
 
 
 def test_modelled_claims_are_numbers_and_others_null(serial):
@@ -55,6 +56,42 @@ def test_fitted_follows_the_models_provenance(serial):
     for row in rows:
         if row.value is not None:
             assert row.fitted == (row.claim.id in fitted)
+
+
+def test_each_claim_has_one_honest_kind(serial):
+    results, rows = serial
+    fitted = results[0].sweeps["fig3"].fitted | results[0].sweeps["fig2"].fitted
+    for row in rows:
+        if row.value is None:
+            assert row.kind == "not modelled"
+        elif row.claim.id in fitted:
+            assert row.kind == "fitted"
+        elif row.claim.id in voip_vsphere5.BY_CONSTRUCTION:
+            assert row.kind == "by construction"
+            assert voip_vsphere5.BY_CONSTRUCTION[row.claim.id] in row.note
+        else:
+            assert row.kind == "predicted"
+    kinds = {row.claim.id: row.kind for row in rows}
+    assert kinds["voip5.fig3.bandwidth_mbps.inst12"] == "by construction"
+    assert kinds["voip5.fig2.mean_jitter_ms.streams20"] == "fitted"  # timer_median
+    assert kinds["voip5.fig3.p99_jitter_ms.inst12"] == "fitted"  # guest background bursts
+
+
+def test_claims_a_design_choice_was_selected_on_are_marked(claims, serial):
+    choice = DesignChoice("made-up choice", "x", ("y",), ("voip5.fig2.p99_jitter_ms.streams20",), "z")
+    rows = {row.claim.id: row for row in claim_rows(claims, serial[0], [choice])}
+    assert "made-up choice" in rows["voip5.fig2.p99_jitter_ms.streams20"].note
+    assert "made-up choice" not in rows["voip5.fig2.mean_jitter_ms.streams20"].note
+    default = {row.claim.id: row for row in serial[1]}
+    assert "design choices selected on it" in default["voip5.fig3.mean_jitter_ms.inst12"].note
+
+
+def test_summary_line_counts_modelled_claims_by_kind(serial):
+    line = summary_line(serial[1])
+    modelled = sum(row.kind != "not modelled" for row in serial[1])
+    assert f" of {modelled} modelled claims in band (" in line
+    assert "by construction" in line and line.endswith(
+        f"{sum(row.kind == 'not modelled' for row in serial[1])} not modelled yet")
 
 
 def test_parallel_matches_serial_byte_for_byte(serial):
@@ -80,6 +117,10 @@ def test_outputs_written(tmp_path, serial):
     assert {p.name for p in outdir.iterdir()} == expected == {p.name for p in written}
     table = (outdir / "comparison.md").read_text()
     assert LEGEND in table and " in band (" in table
+    assert "Runs: fig2: 2 x 3 s (1 s warm-up) per point, seeds 1-2; fig3: 2 x 3 s" in table
+    for stem in ("fig2", "fig3", "fig3_vms", "fig4"):
+        svg = (outdir / f"{stem}.svg").read_text()
+        assert "bootstrap" in svg and "seeds 1-2" in svg, stem
     assert table.count("| voip5.") == sum(row.claim.study == "voip-vsphere5" for row in rows)
     runs = json.loads((outdir / "results.json").read_text())["sweeps"]["fig2"]["points"]
     assert [len(point["runs"]) for point in runs] == [2] * 6

@@ -27,11 +27,13 @@ class Claim:
 
 @dataclass(frozen=True)
 class Simulated:
-    """The simulated value of a claim, its 95% interval where one applies, and its sweep."""
+    """The simulated value of a claim, its 95% interval where one applies, its sweep and a note
+    on how to read the value (empty when there is nothing to say)."""
 
     value: float
     ci: tuple | None
     sweep: str
+    note: str = ""
 
 
 def load_claims():

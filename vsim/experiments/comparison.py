@@ -1,9 +1,20 @@
 """The comparison table: paper value, band, simulated value and interval per claim.
 
-Written as Markdown (for people, with the fitted/predicted legend and a
-summary line) and CSV (for tools, one row per claim). A claim is *fitted*
-when a model parameter was fitted to it, so landing in its band is no
-evidence for the model; every other claim is *predicted*.
+Written as Markdown (for people, with the legend, how the runs were made and
+a summary line) and CSV (for tools, one row per claim). Each claim has one
+honest kind:
+
+- *fitted*: a model parameter was fitted to it, so landing in its band is no
+  evidence for the model;
+- *by construction*: the scenario fixes the value whatever the model does
+  (the packet rate of the configured streams, zero loss on a lightly loaded
+  link);
+- *predicted*: everything else the model computes;
+- *not modelled*: no simulated value yet.
+
+The note column says when a design choice was selected on the claim
+(``models/design_choices.toml``) and anything else a reader must know to
+judge the value.
 """
 
 import csv
@@ -14,35 +25,43 @@ from dataclasses import dataclass
 from vsim.core.atomic import write_text
 from vsim.experiments.claims import Claim, in_band
 
-LEGEND = "fitted = a model parameter was fitted to this claim (see models/); predicted = everything else"
-COLUMNS = ("id", "figure", "paper", "band", "simulated", "ci_low", "ci_high", "in_band", "kind")
+FITTED, BY_CONSTRUCTION, PREDICTED, NOT_MODELLED = "fitted", "by construction", "predicted", "not modelled"
+LEGEND = ("kinds: fitted = a model parameter was fitted to this claim (models/, models/CALIBRATION.md); "
+          "by construction = the scenario fixes the value whatever the model does; predicted = "
+          "computed by the model, nothing fitted to it; not modelled = no simulated value yet. "
+          "Intervals: 95 % percentile-bootstrap interval of the trimmed mean over the replications.")
+COLUMNS = ("id", "figure", "paper", "band", "simulated", "ci_low", "ci_high", "in_band", "kind", "note")
 
 
 @dataclass(frozen=True)
 class Row:
-    """One claim with its simulated value (None when not modelled) and the config behind it."""
+    """One claim with its simulated value (None when not modelled), its kind, the config behind it
+    and a note."""
 
     claim: Claim
     value: float | None
     ci: tuple | None
-    fitted: bool
+    kind: str
     scenario: str
+    note: str = ""
 
     @property
     def in_band(self):
         return in_band(self.value, self.claim.band)
 
     @property
-    def kind(self):
-        return "fitted" if self.fitted else "predicted"
+    def fitted(self):
+        return self.kind == FITTED
 
 
 def summary_line(rows):
-    """``N of M in band (K fitted); U not modelled yet``."""
-    hits = [row for row in rows if row.in_band]
-    missing = sum(row.value is None for row in rows)
-    return (f"{len(hits)} of {len(rows)} in band ({sum(row.fitted for row in hits)} fitted); "
-            f"{missing} not modelled yet")
+    """``N of M modelled claims in band (F fitted, B by construction, P predicted); U not modelled yet``."""
+    modelled = [row for row in rows if row.kind != NOT_MODELLED]
+    hits = [row for row in modelled if row.in_band]
+    counts = ", ".join(f"{sum(row.kind == kind for row in hits)} {kind}"
+                       for kind in (FITTED, BY_CONSTRUCTION, PREDICTED))
+    return (f"{len(hits)} of {len(modelled)} modelled claims in band ({counts}); "
+            f"{len(rows) - len(modelled)} not modelled yet")
 
 
 def _text(value, short=False):
@@ -61,16 +80,23 @@ def _text(value, short=False):
     return f"{value:.0f}" if abs(value) >= 1e4 else f"{value:.4g}"
 
 
-def markdown(title, rows):
-    """The table as Markdown, with the legend above it and the summary line below."""
-    lines = [f"# {title}", "", LEGEND, "",
-             "| claim | figure | paper | band | simulated | 95% CI | in band | kind |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+def _cell(text):
+    """Text safe inside a Markdown table cell."""
+    return text.replace("|", "/").replace("\n", " ")
+
+
+def markdown(title, rows, runs=()):
+    """The table as Markdown: legend, ``runs`` (one line per sweep: how it was run), table, summary."""
+    lines = [f"# {title}", "", LEGEND, ""]
+    if runs:
+        lines += ["Runs: " + "; ".join(runs) + ".", ""]
+    lines += ["| claim | figure | paper | band | simulated | 95% CI | in band | kind | note |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in rows:
         simulated = _text(row.value, short=True) if row.value is not None else "not modelled"
         lines.append(f"| {row.claim.id} | {row.claim.figure} | {_text(row.claim.paper)} "
                      f"| {_text(row.claim.band)} | {simulated} | {_text(row.ci, short=True)} "
-                     f"| {'yes' if row.in_band else 'no'} | {row.kind} |")
+                     f"| {'yes' if row.in_band else 'no'} | {row.kind} | {_cell(row.note)} |")
     lines += ["", summary_line(rows), ""]
     return "\n".join(lines)
 
@@ -84,13 +110,13 @@ def csv_text(rows):
         low, high = row.ci if row.ci is not None else (None, None)
         writer.writerow([row.claim.id, row.claim.figure, _text(row.claim.paper), _text(row.claim.band),
                          _text(row.value), _text(low), _text(high),
-                         "yes" if row.in_band else "no", row.kind])
+                         "yes" if row.in_band else "no", row.kind, row.note])
     return out.getvalue()
 
 
-def write_comparison(outdir, title, rows):
-    """Write ``comparison.md`` and ``comparison.csv`` into ``outdir``; return their paths."""
+def write_comparison(outdir, title, rows, runs=()):
+    """Write ``comparison.md`` (stamped with ``runs``) and ``comparison.csv`` into ``outdir``."""
     paths = [outdir / "comparison.md", outdir / "comparison.csv"]
-    write_text(paths[0], markdown(title, rows))
+    write_text(paths[0], markdown(title, rows, runs))
     write_text(paths[1], csv_text(rows))
     return paths

@@ -1,10 +1,12 @@
 """Figures of simulated sweeps against the paper's values (matplotlib, Agg backend).
 
 A figure shows simulated curves (per point: trimmed mean over replications,
-error bars the 95% interval, faint dots the replications themselves) and the
+error bars its 95% bootstrap interval, faint dots the replications themselves) and the
 paper's values as separate markers with their acceptance band as error bars,
 so a reader sees at once where the model lands; a spread figure adds boxes of
-values with many members per point, such as every VM's jitter. Each figure is written as PNG and SVG, atomically; SVG output carries
+values with many members per point, such as every VM's jitter. A caption
+under the axes says what the error bars are and how the runs were made
+(length, replications, seeds). Each figure is written as PNG and SVG, atomically; SVG output carries
 no date and fixed element ids, so re-running gives identical files.
 """
 
@@ -85,9 +87,12 @@ def _new_axes():
     return fig, fig.add_subplot()
 
 
-def _write(fig, ax, stem, *, title, xlabel, ylabel):
-    """Label ``ax`` and write ``fig`` as ``stem``.png and ``stem``.svg, atomically."""
+def _write(fig, ax, stem, *, title, xlabel, ylabel, caption=None):
+    """Label ``ax``, put ``caption`` (what the error bars are, how the runs were made) under it,
+    and write ``fig`` as ``stem``.png and ``stem``.svg, atomically."""
     ax.set_title(title, fontsize=10)
+    if caption:
+        fig.supxlabel(caption, fontsize=6.5, color="dimgrey", wrap=True)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_ylim(bottom=0)
@@ -103,12 +108,13 @@ def _write(fig, ax, stem, *, title, xlabel, ylabel):
     return written
 
 
-def plot_sweep(stem, *, title, xlabel, ylabel, curves, marks, line=None, xticks=None):
+def plot_sweep(stem, *, title, xlabel, ylabel, curves, marks, line=None, xticks=None, caption=None):
     """Draw ``curves`` and paper ``marks`` and write ``stem``.png and ``stem``.svg.
 
     ``line``, when given, is (label, xs, ys) of a fitted line drawn dashed;
     ``xticks``, when given, is (position, label) of every tick, for a swept
-    value that is not a number (``true``/``false``). Returns the paths written.
+    value that is not a number (``true``/``false``); ``caption``, when given,
+    is printed under the axes. Returns the paths written.
     """
     fig, ax = _new_axes()
     colours = _colours()
@@ -119,10 +125,10 @@ def plot_sweep(stem, *, title, xlabel, ylabel, curves, marks, line=None, xticks=
         ax.plot(xs, ys, color="grey", linestyle="--", linewidth=1, label=label)
     if xticks is not None:
         ax.set_xticks([position for position, _ in xticks], [text for _, text in xticks])
-    return _write(fig, ax, stem, title=title, xlabel=xlabel, ylabel=ylabel)
+    return _write(fig, ax, stem, title=title, xlabel=xlabel, ylabel=ylabel, caption=caption)
 
 
-def plot_spread(stem, *, title, xlabel, ylabel, spreads, curves, marks):
+def plot_spread(stem, *, title, xlabel, ylabel, spreads, curves, marks, caption=None):
     """Boxes of each ``spreads`` entry per x (side by side, right of x), with ``curves`` and paper ``marks``.
 
     A box spans the quartiles, its whiskers the 5th to 95th percentiles, and
@@ -143,4 +149,4 @@ def plot_spread(stem, *, title, xlabel, ylabel, spreads, curves, marks):
     _draw_curves(ax, curves, colours)
     _draw_marks(ax, marks, colours)
     ax.set_xticks(sorted({x for spread in spreads for x in spread.xs}))
-    return _write(fig, ax, stem, title=title, xlabel=xlabel, ylabel=ylabel)
+    return _write(fig, ax, stem, title=title, xlabel=xlabel, ylabel=ylabel, caption=caption)

@@ -15,7 +15,9 @@ from pathlib import Path
 from vsim.core.atomic import write_text
 from vsim.core.errors import InputError
 from vsim.experiments import voip_vsphere5
-from vsim.experiments.comparison import Row, write_comparison
+from vsim.experiments.comparison import (BY_CONSTRUCTION, FITTED, NOT_MODELLED, PREDICTED, Row,
+                                         write_comparison)
+from vsim.experiments.ledger import load_design_choices, selected_on
 from vsim.scenario.load import load_scenario
 from vsim.sweep.executor import RunPlan, Sweep, run_tasks, sweep_tasks
 
@@ -72,25 +74,45 @@ def _number(value):
     return value if math.isfinite(value) else None
 
 
-def claim_rows(claims, results):
-    """One comparison ``Row`` per claim, in claims-file order."""
+def _choices_note(names):
+    """The note marking a claim that design choices were selected on."""
+    listed = ", ".join(names) if len(names) <= 3 else f"{len(names)} choices"
+    return f"design choices selected on it: {listed} (models/design_choices.toml)"
+
+
+def claim_rows(claims, results, choices=None):
+    """One comparison ``Row`` per claim, in claims-file order, with its honest kind and note.
+
+    A claim is *fitted* when a model parameter of its sweep was fitted to it,
+    *by construction* when its study recipe says the configuration fixes it,
+    *predicted* otherwise; a claim no modelled study computes is *not
+    modelled*. ``choices`` (default: ``models/design_choices.toml``) marks the
+    claims a design choice was selected on.
+    """
+    marks = selected_on(load_design_choices() if choices is None else choices)
     found = {claim_id: (result, simulated) for result in results
              for claim_id, simulated in result.simulated.items()}
     rows = []
     for claim in claims:
         if claim.id not in found:
-            rows.append(Row(claim, None, None, False, ""))
+            rows.append(Row(claim, None, None, NOT_MODELLED, ""))
             continue
         result, simulated = found[claim.id]
         sweep = result.sweeps[simulated.sweep]
-        rows.append(Row(claim, _number(simulated.value), simulated.ci, claim.id in sweep.fitted,
-                        sweep.config))
+        fixed = STUDIES[result.name].BY_CONSTRUCTION
+        kind = FITTED if claim.id in sweep.fitted else BY_CONSTRUCTION if claim.id in fixed else PREDICTED
+        notes = [fixed.get(claim.id, ""), simulated.note]
+        if claim.id in marks:
+            notes.append(_choices_note(marks[claim.id]))
+        rows.append(Row(claim, _number(simulated.value), simulated.ci, kind, sweep.config,
+                        "; ".join(note for note in notes if note)))
     return rows
 
 
 def claims_json(rows):
-    """The ``{"claims": [...]}`` document, one entry per row."""
-    entries = [{"id": row.claim.id, "value": row.value, "fitted": row.fitted, "scenario": row.scenario}
+    """The ``{"claims": [...]}`` document, one entry per row (``kind`` beside the ``fitted`` flag)."""
+    entries = [{"id": row.claim.id, "value": row.value, "fitted": row.fitted, "kind": row.kind,
+                "scenario": row.scenario}
                for row in rows]
     return json.dumps({"claims": entries}, indent=2, allow_nan=False) + "\n"
 
@@ -107,6 +129,7 @@ def write_study_outputs(figures_dir, result, rows):
     study_claims = [row.claim for row in rows if row.claim.study == result.name]
     written = STUDIES[result.name].draw_figures(outdir, result.sweeps, study_claims)
     written += write_comparison(outdir, f"{result.name}: paper vs simulated",
-                                [row for row in rows if row.claim.study == result.name])
+                                [row for row in rows if row.claim.study == result.name],
+                                [sweep.stamp() for sweep in result.sweeps.values()])
     write_text(outdir / "results.json", results_json(result))
     return written + [outdir / "results.json"]

@@ -167,6 +167,16 @@ class Sweep:
         first = tasks[0]
         return cls(name, config, first.key, first.duration, first.warmup, points, frozenset(fitted))
 
+    def stamp(self):
+        """How the sweep was run, for figures and tables: ``fig3: 5 x 300 s (5 s warm-up), seeds 1-5``."""
+        seeds = sorted({seed for point in self.points for seed in point.seeds})
+        span = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
+        if seeds != list(range(seeds[0], seeds[-1] + 1)):
+            span = ", ".join(str(seed) for seed in seeds)
+        replications = max(len(point.runs) for point in self.points)
+        return (f"{self.name}: {replications} x {self.duration:g} s ({self.warmup:g} s warm-up) "
+                f"per point, seed{'s' if len(seeds) > 1 else ''} {span}")
+
     def at(self, x):
         """The point whose swept value is ``x``."""
         return next(point for point in self.points if point.x == x)

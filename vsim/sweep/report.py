@@ -107,7 +107,8 @@ def table_text(title, sweep, reports):
 def table_markdown(title, sweep, reports):
     """The report as a Markdown table."""
     heading, rows = table_rows(sweep, reports)
-    lines = [f"# {title}", "", f"Trimmed mean over replications [{INTERVAL}].", "",
+    lines = [f"# {title}", "", f"Trimmed mean over replications [{INTERVAL}].",
+             f"Runs: {sweep.stamp()}.", "",
              "| " + " | ".join(heading) + " |", "|" + " --- |" * len(heading)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
@@ -155,7 +156,10 @@ def plot_report(stem, title, sweep, reports):
         if curves:
             path = stem.with_name(f"{stem.name}_{suffix}")
             written += plot_sweep(path, title=title, xlabel=label, ylabel=ylabel, curves=curves,
-                                  marks=[], xticks=ticks)
+                                  marks=[], xticks=ticks,
+                                  caption=f"Points: trimmed mean over replications; error bars: "
+                                          f"{INTERVAL}; faint dots: the replications. "
+                                          f"Runs: {sweep.stamp()}.")
     return written
 
 

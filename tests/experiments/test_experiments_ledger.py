@@ -1,0 +1,43 @@
+"""The design-choice ledger: well-formed, naming real claims, and shown in CALIBRATION.md."""
+
+import pytest
+
+from vsim.core.errors import InputError
+from vsim.experiments.claims import load_claims
+from vsim.experiments.ledger import load_design_choices, selected_on
+from vsim.experiments.voip_vsphere5 import slope_ratio_note
+from vsim.scenario.models import DEFAULT_MODELS_DIR
+
+
+def test_every_choice_names_known_claims_and_alternatives():
+    known = {claim.id for claim in load_claims()}
+    choices = load_design_choices()
+    assert choices
+    for choice in choices:
+        assert choice.claims and set(choice.claims) <= known, choice.name
+        assert choice.alternatives and choice.chosen and choice.why, choice.name
+
+
+def test_calibration_md_tabulates_every_choice():
+    text = (DEFAULT_MODELS_DIR / "CALIBRATION.md").read_text()
+    for choice in load_design_choices():
+        assert f"| {choice.name} |" in text, choice.name
+
+
+def test_selected_on_collects_every_choice_per_claim():
+    choices = load_design_choices()
+    marks = selected_on(choices)
+    assert sum(len(names) for names in marks.values()) == sum(len(c.claims) for c in choices)
+
+
+def test_a_malformed_choice_is_an_input_error_naming_it(tmp_path):
+    (tmp_path / "design_choices.toml").write_text('[[choice]]\nname = "x"\nchosen = "y"\n')
+    with pytest.raises(InputError, match=r"choice\[0\].*missing alternatives, claims, why"):
+        load_design_choices(tmp_path)
+
+
+def test_slope_ratio_note_says_when_the_early_range_is_flat():
+    flat = slope_ratio_note([(1, 1.0), (2, 1.0), (4, 1.01)], [(4, 1.01), (6, 1.3), (8, 1.6)])
+    assert "nearly flat from 1 to 4" in flat and "4: 1.01" in flat
+    rising = slope_ratio_note([(1, 1.0), (2, 1.1), (4, 1.3)], [(4, 1.3), (6, 1.6), (8, 1.9)])
+    assert "nearly flat" not in rising
