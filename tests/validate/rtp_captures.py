@@ -29,7 +29,7 @@ class Packet:
 
 
 def voice_stream(delays_s, ssrc=0x1234ABCD, src="10.0.0.1", dst="10.0.0.2", ports=(40000, 40002),
-                 start_s=1700000000.0, seq0=1000, ts0=5000, payload_type=0, lost=(), period_s=0.02,
+                 start_s=1000.0, seq0=1000, ts0=5000, payload_type=0, lost=(), period_s=0.02,
                  step=160):
     """One stream: packet k sent at start + k * period, arriving after ``delays_s[k]``; ``lost`` dropped."""
     packets = []

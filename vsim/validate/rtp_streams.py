@@ -8,17 +8,23 @@ SSRC). For each, the same quantities as ``tshark -z rtp,streams``:
   sequence-number cycles counted on the way (so duplicates or a late last
   packet can make it negative, as in tshark);
 * max delta: the largest gap between a packet's arrival and that of the last
-  in-order packet before it, in ms;
-* jitter per RFC 3550 section 6.4.1, in ms: D = (R_i - R_j) - (S_i - S_j)
-  between packet i and the last packet j whose RTP timestamp was not behind
-  (S in RTP timestamp units over the payload type's clock rate), and
-  J += (|D| - J) / 16 at every packet after the first;
-* max jitter and mean jitter over the "regular" packets: not the first, no
-  marker bit, not comfort noise (payload types 13 and 19) nor right after it,
-  and not behind in RTP timestamp. The mean is Wireshark's running average,
+  in-time packet before it, in ms;
+* jitter per RFC 3550 section 6.4.1, in ms, at every in-time packet after
+  the first: D = (R_i - R_j) - (S_i - S_j) with j the last in-time packet
+  before i, S in RTP timestamp units over the payload type's clock rate, and
+  J += (|D| - J) / 16;
+* max jitter and mean jitter over the "regular" packets: in time, not the
+  first, no marker bit, not comfort noise (payload types 13 and 19) nor
+  right after it. The mean is Wireshark's running average
   m = (m (n - 1) + J) / n with n the packet's index in the stream (from 0),
   which equals the plain mean of J over packets 1..N-1 when every packet is
   regular.
+
+A packet is "in time" when its RTP timestamp is not behind the stream's
+first one (less than 2^31 units ahead of it, modulo 2^32): a late or
+duplicated packet still updates the jitter against its predecessor, as in
+Wireshark 4.0 (the version the test suite checks against; Wireshark 4.2
+changed the reference to the last packet whose timestamp was not behind).
 
 The clock rate is that of the static payload type, converted to units per ms
 by integer division as Wireshark does (44.1 kHz counts as 44 per ms). A
@@ -82,14 +88,6 @@ def _clock_per_ms(payload_type):
     return table[payload_type]
 
 
-def _unwrap(values, modulo):
-    """Extend wrapping counters: each step is taken as the signed difference closest to zero."""
-    values = values.astype(np.int64)
-    steps = np.diff(values)
-    steps = (steps + modulo // 2) % modulo - modulo // 2
-    return values[0] + np.concatenate(([0], np.cumsum(steps)))
-
-
 def _previous_in_order(in_order):
     """For each packet, the index of the last in-order packet before it (packet 0 is in order)."""
     marks = np.where(in_order, np.arange(in_order.size), -1)
@@ -135,18 +133,19 @@ def stream_stats(packets, ms_from):
     """
     t = (packets.time_ns - ms_from) / 1e6
     seq = packets.seq.astype(np.int64)
-    ts = _unwrap(packets.rtp_timestamp, _TS_MODULO)
     pt = packets.payload_type.astype(np.int64)
     count = t.size
-    in_order = np.concatenate(([True], ts[1:] >= np.maximum.accumulate(ts)[:-1]))
-    ref = _previous_in_order(in_order)
-
+    since_first = (packets.rtp_timestamp.astype(np.int64) - int(packets.rtp_timestamp[0])) % _TS_MODULO
+    in_order = since_first < _TS_MODULO // 2
     per_ms = _clock_per_ms(pt)
-    timed = per_ms > 0
+    timed = in_order & (per_ms > 0)
+    nominal = since_first / np.where(per_ms > 0, per_ms, 1)
+
+    time_ref = _previous_in_order(in_order)
+    nominal_ref = _previous_in_order(timed | (np.arange(count) == 0))
+    delta = t - t[time_ref]
+    transit = np.abs(t - (t[time_ref] + nominal - nominal[nominal_ref]))
     timed[0] = False
-    delta = t - t[ref]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        transit = np.abs(t - (t[ref] + (ts - ts[ref]) / np.where(timed, per_ms, 1)))
     jitter = np.zeros(count)
     if timed.any():
         jitter[timed] = lfilter([1 / 16], [1, -15 / 16], transit[timed])
@@ -158,7 +157,7 @@ def stream_stats(packets, ms_from):
     regular[0] = False
     max_delta = float(max(0.0, delta[regular].max(initial=0.0)))
     rated = regular & timed
-    any_rate = bool(timed.any())
+    any_rate = bool((per_ms > 0).any())
     max_jitter = float(max(0.0, jitter[rated].max(initial=0.0))) if any_rate else None
     mean_jitter = _running_mean(jitter[rated], np.flatnonzero(rated)) if any_rate else None
 
