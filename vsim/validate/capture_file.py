@@ -85,28 +85,25 @@ def _read_pcap(path, raw):
                                               f"the file ends after {len(raw)} bytes (truncated?)")
     header = (dpkt.pcap.LEFileHdr if order == "<" else dpkt.pcap.FileHdr)(raw[:_PCAP_HEADER])
     linktype = header.linktype & 0x0FFFFFFF  # the upper bits may carry FCS information
-    record = struct.Struct(order + "IIII")
-    offsets, caplens, origlens, seconds, fractions = [], [], [], [], []
-    position, size, number = _PCAP_HEADER, len(raw), 0
-    while position < size:
-        number += 1
-        if position + _RECORD > size:
-            raise InputError(path, f"packet {number}", f"expected a {_RECORD}-byte record header, "
-                             f"the file ends after {size - position} bytes (truncated?)")
-        sec, frac, caplen, origlen = record.unpack_from(raw, position)
-        position += _RECORD
-        if position + caplen > size:
-            raise InputError(path, f"packet {number}", f"expected {caplen} bytes of packet data, the file "
-                             f"ends after {size - position} (truncated?)")
+    caplen_at = struct.Struct(order + "I").unpack_from
+    offsets = []
+    position, size = _PCAP_HEADER, len(raw)
+    while position + _RECORD <= size:  # the hot loop: only find where each record starts
         offsets.append(position)
-        caplens.append(caplen)
-        origlens.append(origlen)
-        seconds.append(sec)
-        fractions.append(frac)
-        position += caplen
+        position += _RECORD + caplen_at(raw, position + 8)[0]
+    if position < size:
+        raise InputError(path, f"packet {len(offsets) + 1}", f"expected a {_RECORD}-byte record header, "
+                         f"the file ends after {size - position} bytes (truncated?)")
+    if position > size:
+        data_start = offsets[-1] + _RECORD
+        raise InputError(path, f"packet {len(offsets)}", f"expected {position - data_start} bytes of packet "
+                         f"data, the file ends after {size - data_start} (truncated?)")
+    starts = np.asarray(offsets, dtype=np.int64)
+    header = np.frombuffer(raw, dtype=np.uint8)[starts[:, None] + np.arange(_RECORD)]
+    seconds, fractions, caplens, origlens = header.copy().view(np.dtype(order + "u4")).T.astype(np.int64)
+    offsets = starts + _RECORD
     scale = 1 if nano else 1000
-    time_ns = (np.asarray(seconds, dtype=np.int64) * 1_000_000_000
-               + np.asarray(fractions, dtype=np.int64) * scale)
+    time_ns = seconds * 1_000_000_000 + fractions * scale
     return _records(path, raw, offsets, caplens, origlens, [linktype] * len(offsets), time_ns)
 
 
