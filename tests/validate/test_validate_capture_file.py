@@ -3,7 +3,6 @@
 import struct
 
 import dpkt
-import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
@@ -42,6 +41,15 @@ def test_microsecond_pcap_scales_to_nanoseconds(tmp_path):
         writer = dpkt.pcap.Writer(handle)
         writer.writepkt(b"\x00" * 20, ts=1000.654321)
     assert read_capture_file(path).time_ns.tolist() == [1_000_654_321_000]
+
+
+def test_big_endian_pcap_is_read(tmp_path):
+    path = tmp_path / "be.pcap"
+    header = struct.pack(">IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 101)
+    path.write_bytes(header + struct.pack(">IIII", 1000, 250, 20, 20) + b"\x45" + bytes(19))
+    records = read_capture_file(path)
+    assert records.time_ns.tolist() == [1_000_000_250_000] and records.linktype.tolist() == [101]
+    assert records.caplen.tolist() == [20] and records.data[records.start[0]] == 0x45
 
 
 @given(st.integers(0, 2**63 // 10**9), st.integers(0, 40))

@@ -186,11 +186,10 @@ def decode_rtp(records):
     candidate &= payload >= 0
 
     keep = np.flatnonzero(candidate)
-    if keep.size == 0 and n:
-        links = sorted({int(link) for link in np.unique(records.linktype)} - set(LINK_TYPES))
-        if links and not np.isin(records.linktype, list(LINK_TYPES)).any():
-            raise InputError(records.path, "link type", f"expected one of {sorted(set(LINK_TYPES.values()))}, "
-                                                        f"got link type {links[0]}")
+    unknown = sorted(set(np.unique(records.linktype).tolist()) - set(LINK_TYPES))
+    if keep.size == 0 and unknown and not np.isin(records.linktype, list(LINK_TYPES)).any():
+        raise InputError(records.path, "link type", f"expected one of {sorted(set(LINK_TYPES.values()))}, "
+                                                    f"got link type {unknown[0]}")
     address = np.zeros((n, 16), dtype=np.uint8)
     src, dst = address.copy(), address.copy()
     mapped = np.array([0] * 10 + [0xFF, 0xFF], dtype=np.uint8)
