@@ -125,6 +125,12 @@ def build_parser():
     desc.add_argument("target", metavar="TARGET",
                       help="a model ref such as workloads/vmcd_g729, or a config file (*.toml)")
     desc.set_defaults(handler=_describe)
+
+    jitter = commands.add_parser("jitter", help="per-stream RTP loss and jitter of a pcap/pcapng capture, "
+                                                "as tshark -z rtp,streams computes them")
+    jitter.add_argument("capture", metavar="CAPTURE", help="pcap or pcapng file")
+    jitter.add_argument("--json", metavar="PATH|-", help="write the streams as JSON to PATH, or stdout for -")
+    jitter.set_defaults(handler=_jitter)
     return parser
 
 
@@ -279,6 +285,16 @@ def _sweep(args):
         except OSError as exc:
             raise InputError(args.out, None, f"cannot write ({exc.strerror or exc})") from None
         _note(f"wrote {', '.join(str(path) for path in written)}")
+
+
+# --------------------------------------------------------------- jitter
+def _jitter(args):
+    from vsim.validate.jitter_report import capture_stream_stats, report_json, report_text
+    streams = capture_stream_stats(args.capture)
+    if args.json is None:
+        sys.stdout.write(report_text(args.capture, streams))
+    else:
+        _emit(args.json, report_json(args.capture, streams))
 
 
 # ------------------------------------------------------------- describe

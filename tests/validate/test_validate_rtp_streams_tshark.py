@@ -1,0 +1,89 @@
+"""vsim's per-stream RTP statistics against tshark's ``-z rtp,streams`` on captures of known timing.
+
+tshark is an independent implementation of the same RFC 3550 estimate (and
+of the loss count); the test is skipped where it is not installed.
+"""
+
+import dataclasses
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from rtp_captures import scenario_delays, voice_stream, write_capture
+from vsim.validate.pcap_rtp import read_rtp
+from vsim.validate.rtp_streams import capture_streams
+from vsim.validate.tshark_streams import parse_tshark_streams
+
+TSHARK = shutil.which("tshark")
+pytestmark = pytest.mark.skipif(TSHARK is None, reason="tshark is not installed (apt-get install tshark)")
+TOLERANCE_MS = 0.001
+
+
+def _tshark(path):
+    out = subprocess.run([TSHARK, "-n", "-q", "-r", str(path), "-o", "rtp.heuristic_rtp:TRUE",
+                          "-z", "rtp,streams"], capture_output=True, text=True, check=True, timeout=120)
+    return {stream.key: stream for stream in parse_tshark_streams(out.stdout, str(path))}
+
+
+def _reordered(packets, pairs):
+    """Swap the arrival times of the given packet index pairs (so they arrive out of order)."""
+    packets = list(packets)
+    for a, b in pairs:
+        packets[a], packets[b] = (dataclasses.replace(packets[a], time_s=packets[b].time_s),
+                                  dataclasses.replace(packets[b], time_s=packets[a].time_s))
+    return packets
+
+
+def _scenario(name):
+    if name in ("constant", "uniform", "spikes", "sine"):
+        return voice_stream(scenario_delays(name)) + voice_stream(
+            scenario_delays(name, seed=7), ssrc=0x55, ports=(40020, 40022), payload_type=8)
+    if name == "loss":
+        return voice_stream(scenario_delays("uniform", seed=3), lost=(0, 1, 50, 51, 52, 300, 499))
+    if name == "wrap":  # sequence numbers and RTP timestamps wrap around, with losses across the wrap
+        return voice_stream(scenario_delays("uniform", seed=4), seq0=65400, ts0=2**32 - 8000,
+                            lost=(99, 100, 101))
+    if name == "reorder":  # late packets (RTP timestamp behind) and a duplicate
+        packets = _reordered(voice_stream(scenario_delays("uniform", seed=5)), [(10, 11), (200, 203)])
+        return packets + [dataclasses.replace(packets[40], time_s=packets[40].time_s + 0.0031)]
+    if name == "late_first":  # the first packet captured is not the first sent: the second is 'behind'
+        return _reordered(voice_stream(scenario_delays("uniform", seed=9)), [(0, 1), (30, 31)])
+    if name == "marker_cn":  # talk spurts: marker bits and comfort noise are not 'regular' packets
+        packets = voice_stream(scenario_delays("sine", seed=6), payload_type=18)
+        packets[100] = dataclasses.replace(packets[100], marker=True)
+        packets[250] = dataclasses.replace(packets[250], payload_type=13, payload=bytes(2))
+        return packets
+    if name == "ipv6":
+        return voice_stream(scenario_delays("spikes", seed=8), src="2001:db8::1", dst="2001:db8::2")
+    raise ValueError(name)
+
+
+@pytest.mark.parametrize("name, link, fmt", [
+    ("constant", "ethernet", "pcap"), ("uniform", "ethernet", "pcap"), ("spikes", "vlan", "pcap"),
+    ("sine", "sll", "pcapng"), ("loss", "ethernet", "pcapng"), ("wrap", "raw", "pcap"),
+    ("reorder", "ethernet", "pcap"), ("late_first", "ethernet", "pcap"), ("marker_cn", "ethernet", "pcap"), ("ipv6", "ethernet", "pcapng"),
+])
+def test_streams_match_tshark(tmp_path, name, link, fmt):
+    path = write_capture(tmp_path / f"{name}.{fmt}", _scenario(name), link=link, fmt=fmt)
+    reference = _tshark(path)
+    ours = capture_streams(read_rtp(path))
+    assert len(ours) == len(reference) > 0
+    for stream in ours:
+        theirs = reference[(stream.src, stream.src_port, stream.dst, stream.dst_port, stream.ssrc)]
+        assert stream.packets == theirs.packets
+        assert stream.lost == theirs.lost
+        assert np.isclose(stream.mean_jitter_ms, theirs.values["Mean Jitter(ms)"], rtol=0, atol=TOLERANCE_MS)
+        assert np.isclose(stream.max_jitter_ms, theirs.values["Max Jitter(ms)"], rtol=0, atol=TOLERANCE_MS)
+        assert np.isclose(stream.max_delta_ms, theirs.values["Max Delta(ms)"], rtol=0, atol=TOLERANCE_MS)
+
+
+def test_the_scenarios_are_not_trivial(tmp_path):
+    """Guards the comparison above: the scenarios do produce jitter, loss and wrap-around."""
+    stats = {name: capture_streams(read_rtp(write_capture(tmp_path / f"{name}.pcap", _scenario(name))))[0]
+             for name in ("constant", "spikes", "loss", "wrap")}
+    assert stats["constant"].max_jitter_ms == pytest.approx(0.0, abs=1e-6)
+    assert stats["spikes"].max_jitter_ms > 0.5
+    assert stats["loss"].lost == 4  # two losses come before the first packet, one after the last
+    assert stats["wrap"].lost == 3

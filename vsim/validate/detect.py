@@ -1,0 +1,118 @@
+"""One entry point for every trace format vsim reads: ``read_any(path, fmt=None)``.
+
+The format is recognised from the file's content, never from its name:
+capture files by their magic number, text formats by their first line (or,
+for tshark's table, its banner). A file whose content contradicts what it
+is said to be, by ``fmt`` or by a capture extension (``.pcap``, ``.pcapng``,
+``.cap``) on a text file or a text extension (``.csv``, ``.txt``) on a
+capture, is refused with its own error naming both, since reading it as
+either would be a guess.
+"""
+
+from pathlib import Path
+
+from vsim.core.errors import InputError
+from vsim.validate.capture_file import PCAP_MAGICS, PCAPNG_MAGIC
+from vsim.validate.esxtop import FORMAT_PREFIX, read_esxtop
+from vsim.validate.pcap_rtp import read_rtp
+from vsim.validate.sipp_rtt import HEADER as RTT_HEADER, read_sipp_rtt
+from vsim.validate.sipp_stat import HEADER_START as STAT_HEADER, read_sipp_stat
+from vsim.validate.tshark_streams import BANNER, read_tshark_streams
+from vsim.validate.vsim_trace import MAGIC, read_trace
+
+FORMATS = {
+    "pcap": ("a pcap capture", read_rtp),
+    "pcapng": ("a pcapng capture", read_rtp),
+    "tshark": ("tshark -z rtp,streams output", read_tshark_streams),
+    "esxtop": ("esxtop batch-mode CSV", read_esxtop),
+    "sipp-stat": ("a SIPp -trace_stat CSV", read_sipp_stat),
+    "sipp-rtt": ("a SIPp -trace_rtt CSV", read_sipp_rtt),
+    "vsim": ("a vsim trace", read_trace),
+}
+_EXTENSIONS = {".pcap": ("pcap", "pcapng"), ".cap": ("pcap", "pcapng"), ".pcapng": ("pcapng", "pcap"),
+               ".csv": ("esxtop", "sipp-stat", "sipp-rtt", "vsim"), ".txt": ("tshark", "vsim", "sipp-stat",
+                                                                           "sipp-rtt", "esxtop")}
+_HEAD_BYTES = 65536
+
+
+def describe_format(fmt):
+    """A format's name as a phrase ('a pcap capture'), or 'an unknown format' for None."""
+    return FORMATS[fmt][0] if fmt in FORMATS else "an unknown format"
+
+
+def sniff(head):
+    """The format of a file whose first bytes are ``head``, or None when it is none of ``FORMATS``."""
+    if head[:4] in PCAP_MAGICS:
+        return "pcap"
+    if head[:4] == PCAPNG_MAGIC:
+        return "pcapng"
+    text = head.decode("utf-8-sig", errors="replace")
+    first = text.lstrip().split("\n", 1)[0].strip()
+    if first == MAGIC:
+        return "vsim"
+    if first.lstrip('"').startswith(FORMAT_PREFIX):
+        return "esxtop"
+    if first.startswith(STAT_HEADER):
+        return "sipp-stat"
+    if tuple(cell.strip() for cell in first.rstrip(";").split(";")) == RTT_HEADER:
+        return "sipp-rtt"
+    if any(BANNER in line and line.lstrip().startswith("=") for line in text.splitlines()[:50]):
+        return "tshark"
+    return None
+
+
+def _is_text(head):
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return b"\0" not in head
+
+
+def _head(path):
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(_HEAD_BYTES)
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read ({exc.strerror or exc})") from None
+
+
+def detect_format(path, fmt=None):
+    """The format of ``path`` from its content, checked against ``fmt`` and its extension."""
+    if fmt is not None and fmt not in FORMATS:
+        raise InputError(path, "--format", f"expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    head = _head(path)
+    if not head:
+        expected = describe_format(fmt) if fmt else "a trace (" + ", ".join(FORMATS) + ")"
+        raise InputError(path, None, f"empty file; expected {expected}")
+    found = sniff(head)
+    if fmt is not None:
+        if found is None and fmt in ("pcap", "pcapng") and _is_text(head):
+            raise InputError(path, "--format", f"format {fmt} given, but the file holds text "
+                                               f"({head[:30]!r}); expected {describe_format(fmt)}")
+        if found is not None and found != fmt and {found, fmt} != {"pcap", "pcapng"}:
+            raise InputError(path, "--format", f"format {fmt} given, but the file holds "
+                                               f"{describe_format(found)}; expected {describe_format(fmt)}")
+        return fmt
+    if found is None:
+        raise InputError(path, "line 1", "expected one of: " + "; ".join(
+            description for description, _ in FORMATS.values()) + f" (recognised by content), found "
+            f"{head[:30]!r}")
+    suffix = Path(path).suffix.lower()
+    if suffix in _EXTENSIONS and found not in _EXTENSIONS[suffix]:
+        raise InputError(path, "file name", f"named {suffix} but holds {describe_format(found)}; expected "
+                                            f"{describe_format(_EXTENSIONS[suffix][0])} (rename the file "
+                                            "or give its format)")
+    return found
+
+
+def read_any(path, fmt=None):
+    """Read a trace of any format vsim knows: returns ``(format, trace)``.
+
+    ``fmt`` (one of ``FORMATS``) says what the file must be; without it the
+    format comes from the content. The trace is the reader's own object:
+    ``RtpPackets`` for captures, a list of ``TsharkStream`` for tshark's
+    table, ``EsxtopTrace``, ``SippStats``, ``SippRtt`` or a vsim ``Trace``.
+    """
+    fmt = detect_format(path, fmt)
+    return fmt, FORMATS[fmt][1](path)
