@@ -38,6 +38,6 @@ def test_a_malformed_choice_is_an_input_error_naming_it(tmp_path):
 
 def test_slope_ratio_note_says_when_the_early_range_is_flat():
     flat = slope_ratio_note([(1, 1.0), (2, 1.0), (4, 1.01)], [(4, 1.01), (6, 1.3), (8, 1.6)])
-    assert "nearly flat from 1 to 4" in flat and "4: 1.01" in flat
+    assert "nearly flat from 1 to 4" in flat and "near zero" in flat and "4: 1.01" in flat
     rising = slope_ratio_note([(1, 1.0), (2, 1.1), (4, 1.3)], [(4, 1.3), (6, 1.6), (8, 1.9)])
     assert "nearly flat" not in rising

@@ -72,9 +72,8 @@ def slope_ratio_note(early_points, late_points):
     note = (f"p99 slope {early:.4f} ms per instance over 1-4 and {late:.4f} over 4-8 "
             f"(p99 in ms by instances {shown})")
     if early < 0.1 * max(late, 0.0):
-        note += ("; the ratio is large because the simulated p99 is nearly flat from 1 to 4 "
-                 "instances, where the study's rises: it is no evidence of the study's gentle "
-                 "acceleration")
+        note += ("; the ratio divides by a slope near zero (its size and sign mean nothing) because "
+                 "the simulated p99 is nearly flat from 1 to 4 instances, where the study's rises")
     return note
 
 
