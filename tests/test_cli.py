@@ -189,6 +189,29 @@ def test_unmodelled_study_gives_nulls_and_a_note(capsys, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_shortened_reproduce_writes_into_figures_quick_of_the_current_directory(capsys, tmp_path,
+                                                                              monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = vsim(capsys, "reproduce", "voip-vsphere5", "--duration", "1", "--replications", "1",
+                        "--quiet")
+    assert code == 0, err
+    assert "figures and tables in figures-quick/voip-vsphere5" in err
+    assert (tmp_path / "figures-quick" / "voip-vsphere5" / "comparison.md").is_file()
+    assert [p.name for p in tmp_path.iterdir()] == ["figures-quick"]
+
+
+@pytest.mark.parametrize("options, expected", [
+    ([], "figures"), (["--quick"], "figures-quick"), (["--duration", "60"], "figures-quick"),
+    (["--replications", "2"], "figures-quick"), (["--quick", "--figures", "mine"], "mine")])
+def test_only_paper_length_runs_default_to_the_committed_figures(options, expected):
+    args = cli.build_parser().parse_args(["reproduce", *options])
+    assert cli._figures_dir(args, cli._plan(args)) == Path(expected)
+
+
+def test_quick_figures_are_ignored_by_git():
+    assert "/figures-quick/" in (REPO / ".gitignore").read_text().splitlines()
+
+
 # ---------------------------------------------------------------- sweep
 SWEEP = ["--set", "sweep.values=[1, 2]", "--duration", "1", "--replications", "2", "--quiet"]
 WHATIF = REPO / "configs" / "whatif"

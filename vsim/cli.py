@@ -18,7 +18,7 @@ from vsim.core.atomic import write_text
 from vsim.core.errors import InputError
 from vsim.experiments.claims import load_claims
 from vsim.experiments.comparison import summary_line
-from vsim.experiments.reproduce import (REPO, claim_rows, claims_json, run_studies, select_studies,
+from vsim.experiments.reproduce import (claim_rows, claims_json, run_studies, select_studies,
                                         write_study_outputs)
 from vsim.scenario import schema
 from vsim.scenario.load import load_scenario
@@ -38,6 +38,10 @@ MODEL_KINDS = {
     "workloads": schema.MediaServerModel,
     "clients": schema.ClientModel,
 }
+
+
+PAPER_FIGURES = "figures"  # committed paper-length results
+SHORT_FIGURES = "figures-quick"  # shortened runs, kept apart so they never replace those
 
 
 class Parser(argparse.ArgumentParser):
@@ -89,11 +93,17 @@ def build_parser():
     reproduce.add_argument("studies", nargs="*", metavar="STUDY", help="studies to run (default: all)")
     reproduce.add_argument("--quick", action="store_true",
                            help=f"short runs for CI: {QUICK.duration:g} s x {QUICK.replications} replications")
+    reproduce.add_argument("--duration", type=_bounded(float, 0, False), metavar="S",
+                           help="simulated seconds per run (default: each config's run.duration)")
+    reproduce.add_argument("--replications", type=_bounded(int, 1, True), metavar="N",
+                           help="runs per point (default: each config's run.replications)")
     reproduce.add_argument("--jobs", type=_bounded(int, 1, True), default=1, metavar="N",
                            help="worker processes (default: 1)")
     reproduce.add_argument("--json", metavar="PATH|-", help="write claims JSON to PATH, or stdout for -")
-    reproduce.add_argument("--figures", type=Path, metavar="DIR", default=REPO / "figures",
-                           help="where figures and tables go (default: the repository's figures/)")
+    reproduce.add_argument("--figures", type=Path, metavar="DIR",
+                           help=f"where figures and tables go (default: {PAPER_FIGURES}/ in the current "
+                                f"directory for paper-length runs, {SHORT_FIGURES}/ when --quick, "
+                                f"--duration or --replications shortens them)")
     reproduce.add_argument("--quiet", action="store_true", help="no progress lines")
     reproduce.set_defaults(handler=_reproduce)
 
@@ -232,16 +242,35 @@ def _reproduce(args):
     modelled, pending = select_studies(args.studies, claims)
     for name in pending:
         _note(f"vsim: note: study '{name}' is not modelled yet; its claims are reported as null")
-    plan = QUICK if args.quick else RunPlan()
+    plan = _plan(args)
+    figures = _figures_dir(args, plan)
     results = run_studies(modelled, plan, args.jobs, None if args.quiet else _note)
     rows = claim_rows(claims, results)
     if args.json is not None:
         _emit(args.json, claims_json(rows))
     for result in results:
-        write_study_outputs(args.figures, result, rows)
+        write_study_outputs(figures, result, rows)
         study_rows = [row for row in rows if row.claim.study == result.name]
         _note(f"{result.name}: {summary_line(study_rows)}  "
-              f"(figures and tables in {args.figures / result.name})")
+              f"(figures and tables in {figures / result.name})")
+
+
+def _figures_dir(args, plan):
+    """--figures, else figures/ for paper-length runs and figures-quick/ for shortened ones,
+    relative to the current directory."""
+    if args.figures is not None:
+        return args.figures
+    return Path(PAPER_FIGURES if plan == RunPlan() else SHORT_FIGURES)
+
+
+def _plan(args):
+    """The run length and replications that --quick, --duration and --replications ask for."""
+    plan = QUICK if args.quick else RunPlan()
+    if args.duration is not None:  # the warm-up then follows the config's, for that duration
+        plan = dataclasses.replace(plan, duration=args.duration, warmup=None)
+    if args.replications is not None:
+        plan = dataclasses.replace(plan, replications=args.replications)
+    return plan
 
 
 # ---------------------------------------------------------------- sweep
@@ -253,12 +282,7 @@ def _sweep(args):
     if scenario.sweep is None:
         raise InputError(args.config, "sweep", "expected a [sweep] table with key and values "
                          "(or --set sweep.key=KEY --set sweep.values=[...])")
-    plan = QUICK if args.quick else RunPlan()
-    if args.duration is not None:  # the warm-up then follows the config's, for that duration
-        plan = dataclasses.replace(plan, duration=args.duration, warmup=None)
-    if args.replications is not None:
-        plan = dataclasses.replace(plan, replications=args.replications)
-    duration, warmup, replications = plan.resolve(scenario.run)
+    duration, warmup, replications = _plan(args).resolve(scenario.run)
     tasks = sweep_tasks(args.config, loaded, duration, warmup, replications, args.set)
     summaries = run_tasks(tasks, args.jobs, None if args.quiet else _note)
     stem = Path(args.config).stem
