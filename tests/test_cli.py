@@ -173,6 +173,64 @@ def test_json_path_is_written_whole(capsys, tmp_path):
     assert json.loads(out.read_text())["duration"] == 2.0
 
 
+def no_simulation(monkeypatch):
+    """Make any simulation fail the test: outputs must be checked before it."""
+    def ran(*args, **kwargs):
+        pytest.fail("simulated before checking the output paths")
+    monkeypatch.setattr(cli.Simulation, "run", ran)
+    monkeypatch.setattr(cli, "run_tasks", ran)
+    monkeypatch.setattr(cli, "run_studies", ran)
+
+
+@pytest.mark.parametrize("command", [["run", CONFIG], ["sweep", CONFIG, "--quick"],
+                                     ["reproduce", "voip-vsphere5", "--quick"]])
+def test_every_json_output_is_checked_before_simulating(capsys, tmp_path, monkeypatch, command):
+    no_simulation(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = vsim(capsys, *command, "--json", "/proc/o.json")
+    assert code == 2 and out == ""
+    assert one_line_error(err).startswith("vsim: error: /proc/o.json: --json: cannot write into /proc/")
+    missing = tmp_path / "missing" / "o.json"
+    code, _, err = vsim(capsys, *command, "--json", str(missing))
+    assert code == 2 and "does not exist (it is not created)" in one_line_error(err)
+    read_only = tmp_path / "o.json"
+    read_only.write_text("mine\n")
+    read_only.chmod(0o444)
+    code, _, err = vsim(capsys, *command, "--json", str(read_only))
+    assert code == 2 and "the file is read-only" in one_line_error(err)
+    assert read_only.read_text() == "mine\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.json"]
+
+
+@pytest.mark.parametrize("command, option", [(["sweep", CONFIG, "--quick"], "--out"),
+                                             (["reproduce", "voip-vsphere5", "--quick"], "--figures")])
+def test_output_directories_are_checked_before_simulating(capsys, tmp_path, monkeypatch, command, option):
+    no_simulation(monkeypatch)
+    code, out, err = vsim(capsys, *command, option, str(tmp_path / "a" / "b"))
+    assert code == 2 and out == ""
+    assert f"{tmp_path / 'a' / 'b'}: {option}: expected a directory whose parent exists" in one_line_error(err)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_read_only_figure_of_a_study_is_refused(capsys, tmp_path, monkeypatch):
+    no_simulation(monkeypatch)
+    figure = tmp_path / "voip-vsphere5" / "fig2.png"
+    figure.parent.mkdir()
+    figure.write_text("mine")
+    figure.chmod(0o444)
+    code, _, err = vsim(capsys, "reproduce", "--quick", "--figures", str(tmp_path))
+    assert code == 2 and f"{figure}: --figures: the file is read-only" in one_line_error(err)
+
+
+def test_a_read_only_sweep_report_is_refused(capsys, tmp_path, monkeypatch):
+    no_simulation(monkeypatch)
+    summary = tmp_path / "summary.md"
+    summary.write_text("mine")
+    summary.chmod(0o400)
+    code, _, err = vsim(capsys, "sweep", CONFIG, "--quick", "--out", str(tmp_path))
+    assert code == 2 and f"{summary}: --out: the file is read-only" in one_line_error(err)
+
+
 def test_unknown_study_names_argument_and_known_studies(capsys):
     code, _, err = vsim(capsys, "reproduce", "voip-vsphere9")
     assert code == 2
@@ -270,7 +328,7 @@ def test_sweep_out_that_is_a_file_is_refused_before_running(capsys, tmp_path, mo
     monkeypatch.setattr(cli, "run_tasks", lambda *a, **k: pytest.fail("ran before checking --out"))
     code, _, err = vsim(capsys, "sweep", CONFIG, *SWEEP, "--out", str(target))
     assert code == 2
-    assert f"{target}: expected a directory for --out" in one_line_error(err)
+    assert f"{target}: --out: expected a directory" in one_line_error(err)
     assert target.read_text() == "mine\n"
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import vsim
 from vsim.core.atomic import write_text
 from vsim.core.errors import InputError
+from vsim.core.output_check import check_output_dir, check_output_file
 from vsim.experiments.claims import load_claims
 from vsim.experiments.comparison import summary_line
 from vsim.experiments.reproduce import (claim_rows, claims_json, run_studies, select_studies,
@@ -27,7 +28,7 @@ from vsim.scenario.simulate import Simulation, default_warmup
 from vsim.scenario.toml_io import load_toml
 from vsim.scenario.typed import describe
 from vsim.sweep.executor import QUICK, RunPlan, Sweep, run_tasks, sweep_tasks
-from vsim.sweep.report import point_report, report_json, table_text, write_report
+from vsim.sweep.report import point_report, report_files, report_json, table_text, write_report
 
 MODEL_KINDS = {
     "hosts": schema.HostModel,
@@ -82,7 +83,8 @@ def build_parser():
     run.add_argument("--seed", type=_bounded(int, 0, True), help="random seed (default: run.seed)")
     run.add_argument("--duration", type=_bounded(float, 0, False), metavar="S",
                      help="simulated seconds (default: run.duration)")
-    run.add_argument("--json", metavar="PATH|-", help="write the summary as JSON to PATH, or stdout for -")
+    run.add_argument("--json", metavar="PATH|-", help="write the summary as JSON to PATH (its directory "
+                                                      "must exist), or stdout for -")
     run.add_argument("--engine", choices=Simulation.ENGINES, default="auto",
                      help="events: the SimPy model; uncontended: the closed form for hosts where no "
                           "world waits for a CPU (same packets); auto (default): the closed form where "
@@ -99,11 +101,13 @@ def build_parser():
                            help="runs per point (default: each config's run.replications)")
     reproduce.add_argument("--jobs", type=_bounded(int, 1, True), default=1, metavar="N",
                            help="worker processes (default: 1)")
-    reproduce.add_argument("--json", metavar="PATH|-", help="write claims JSON to PATH, or stdout for -")
+    reproduce.add_argument("--json", metavar="PATH|-",
+                           help="write claims JSON to PATH (its directory must exist), or stdout for -")
     reproduce.add_argument("--figures", type=Path, metavar="DIR",
                            help=f"where figures and tables go (default: {PAPER_FIGURES}/ in the current "
                                 f"directory for paper-length runs, {SHORT_FIGURES}/ when --quick, "
-                                f"--duration or --replications shortens them)")
+                                f"--duration or --replications shortens them); DIR is created if "
+                                f"missing, its parent must exist")
     reproduce.add_argument("--quiet", action="store_true", help="no progress lines")
     reproduce.set_defaults(handler=_reproduce)
 
@@ -125,9 +129,11 @@ def build_parser():
     sweep.add_argument("--jobs", type=_bounded(int, 1, True), default=1, metavar="N",
                        help="worker processes (default: 1)")
     sweep.add_argument("--json", metavar="PATH|-",
-                       help="write the report and every run's summary as JSON to PATH, or stdout for -")
+                       help="write the report and every run's summary as JSON to PATH (its directory "
+                            "must exist), or stdout for -")
     sweep.add_argument("--out", type=Path, metavar="DIR",
-                       help="write results.json, summary.md and figures (PNG, SVG) into DIR")
+                       help="write results.json, summary.md and figures (PNG, SVG) into DIR (created if "
+                            "missing, its parent must exist)")
     sweep.add_argument("--quiet", action="store_true", help="no progress lines")
     sweep.set_defaults(handler=_sweep)
 
@@ -169,6 +175,8 @@ def _note(line):
 
 # ------------------------------------------------------------------ run
 def _run(args):
+    if args.json is not None:
+        check_output_file(args.json, "--json")
     loaded = load_scenario(args.config, args.set)
     run = loaded.scenario.run
     seed = run.seed if args.seed is None else args.seed
@@ -240,10 +248,14 @@ def _human_summary(name, config, seed, duration, engine, summary, params=None):
 def _reproduce(args):
     claims = load_claims()
     modelled, pending = select_studies(args.studies, claims)
-    for name in pending:
-        _note(f"vsim: note: study '{name}' is not modelled yet; its claims are reported as null")
     plan = _plan(args)
     figures = _figures_dir(args, plan)
+    if args.json is not None:
+        check_output_file(args.json, "--json")
+    if modelled:
+        check_output_dir(figures, "--figures", owned=modelled)
+    for name in pending:
+        _note(f"vsim: note: study '{name}' is not modelled yet; its claims are reported as null")
     results = run_studies(modelled, plan, args.jobs, None if args.quiet else _note)
     rows = claim_rows(claims, results)
     if args.json is not None:
@@ -275,8 +287,11 @@ def _plan(args):
 
 # ---------------------------------------------------------------- sweep
 def _sweep(args):
-    if args.out is not None and args.out.exists() and not args.out.is_dir():
-        raise InputError(args.out, None, "expected a directory for --out, found a file")
+    stem = Path(args.config).stem
+    if args.json is not None:
+        check_output_file(args.json, "--json")
+    if args.out is not None:
+        check_output_dir(args.out, "--out", files=report_files(stem))
     loaded = load_scenario(args.config, args.set)
     scenario = loaded.scenario
     if scenario.sweep is None:
@@ -285,7 +300,6 @@ def _sweep(args):
     duration, warmup, replications = _plan(args).resolve(scenario.run)
     tasks = sweep_tasks(args.config, loaded, duration, warmup, replications, args.set)
     summaries = run_tasks(tasks, args.jobs, None if args.quiet else _note)
-    stem = Path(args.config).stem
     result = Sweep.from_runs(stem, str(args.config), tasks, summaries, loaded.fitted_claims())
     reports = [point_report(point) for point in result.points]
     title = (f"{scenario.name}  ({args.config}; {replications} x {duration:g} s per point, "

@@ -147,11 +147,20 @@ def _curves(sweep, reports, names, xs):
     return curves
 
 
+FIGURES = ("jitter", "cpu")
+
+
+def report_files(stem):
+    """Names of every file ``write_report`` may write for a config named ``stem``."""
+    return ["results.json", "summary.md"] + [f"{stem}_{suffix}.{ext}" for suffix in FIGURES
+                                             for ext in ("png", "svg")]
+
+
 def plot_report(stem, title, sweep, reports):
     """Write ``stem``_jitter and ``stem``_cpu (PNG and SVG); return the paths written."""
     xs, label, ticks = axis(sweep)
     written = []
-    for suffix, names, ylabel in (("jitter", JITTER, "jitter (ms)"), ("cpu", CPU, "%")):
+    for suffix, names, ylabel in zip(FIGURES, (JITTER, CPU), ("jitter (ms)", "%")):
         curves = _curves(sweep, reports, names, xs)
         if curves:
             path = stem.with_name(f"{stem.name}_{suffix}")
