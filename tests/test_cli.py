@@ -231,6 +231,16 @@ def test_a_read_only_sweep_report_is_refused(capsys, tmp_path, monkeypatch):
     assert code == 2 and f"{summary}: --out: the file is read-only" in one_line_error(err)
 
 
+@pytest.mark.parametrize("command", [["run", CONFIG], ["sweep", CONFIG, "--quick", "--jobs", "2"]])
+def test_a_run_too_large_for_memory_is_refused_before_simulating(capsys, monkeypatch, command):
+    no_simulation(monkeypatch)
+    code, out, err = vsim(capsys, *command, "--set", "vm.instances=100000",
+                          "--set", "sweep.values=[1, 100000]")
+    assert code == 2 and out == ""
+    line = one_line_error(err)
+    assert "a run of 100000 VMs x 4 vCPUs" in line and "GiB" in line and "available (MemAvailable)" in line
+
+
 def test_unknown_study_names_argument_and_known_studies(capsys):
     code, _, err = vsim(capsys, "reproduce", "voip-vsphere9")
     assert code == 2

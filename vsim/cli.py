@@ -23,11 +23,12 @@ from vsim.experiments.reproduce import (claim_rows, claims_json, run_studies, se
                                         write_study_outputs)
 from vsim.scenario import schema
 from vsim.scenario.load import load_scenario
+from vsim.scenario.memory import check_memory
 from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
 from vsim.scenario.simulate import Simulation, default_warmup
 from vsim.scenario.toml_io import load_toml
 from vsim.scenario.typed import describe
-from vsim.sweep.executor import QUICK, RunPlan, Sweep, run_tasks, sweep_tasks
+from vsim.sweep.executor import QUICK, RunPlan, Sweep, point_runs, run_tasks, sweep_tasks
 from vsim.sweep.report import point_report, report_files, report_json, table_text, write_report
 
 MODEL_KINDS = {
@@ -182,6 +183,7 @@ def _run(args):
     seed = run.seed if args.seed is None else args.seed
     duration = run.duration if args.duration is None else args.duration
     warmup = default_warmup(run, duration)
+    check_memory([(args.config, loaded, duration)], jobs=1)
     try:
         sim = Simulation(loaded, seed, engine=args.engine)
     except ValueError as exc:
@@ -298,6 +300,7 @@ def _sweep(args):
         raise InputError(args.config, "sweep", "expected a [sweep] table with key and values "
                          "(or --set sweep.key=KEY --set sweep.values=[...])")
     duration, warmup, replications = _plan(args).resolve(scenario.run)
+    check_memory(point_runs(args.config, loaded, duration), args.jobs)
     tasks = sweep_tasks(args.config, loaded, duration, warmup, replications, args.set)
     summaries = run_tasks(tasks, args.jobs, None if args.quiet else _note)
     result = Sweep.from_runs(stem, str(args.config), tasks, summaries, loaded.fitted_claims())

@@ -17,7 +17,8 @@ from vsim.core.errors import InputError
 from vsim.experiments import voip_vsphere5
 from vsim.experiments.comparison import Row, write_comparison
 from vsim.scenario.load import load_scenario
-from vsim.sweep.executor import RunPlan, Sweep, run_tasks, sweep_tasks
+from vsim.scenario.memory import check_memory
+from vsim.sweep.executor import RunPlan, Sweep, point_runs, run_tasks, sweep_tasks
 
 REPO = Path(__file__).resolve().parents[2]
 STUDIES = {voip_vsphere5.NAME: voip_vsphere5}
@@ -49,13 +50,19 @@ def select_studies(names, claims):
 
 
 def run_studies(names, plan=RunPlan(), jobs=1, progress=None):
-    """Run the sweeps of the modelled studies ``names``; one ``StudyResult`` each."""
-    planned = []
+    """Run the sweeps of the modelled studies ``names``; one ``StudyResult`` each.
+
+    Every point is checked to fit in memory, ``jobs`` at a time, before any runs.
+    """
+    planned, runs = [], []
     for name in names:
         for sweep_name, relative in STUDIES[name].CONFIGS.items():
             loaded = load_scenario(REPO / relative)
-            tasks = sweep_tasks(REPO / relative, loaded, *plan.resolve(loaded.scenario.run))
+            duration, warmup, replications = plan.resolve(loaded.scenario.run)
+            tasks = sweep_tasks(REPO / relative, loaded, duration, warmup, replications)
             planned.append((name, sweep_name, relative, tasks, loaded.fitted_claims()))
+            runs += point_runs(REPO / relative, loaded, duration)
+    check_memory(runs, jobs)
     summaries = run_tasks([task for *_, tasks, _ in planned for task in tasks], jobs, progress)
     sweeps = {name: {} for name in names}
     start = 0

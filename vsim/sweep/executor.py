@@ -73,6 +73,13 @@ def sweep_tasks(config, loaded, duration, warmup, replications, overrides=()):
             for x in sweep.values for r in range(replications)]
 
 
+def point_runs(config, loaded, duration):
+    """(config, scenario at the point, duration) for every point of the sweep: what each
+    replication will run, for checks made before running any."""
+    sweep = loaded.scenario.sweep
+    return [(str(config), loaded.with_value(sweep.key, x), duration) for x in sweep.values]
+
+
 def run_task(task):
     """Run ``task`` from its files; return its summary and the wall time it took."""
     start = time.perf_counter()
