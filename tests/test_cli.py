@@ -1,8 +1,11 @@
 """Tests of the command line: JSON output, determinism, one-line errors and exit codes."""
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -379,3 +382,47 @@ def test_module_entry_point_exit_code_and_single_line():
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.splitlines() == ["vsim: error: argument --seed: expected an integer >= 0, got '-1'"]
+
+
+def _group_members(pgid):
+    """Pids of the live (not zombie) processes in process group ``pgid``, read from /proc."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        state, _ppid, group = stat.rsplit(")", 1)[1].split()[:3]
+        if int(group) == pgid and state != "Z":
+            members.append(int(entry.name))
+    return members
+
+
+def _wait_for(condition, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_ctrl_c_stops_workers_and_exits_130_with_one_line(tmp_path):
+    """Ctrl-C in a terminal sends SIGINT to the whole foreground group: vsim and its workers."""
+    figures = tmp_path / "figures"
+    process = subprocess.Popen([sys.executable, "-m", "vsim", "reproduce", "voip-vsphere5", "--quick",
+                                "--jobs", "2", "--quiet", "--figures", str(figures)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                               start_new_session=True)
+    try:
+        _wait_for(lambda: len(_group_members(process.pid)) >= 3)  # vsim and both workers running
+        time.sleep(0.5)
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130
+    assert err == "vsim: interrupted\n" and out == ""
+    _wait_for(lambda: not _group_members(process.pid), timeout=10)
+    assert list(tmp_path.iterdir()) == []

@@ -1,8 +1,9 @@
 """Command line: ``vsim run``, ``vsim reproduce``, ``vsim sweep`` and ``vsim describe``.
 
 Exit codes: 0 success; 2 bad input (an ``InputError`` or a malformed command
-line), reported as one line ``vsim: error: ...`` on stderr; 1 any other
-failure, reported with its traceback because it is a bug.
+line), reported as one line ``vsim: error: ...`` on stderr; 130 interrupted
+(Ctrl-C), reported as ``vsim: interrupted``; 1 any other failure, reported
+with its traceback because it is a bug.
 """
 
 import argparse
@@ -153,6 +154,9 @@ def main(argv=None):
     except InputError as exc:
         print(f"vsim: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # outputs are written atomically, so none is left half-written
+        print("vsim: interrupted", file=sys.stderr)
+        return 130
     except Exception:
         traceback.print_exc()
         return 1

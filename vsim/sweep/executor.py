@@ -10,8 +10,11 @@ completion order, so serial and parallel runs give identical output.
 
 import json
 import multiprocessing
+import signal
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -113,12 +116,50 @@ def run_tasks(tasks, jobs=1, progress=None):
         for index, task in enumerate(tasks):
             finished(index, run_task(task))
         return results
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {pool.submit(run_task, task): index for index, task in enumerate(tasks)}
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
+    try:
+        with _interrupts_ignored():  # the workers start here and inherit it
+            futures = {pool.submit(run_task, task): index for index, task in enumerate(tasks)}
         for future in as_completed(futures):
             finished(futures[future], future.result())
+    except BaseException:  # Ctrl-C, or a task's error: stop at once, leave no worker behind
+        _stop(pool)
+        raise
+    pool.shutdown()
     return results
+
+
+@contextmanager
+def _interrupts_ignored():
+    """Ignore SIGINT while worker processes start, so that they inherit the ignoring.
+
+    A Ctrl-C reaches every process of the terminal's foreground group; the
+    workers must not each report it, the parent stops them instead. Python
+    keeps an ignored SIGINT it inherits. Outside the main thread, where signal
+    handlers cannot be set, nothing changes.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _stop(pool):
+    """Cancel the tasks not started and end the workers now, instead of after their tasks.
+
+    ``ProcessPoolExecutor`` has no public way to end running workers before
+    Python 3.14, so they are taken from its process table.
+    """
+    processes = list((pool._processes or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join()
 
 
 def _duration(seconds):
