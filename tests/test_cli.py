@@ -1,5 +1,6 @@
 """Tests of the command line: JSON output, determinism, one-line errors and exit codes."""
 
+import io
 import json
 import os
 import signal
@@ -77,6 +78,21 @@ def test_run_without_json_prints_a_readable_summary(capsys):
     code, out, _ = vsim(capsys, "run", CONFIG, *SHORT)
     assert code == 0
     assert "jitter" in out and "esxtop PCPU UTIL" in out and "vm0" in out and "costop" in out
+
+
+def test_run_shows_a_progress_bar_only_on_a_terminal(capsys, monkeypatch):
+    code, _, err = vsim(capsys, "run", CONFIG, *SHORT, "--set", "vm.instances=2")
+    assert code == 0 and err == ""
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    code, _, _ = vsim(capsys, "run", CONFIG, *SHORT, "--set", "vm.instances=2")
+    assert code == 0
+    assert "fig3:" in terminal.getvalue() and "/2 simulated s" in terminal.getvalue()
 
 
 def test_run_shows_model_parameters_the_scenario_sets(capsys):

@@ -18,6 +18,7 @@ import vsim
 from vsim.core.atomic import write_text
 from vsim.core.errors import InputError
 from vsim.core.output_check import check_output_dir, check_output_file
+from vsim.core.progress import simulated_clock_bar
 from vsim.experiments.claims import load_claims
 from vsim.experiments.comparison import summary_line
 from vsim.experiments.reproduce import (claim_rows, claims_json, run_studies, select_studies,
@@ -192,7 +193,8 @@ def _run(args):
         sim = Simulation(loaded, seed, engine=args.engine)
     except ValueError as exc:
         raise InputError(args.config, "--engine", str(exc)) from None
-    summary = sim.run(duration, warmup)
+    with simulated_clock_bar(duration, Path(args.config).stem) as progress:
+        summary = sim.run(duration, warmup, progress)
     params = loaded.scenario.params
     if args.json is None:
         print(_human_summary(loaded.scenario.name, args.config, seed, duration, sim.engine, summary,
