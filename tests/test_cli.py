@@ -3,6 +3,7 @@
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from vsim import cli
+from vsim.experiments.claims import load_claims
 from vsim.scenario.load import load_scenario
 
 REPO = Path(__file__).resolve().parents[1]
@@ -258,6 +260,20 @@ def test_a_run_too_large_for_memory_is_refused_before_simulating(capsys, monkeyp
     assert code == 2 and out == ""
     line = one_line_error(err)
     assert "a run of 100000 VMs x 4 vCPUs" in line and "GiB" in line and "available (MemAvailable)" in line
+
+
+def test_reproduce_help_names_every_study_and_which_are_modelled(capsys):
+    code, out, _ = vsim(capsys, "reproduce", "--help")
+    assert code == 0
+    text = " ".join(re.sub(r"-\n\s+", "-", out).split())  # argparse may wrap a name at a hyphen
+    assert "Modelled: voip-vsphere5." in text
+    for study in {claim.study for claim in load_claims()}:
+        assert study in text
+
+
+def test_sweep_help_shows_a_single_percent_sign(capsys):
+    code, out, _ = vsim(capsys, "sweep", "--help")
+    assert code == 0 and "95% interval" in " ".join(out.split()) and "%%" not in out
 
 
 def test_unknown_study_names_argument_and_known_studies(capsys):

@@ -21,7 +21,7 @@ from vsim.core.output_check import check_output_dir, check_output_file
 from vsim.core.progress import simulated_clock_bar
 from vsim.experiments.claims import load_claims
 from vsim.experiments.comparison import summary_line
-from vsim.experiments.reproduce import (claim_rows, claims_json, run_studies, select_studies,
+from vsim.experiments.reproduce import (STUDIES, claim_rows, claims_json, run_studies, select_studies,
                                         write_study_outputs)
 from vsim.scenario import schema
 from vsim.scenario.load import load_scenario
@@ -72,6 +72,21 @@ def _bounded(kind, low, inclusive):
     return parse
 
 
+def _study_names():
+    """Every study of the claims file and every modelled study, modelled ones first."""
+    studies = {claim.study for claim in load_claims()} | set(STUDIES)
+    return sorted(studies, key=lambda name: (name not in STUDIES, name))
+
+
+def _studies_text():
+    modelled = [name for name in _study_names() if name in STUDIES]
+    pending = [name for name in _study_names() if name not in STUDIES]
+    text = f"Modelled: {', '.join(modelled)}."
+    if pending:
+        text += f" Not modelled yet (their claims are reported as null): {', '.join(pending)}."
+    return text
+
+
 def build_parser():
     """The ``vsim`` parser with its ``run``, ``reproduce``, ``sweep`` and ``describe`` subcommands."""
     parser = Parser(prog="vsim", description="Discrete-event simulator of virtualized hosts.")
@@ -94,8 +109,10 @@ def build_parser():
                           "it applies")
     run.set_defaults(handler=_run)
 
-    reproduce = commands.add_parser("reproduce", help="run the studies behind the paper claims")
-    reproduce.add_argument("studies", nargs="*", metavar="STUDY", help="studies to run (default: all)")
+    reproduce = commands.add_parser("reproduce", help="run the studies behind the paper claims",
+                                    description="Run the studies behind the paper claims. " + _studies_text())
+    reproduce.add_argument("studies", nargs="*", metavar="STUDY",
+                           help="studies to run (default: all): " + ", ".join(_study_names()))
     reproduce.add_argument("--quick", action="store_true",
                            help=f"short runs for CI: {QUICK.duration:g} s x {QUICK.replications} replications")
     reproduce.add_argument("--duration", type=_bounded(float, 0, False), metavar="S",
@@ -118,7 +135,7 @@ def build_parser():
         "sweep", help="run a scenario's [sweep] as a what-if: a table per point, JSON and figures",
         description="Run every value of the config's [sweep] (change it with --set sweep.key=... "
                     "--set sweep.values=[...]) run.replications times; print per point the trimmed "
-                    "mean and 95%% interval of jitter, loss, host CPU, ready and co-stop.")
+                    "mean and 95% interval of jitter, loss, host CPU, ready and co-stop.")
     sweep.add_argument("config", metavar="CONFIG", help="scenario TOML file with a [sweep] table")
     sweep.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                        help="override a dotted key of the config, sweep.key and sweep.values "
