@@ -353,6 +353,18 @@ def test_sweep_out_writes_the_report_and_figures(capsys, tmp_path):
     assert "| true |" in (tmp_path / "ht" / "summary.md").read_text()
 
 
+def test_sweep_of_values_that_change_nothing_says_why(capsys):
+    code, out, err = vsim(capsys, "sweep", CONFIG, "--set", 'sweep.key="vm.reservation"',
+                          "--set", "sweep.values=[0, 0.5, 1]", "--set", "vm.instances=12",
+                          "--duration", "1", "--replications", "2", "--quiet")
+    assert code == 0, err
+    rows = out.splitlines()[2:5]
+    assert len({row.split(maxsplit=1)[1] for row in rows}) == 1
+    assert out.splitlines()[5] == (
+        "note: vm.reservation 0 .. 1 CPUs changes no CPU entitlement (each VM's share of the host is "
+        "1.07 CPUs; a reservation counts only above that share), so these points ran the same")
+
+
 def test_sweep_progress_names_each_run(capsys):
     code, _, err = vsim(capsys, "sweep", CONFIG, *SWEEP[:-1])
     assert code == 0

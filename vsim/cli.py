@@ -31,6 +31,7 @@ from vsim.scenario.simulate import Simulation, default_warmup
 from vsim.scenario.toml_io import load_toml
 from vsim.scenario.typed import describe
 from vsim.sweep.executor import QUICK, RunPlan, Sweep, point_runs, run_tasks, sweep_tasks
+from vsim.sweep.no_effect import no_effect_notes
 from vsim.sweep.report import point_report, report_files, report_json, table_text, write_report
 
 MODEL_KINDS = {
@@ -331,6 +332,7 @@ def _sweep(args):
     title = (f"{scenario.name}  ({args.config}; {replications} x {duration:g} s per point, "
              f"trimmed mean [95% interval])")
     table = table_text(title, result, reports)
+    table += "".join(f"{line}\n" for line in no_effect_notes(result.key, reports, loaded))
     if args.json == "-":
         sys.stderr.write(table)
     else:
