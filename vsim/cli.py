@@ -16,6 +16,7 @@ from pathlib import Path
 
 import vsim
 from vsim.core.atomic import write_text
+from vsim.core.data_dirs import resolve_config
 from vsim.core.errors import InputError
 from vsim.core.output_check import check_output_dir, check_output_file
 from vsim.core.progress import simulated_clock_bar
@@ -201,7 +202,7 @@ def _note(line):
 def _run(args):
     if args.json is not None:
         check_output_file(args.json, "--json")
-    loaded = load_scenario(args.config, args.set)
+    loaded = load_scenario(resolve_config(args.config), args.set)
     run = loaded.scenario.run
     seed = run.seed if args.seed is None else args.seed
     duration = run.duration if args.duration is None else args.duration
@@ -318,14 +319,15 @@ def _sweep(args):
         check_output_file(args.json, "--json")
     if args.out is not None:
         check_output_dir(args.out, "--out", files=report_files(stem))
-    loaded = load_scenario(args.config, args.set)
+    config = resolve_config(args.config)
+    loaded = load_scenario(config, args.set)
     scenario = loaded.scenario
     if scenario.sweep is None:
         raise InputError(args.config, "sweep", "expected a [sweep] table with key and values "
                          "(or --set sweep.key=KEY --set sweep.values=[...])")
     duration, warmup, replications = _plan(args).resolve(scenario.run)
     check_memory(point_runs(args.config, loaded, duration), args.jobs)
-    tasks = sweep_tasks(args.config, loaded, duration, warmup, replications, args.set)
+    tasks = sweep_tasks(config, loaded, duration, warmup, replications, args.set)
     summaries = run_tasks(tasks, args.jobs, None if args.quiet else _note)
     result = Sweep.from_runs(stem, str(args.config), tasks, summaries, loaded.fitted_claims())
     reports = [point_report(point) for point in result.points]
@@ -350,7 +352,7 @@ def _sweep(args):
 # ------------------------------------------------------------- describe
 def _describe(args):
     if args.target.endswith(".toml"):
-        print(_describe_config(args.target))
+        print(_describe_config(resolve_config(args.target)))
     else:
         print(_describe_model(args.target))
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vsim.core.atomic import write_text
+from vsim.core.data_dirs import data_root
 from vsim.core.errors import InputError
 from vsim.experiments import voip_vsphere5
 from vsim.experiments.comparison import Row, write_comparison
@@ -20,7 +21,7 @@ from vsim.scenario.load import load_scenario
 from vsim.scenario.memory import check_memory
 from vsim.sweep.executor import RunPlan, Sweep, point_runs, run_tasks, sweep_tasks
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = data_root()  # holds the studies' configs/
 STUDIES = {voip_vsphere5.NAME: voip_vsphere5}
 
 
