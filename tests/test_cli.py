@@ -420,6 +420,15 @@ def test_describe_unknown_model_is_input_error(capsys):
     assert "workloads/vmcd_g729" in one_line_error(err)
 
 
+def test_importing_the_command_line_loads_neither_scipy_nor_matplotlib():
+    """They take a second or more to import; --version and --help need neither."""
+    code = ("import sys, vsim.cli; vsim.cli.build_parser(); "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'matplotlib', 'tqdm'}))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "[]\n"
+
+
 def test_module_entry_point_exit_code_and_single_line():
     result = subprocess.run([sys.executable, "-m", "vsim", "run", CONFIG, "--seed", "-1"],
                             capture_output=True, text=True, cwd=REPO, timeout=60)

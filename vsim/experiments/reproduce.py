@@ -7,6 +7,7 @@ sweeps of all requested studies go into one task list, so ``--jobs`` keeps
 every worker busy across figures.
 """
 
+import importlib
 import json
 import math
 from dataclasses import dataclass
@@ -15,14 +16,19 @@ from pathlib import Path
 from vsim.core.atomic import write_text
 from vsim.core.data_dirs import data_root
 from vsim.core.errors import InputError
-from vsim.experiments import voip_vsphere5
 from vsim.experiments.comparison import Row, write_comparison
 from vsim.scenario.load import load_scenario
 from vsim.scenario.memory import check_memory
 from vsim.sweep.executor import RunPlan, Sweep, point_runs, run_tasks, sweep_tasks
 
 REPO = data_root()  # holds the studies' configs/
-STUDIES = {voip_vsphere5.NAME: voip_vsphere5}
+# modelled studies: name -> recipe module, imported when a study is run (it draws with matplotlib)
+STUDIES = {"voip-vsphere5": "vsim.experiments.voip_vsphere5"}
+
+
+def recipe(name):
+    """The recipe module of the modelled study ``name``: its CONFIGS, claim_values and draw_figures."""
+    return importlib.import_module(STUDIES[name])
 
 
 
@@ -57,7 +63,7 @@ def run_studies(names, plan=RunPlan(), jobs=1, progress=None):
     """
     planned, runs = [], []
     for name in names:
-        for sweep_name, relative in STUDIES[name].CONFIGS.items():
+        for sweep_name, relative in recipe(name).CONFIGS.items():
             loaded = load_scenario(REPO / relative)
             duration, warmup, replications = plan.resolve(loaded.scenario.run)
             tasks = sweep_tasks(REPO / relative, loaded, duration, warmup, replications)
@@ -71,7 +77,7 @@ def run_studies(names, plan=RunPlan(), jobs=1, progress=None):
         runs = summaries[start:start + len(tasks)]
         start += len(tasks)
         sweeps[name][sweep_name] = Sweep.from_runs(sweep_name, relative, tasks, runs, fitted)
-    return [StudyResult(name, sweeps[name], STUDIES[name].claim_values(sweeps[name])) for name in names]
+    return [StudyResult(name, sweeps[name], recipe(name).claim_values(sweeps[name])) for name in names]
 
 
 def _number(value):
@@ -113,7 +119,7 @@ def write_study_outputs(figures_dir, result, rows):
     """Figures, comparison table and per-run results of one study; returns the paths written."""
     outdir = Path(figures_dir) / result.name
     study_claims = [row.claim for row in rows if row.claim.study == result.name]
-    written = STUDIES[result.name].draw_figures(outdir, result.sweeps, study_claims)
+    written = recipe(result.name).draw_figures(outdir, result.sweeps, study_claims)
     written += write_comparison(outdir, f"{result.name}: paper vs simulated",
                                 [row for row in rows if row.claim.study == result.name])
     write_text(outdir / "results.json", results_json(result))

@@ -10,7 +10,9 @@ BLAS build orders its additions.
 import math
 
 import numpy as np
-from scipy import stats as _st
+from vsim.core.lazy_import import lazy_module
+
+_st = lazy_module("scipy.stats")  # slow to import, and only two functions use it
 
 
 def _nonempty(name, values):

@@ -19,7 +19,6 @@ from typing import Callable
 import numpy as np
 
 from vsim.core.atomic import write_text
-from vsim.experiments.figures import Curve, plot_sweep
 from vsim.metrics.stats import t_confidence_interval, trimmed_mean
 from vsim.scenario.schema import sweepable_keys
 
@@ -137,6 +136,8 @@ def axis(sweep):
 
 
 def _curves(sweep, reports, names, xs):
+    from vsim.experiments.figures import Curve  # matplotlib: imported only to draw
+
     by_name = {metric.name: metric for metric in METRICS}
     curves = []
     for name in names:
@@ -158,6 +159,8 @@ def report_files(stem):
 
 def plot_report(stem, title, sweep, reports):
     """Write ``stem``_jitter and ``stem``_cpu (PNG and SVG); return the paths written."""
+    from vsim.experiments.figures import plot_sweep  # matplotlib: imported only to draw
+
     xs, label, ticks = axis(sweep)
     written = []
     for suffix, names, ylabel in zip(FIGURES, (JITTER, CPU), ("jitter (ms)", "%")):
