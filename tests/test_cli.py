@@ -429,6 +429,15 @@ def test_importing_the_command_line_loads_neither_scipy_nor_matplotlib():
     assert result.stdout == "[]\n"
 
 
+def test_a_reader_that_stops_early_gets_no_traceback():
+    """As with ``vsim describe ... | head -1``: stdout is closed before vsim writes."""
+    process = subprocess.Popen([sys.executable, "-m", "vsim", "describe", CONFIG], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, cwd=REPO)
+    process.stdout.close()
+    err = process.stderr.read()
+    assert process.wait(timeout=60) == 141 and err == ""
+
+
 def test_module_entry_point_exit_code_and_single_line():
     result = subprocess.run([sys.executable, "-m", "vsim", "run", CONFIG, "--seed", "-1"],
                             capture_output=True, text=True, cwd=REPO, timeout=60)

@@ -2,7 +2,8 @@
 
 Exit codes: 0 success; 2 bad input (an ``InputError`` or a malformed command
 line), reported as one line ``vsim: error: ...`` on stderr; 130 interrupted
-(Ctrl-C), reported as ``vsim: interrupted``; 1 any other failure, reported
+(Ctrl-C), reported as ``vsim: interrupted``; 141 (as for SIGPIPE) when the
+reader of stdout stops early, silently; 1 any other failure, reported
 with its traceback because it is a bug.
 """
 
@@ -10,6 +11,7 @@ import argparse
 import dataclasses
 import json
 import math
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -177,6 +179,9 @@ def main(argv=None):
     except KeyboardInterrupt:  # outputs are written atomically, so none is left half-written
         print("vsim: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # stdout's reader stopped early (| head): as a tool killed by SIGPIPE
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
+        return 141
     except Exception:
         traceback.print_exc()
         return 1
