@@ -446,18 +446,20 @@ def test_module_entry_point_exit_code_and_single_line():
     assert result.stderr.splitlines() == ["vsim: error: argument --seed: expected an integer >= 0, got '-1'"]
 
 
-def _group_members(pgid):
-    """Pids of the live (not zombie) processes in process group ``pgid``, read from /proc."""
+def _group_members(pgid, marker=b""):
+    """Pids of the live (not zombie) processes in process group ``pgid`` whose command line
+    contains ``marker``, read from /proc."""
     members = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
             stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes()
         except OSError:
             continue
         state, _ppid, group = stat.rsplit(")", 1)[1].split()[:3]
-        if int(group) == pgid and state != "Z":
+        if int(group) == pgid and state != "Z" and marker in command:
             members.append(int(entry.name))
     return members
 
@@ -477,7 +479,7 @@ def test_ctrl_c_stops_workers_and_exits_130_with_one_line(tmp_path):
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
                                start_new_session=True)
     try:
-        _wait_for(lambda: len(_group_members(process.pid)) >= 3)  # vsim and both workers running
+        _wait_for(lambda: len(_group_members(process.pid, b"multiprocessing.spawn")) == 2)  # both workers
         time.sleep(0.5)
         os.killpg(process.pid, signal.SIGINT)
         out, err = process.communicate(timeout=30)

@@ -11,7 +11,6 @@ completion order, so serial and parallel runs give identical output.
 import json
 import multiprocessing
 import signal
-import threading
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -136,7 +135,7 @@ def run_tasks(tasks, jobs=1, progress=None):
         return results
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
     try:
-        with _interrupts_ignored():  # the workers start here and inherit it
+        with _interrupts_held():  # the workers start here and inherit it
             futures = {pool.submit(run_task, task): index for index, task in enumerate(tasks)}
         for future in as_completed(futures):
             finished(futures[future], future.result())
@@ -148,22 +147,19 @@ def run_tasks(tasks, jobs=1, progress=None):
 
 
 @contextmanager
-def _interrupts_ignored():
-    """Ignore SIGINT while worker processes start, so that they inherit the ignoring.
+def _interrupts_held():
+    """Hold back SIGINT while worker processes start, so that they inherit it held back.
 
     A Ctrl-C reaches every process of the terminal's foreground group; the
-    workers must not each report it, the parent stops them instead. Python
-    keeps an ignored SIGINT it inherits. Outside the main thread, where signal
-    handlers cannot be set, nothing changes.
+    workers must not each report it, the parent stops them instead. A blocked
+    signal stays blocked across fork and exec, so the workers never see it,
+    while for this process it is only delayed: it arrives when unblocked.
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _stop(pool):
