@@ -7,6 +7,10 @@ either way. Where no C compiler is found the extensions are skipped and the
 package runs as Python; ``VSIM_PURE_PYTHON=1`` skips them on purpose. The
 build records a hash of each compiled source, so an edited source is run as
 Python until the package is rebuilt (see ``vsim/native.py``).
+
+The component models (``models/``) and scenarios (``configs/``) stay at the
+top of the repository; a built wheel gets a copy of both in ``vsim/_data/``,
+so an installed copy finds them (``vsim/core/data_dirs.py``).
 """
 
 import hashlib
@@ -16,6 +20,7 @@ import os
 from pathlib import Path
 
 from setuptools import setup
+from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 
@@ -49,4 +54,18 @@ def ext_modules():
     return extensions
 
 
-setup(ext_modules=ext_modules())
+class build_py_with_data(build_py):
+    """The package, plus the repository's models/ and configs/ copied into vsim/_data/.
+
+    An editable install reads the repository's own folders and gets no copy.
+    """
+
+    def run(self):
+        super().run()
+        if getattr(self, "editable_mode", False):
+            return
+        for name in ("models", "configs"):
+            self.copy_tree(str(ROOT / name), str(Path(self.build_lib) / "vsim" / "_data" / name))
+
+
+setup(ext_modules=ext_modules(), cmdclass={"build_py": build_py_with_data})

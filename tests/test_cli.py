@@ -1,13 +1,19 @@
 """Tests of the command line: JSON output, determinism, one-line errors and exit codes."""
 
+import io
 import json
+import os
+import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from vsim import cli
+from vsim.experiments.claims import load_claims
 from vsim.scenario.load import load_scenario
 
 REPO = Path(__file__).resolve().parents[1]
@@ -74,6 +80,21 @@ def test_run_without_json_prints_a_readable_summary(capsys):
     code, out, _ = vsim(capsys, "run", CONFIG, *SHORT)
     assert code == 0
     assert "jitter" in out and "esxtop PCPU UTIL" in out and "vm0" in out and "costop" in out
+
+
+def test_run_shows_a_progress_bar_only_on_a_terminal(capsys, monkeypatch):
+    code, _, err = vsim(capsys, "run", CONFIG, *SHORT, "--set", "vm.instances=2")
+    assert code == 0 and err == ""
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    code, _, _ = vsim(capsys, "run", CONFIG, *SHORT, "--set", "vm.instances=2")
+    assert code == 0
+    assert "fig3:" in terminal.getvalue() and "/2 simulated s" in terminal.getvalue()
 
 
 def test_run_shows_model_parameters_the_scenario_sets(capsys):
@@ -174,6 +195,88 @@ def test_json_path_is_written_whole(capsys, tmp_path):
     assert json.loads(out.read_text())["duration"] == 2.0
 
 
+def no_simulation(monkeypatch):
+    """Make any simulation fail the test: outputs must be checked before it."""
+    def ran(*args, **kwargs):
+        pytest.fail("simulated before checking the output paths")
+    monkeypatch.setattr(cli.Simulation, "run", ran)
+    monkeypatch.setattr(cli, "run_tasks", ran)
+    monkeypatch.setattr(cli, "run_studies", ran)
+
+
+@pytest.mark.parametrize("command", [["run", CONFIG], ["sweep", CONFIG, "--quick"],
+                                     ["reproduce", "voip-vsphere5", "--quick"]])
+def test_every_json_output_is_checked_before_simulating(capsys, tmp_path, monkeypatch, command):
+    no_simulation(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = vsim(capsys, *command, "--json", "/proc/o.json")
+    assert code == 2 and out == ""
+    assert one_line_error(err).startswith("vsim: error: /proc/o.json: --json: cannot write into /proc/")
+    missing = tmp_path / "missing" / "o.json"
+    code, _, err = vsim(capsys, *command, "--json", str(missing))
+    assert code == 2 and "does not exist (it is not created)" in one_line_error(err)
+    read_only = tmp_path / "o.json"
+    read_only.write_text("mine\n")
+    read_only.chmod(0o444)
+    code, _, err = vsim(capsys, *command, "--json", str(read_only))
+    assert code == 2 and "the file is read-only" in one_line_error(err)
+    assert read_only.read_text() == "mine\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.json"]
+
+
+@pytest.mark.parametrize("command, option", [(["sweep", CONFIG, "--quick"], "--out"),
+                                             (["reproduce", "voip-vsphere5", "--quick"], "--figures")])
+def test_output_directories_are_checked_before_simulating(capsys, tmp_path, monkeypatch, command, option):
+    no_simulation(monkeypatch)
+    code, out, err = vsim(capsys, *command, option, str(tmp_path / "a" / "b"))
+    assert code == 2 and out == ""
+    assert f"{tmp_path / 'a' / 'b'}: {option}: expected a directory whose parent exists" in one_line_error(err)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_read_only_figure_of_a_study_is_refused(capsys, tmp_path, monkeypatch):
+    no_simulation(monkeypatch)
+    figure = tmp_path / "voip-vsphere5" / "fig2.png"
+    figure.parent.mkdir()
+    figure.write_text("mine")
+    figure.chmod(0o444)
+    code, _, err = vsim(capsys, "reproduce", "--quick", "--figures", str(tmp_path))
+    assert code == 2 and f"{figure}: --figures: the file is read-only" in one_line_error(err)
+
+
+def test_a_read_only_sweep_report_is_refused(capsys, tmp_path, monkeypatch):
+    no_simulation(monkeypatch)
+    summary = tmp_path / "summary.md"
+    summary.write_text("mine")
+    summary.chmod(0o400)
+    code, _, err = vsim(capsys, "sweep", CONFIG, "--quick", "--out", str(tmp_path))
+    assert code == 2 and f"{summary}: --out: the file is read-only" in one_line_error(err)
+
+
+@pytest.mark.parametrize("command", [["run", CONFIG], ["sweep", CONFIG, "--quick", "--jobs", "2"]])
+def test_a_run_too_large_for_memory_is_refused_before_simulating(capsys, monkeypatch, command):
+    no_simulation(monkeypatch)
+    code, out, err = vsim(capsys, *command, "--set", "vm.instances=100000",
+                          "--set", "sweep.values=[1, 100000]")
+    assert code == 2 and out == ""
+    line = one_line_error(err)
+    assert "a run of 100000 VMs x 4 vCPUs" in line and "GiB" in line and "available (MemAvailable)" in line
+
+
+def test_reproduce_help_names_every_study_and_which_are_modelled(capsys):
+    code, out, _ = vsim(capsys, "reproduce", "--help")
+    assert code == 0
+    text = " ".join(re.sub(r"-\n\s+", "-", out).split())  # argparse may wrap a name at a hyphen
+    assert "Modelled: voip-vsphere5." in text
+    for study in {claim.study for claim in load_claims()}:
+        assert study in text
+
+
+def test_sweep_help_shows_a_single_percent_sign(capsys):
+    code, out, _ = vsim(capsys, "sweep", "--help")
+    assert code == 0 and "95% interval" in " ".join(out.split()) and "%%" not in out
+
+
 def test_unknown_study_names_argument_and_known_studies(capsys):
     code, _, err = vsim(capsys, "reproduce", "voip-vsphere9")
     assert code == 2
@@ -188,6 +291,29 @@ def test_unmodelled_study_gives_nulls_and_a_note(capsys, tmp_path):
     claims = json.loads(out)["claims"]
     assert claims and all(c["value"] is None and c["fitted"] is False for c in claims)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_shortened_reproduce_writes_into_figures_quick_of_the_current_directory(capsys, tmp_path,
+                                                                              monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = vsim(capsys, "reproduce", "voip-vsphere5", "--duration", "1", "--replications", "1",
+                        "--quiet")
+    assert code == 0, err
+    assert "figures and tables in figures-quick/voip-vsphere5" in err
+    assert (tmp_path / "figures-quick" / "voip-vsphere5" / "comparison.md").is_file()
+    assert [p.name for p in tmp_path.iterdir()] == ["figures-quick"]
+
+
+@pytest.mark.parametrize("options, expected", [
+    ([], "figures"), (["--quick"], "figures-quick"), (["--duration", "60"], "figures-quick"),
+    (["--replications", "2"], "figures-quick"), (["--quick", "--figures", "mine"], "mine")])
+def test_only_paper_length_runs_default_to_the_committed_figures(options, expected):
+    args = cli.build_parser().parse_args(["reproduce", *options])
+    assert cli._figures_dir(args, cli._plan(args)) == Path(expected)
+
+
+def test_quick_figures_are_ignored_by_git():
+    assert "/figures-quick/" in (REPO / ".gitignore").read_text().splitlines()
 
 
 # ---------------------------------------------------------------- sweep
@@ -228,6 +354,18 @@ def test_sweep_out_writes_the_report_and_figures(capsys, tmp_path):
     assert "| true |" in (tmp_path / "ht" / "summary.md").read_text()
 
 
+def test_sweep_of_values_that_change_nothing_says_why(capsys):
+    code, out, err = vsim(capsys, "sweep", CONFIG, "--set", 'sweep.key="vm.reservation"',
+                          "--set", "sweep.values=[0, 0.5, 1]", "--set", "vm.instances=12",
+                          "--duration", "1", "--replications", "2", "--quiet")
+    assert code == 0, err
+    rows = out.splitlines()[2:5]
+    assert len({row.split(maxsplit=1)[1] for row in rows}) == 1
+    assert out.splitlines()[5] == (
+        "note: vm.reservation 0 .. 1 CPUs changes no CPU entitlement (each VM's share of the host is "
+        "1.07 CPUs; a reservation counts only above that share), so these points ran the same")
+
+
 def test_sweep_progress_names_each_run(capsys):
     code, _, err = vsim(capsys, "sweep", CONFIG, *SWEEP[:-1])
     assert code == 0
@@ -248,7 +386,7 @@ def test_sweep_out_that_is_a_file_is_refused_before_running(capsys, tmp_path, mo
     monkeypatch.setattr(cli, "run_tasks", lambda *a, **k: pytest.fail("ran before checking --out"))
     code, _, err = vsim(capsys, "sweep", CONFIG, *SWEEP, "--out", str(target))
     assert code == 2
-    assert f"{target}: expected a directory for --out" in one_line_error(err)
+    assert f"{target}: --out: expected a directory" in one_line_error(err)
     assert target.read_text() == "mine\n"
 
 
@@ -283,9 +421,73 @@ def test_describe_unknown_model_is_input_error(capsys):
     assert "workloads/vmcd_g729" in one_line_error(err)
 
 
+def test_importing_the_command_line_loads_neither_scipy_nor_matplotlib():
+    """They take a second or more to import; --version and --help need neither."""
+    code = ("import sys, vsim.cli; vsim.cli.build_parser(); "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'matplotlib', 'tqdm'}))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "[]\n"
+
+
+def test_a_reader_that_stops_early_gets_no_traceback():
+    """As with ``vsim describe ... | head -1``: stdout is closed before vsim writes."""
+    process = subprocess.Popen([sys.executable, "-m", "vsim", "describe", CONFIG], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, cwd=REPO)
+    process.stdout.close()
+    err = process.stderr.read()
+    assert process.wait(timeout=60) == 141 and err == ""
+
+
 def test_module_entry_point_exit_code_and_single_line():
     result = subprocess.run([sys.executable, "-m", "vsim", "run", CONFIG, "--seed", "-1"],
                             capture_output=True, text=True, cwd=REPO, timeout=60)
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.splitlines() == ["vsim: error: argument --seed: expected an integer >= 0, got '-1'"]
+
+
+def _group_members(pgid, marker=b""):
+    """Pids of the live (not zombie) processes in process group ``pgid`` whose command line
+    contains ``marker``, read from /proc."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        state, _ppid, group = stat.rsplit(")", 1)[1].split()[:3]
+        if int(group) == pgid and state != "Z" and marker in command:
+            members.append(int(entry.name))
+    return members
+
+
+def _wait_for(condition, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_ctrl_c_stops_workers_and_exits_130_with_one_line(tmp_path):
+    """Ctrl-C in a terminal sends SIGINT to the whole foreground group: vsim and its workers."""
+    figures = tmp_path / "figures"
+    process = subprocess.Popen([sys.executable, "-m", "vsim", "reproduce", "voip-vsphere5", "--quick",
+                                "--jobs", "2", "--quiet", "--figures", str(figures)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                               start_new_session=True)
+    try:
+        _wait_for(lambda: len(_group_members(process.pid, b"multiprocessing.spawn")) == 2)  # both workers
+        time.sleep(0.5)
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130
+    assert err == "vsim: interrupted\n" and out == ""
+    _wait_for(lambda: not _group_members(process.pid), timeout=10)
+    assert list(tmp_path.iterdir()) == []

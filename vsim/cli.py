@@ -1,33 +1,41 @@
 """Command line: ``vsim run``, ``vsim reproduce``, ``vsim sweep`` and ``vsim describe``.
 
 Exit codes: 0 success; 2 bad input (an ``InputError`` or a malformed command
-line), reported as one line ``vsim: error: ...`` on stderr; 1 any other
-failure, reported with its traceback because it is a bug.
+line), reported as one line ``vsim: error: ...`` on stderr; 130 interrupted
+(Ctrl-C), reported as ``vsim: interrupted``; 141 (as for SIGPIPE) when the
+reader of stdout stops early, silently; 1 any other failure, reported
+with its traceback because it is a bug.
 """
 
 import argparse
 import dataclasses
 import json
 import math
+import os
 import sys
 import traceback
 from pathlib import Path
 
 import vsim
 from vsim.core.atomic import write_text
+from vsim.core.data_dirs import resolve_config
 from vsim.core.errors import InputError
+from vsim.core.output_check import check_output_dir, check_output_file
+from vsim.core.progress import simulated_clock_bar
 from vsim.experiments.claims import load_claims
 from vsim.experiments.comparison import summary_line
-from vsim.experiments.reproduce import (REPO, claim_rows, claims_json, run_studies, select_studies,
+from vsim.experiments.reproduce import (STUDIES, claim_rows, claims_json, run_studies, select_studies,
                                         write_study_outputs)
 from vsim.scenario import schema
 from vsim.scenario.load import load_scenario
+from vsim.scenario.memory import check_memory
 from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
 from vsim.scenario.simulate import Simulation, default_warmup
 from vsim.scenario.toml_io import load_toml
 from vsim.scenario.typed import describe
-from vsim.sweep.executor import QUICK, RunPlan, Sweep, run_tasks, sweep_tasks
-from vsim.sweep.report import point_report, report_json, table_text, write_report
+from vsim.sweep.executor import QUICK, RunPlan, Sweep, point_runs, run_tasks, sweep_tasks
+from vsim.sweep.no_effect import no_effect_notes
+from vsim.sweep.report import point_report, report_files, report_json, table_text, write_report
 
 MODEL_KINDS = {
     "hosts": schema.HostModel,
@@ -38,6 +46,10 @@ MODEL_KINDS = {
     "workloads": schema.MediaServerModel,
     "clients": schema.ClientModel,
 }
+
+
+PAPER_FIGURES = "figures"  # committed paper-length results
+SHORT_FIGURES = "figures-quick"  # shortened runs, kept apart so they never replace those
 
 
 class Parser(argparse.ArgumentParser):
@@ -64,6 +76,21 @@ def _bounded(kind, low, inclusive):
     return parse
 
 
+def _study_names():
+    """Every study of the claims file and every modelled study, modelled ones first."""
+    studies = {claim.study for claim in load_claims()} | set(STUDIES)
+    return sorted(studies, key=lambda name: (name not in STUDIES, name))
+
+
+def _studies_text():
+    modelled = [name for name in _study_names() if name in STUDIES]
+    pending = [name for name in _study_names() if name not in STUDIES]
+    text = f"Modelled: {', '.join(modelled)}."
+    if pending:
+        text += f" Not modelled yet (their claims are reported as null): {', '.join(pending)}."
+    return text
+
+
 def build_parser():
     """The ``vsim`` parser with its ``run``, ``reproduce``, ``sweep`` and ``describe`` subcommands."""
     parser = Parser(prog="vsim", description="Discrete-event simulator of virtualized hosts.")
@@ -78,22 +105,33 @@ def build_parser():
     run.add_argument("--seed", type=_bounded(int, 0, True), help="random seed (default: run.seed)")
     run.add_argument("--duration", type=_bounded(float, 0, False), metavar="S",
                      help="simulated seconds (default: run.duration)")
-    run.add_argument("--json", metavar="PATH|-", help="write the summary as JSON to PATH, or stdout for -")
+    run.add_argument("--json", metavar="PATH|-", help="write the summary as JSON to PATH (its directory "
+                                                      "must exist), or stdout for -")
     run.add_argument("--engine", choices=Simulation.ENGINES, default="auto",
                      help="events: the SimPy model; uncontended: the closed form for hosts where no "
                           "world waits for a CPU (same packets); auto (default): the closed form where "
                           "it applies")
     run.set_defaults(handler=_run)
 
-    reproduce = commands.add_parser("reproduce", help="run the studies behind the paper claims")
-    reproduce.add_argument("studies", nargs="*", metavar="STUDY", help="studies to run (default: all)")
+    reproduce = commands.add_parser("reproduce", help="run the studies behind the paper claims",
+                                    description="Run the studies behind the paper claims. " + _studies_text())
+    reproduce.add_argument("studies", nargs="*", metavar="STUDY",
+                           help="studies to run (default: all): " + ", ".join(_study_names()))
     reproduce.add_argument("--quick", action="store_true",
                            help=f"short runs for CI: {QUICK.duration:g} s x {QUICK.replications} replications")
+    reproduce.add_argument("--duration", type=_bounded(float, 0, False), metavar="S",
+                           help="simulated seconds per run (default: each config's run.duration)")
+    reproduce.add_argument("--replications", type=_bounded(int, 1, True), metavar="N",
+                           help="runs per point (default: each config's run.replications)")
     reproduce.add_argument("--jobs", type=_bounded(int, 1, True), default=1, metavar="N",
                            help="worker processes (default: 1)")
-    reproduce.add_argument("--json", metavar="PATH|-", help="write claims JSON to PATH, or stdout for -")
-    reproduce.add_argument("--figures", type=Path, metavar="DIR", default=REPO / "figures",
-                           help="where figures and tables go (default: the repository's figures/)")
+    reproduce.add_argument("--json", metavar="PATH|-",
+                           help="write claims JSON to PATH (its directory must exist), or stdout for -")
+    reproduce.add_argument("--figures", type=Path, metavar="DIR",
+                           help=f"where figures and tables go (default: {PAPER_FIGURES}/ in the current "
+                                f"directory for paper-length runs, {SHORT_FIGURES}/ when --quick, "
+                                f"--duration or --replications shortens them); DIR is created if "
+                                f"missing, its parent must exist")
     reproduce.add_argument("--quiet", action="store_true", help="no progress lines")
     reproduce.set_defaults(handler=_reproduce)
 
@@ -101,7 +139,7 @@ def build_parser():
         "sweep", help="run a scenario's [sweep] as a what-if: a table per point, JSON and figures",
         description="Run every value of the config's [sweep] (change it with --set sweep.key=... "
                     "--set sweep.values=[...]) run.replications times; print per point the trimmed "
-                    "mean and 95%% interval of jitter, loss, host CPU, ready and co-stop.")
+                    "mean and 95% interval of jitter, loss, host CPU, ready and co-stop.")
     sweep.add_argument("config", metavar="CONFIG", help="scenario TOML file with a [sweep] table")
     sweep.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                        help="override a dotted key of the config, sweep.key and sweep.values "
@@ -115,9 +153,11 @@ def build_parser():
     sweep.add_argument("--jobs", type=_bounded(int, 1, True), default=1, metavar="N",
                        help="worker processes (default: 1)")
     sweep.add_argument("--json", metavar="PATH|-",
-                       help="write the report and every run's summary as JSON to PATH, or stdout for -")
+                       help="write the report and every run's summary as JSON to PATH (its directory "
+                            "must exist), or stdout for -")
     sweep.add_argument("--out", type=Path, metavar="DIR",
-                       help="write results.json, summary.md and figures (PNG, SVG) into DIR")
+                       help="write results.json, summary.md and figures (PNG, SVG) into DIR (created if "
+                            "missing, its parent must exist)")
     sweep.add_argument("--quiet", action="store_true", help="no progress lines")
     sweep.set_defaults(handler=_sweep)
 
@@ -142,6 +182,12 @@ def main(argv=None):
     except InputError as exc:
         print(f"vsim: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # outputs are written atomically, so none is left half-written
+        print("vsim: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # stdout's reader stopped early (| head): as a tool killed by SIGPIPE
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
+        return 141
     except Exception:
         traceback.print_exc()
         return 1
@@ -165,16 +211,20 @@ def _note(line):
 
 # ------------------------------------------------------------------ run
 def _run(args):
-    loaded = load_scenario(args.config, args.set)
+    if args.json is not None:
+        check_output_file(args.json, "--json")
+    loaded = load_scenario(resolve_config(args.config), args.set)
     run = loaded.scenario.run
     seed = run.seed if args.seed is None else args.seed
     duration = run.duration if args.duration is None else args.duration
     warmup = default_warmup(run, duration)
+    check_memory([(args.config, loaded, duration)], jobs=1)
     try:
         sim = Simulation(loaded, seed, engine=args.engine)
     except ValueError as exc:
         raise InputError(args.config, "--engine", str(exc)) from None
-    summary = sim.run(duration, warmup)
+    with simulated_clock_bar(duration, Path(args.config).stem) as progress:
+        summary = sim.run(duration, warmup, progress)
     params = loaded.scenario.params
     if args.json is None:
         print(_human_summary(loaded.scenario.name, args.config, seed, duration, sim.engine, summary,
@@ -236,43 +286,66 @@ def _human_summary(name, config, seed, duration, engine, summary, params=None):
 def _reproduce(args):
     claims = load_claims()
     modelled, pending = select_studies(args.studies, claims)
+    plan = _plan(args)
+    figures = _figures_dir(args, plan)
+    if args.json is not None:
+        check_output_file(args.json, "--json")
+    if modelled:
+        check_output_dir(figures, "--figures", owned=modelled)
     for name in pending:
         _note(f"vsim: note: study '{name}' is not modelled yet; its claims are reported as null")
-    plan = QUICK if args.quick else RunPlan()
     results = run_studies(modelled, plan, args.jobs, None if args.quiet else _note)
     rows = claim_rows(claims, results)
     if args.json is not None:
         _emit(args.json, claims_json(rows))
     for result in results:
-        write_study_outputs(args.figures, result, rows)
+        write_study_outputs(figures, result, rows)
         study_rows = [row for row in rows if row.claim.study == result.name]
         _note(f"{result.name}: {summary_line(study_rows)}  "
-              f"(figures and tables in {args.figures / result.name})")
+              f"(figures and tables in {figures / result.name})")
 
 
-# ---------------------------------------------------------------- sweep
-def _sweep(args):
-    if args.out is not None and args.out.exists() and not args.out.is_dir():
-        raise InputError(args.out, None, "expected a directory for --out, found a file")
-    loaded = load_scenario(args.config, args.set)
-    scenario = loaded.scenario
-    if scenario.sweep is None:
-        raise InputError(args.config, "sweep", "expected a [sweep] table with key and values "
-                         "(or --set sweep.key=KEY --set sweep.values=[...])")
+def _figures_dir(args, plan):
+    """--figures, else figures/ for paper-length runs and figures-quick/ for shortened ones,
+    relative to the current directory."""
+    if args.figures is not None:
+        return args.figures
+    return Path(PAPER_FIGURES if plan == RunPlan() else SHORT_FIGURES)
+
+
+def _plan(args):
+    """The run length and replications that --quick, --duration and --replications ask for."""
     plan = QUICK if args.quick else RunPlan()
     if args.duration is not None:  # the warm-up then follows the config's, for that duration
         plan = dataclasses.replace(plan, duration=args.duration, warmup=None)
     if args.replications is not None:
         plan = dataclasses.replace(plan, replications=args.replications)
-    duration, warmup, replications = plan.resolve(scenario.run)
-    tasks = sweep_tasks(args.config, loaded, duration, warmup, replications, args.set)
-    summaries = run_tasks(tasks, args.jobs, None if args.quiet else _note)
+    return plan
+
+
+# ---------------------------------------------------------------- sweep
+def _sweep(args):
     stem = Path(args.config).stem
+    if args.json is not None:
+        check_output_file(args.json, "--json")
+    if args.out is not None:
+        check_output_dir(args.out, "--out", files=report_files(stem))
+    config = resolve_config(args.config)
+    loaded = load_scenario(config, args.set)
+    scenario = loaded.scenario
+    if scenario.sweep is None:
+        raise InputError(args.config, "sweep", "expected a [sweep] table with key and values "
+                         "(or --set sweep.key=KEY --set sweep.values=[...])")
+    duration, warmup, replications = _plan(args).resolve(scenario.run)
+    check_memory(point_runs(args.config, loaded, duration), args.jobs)
+    tasks = sweep_tasks(config, loaded, duration, warmup, replications, args.set)
+    summaries = run_tasks(tasks, args.jobs, None if args.quiet else _note)
     result = Sweep.from_runs(stem, str(args.config), tasks, summaries, loaded.fitted_claims())
     reports = [point_report(point) for point in result.points]
     title = (f"{scenario.name}  ({args.config}; {replications} x {duration:g} s per point, "
              f"trimmed mean [95% interval])")
     table = table_text(title, result, reports)
+    table += "".join(f"{line}\n" for line in no_effect_notes(result.key, reports, loaded))
     if args.json == "-":
         sys.stderr.write(table)
     else:
@@ -300,7 +373,7 @@ def _jitter(args):
 # ------------------------------------------------------------- describe
 def _describe(args):
     if args.target.endswith(".toml"):
-        print(_describe_config(args.target))
+        print(_describe_config(resolve_config(args.target)))
     else:
         print(_describe_model(args.target))
 

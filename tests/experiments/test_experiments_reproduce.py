@@ -11,8 +11,8 @@ from vsim.experiments import voip_vsphere5
 from vsim.experiments.claims import load_claims
 from vsim.experiments.comparison import LEGEND, summary_line
 from vsim.experiments.ledger import DesignChoice
-from vsim.experiments.reproduce import (REPO, claim_rows, claims_json, results_json, run_studies,
-                                        select_studies, write_study_outputs)
+from vsim.experiments.reproduce import (REPO, STUDIES, claim_rows, claims_json, results_json, run_studies,
+                                        recipe, select_studies, write_study_outputs)
 from vsim.scenario.load import load_scenario
 from vsim.sweep.executor import Point, RunPlan, Sweep, Task, run_tasks, sweep_tasks
 
@@ -214,3 +214,7 @@ def test_progress_lines_name_task_and_count():
     assert [line.split("  ")[0] for line in lines] == [
         "[1/3] fig3 vm.instances=1 rep 1/2", "[2/3] fig3 vm.instances=1 rep 2/2",
         "[3/3] fig3 vm.instances=2 rep 1/2"]
+
+
+def test_each_modelled_study_names_its_recipe():
+    assert all(recipe(name).NAME == name for name in STUDIES)

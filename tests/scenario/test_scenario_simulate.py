@@ -38,6 +38,19 @@ def test_same_seed_gives_identical_summaries(instances):
     assert as_json(first) == as_json(second)
 
 
+@pytest.mark.parametrize("instances, engine", [(1, "events"), (1, "uncontended"), (6, "events")])
+def test_progress_reports_the_clock_and_changes_nothing(instances, engine):
+    quiet = ["vm.background_burst=0"] if engine == "uncontended" else []  # the closed form has none
+    loaded = fig3(f"vm.instances={instances}", *quiet)
+    plain = Simulation(loaded, 3, engine=engine).run(3.0, 0.5)
+    reached = []
+    watched = Simulation(loaded, 3, engine=engine).run(3.0, 0.5, progress=reached.append)
+    assert as_json(watched) == as_json(plain)
+    assert reached == sorted(reached) and reached[-1] == 3.0
+    if engine == "events":
+        assert len(reached) > Simulation.PROGRESS_STEPS and 0.5 in reached
+
+
 def test_a_fresh_load_gives_the_same_summary():
     first = simulate(fig3("vm.instances=2"), seed=3, duration=3)
     second = simulate(fig3("vm.instances=2"), seed=3, duration=3)

@@ -1,8 +1,12 @@
 """Progress lines of a sweep's runs: what finished, and the time so far and left."""
 
 import re
+from pathlib import Path
 
-from vsim.sweep.executor import Task, _duration, run_tasks
+import pytest
+
+from vsim.scenario.load import load_scenario
+from vsim.sweep.executor import Task, _duration, run_cost, run_tasks, sweep_tasks
 from vsim.sweep import executor
 
 
@@ -21,3 +25,29 @@ def test_progress_estimates_the_time_left_from_the_mean_so_far(monkeypatch):
     assert run_tasks(tasks, jobs=1, progress=lines.append) == [{"x": 1}, {"x": 2}, {"x": 3}]
     left = [re.search(r"\((.*) so far, about (.*) left\)", line).groups() for line in lines]
     assert left == [("10 s", "20 s"), ("20 s", "10 s"), ("30 s", "0 s")]
+
+
+def test_time_left_is_weighted_by_each_tasks_cost(monkeypatch):
+    """A cheap task of 10 s then two costing 4 times as much: 80 s are left after the first."""
+    clock = iter([0.0, 10.0, 50.0, 90.0])
+    monkeypatch.setattr(executor.time, "perf_counter", lambda: next(clock))
+    monkeypatch.setattr(executor, "run_task", lambda task: ({"x": task.x}, 0.0))
+    tasks = [Task("c.toml", (), "vm.instances", x, 0, 1, 1, 1.0, 0.5, cost)
+             for x, cost in ((1, 1.0), (4, 4.0), (5, 4.0))]
+    lines = []
+    run_tasks(tasks, jobs=1, progress=lines.append)
+    left = [re.search(r"about (.*) left", line).group(1) for line in lines]
+    assert left == ["1 min 20 s", "40 s", "0 s"]
+
+
+def test_a_points_cost_grows_with_its_vms_vcpus_streams_and_duration():
+    config = Path(__file__).resolve().parents[2] / "configs" / "voip-vsphere5" / "fig3.toml"
+    loaded = load_scenario(config)
+    tasks = sweep_tasks(config, loaded, 10.0, 1.0, 2)
+    costs = [task.cost for task in tasks]
+    assert costs == sorted(costs) and costs[0] == costs[1] < costs[-1]
+    assert tasks[-1].cost == pytest.approx(12 * tasks[0].cost)
+    assert run_cost(loaded, 20.0) == 2 * run_cost(loaded, 10.0)
+    more = load_scenario(config, ["vm.streams_per_instance=240"])
+    wider = load_scenario(config, ["vm.vcpus=8"])
+    assert run_cost(more, 10.0) > run_cost(loaded, 10.0) and run_cost(wider, 10.0) > run_cost(loaded, 10.0)

@@ -7,22 +7,30 @@ sweeps of all requested studies go into one task list, so ``--jobs`` keeps
 every worker busy across figures.
 """
 
+import importlib
 import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
 from vsim.core.atomic import write_text
+from vsim.core.data_dirs import data_root
 from vsim.core.errors import InputError
-from vsim.experiments import voip_vsphere5
 from vsim.experiments.comparison import (BY_CONSTRUCTION, FITTED, NOT_MODELLED, PREDICTED, Row,
                                          write_comparison)
 from vsim.experiments.ledger import load_design_choices, selected_on
 from vsim.scenario.load import load_scenario
-from vsim.sweep.executor import RunPlan, Sweep, run_tasks, sweep_tasks
+from vsim.scenario.memory import check_memory
+from vsim.sweep.executor import RunPlan, Sweep, point_runs, run_tasks, sweep_tasks
 
-REPO = Path(__file__).resolve().parents[2]
-STUDIES = {voip_vsphere5.NAME: voip_vsphere5}
+REPO = data_root()  # holds the studies' configs/
+# modelled studies: name -> recipe module, imported when a study is run (it draws with matplotlib)
+STUDIES = {"voip-vsphere5": "vsim.experiments.voip_vsphere5"}
+
+
+def recipe(name):
+    """The recipe module of the modelled study ``name``: its CONFIGS, claim_values and draw_figures."""
+    return importlib.import_module(STUDIES[name])
 
 
 
@@ -51,13 +59,19 @@ def select_studies(names, claims):
 
 
 def run_studies(names, plan=RunPlan(), jobs=1, progress=None):
-    """Run the sweeps of the modelled studies ``names``; one ``StudyResult`` each."""
-    planned = []
+    """Run the sweeps of the modelled studies ``names``; one ``StudyResult`` each.
+
+    Every point is checked to fit in memory, ``jobs`` at a time, before any runs.
+    """
+    planned, runs = [], []
     for name in names:
-        for sweep_name, relative in STUDIES[name].CONFIGS.items():
+        for sweep_name, relative in recipe(name).CONFIGS.items():
             loaded = load_scenario(REPO / relative)
-            tasks = sweep_tasks(REPO / relative, loaded, *plan.resolve(loaded.scenario.run))
+            duration, warmup, replications = plan.resolve(loaded.scenario.run)
+            tasks = sweep_tasks(REPO / relative, loaded, duration, warmup, replications)
             planned.append((name, sweep_name, relative, tasks, loaded.fitted_claims()))
+            runs += point_runs(REPO / relative, loaded, duration)
+    check_memory(runs, jobs)
     summaries = run_tasks([task for *_, tasks, _ in planned for task in tasks], jobs, progress)
     sweeps = {name: {} for name in names}
     start = 0
@@ -65,7 +79,7 @@ def run_studies(names, plan=RunPlan(), jobs=1, progress=None):
         runs = summaries[start:start + len(tasks)]
         start += len(tasks)
         sweeps[name][sweep_name] = Sweep.from_runs(sweep_name, relative, tasks, runs, fitted)
-    return [StudyResult(name, sweeps[name], STUDIES[name].claim_values(sweeps[name])) for name in names]
+    return [StudyResult(name, sweeps[name], recipe(name).claim_values(sweeps[name])) for name in names]
 
 
 def _number(value):
@@ -99,7 +113,7 @@ def claim_rows(claims, results, choices=None):
             continue
         result, simulated = found[claim.id]
         sweep = result.sweeps[simulated.sweep]
-        fixed = STUDIES[result.name].BY_CONSTRUCTION
+        fixed = recipe(result.name).BY_CONSTRUCTION
         kind = FITTED if claim.id in sweep.fitted else BY_CONSTRUCTION if claim.id in fixed else PREDICTED
         notes = [fixed.get(claim.id, ""), simulated.note]
         if claim.id in marks:
@@ -127,7 +141,7 @@ def write_study_outputs(figures_dir, result, rows):
     """Figures, comparison table and per-run results of one study; returns the paths written."""
     outdir = Path(figures_dir) / result.name
     study_claims = [row.claim for row in rows if row.claim.study == result.name]
-    written = STUDIES[result.name].draw_figures(outdir, result.sweeps, study_claims)
+    written = recipe(result.name).draw_figures(outdir, result.sweeps, study_claims)
     written += write_comparison(outdir, f"{result.name}: paper vs simulated",
                                 [row for row in rows if row.claim.study == result.name],
                                 [sweep.stamp() for sweep in result.sweeps.values()])

@@ -14,7 +14,6 @@ the jitter comes out in the same unit.
 """
 
 import numpy as np
-from scipy.signal import lfilter
 
 _GAIN = 1.0 / 16.0
 
@@ -46,6 +45,8 @@ def rfc3550_jitter(send_times, recv_times):
     jitter = np.zeros(send.size)
     if send.size < 2:
         return jitter
+    from scipy.signal import lfilter  # imported here: scipy is slow to import for the command line
+
     abs_d = np.abs(np.diff(recv) - np.diff(send))
     jitter[1:] = lfilter([_GAIN], [1.0, _GAIN - 1.0], abs_d)
     return jitter

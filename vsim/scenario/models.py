@@ -9,11 +9,12 @@ validated into the typed dataclasses of ``vsim.scenario.schema``.
 from dataclasses import dataclass
 from pathlib import Path
 
+from vsim.core.data_dirs import data_root
 from vsim.core.errors import InputError
 from vsim.scenario.toml_io import load_toml
 from vsim.scenario.typed import from_dict
 
-DEFAULT_MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+DEFAULT_MODELS_DIR = data_root() / "models"
 
 
 @dataclass(frozen=True)

@@ -143,18 +143,39 @@ class Simulation:
     def _costop(world, now):
         return world.costop_time + (now - world.t_state if world.state == COSTOP else 0.0)
 
-    def run(self, duration, warmup):
-        """Run to ``duration`` and summarise the window after ``warmup``."""
+    PROGRESS_STEPS = 200  # calls of a progress callback over a run
+
+    def run(self, duration, warmup, progress=None):
+        """Run to ``duration`` and summarise the window after ``warmup``.
+
+        ``progress``, when given, is called with the simulated time reached,
+        ``PROGRESS_STEPS`` times over the run (the closed form: once, at the end).
+        """
         if self.engine == "uncontended":
             start, end = uncontended.run(self, duration, warmup)
+            if progress is not None:
+                progress(duration)
             return self._summary(start, end, duration - warmup, warmup)
         for server in self.servers:
             server.start()
-        self.env.run(until=warmup)
+        self._run_until(warmup, duration / self.PROGRESS_STEPS, progress)
         start = self._snapshot()
-        self.env.run(until=duration)
+        self._run_until(duration, duration / self.PROGRESS_STEPS, progress)
         end = self._snapshot()
         return self._summary(start, end, duration - warmup, warmup)
+
+    def _run_until(self, until, step, progress):
+        """Run the events up to ``until``, in steps of ``step`` simulated seconds when
+        reporting ``progress``. Stopping and resuming SimPy changes no event's time or
+        order (events go by time, priority and scheduling order), so the run is the same."""
+        if progress is None:
+            self.env.run(until=until)
+            return
+        reached = self.env.now
+        while reached < until:
+            reached = min(until, reached + step)
+            self.env.run(until=reached)
+            progress(reached)
 
     def _summary(self, start, end, window, warmup):
         lcpu_util = (end["lcpu_busy"] - start["lcpu_busy"]) / window

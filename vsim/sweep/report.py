@@ -19,7 +19,6 @@ from typing import Callable
 import numpy as np
 
 from vsim.core.atomic import write_text
-from vsim.experiments.figures import Curve, plot_sweep
 from vsim.metrics.stats import INTERVAL, trimmed_mean, trimmed_mean_interval
 from vsim.scenario.schema import sweepable_keys
 
@@ -137,6 +136,8 @@ def axis(sweep):
 
 
 def _curves(sweep, reports, names, xs):
+    from vsim.experiments.figures import Curve  # matplotlib: imported only to draw
+
     by_name = {metric.name: metric for metric in METRICS}
     curves = []
     for name in names:
@@ -147,11 +148,22 @@ def _curves(sweep, reports, names, xs):
     return curves
 
 
+FIGURES = ("jitter", "cpu")
+
+
+def report_files(stem):
+    """Names of every file ``write_report`` may write for a config named ``stem``."""
+    return ["results.json", "summary.md"] + [f"{stem}_{suffix}.{ext}" for suffix in FIGURES
+                                             for ext in ("png", "svg")]
+
+
 def plot_report(stem, title, sweep, reports):
     """Write ``stem``_jitter and ``stem``_cpu (PNG and SVG); return the paths written."""
+    from vsim.experiments.figures import plot_sweep  # matplotlib: imported only to draw
+
     xs, label, ticks = axis(sweep)
     written = []
-    for suffix, names, ylabel in (("jitter", JITTER, "jitter (ms)"), ("cpu", CPU, "%")):
+    for suffix, names, ylabel in zip(FIGURES, (JITTER, CPU), ("jitter (ms)", "%")):
         curves = _curves(sweep, reports, names, xs)
         if curves:
             path = stem.with_name(f"{stem.name}_{suffix}")

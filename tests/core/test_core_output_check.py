@@ -1,0 +1,73 @@
+"""Output paths are checked before any work: read-only files, missing directories, unwritable places."""
+
+import os
+
+import pytest
+
+from vsim.core.errors import InputError
+from vsim.core.output_check import check_output_dir, check_output_file
+
+
+def refused(call, *args, **kwargs):
+    with pytest.raises(InputError) as error:
+        call(*args, **kwargs)
+    return str(error.value)
+
+
+def test_stdout_and_a_new_or_writable_file_pass(tmp_path):
+    check_output_file("-", "--json")
+    check_output_file(tmp_path / "new.json", "--json")
+    (tmp_path / "old.json").write_text("x")
+    check_output_file(tmp_path / "old.json", "--json")
+    assert [p.name for p in tmp_path.iterdir()] == ["old.json"]
+
+
+def test_a_read_only_file_is_refused_and_kept(tmp_path):
+    target = tmp_path / "o.json"
+    target.write_text("mine")
+    target.chmod(0o444)
+    message = refused(check_output_file, target, "--json")
+    assert message.startswith(f"{target}: --json: the file is read-only")
+    assert target.read_text() == "mine"
+
+
+def test_a_missing_directory_is_refused_not_created(tmp_path):
+    target = tmp_path / "missing" / "o.json"
+    message = refused(check_output_file, target, "--json")
+    assert f"{tmp_path / 'missing'}/ does not exist" in message
+    assert not (tmp_path / "missing").exists()
+
+
+def test_a_directory_is_not_a_file(tmp_path):
+    assert "found a directory" in refused(check_output_file, tmp_path, "--json")
+
+
+def test_a_place_that_takes_no_new_file_is_refused():
+    assert refused(check_output_file, "/proc/o.json", "--json").startswith(
+        "/proc/o.json: --json: cannot write into /proc/")
+
+
+def test_output_dir_leaf_may_be_missing_but_not_its_parent(tmp_path):
+    check_output_dir(tmp_path / "new", "--out")
+    assert not (tmp_path / "new").exists()  # checked, not created
+    message = refused(check_output_dir, tmp_path / "a" / "b", "--out")
+    assert "only b/ itself is created" in message and not (tmp_path / "a").exists()
+
+
+def test_output_dir_that_is_a_file_is_refused(tmp_path):
+    (tmp_path / "f").write_text("x")
+    assert "expected a directory, found a file" in refused(check_output_dir, tmp_path / "f", "--out")
+
+
+def test_read_only_outputs_inside_the_dir_are_refused(tmp_path):
+    (tmp_path / "other.txt").write_text("x")
+    (tmp_path / "other.txt").chmod(0o444)
+    check_output_dir(tmp_path, "--out", files=["results.json"])  # not one of the outputs
+    (tmp_path / "results.json").write_text("x")
+    (tmp_path / "results.json").chmod(0o400)
+    assert "read-only" in refused(check_output_dir, tmp_path, "--out", files=["results.json"])
+    study = tmp_path / "study"
+    study.mkdir()
+    (study / "fig.png").write_text("x")
+    os.chmod(study / "fig.png", 0o444)
+    assert str(study / "fig.png") in refused(check_output_dir, tmp_path, "--figures", owned=["study"])

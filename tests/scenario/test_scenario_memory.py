@@ -1,0 +1,57 @@
+"""The memory estimate bounds measured runs, and runs that cannot fit are refused up front."""
+
+from pathlib import Path
+
+import pytest
+from hypothesis import assume, given, strategies as st
+
+from benchmark_scripts import load_benchmark
+from vsim.core.errors import InputError
+from vsim.scenario.load import load_scenario
+from vsim.scenario.memory import MIB, available_bytes, check_memory, estimate_bytes
+
+CONFIG = Path(__file__).resolve().parents[2] / "configs" / "voip-vsphere5" / "fig3.toml"
+
+
+def scenario(instances=12, vcpus=4):
+    return load_scenario(CONFIG, [f"vm.instances={instances}", f"vm.vcpus={vcpus}"])
+
+
+@pytest.mark.parametrize("run", load_benchmark("bench_memory").SHORT)
+def test_the_estimate_bounds_the_measured_peak(run):
+    peak, estimate = load_benchmark("bench_memory").measure(*run)
+    assert 50 * MIB < peak <= estimate
+
+
+@given(instances=st.integers(1, 500), vcpus=st.integers(1, 8), duration=st.floats(1, 1000))
+def test_the_estimate_grows_with_vms_vcpus_and_duration(instances, vcpus, duration):
+    """On a host where worlds share cores (the closed form's arrays count only where they do not)."""
+    assume(instances * (vcpus + 1) > 8)
+    loaded = scenario(instances, vcpus)
+    base = estimate_bytes(loaded, duration)
+    assert estimate_bytes(scenario(instances + 1, vcpus), duration) > base
+    assert estimate_bytes(loaded, duration * 2) > base
+    if vcpus < 8:
+        assert estimate_bytes(scenario(instances, vcpus + 1), duration) > base
+
+
+def test_available_memory_is_read_from_meminfo(tmp_path):
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text("MemTotal:       32000000 kB\nMemAvailable:   2048 kB\n")
+    assert available_bytes(meminfo) == 2048 * 1024
+    meminfo.write_text("MemTotal:       32000000 kB\n")
+    assert available_bytes(meminfo) is None
+    assert available_bytes(tmp_path / "missing") is None
+
+
+def test_a_run_that_does_not_fit_is_refused_in_one_line():
+    loaded = scenario(12)
+    need = estimate_bytes(loaded, 300.0)
+    check_memory([("fig3.toml", loaded, 300.0)], jobs=2, available=2 * need)
+    with pytest.raises(InputError) as error:
+        check_memory([("fig3.toml", scenario(1), 300.0), ("fig3.toml", loaded, 300.0)], jobs=2,
+                     available=2 * need - 1)
+    message = str(error.value)
+    assert message.startswith("fig3.toml: vm.instances: a run of 12 VMs x 4 vCPUs for 300 s needs about "
+                              f"{need / MIB:.0f} MiB each, x 2 jobs")
+    assert "MemAvailable" in message and "\n" not in message

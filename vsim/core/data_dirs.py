@@ -1,0 +1,32 @@
+"""Where vsim's component models (``models/``) and scenarios (``configs/``) are.
+
+They live at the top of the repository, beside the package, and a source
+checkout (or an editable install) reads them there. A built wheel carries a
+copy of both inside the package, in ``vsim/_data/`` (``setup.py`` copies them
+at build time), which an installed copy reads instead, wherever it runs from.
+"""
+
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1]
+CHECKOUT = PACKAGE.parent
+PACKAGED = PACKAGE / "_data"
+FOLDERS = ("models", "configs")
+
+
+def data_root(checkout=CHECKOUT, packaged=PACKAGED):
+    """The folder holding ``models/`` and ``configs/``: the repository's in a source checkout
+    (recognised by its ``setup.py`` beside them), else the packaged copy."""
+    if (checkout / "setup.py").is_file() and all((checkout / name).is_dir() for name in FOLDERS):
+        return checkout
+    return packaged
+
+
+def resolve_config(path, root=None):
+    """``path`` as given when it exists, else the same relative path among vsim's own scenarios
+    when one is there (``configs/voip-vsphere5/fig3.toml`` from any directory), else as given."""
+    given = Path(path)
+    if given.exists() or given.is_absolute():
+        return given
+    shipped = (data_root() if root is None else root) / given
+    return shipped if shipped.is_file() else given

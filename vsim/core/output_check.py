@@ -1,0 +1,97 @@
+"""Check output paths before any work is done, so a run never fails at its very end.
+
+Every output option of the command line (``--json PATH``, ``--out DIR``,
+``--figures DIR``) is checked before simulating: an existing read-only file is
+refused rather than silently replaced (an atomic write would replace it, since
+replacing needs only the directory's permission), a missing directory is
+refused rather than silently created (only the leaf ``DIR`` of a directory
+option is created, inside a parent that exists), and the directory written
+into must accept a new file, which is tried for real by creating and removing
+an empty temporary file there (the permission bits do not tell for root or for
+special file systems). Each failure is one ``InputError`` naming the path and
+the option.
+"""
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from vsim.core.errors import InputError
+
+
+def check_output_file(path, option):
+    """Refuse ``path`` (an output file; ``-`` is stdout) unless it can be written."""
+    if path == "-":
+        return
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(path, option, "expected a file to write, found a directory")
+    parent = path.parent
+    if not parent.is_dir():
+        raise InputError(path, option, f"expected an existing directory to write into; "
+                         f"{_shown(parent)} does not exist (it is not created)")
+    _refuse_read_only(path, option)
+    _try_writing_into(parent, path, option)
+
+
+def check_output_dir(path, option, files=(), owned=()):
+    """Refuse the output directory ``path`` unless it exists or can be created in an
+    existing parent, and can be written into.
+
+    ``files`` are the names of files to be written directly in ``path``;
+    ``owned`` are subdirectories whose files are all outputs. An existing one
+    of either that is read-only is refused.
+    """
+    path = Path(path)
+    if not path.exists():
+        parent = path.parent
+        if not parent.is_dir():
+            raise InputError(path, option, f"expected a directory whose parent exists; "
+                             f"{_shown(parent)} does not (only {path.name}/ itself is created)")
+        _try_writing_into(parent, path, option)
+        return
+    if not path.is_dir():
+        raise InputError(path, option, "expected a directory, found a file")
+    _try_writing_into(path, path, option)
+    for name in files:
+        target = path / name
+        if target.is_dir():
+            raise InputError(target, option, "expected a file to write, found a directory")
+        _refuse_read_only(target, option)
+    for name in owned:
+        sub = path / name
+        if not sub.exists():
+            continue
+        if not sub.is_dir():
+            raise InputError(sub, option, "expected a directory for the outputs, found a file")
+        _try_writing_into(sub, sub, option)
+        for entry in sorted(sub.iterdir()):
+            if entry.is_file():
+                _refuse_read_only(entry, option)
+
+
+def _shown(directory):
+    return f"{directory}/" if str(directory) != "/" else "/"
+
+
+def _refuse_read_only(path, option):
+    """An existing file without write permission (for anyone, root included) is refused."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return
+    if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(path, os.W_OK):
+        raise InputError(path, option, "the file is read-only; expected a writable file or a new name "
+                         "(it is not replaced)")
+
+
+def _try_writing_into(directory, named, option):
+    """Create and remove an empty file in ``directory``: the one sure test that it takes new files."""
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".vsim-check-", dir=directory)
+    except OSError as exc:
+        raise InputError(named, option, f"cannot write into {_shown(directory)} "
+                         f"({exc.strerror or exc})") from None
+    os.close(fd)
+    os.unlink(probe)

@@ -1,0 +1,100 @@
+"""Say why some points of a sweep came out identical, instead of leaving identical rows unexplained.
+
+A swept CPU setting can leave the scheduler exactly where it was: a
+reservation below a VM's share of the host, or shares raised for every VM
+alike, change no entitlement (``vsim.cpu.policies.proportional_share``: a
+reservation counts only above the share the VM's shares already give it), so
+those points run the same events and the table shows the same row several
+times. For each set of points whose rows are identical, the scheduler's inputs
+are rebuilt at each point (every world's shares as the policy entitles them,
+every group's limit); when those are equal too, the note says the swept value
+changes no entitlement and what each VM's share of the host is, so the reader
+sees why. Identical rows whose entitlements differ get a plainer note.
+"""
+
+import json
+import math
+
+from vsim.cpu.policies.proportional_share import share_price
+from vsim.scenario.schema import sweepable_keys
+from vsim.scenario.simulate import Simulation
+
+
+def scheduler_inputs(loaded):
+    """(what the scheduler is given, each VM's share of the host in CPUs) for a scenario.
+
+    The first is every group's limit and its worlds' shares after the
+    policy's entitlement; the second maps each VM to the CPUs its shares give
+    it when the host is shared out by shares (reservations left aside).
+    """
+    machine = Simulation(loaded, seed=0).machine
+    machine.policy.entitle(machine)
+    inputs = tuple((group.name, group.limit, tuple(world.share for world in group.worlds))
+                   for group in machine.groups)
+    price = share_price(machine.groups, float(len(machine.lcpu_world)))
+    shares = {group.name: min(group.limit, len(group.worlds), price * group.shares)
+              for group in machine.groups if ".vnic-tx" not in group.name}
+    return inputs, shares
+
+
+def no_effect_notes(key, reports, loaded):
+    """One line per set of two or more points whose rows are identical, saying why.
+
+    ``reports`` are the sweep's ``PointReport``s (its rows) and ``loaded`` the
+    scenario swept over ``key``.
+    """
+    groups = {}
+    for index, report in enumerate(reports):
+        groups.setdefault(json.dumps(report.stats, sort_keys=True), []).append(index)
+    notes = []
+    for indices in groups.values():
+        if len(indices) < 2:
+            continue
+        xs = [reports[index].x for index in indices]
+        inputs = [scheduler_inputs(loaded.with_value(key, x)) for x in xs]
+        values = _values(key, xs, contiguous=indices[-1] - indices[0] == len(indices) - 1)
+        if any(entry[0] != inputs[0][0] for entry in inputs):
+            notes.append(f"note: {key} {values} gave identical results")
+            continue
+        notes.append(f"note: {key} {values} changes no CPU entitlement "
+                     f"({_shares_text(inputs[0][1])}{_why(key)}), so these points ran the same")
+    return notes
+
+
+def _values(key, xs, contiguous):
+    """``0 .. 0.5 CPUs`` for a run of neighbouring numbers, else ``0, 1 CPUs`` or ``true, false``:
+    the swept values of a note, with their unit."""
+    cls, name = sweepable_keys()[key]
+    unit = {f.name: f.metadata for f in cls.__dataclass_fields__.values()}[name].get("unit")
+    numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs)
+    if numeric and contiguous:
+        text = f"{json.dumps(min(xs))} .. {json.dumps(max(xs))}"
+    else:
+        text = ", ".join(json.dumps(x) for x in xs)
+    return f"{text} {unit}" if unit else text
+
+
+def _shares_text(shares):
+    """``each VM's share of the host is 1.07 CPUs`` or the measured VM's and the others'."""
+    def cpus(value):
+        return "all its vCPUs" if math.isinf(value) else f"{value:.3g} CPUs"
+
+    values = list(shares.values())
+    if all(math.isclose(value, values[0]) for value in values):
+        return f"each VM's share of the host is {cpus(values[0])}"
+    others = values[1:]
+    text = f"vm0's share of the host is {cpus(values[0])}"
+    if all(math.isclose(value, others[0]) for value in others):
+        return text + f", the other VMs' {cpus(others[0])}"
+    return text + f", the other VMs' {cpus(min(others))} to {cpus(max(others))}"
+
+
+def _why(key):
+    """What makes a value of ``key`` inert, for the CPU settings whose reason is known."""
+    if key.endswith(".reservation"):
+        return "; a reservation counts only above that share"
+    if key.endswith(".shares"):
+        return "; shares count only relative to the other VMs'"
+    if key.endswith(".limit"):
+        return "; a limit above what a VM uses holds nothing back"
+    return ""
