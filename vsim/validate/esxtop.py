@@ -26,6 +26,7 @@ from datetime import datetime
 import numpy as np
 
 from vsim.core.errors import InputError
+from vsim.validate.text_file import read_text
 
 FORMAT_PREFIX = "(PDH-CSV"
 _COUNTER = re.compile(r"^\\\\(?P<host>[^\\]+)\\(?P<object>[^\\(]+)\((?P<instance>.*)\)\\(?P<counter>[^\\]+)$")
@@ -133,10 +134,4 @@ def parse_esxtop(text, path="<esxtop>"):
 
 def read_esxtop(path):
     """Read an esxtop batch-mode CSV file (see ``parse_esxtop``)."""
-    try:
-        text = open(path, encoding="utf-8-sig").read()
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise InputError(path, None, "expected esxtop batch-mode CSV text, found binary data") from None
-    return parse_esxtop(text, path)
+    return parse_esxtop(read_text(path, "esxtop batch-mode CSV text", encoding="utf-8-sig"), path)

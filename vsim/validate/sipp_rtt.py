@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vsim.core.errors import InputError
+from vsim.validate.text_file import read_text
 
 HEADER = ("Date_ms", "response_time_ms", "rtd_no")
 
@@ -58,10 +59,4 @@ def parse_sipp_rtt(text, path="<sipp rtt>"):
 
 def read_sipp_rtt(path):
     """Read a SIPp ``-trace_rtt`` file (see ``parse_sipp_rtt``)."""
-    try:
-        text = open(path, encoding="utf-8").read()
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise InputError(path, None, "expected SIPp -trace_rtt text, found binary data") from None
-    return parse_sipp_rtt(text, path)
+    return parse_sipp_rtt(read_text(path, "SIPp -trace_rtt text"), path)

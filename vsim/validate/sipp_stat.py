@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vsim.core.errors import InputError
+from vsim.validate.text_file import read_text
 
 HEADER_START = "StartTime;LastResetTime;CurrentTime;"
 _CLOCK = ("StartTime", "LastResetTime", "CurrentTime")
@@ -104,10 +105,4 @@ def parse_sipp_stat(text, path="<sipp stat>"):
 
 def read_sipp_stat(path):
     """Read a SIPp ``-trace_stat`` file (see ``parse_sipp_stat``)."""
-    try:
-        text = open(path, encoding="utf-8").read()
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise InputError(path, None, "expected SIPp -trace_stat text, found binary data") from None
-    return parse_sipp_stat(text, path)
+    return parse_sipp_stat(read_text(path, "SIPp -trace_stat text"), path)

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 from vsim.core.errors import InputError
+from vsim.validate.text_file import read_text
 
 BANNER = "RTP Streams"
 _LOST = r"(?P<lost>-?\d+) \((?P<lost_pct>-?[\d.]+|nan|-?inf)%\)"
@@ -98,11 +99,4 @@ def parse_tshark_streams(text, path="<tshark>"):
 
 def read_tshark_streams(path):
     """Read a saved ``tshark -q -z rtp,streams`` output file (see ``parse_tshark_streams``)."""
-    try:
-        text = open(path, encoding="utf-8").read()
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise InputError(path, None, "expected the text output of tshark -z rtp,streams, found binary data") \
-            from None
-    return parse_tshark_streams(text, path)
+    return parse_tshark_streams(read_text(path, "the text output of tshark -z rtp,streams"), path)

@@ -29,6 +29,7 @@ import numpy as np
 
 from vsim.core.atomic import write_text
 from vsim.core.errors import InputError
+from vsim.validate.text_file import read_text
 
 MAGIC = "# vsim-trace 1"
 
@@ -150,13 +151,7 @@ def parse_trace(text, path="<trace>"):
 
 def read_trace(path):
     """Read a vsim trace file; ``InputError`` (path, line, expectation) when it cannot be read or parsed."""
-    try:
-        text = open(path, encoding="utf-8").read()
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise InputError(path, None, "expected a text vsim trace, found binary data") from None
-    return parse_trace(text, path)
+    return parse_trace(read_text(path, "a text vsim trace"), path)
 
 
 def _format(value, column):

@@ -1,0 +1,18 @@
+"""Reading a text trace file whole, with the one-line errors every text reader gives."""
+
+from vsim.core.errors import InputError
+
+
+def read_text(path, what, encoding="utf-8"):
+    """The text of ``path``; ``InputError`` when it cannot be read or holds binary data.
+
+    ``what`` names the format expected (``"SIPp -trace_rtt text"``), so the
+    error for a binary file says what should have been there.
+    """
+    try:
+        with open(path, encoding=encoding) as stream:
+            return stream.read()
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise InputError(path, None, f"expected {what}, found binary data") from None
