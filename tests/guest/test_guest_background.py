@@ -107,12 +107,21 @@ def test_bursts_never_lose_or_add_a_tick(burst, interval, seed):
     assert frames_fired(busy, seed, 4.0) == frames_fired(fig3("vm.instances=2"), seed, 4.0)
 
 
-def test_background_runs_on_the_event_engine():
-    loaded = fig3(f"vm.background_burst={BURST}")
-    assert Simulation(fig3(), 1).engine == "uncontended"
-    assert Simulation(loaded, 1).engine == "events"
-    with pytest.raises(ValueError, match="background"):
-        Simulation(loaded, 1, engine="uncontended")
+@settings(max_examples=10, deadline=None)
+@given(burst=st.floats(1e-4, 0.03), interval=st.floats(0.005, 1.0), seed=st.integers(0, 2**16))
+def test_both_engines_run_the_same_bursts_on_an_uncontended_host(burst, interval, seed):
+    """The closed form draws the bursts in advance as the events draw them, and queues them
+    with the ticks the same way: the same packets at the same times, the same CPU used."""
+    loaded = fig3(f"vm.background_burst={burst}", f"vm.background_interval={interval}")
+    runs = {}
+    for engine in ("events", "uncontended"):
+        sim = Simulation(loaded, seed, engine=engine)
+        runs[engine] = (sim.run(4.0, 1.0), sim.client.arrays())
+    (events, packets_events), (closed, packets_closed) = runs["events"], runs["uncontended"]
+    for a, b in zip(packets_events, packets_closed):
+        np.testing.assert_array_equal(a, b)
+    assert closed["guest_background"] == events["guest_background"]
+    assert closed["vms"]["vm0"]["used_pct"] == pytest.approx(events["vms"]["vm0"]["used_pct"], rel=1e-9)
 
 
 def test_same_seed_same_summary_with_background():

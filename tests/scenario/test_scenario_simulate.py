@@ -40,8 +40,7 @@ def test_same_seed_gives_identical_summaries(instances):
 
 @pytest.mark.parametrize("instances, engine", [(1, "events"), (1, "uncontended"), (6, "events")])
 def test_progress_reports_the_clock_and_changes_nothing(instances, engine):
-    quiet = ["vm.background_burst=0"] if engine == "uncontended" else []  # the closed form has none
-    loaded = fig3(f"vm.instances={instances}", *quiet)
+    loaded = fig3(f"vm.instances={instances}")
     plain = Simulation(loaded, 3, engine=engine).run(3.0, 0.5)
     reached = []
     watched = Simulation(loaded, 3, engine=engine).run(3.0, 0.5, progress=reached.append)

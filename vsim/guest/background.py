@@ -13,8 +13,11 @@ tick that fires during a burst starts when the burst ends (a non-preemptible
 guest kernel, or a task of the media worker's priority), and a burst that
 arrives during a tick runs after it.
 
-It is off unless a scenario sets ``vm.background_burst``: no published
-figure gives its size, so it is a what-if, not part of the calibrated model.
+Its size comes from the workload model (fitted: no published figure gives
+it, models/CALIBRATION.md); a scenario may override it with
+``vm.background_burst`` and ``vm.background_interval``, 0 turning it off.
+``arrivals`` draws the same bursts in advance for the closed-form engine of
+an uncontended host (``vsim.scenario.uncontended``).
 """
 
 
@@ -32,10 +35,33 @@ class GuestBackground:
     def start(self):
         """Schedule the first burst (none when the VM has no worker vCPU)."""
         if self.workers:
-            self.call_later(self.rng.exponential(self.interval), self._arrive, None)
+            self.call_later(self._gap(), self._arrive, None)
+
+    def _gap(self):
+        return self.rng.exponential(self.interval)
+
+    def _pick(self):
+        return int(self.rng.integers(len(self.workers)))
 
     def _arrive(self, _arg):
-        worker = self.workers[int(self.rng.integers(len(self.workers)))]
+        worker = self.workers[self._pick()]
         self.bursts += 1
         worker.add_background(self.burst)
-        self.call_later(self.rng.exponential(self.interval), self._arrive, None)
+        self.call_later(self._gap(), self._arrive, None)
+
+    def arrivals(self, until):
+        """Every burst before ``until`` as (time, worker index), drawn as the events would draw them.
+
+        The event path draws a gap, then at each arrival the worker and the
+        next gap; this draws the same numbers in the same order and adds the
+        gaps with the same floating-point steps, so both paths see the same
+        bursts at the same instants.
+        """
+        found = []
+        if not self.workers:
+            return found
+        now = 0.0 + self._gap()
+        while now < until:
+            found.append((now, self._pick()))
+            now = now + self._gap()
+        return found

@@ -93,10 +93,10 @@ class Simulation:
             self.vms.append(group)
             self.vnics.append(tx)
             self.servers.append(server)
-        fits = uncontended.applies(self.machine) and burst == 0
+        fits = uncontended.applies(self.machine)
         if engine == "uncontended" and not fits:
             raise ValueError(f"expected a whole core per world, no limits, reservations or "
-                             f"affinity and no guest background bursts for the uncontended engine; "
+                             f"affinity for the uncontended engine; "
                              f"this host runs {len(self.machine.worlds)} worlds on "
                              f"{self.topology.cores} cores")
         if engine == "auto":

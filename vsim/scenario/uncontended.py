@@ -6,8 +6,9 @@ each waking world on an idle core, no sibling thread is ever busy, nothing is
 ready, co-stopped, preempted or throttled. Each world is then a single server
 working at full speed, and the whole run follows from three recursions:
 
-- each worker vCPU: a tick starts at the later of its wakeup and the end of
-  the previous tick, and ends ``work`` later (Lindley's recursion);
+- each worker vCPU: a tick (or a guest background burst queued on it) starts
+  at the later of its arrival and the end of the previous job, and ends
+  ``work`` later (Lindley's recursion);
 - each vNIC's transmit world: posts fill the ring, rate-limited wakeups start
   jobs that drain it, a job ends ``frames * cost`` after it starts;
 - the uplink: the transmit jobs' bursts, in time order, through the same
@@ -46,6 +47,7 @@ class _Timeline:
         self.emitted = ([], [])
         self.ring_drops = ([], [])
         self.uplink_at = {}
+        self.background = []
 
     @staticmethod
     def _before(events, t):
@@ -77,6 +79,7 @@ class _Timeline:
             "uplink_sent": sent,
             "uplink_dropped": dropped,
             "uplink_busy": busy,
+            "background_bursts": sum(when < t for when in self.background),
         }
 
 
@@ -100,9 +103,16 @@ def _run(sim, duration, warmup):
     timeline = _Timeline()
     bursts = []
     for vm_index, (server, vnic) in enumerate(zip(sim.servers, sim.vnics)):
+        background = [[] for _ in server.workers]
+        if server.background is not None:
+            arrivals = server.background.arrivals(duration)
+            for when, worker_index in arrivals:
+                background[worker_index].append(when)
+            timeline.background.extend(when for when, _ in arrivals)
         posts = []
         for worker_index, worker in enumerate(server.workers):
-            posts.extend(_worker_posts(server, worker, worker_index, duration, timeline))
+            posts.extend(_worker_posts(server, worker, worker_index, duration, timeline,
+                                       background[worker_index]))
         posts.sort()  # by time, then worker; the pair is unique
         server.emitted = sum(post[2] for post in posts)
         timeline.emitted[0].extend(post[0] for post in posts)
@@ -125,22 +135,43 @@ def _counters(uplink):
     return uplink.sent, uplink.dropped, uplink.busy_time
 
 
-def _worker_posts(server, worker, worker_index, duration, timeline):
+def _worker_posts(server, worker, worker_index, duration, timeline, bursts=()):
     """One worker's ticks: their posts to the vNIC, in time order, with a tie-break key.
 
-    Times are computed with the same floating-point steps as the event engine:
-    a wakeup is scheduled ``max(0, due - now)`` after the previous one, a job
-    ends ``work`` after it starts.
+    ``bursts`` are the arrival times of the guest background bursts queued on
+    this worker, in order; they take the CPU first come first served with the
+    ticks and post nothing. Times are computed with the same floating-point
+    steps as the event engine: a wakeup is scheduled ``max(0, due - now)``
+    after the previous one, a job ends ``work`` after it starts.
     """
     period, overhead = server.rtp_interval, server.tick_overhead
     phase, timer, costs = worker.phase, worker.timer, worker.costs
     streams, monitored = worker.streams, worker.monitored_streams
+    burst_work = server.background.burst if bursts else 0.0
+    pending = iter(bursts)
+    arrival = next(pending, math.inf)
     posts, starts, ends = [], [], []
-    wake = 0.0 + max(0.0, phase + timer.draw() - 0.0)
     free = -math.inf
+
+    def run_bursts_before(limit):
+        """Run the bursts that arrive before ``limit``; False once a job would start at ``duration``."""
+        nonlocal arrival, free
+        while arrival < limit:
+            start = arrival if arrival > free else free
+            if start >= duration:
+                return False
+            free = start + burst_work
+            starts.append(start)
+            ends.append(min(free, duration))
+            arrival = next(pending, math.inf)
+        return True
+
+    wake = 0.0 + max(0.0, phase + timer.draw() - 0.0)
     tick = 0
     while wake < duration:
         next_wake = wake + max(0.0, phase + (tick + 1) * period + timer.draw() - wake)
+        if not run_bursts_before(wake):
+            break
         start = wake if wake > free else free
         if start >= duration:
             break
@@ -152,6 +183,8 @@ def _worker_posts(server, worker, worker_index, duration, timeline):
             posts.append((end, worker_index, streams, phase + tick * period, tick, monitored))
         wake = next_wake
         tick += 1
+    else:
+        run_bursts_before(duration)
     timeline.busy[worker.world.name] = (np.asarray(starts), np.asarray(ends))
     return posts
 
