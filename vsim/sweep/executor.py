@@ -81,12 +81,15 @@ def run_task(task):
     return summary, time.perf_counter() - start
 
 
-def run_tasks(tasks, jobs=1, progress=None):
+def run_tasks(tasks, jobs=1, progress=None, runner=run_task):
     """Summaries of ``tasks`` in task order, using ``jobs`` worker processes.
 
     ``progress``, when given, is called with one line per finished task: what
     it was, how long it took, the time so far and an estimate of the time left
-    (the mean so far per task, for the tasks not yet finished).
+    (the mean so far per task, for the tasks not yet finished). ``runner``
+    turns a task into (result, wall seconds); it must be a module-level
+    function, so a worker process can import it, and each task needs a
+    ``label()``.
     """
     results = [None] * len(tasks)
     done = 0
@@ -104,11 +107,11 @@ def run_tasks(tasks, jobs=1, progress=None):
 
     if jobs == 1:
         for index, task in enumerate(tasks):
-            finished(index, run_task(task))
+            finished(index, runner(task))
         return results
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {pool.submit(run_task, task): index for index, task in enumerate(tasks)}
+        futures = {pool.submit(runner, task): index for index, task in enumerate(tasks)}
         for future in as_completed(futures):
             finished(futures[future], future.result())
     return results
