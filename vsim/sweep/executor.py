@@ -81,16 +81,17 @@ def run_task(task):
     return summary, time.perf_counter() - start
 
 
-def run_tasks(tasks, jobs=1, progress=None, runner=run_task):
+def run_tasks(tasks, jobs=1, progress=None, runner=None):
     """Summaries of ``tasks`` in task order, using ``jobs`` worker processes.
 
     ``progress``, when given, is called with one line per finished task: what
     it was, how long it took, the time so far and an estimate of the time left
     (the mean so far per task, for the tasks not yet finished). ``runner``
-    turns a task into (result, wall seconds); it must be a module-level
-    function, so a worker process can import it, and each task needs a
-    ``label()``.
+    (default ``run_task``) turns a task into (result, wall seconds); it must
+    be a module-level function, so a worker process can import it, and each
+    task needs a ``label()``.
     """
+    runner = run_task if runner is None else runner
     results = [None] * len(tasks)
     done = 0
     start = time.perf_counter()
