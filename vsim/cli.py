@@ -140,7 +140,7 @@ def build_parser():
         "validate", help="compare a scenario's replications with measured traces, metric by metric",
         description="Run the scenario's replications and compare them with measured traces (pcap/pcapng "
                     "RTP captures or vsim packets traces): per metric the quantile errors, KS statistic, "
-                    "Wasserstein distance and means with 95%% intervals, checked against the tolerances "
+                    "Wasserstein distance and means with 95 % intervals, checked against the tolerances "
                     "of the scenario's [validate] table and --tolerance. Exit 0: every check within "
                     "tolerance; 1: a check outside it; 2: bad input.")
     validate.add_argument("traces", nargs="+", metavar="TRACE", help="measured trace files")
