@@ -86,7 +86,10 @@ def build_parser():
                           "world waits for a CPU (same packets); auto (default): the closed form where "
                           "it applies")
     run.add_argument("--trace", metavar="PATH",
-                     help="also write the measuring client's packets as a vsim packets trace")
+                     help="also write a vsim trace: the measuring client's packets (default) or the "
+                          "guest timer's wakeups (--trace-kind timer)")
+    run.add_argument("--trace-kind", choices=("packets", "timer"), default="packets",
+                     help="what --trace writes (default: packets)")
     run.set_defaults(handler=_run)
 
     reproduce = commands.add_parser("reproduce", help="run the studies behind the paper claims")
@@ -205,11 +208,13 @@ def _run(args):
         sim = Simulation(loaded, seed, engine=args.engine)
     except ValueError as exc:
         raise InputError(args.config, "--engine", str(exc)) from None
+    if args.trace_kind == "timer":
+        sim.record_wakeups()
     summary = sim.run(duration, warmup)
     if args.trace is not None:
         from vsim.validate.simulation_trace import run_meta, write_simulation_trace
         write_simulation_trace(args.trace, sim, run_meta(loaded.scenario, args.config, seed, duration,
-                                                         warmup, sim.engine))
+                                                         warmup, sim.engine), args.trace_kind)
     params = loaded.scenario.params
     if args.json is None:
         print(_human_summary(loaded.scenario.name, args.config, seed, duration, sim.engine, summary,

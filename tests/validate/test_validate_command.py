@@ -35,12 +35,16 @@ def one_line_error(err):
 @pytest.fixture(scope="module")
 def traces(tmp_path_factory):
     """Measured stand-ins made by ``vsim run --trace``: the scenario with seed 7, and a mismatched
-    scenario (20 streams in place of 120, so far less jitter)."""
+    scenario (20 streams in place of 120, so far less jitter); the same for the guest timer, the
+    mismatch a timer median of 0.1 ms in place of 0.2."""
     folder = tmp_path_factory.mktemp("measured")
-    made = {"same": folder / "seed7.csv", "mismatched": folder / "streams20.csv"}
-    assert cli.main(["run", str(FIG2), "--duration", "8", "--seed", "7", "--trace", str(made["same"])]) == 0
-    assert cli.main(["run", str(FIG2), "--duration", "8", "--seed", "9", "--set", "vm.streams_per_instance=20",
-                     "--trace", str(made["mismatched"])]) == 0
+    made = {name: folder / f"{name}.csv" for name in ("same", "mismatched", "timer", "timer_mismatched")}
+    runs = {"same": ["--seed", "7"], "mismatched": ["--seed", "9", "--set", "vm.streams_per_instance=20"],
+            "timer": ["--seed", "7", "--trace-kind", "timer"],
+            "timer_mismatched": ["--seed", "9", "--trace-kind", "timer", "--set",
+                                 "params.workload.timer_median=1e-4"]}
+    for name, extra in runs.items():
+        assert cli.main(["run", str(FIG2), "--duration", "8", *extra, "--trace", str(made[name])]) == 0
     return made
 
 
@@ -48,6 +52,15 @@ def test_run_trace_writes_a_packets_trace(traces):
     text = traces["same"].read_text()
     assert text.startswith("# vsim-trace 1\n# kind: packets\n")
     assert "# seed: 7\n" in text and "# warmup_s: 4.0\n" in text
+
+
+def test_timer_traces_are_compared_with_the_simulated_guest_timer(capsys, traces):
+    timer = ["--tolerance", "lateness_ms.ks=0.1", "--tolerance", "lateness_ms.p50_rel=0.25"]
+    code, out, err = vsim(capsys, "validate", traces["timer"], "--scenario", FIG2, *SHORT, *timer)
+    assert code == 0, out + err
+    assert out.splitlines()[2].split()[0] == "lateness_ms"
+    code, out, err = vsim(capsys, "validate", traces["timer_mismatched"], "--scenario", FIG2, *SHORT, *timer)
+    assert code == 1 and err.splitlines() == ["vsim: validation failed: 2 of 2 checks outside tolerance"]
 
 
 def test_a_trace_of_the_same_scenario_passes(capsys, traces):
@@ -68,10 +81,11 @@ def test_a_mismatched_trace_fails_with_exit_code_1_and_a_one_line_verdict(capsys
 def test_the_scenarios_validate_table_is_used_and_the_command_line_overrides_it(capsys, traces, tmp_path):
     config = tmp_path / "fig2_validated.toml"
     config.write_text(FIG2.read_text() + '\n[validate]\ntolerances = {"jitter_ms.ks" = 0.01, '
-                                         '"jitter_ms.p99" = 0.3}\n')
+                                         '"jitter_ms.p99" = 0.3, "lateness_ms.ks" = 0.1}\n')
     code, out, _ = vsim(capsys, "validate", traces["same"], "--scenario", config, *SHORT, "--json", "-")
     doc = json.loads(out)
     assert code == 1 and doc["failed"] == 1 and doc["tolerances"]["jitter_ms.ks"]["stated_in"] == str(config)
+    assert "lateness_ms.ks" not in doc["tolerances"]  # for timer traces; these are packets
     code, out, _ = vsim(capsys, "validate", traces["same"], "--scenario", config, *SHORT, "--json", "-",
                         "--tolerance", "jitter_ms.ks=0.3")
     doc = json.loads(out)
@@ -125,11 +139,16 @@ def test_bad_options_are_one_line_errors_with_exit_code_2(capsys, traces, extra,
     assert named in one_line_error(err)
 
 
-def test_traces_that_cannot_be_compared_are_one_line_errors(capsys, tmp_path):
+def test_traces_that_cannot_be_compared_are_one_line_errors(capsys, tmp_path, traces):
+    ticks = tmp_path / "ticks.csv"
+    ticks.write_text("# vsim-trace 1\n# kind: cpu_ticks\nvm,worker,tick,scheduled_s,start_s,end_s\n"
+                     "vm0,0,0,0.02,0.021,0.025\n")
+    code, _, err = vsim(capsys, "validate", ticks, "--scenario", FIG2, *SHORT)
+    assert code == 2 and f"{ticks}: kind: expected a packets or timer trace or a capture" in one_line_error(err)
     timer = tmp_path / "timer.csv"
     timer.write_text("# vsim-trace 1\n# kind: timer\nthread,tick,scheduled_s,lateness_s\n0,0,0.02,1e-05\n")
-    code, _, err = vsim(capsys, "validate", timer, "--scenario", FIG2, *SHORT)
-    assert code == 2 and f"{timer}: kind: expected a packets trace or a capture" in one_line_error(err)
+    code, _, err = vsim(capsys, "validate", traces["same"], timer, "--scenario", FIG2, *SHORT)
+    assert code == 2 and f"{timer}: kind: expected a packets trace like" in one_line_error(err)
     code, _, err = vsim(capsys, "validate", tmp_path / "missing.pcap", "--scenario", FIG2, *SHORT)
     assert code == 2 and "missing.pcap: cannot read" in one_line_error(err)
 

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 from vsim.core.errors import InputError
 from vsim.scenario.load import load_scenario
 from vsim.scenario.simulate import Simulation
-from vsim.validate.simulation_trace import simulation_trace
+from vsim.validate.simulation_trace import packets_trace
 from vsim.validate.trace_metrics import METRICS, metrics_of_kind, trace_samples
 from vsim.validate.vsim_trace import Trace
 
@@ -128,7 +128,7 @@ def test_the_exported_trace_gives_the_simulations_own_jitter_summary():
     """The same warm-up and RFC 3550 jitter as the summary: one definition on both sides."""
     sim = Simulation(load_scenario(FIG2), 3)
     summary = sim.run(8.0, 2.0)
-    jitter = trace_samples(simulation_trace(sim, {"warmup_s": 2.0}), "sim")["jitter_ms"].values
+    jitter = trace_samples(packets_trace(sim, {"warmup_s": 2.0}), "sim")["jitter_ms"].values
     assert jitter.size == summary["jitter"]["samples"]
     assert jitter.mean() == pytest.approx(summary["jitter"]["mean_ms"], rel=1e-12)
     assert np.percentile(jitter, 99) == pytest.approx(summary["jitter"]["p99_ms"], rel=1e-12)

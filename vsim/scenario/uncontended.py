@@ -140,6 +140,8 @@ def _worker_posts(server, worker, worker_index, duration, timeline):
     free = -math.inf
     tick = 0
     while wake < duration:
+        if worker.wakes is not None:
+            worker.wakes.append((tick, wake))
         next_wake = wake + max(0.0, phase + (tick + 1) * period + timer.draw() - wake)
         start = wake if wake > free else free
         if start >= duration:

@@ -1,4 +1,5 @@
-"""The simulated side of ``vsim validate``: a scenario's replications, each as a ``packets`` trace.
+"""The simulated side of ``vsim validate``: a scenario's replications, each as a trace of the kind
+measured (``packets`` or ``timer``).
 
 Replication ``r`` runs with seed ``seed + r``, as sweeps do; the tasks hold
 only plain values, so ``vsim.sweep.executor.run_tasks`` can run them in
@@ -17,8 +18,9 @@ from vsim.validate.simulation_trace import run_meta, simulation_trace
 
 @dataclass(frozen=True)
 class TraceTask:
-    """One replication whose measured packets are wanted as a trace."""
+    """One replication whose packets or timer wakeups are wanted as a trace."""
 
+    kind: str
     config: str
     overrides: tuple
     replication: int
@@ -32,20 +34,23 @@ class TraceTask:
         return f"{Path(self.config).stem} rep {self.replication + 1}/{self.replications} (seed {self.seed})"
 
 
-def trace_tasks(config, overrides, seed, duration, warmup, replications):
-    """The tasks of ``replications`` runs of the scenario at ``config``, seeds ``seed``, ``seed + 1``, ..."""
-    return [TraceTask(str(config), tuple(overrides), r, replications, seed + r, duration, warmup)
+def trace_tasks(kind, config, overrides, seed, duration, warmup, replications):
+    """The tasks of ``replications`` runs of the scenario at ``config`` giving traces of ``kind``,
+    seeds ``seed``, ``seed + 1``, ..."""
+    return [TraceTask(kind, str(config), tuple(overrides), r, replications, seed + r, duration, warmup)
             for r in range(replications)]
 
 
 def run_trace_task(task):
-    """Run ``task`` from its files: (its ``packets`` trace, wall seconds)."""
+    """Run ``task`` from its files: (its trace, wall seconds)."""
     start = time.perf_counter()
     loaded = load_scenario(task.config, task.overrides)
     sim = Simulation(loaded, task.seed)
+    if task.kind == "timer":
+        sim.record_wakeups()
     sim.run(task.duration, task.warmup)
     meta = run_meta(loaded.scenario, task.config, task.seed, task.duration, task.warmup, sim.engine)
-    return simulation_trace(sim, meta), time.perf_counter() - start
+    return simulation_trace(task.kind, sim, meta), time.perf_counter() - start
 
 
 def simulated_traces(tasks, jobs=1, progress=None):

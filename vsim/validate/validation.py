@@ -23,11 +23,12 @@ from vsim.validate.capture_packets import capture_trace
 from vsim.validate.detect import describe_format, read_any
 from vsim.validate.distributions import compare
 from vsim.validate.replications import simulated_traces, trace_tasks
+from vsim.validate.simulation_trace import TRACES
 from vsim.validate.trace_metrics import METRICS, metrics_of_kind, trace_samples
 from vsim.validate.validation_figures import write_figures
 from vsim.validate.validation_report import report_markdown, results_json
 
-SIMULATED_KIND = "packets"
+SIMULATED_KINDS = tuple(TRACES)
 
 
 @dataclass(frozen=True)
@@ -67,10 +68,20 @@ def measured_trace(path):
     if fmt != "vsim":
         raise InputError(path, None, f"expected a capture or a vsim trace to compare with a simulation, "
                                      f"found {describe_format(fmt)}")
-    if trace.kind != SIMULATED_KIND:
-        raise InputError(path, "kind", f"expected a {SIMULATED_KIND} trace or a capture: simulations give "
-                                       f"the measuring client's packets, not {trace.kind} traces")
+    if trace.kind not in SIMULATED_KINDS:
+        raise InputError(path, "kind", f"expected a {' or '.join(SIMULATED_KINDS)} trace or a capture: "
+                                       f"simulations give the measuring client's packets and the guest "
+                                       f"timer's wakeups, not {trace.kind} traces")
     return trace
+
+
+def measured_kind(traces, paths):
+    """The one kind of the measured traces; ``InputError`` when they mix kinds."""
+    kind = traces[0].kind
+    for trace, path in zip(traces, paths):
+        if trace.kind != kind:
+            raise InputError(path, "kind", f"expected a {kind} trace like {paths[0]}, found {trace.kind}")
+    return kind
 
 
 def stated_tolerances(scenario_tolerances, config, options):
@@ -83,13 +94,19 @@ def stated_tolerances(scenario_tolerances, config, options):
     return stated
 
 
-def _check_kinds(stated, kind):
-    """Every tolerance must name a metric that traces of ``kind`` give (checked before running)."""
-    for key, (_, (source, where)) in stated.items():
+def applicable(stated, kind):
+    """The tolerances that apply to traces of ``kind``: a scenario may state them for every kind of
+    trace it is compared with, and those of other kinds are left out; one given on the command line
+    for another kind is an ``InputError`` (checked before running)."""
+    kept = {}
+    for key, (value, (source, where)) in stated.items():
         metric = key.rpartition(".")[0]
-        if METRICS[metric].kind != kind:
+        if METRICS[metric].kind == kind:
+            kept[key] = (value, (source, where))
+        elif source == "--tolerance":
             raise InputError(source, where, f"{metric} comes from {METRICS[metric].kind} traces; these "
                                             f"are {kind} traces (metrics: {', '.join(metrics_of_kind(kind))})")
+    return kept
 
 
 def _check_compared(stated, skipped):
@@ -115,15 +132,15 @@ def run_validation(options, progress=None):
     scenario = loaded.scenario
     stated = stated_tolerances(scenario.validate.tolerances, options.config, options.tolerances)
     measured_traces = [measured_trace(path) for path in options.traces]
-    kind = SIMULATED_KIND
+    kind = measured_kind(measured_traces, options.traces)
     measured = _samples_by_metric(measured_traces, options.traces)
     run = scenario.run
     duration = run.duration if options.duration is None else options.duration
     warmup = default_warmup(run, duration)
     seed = run.seed if options.seed is None else options.seed
     replications = run.replications if options.replications is None else options.replications
-    _check_kinds(stated, kind)
-    tasks = trace_tasks(options.config, options.overrides, seed, duration, warmup, replications)
+    stated = applicable(stated, kind)
+    tasks = trace_tasks(kind, options.config, options.overrides, seed, duration, warmup, replications)
     traces = simulated_traces(tasks, options.jobs, progress)
     simulated = _samples_by_metric(traces, [task.label() for task in tasks])
     comparisons, skipped = {}, {}
