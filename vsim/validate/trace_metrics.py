@@ -2,9 +2,9 @@
 
 ``vsim validate`` compares distributions, so both sides must be reduced to
 samples by the same code; a measured capture is first turned into a
-``packets`` trace (``vsim.validate.capture_packets``) and a simulation
-exports one (``vsim.validate.simulation_trace``), and this module derives
-every metric from the trace alone.
+``packets`` trace (``vsim.validate.capture_packets``), a simulation exports
+``packets`` and ``timer`` traces (``vsim.validate.simulation_trace``), and
+this module derives every metric from the trace alone.
 
 Metrics per trace kind (``METRICS``), times in ms:
 
