@@ -70,3 +70,11 @@ def test_a_tolerance_of_a_metric_without_samples_is_an_input_error(tmp_path):
     with pytest.raises(InputError, match="--tolerance: interarrival_ms.p50=1: expected samples of "
                                          "interarrival_ms on both sides, found no measured samples"):
         run_validation(short([single], tolerances=("interarrival_ms.p50=1",)))
+
+
+def test_a_trace_without_any_samples_is_an_input_error(tmp_path):
+    empty = tmp_path / "empty.csv"
+    empty.write_text("# vsim-trace 1\n# kind: timer\nthread,tick,scheduled_s,lateness_s\n")
+    with pytest.raises(InputError, match="empty.csv: expected samples of at least one of lateness_ms on "
+                                         "both sides, found none: lateness_ms: no measured samples"):
+        run_validation(short([empty]))

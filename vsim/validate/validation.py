@@ -153,6 +153,11 @@ def run_validation(options, progress=None):
         comparisons[metric] = {"unit": METRICS[metric].unit, "definition": METRICS[metric].doc,
                                **compare([group.values for group in sides["measured"]],
                                          [group.values for group in sides["simulated"]])}
+    if not comparisons:
+        reasons = "; ".join(f"{metric}: {why}" for metric, why in skipped.items())
+        raise InputError(options.traces[0], None, f"expected samples of at least one of "
+                                                  f"{', '.join(metrics_of_kind(kind))} on both sides, "
+                                                  f"found none: {reasons}")
     _check_compared(stated, skipped)
     checks = tolerance_rules.check({key: value for key, (value, _) in stated.items()}, comparisons)
     failed = sum(not check["passed"] for check in checks)

@@ -81,8 +81,8 @@ def plot_time_series(stem, metric, measured, simulated, doc):
         window = window or (float(samples.times.max() - samples.times.min()) / _TIME_BINS)
         ax.plot(centres, means, color=colour, linewidth=1.2, label=f"{name}: mean per window")
         ax.plot(centres, highs, color=colour, linewidth=0.8, linestyle=":", label=f"{name}: max per window")
-    caption = (f"{doc['scenario']}. {metric} ({METRICS[metric].doc}) against time from each trace's first sample: the first "
-               f"measured trace ({doc['measured'][0]}) and the first replication (seed "
+    caption = (f"{doc['scenario']}. {metric} ({METRICS[metric].doc}) against time from each trace's "
+               f"first sample: the first measured trace ({doc['measured'][0]}) and the first replication (seed "
                f"{doc['simulated']['seeds'][0]}), in {_TIME_BINS} windows (about {window or 0:.2g} s each); "
                "solid: mean per window, dotted: maximum.")
     return _write(fig, ax, stem, title=f"{metric} over time: measured vs simulated",
