@@ -78,7 +78,7 @@ def verdict_line(doc):
         return "no tolerances stated: nothing checked (state them in [validate] or with --tolerance)"
     if failed:
         return f"{failed} of {total} checks outside tolerance"
-    return f"all {total} checks within tolerance"
+    return f"all {total} checks within tolerance" if total > 1 else "the one check within tolerance"
 
 
 def _title(doc):
