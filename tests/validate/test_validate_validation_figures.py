@@ -33,3 +33,14 @@ def test_figures_are_byte_identical_run_to_run(tmp_path):
     first = write_figures(tmp_path / "a", validation())
     second = write_figures(tmp_path / "b", validation())
     assert [path.read_bytes() for path in first] == [path.read_bytes() for path in second]
+
+
+def test_a_long_tailed_metric_gets_a_log_axis(tmp_path):
+    rng = np.random.default_rng(2)
+    tail = Validation({**validation().doc, "metrics": {"lateness_ms": {}}},
+                      {"lateness_ms": [Samples(rng.lognormal(-1.6, 1.0, 800), np.arange(800) * 0.02)]},
+                      {"lateness_ms": [Samples(rng.lognormal(-1.6, 1.0, 800), np.arange(800) * 0.02)]})
+    write_figures(tmp_path / "tail", tail)
+    write_figures(tmp_path / "body", validation())
+    assert "mathdefault{10^" in (tmp_path / "tail" / "cdf_lateness_ms.svg").read_text()
+    assert "mathdefault{10^" not in (tmp_path / "body" / "cdf_jitter_ms.svg").read_text()
