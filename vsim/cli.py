@@ -142,7 +142,7 @@ def build_parser():
     validate = commands.add_parser(
         "validate", help="compare a scenario's replications with measured traces, metric by metric",
         description="Run the scenario's replications and compare them with measured traces (pcap/pcapng "
-                    "RTP captures or vsim packets traces): per metric the quantile errors, KS statistic, "
+                    "RTP captures, vsim packets or timer traces): per metric the quantile errors, KS statistic, "
                     "Wasserstein distance and means with 95 % intervals, checked against the tolerances "
                     "of the scenario's [validate] table and --tolerance. Exit 0: every check within "
                     "tolerance; 1: a check outside it; 2: bad input.")
@@ -208,7 +208,7 @@ def _run(args):
         sim = Simulation(loaded, seed, engine=args.engine)
     except ValueError as exc:
         raise InputError(args.config, "--engine", str(exc)) from None
-    if args.trace_kind == "timer":
+    if args.trace is not None and args.trace_kind == "timer":
         sim.record_wakeups()
     summary = sim.run(duration, warmup)
     if args.trace is not None:
