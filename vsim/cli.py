@@ -4,7 +4,8 @@ Exit codes: 0 success; 2 bad input (an ``InputError`` or a malformed command
 line), reported as one line ``vsim: error: ...`` on stderr; 130 interrupted
 (Ctrl-C), reported as ``vsim: interrupted``; 141 (as for SIGPIPE) when the
 reader of stdout stops early, silently; 1 any other failure, reported
-with its traceback because it is a bug.
+with its traceback because it is a bug, or from ``vsim validate`` a check
+outside its tolerance, reported as one line ``vsim: validation failed: ...``.
 """
 
 import argparse
@@ -111,6 +112,11 @@ def build_parser():
                      help="events: the SimPy model; uncontended: the closed form for hosts where no "
                           "world waits for a CPU (same packets); auto (default): the closed form where "
                           "it applies")
+    run.add_argument("--trace", metavar="PATH",
+                     help="also write a vsim trace: the measuring client's packets (default) or the "
+                          "guest timer's wakeups (--trace-kind timer)")
+    run.add_argument("--trace-kind", choices=("packets", "timer"), default="packets",
+                     help="what --trace writes (default: packets)")
     run.set_defaults(handler=_run)
 
     reproduce = commands.add_parser("reproduce", help="run the studies behind the paper claims",
@@ -171,6 +177,34 @@ def build_parser():
     jitter.add_argument("capture", metavar="CAPTURE", help="pcap or pcapng file")
     jitter.add_argument("--json", metavar="PATH|-", help="write the streams as JSON to PATH, or stdout for -")
     jitter.set_defaults(handler=_jitter)
+
+    validate = commands.add_parser(
+        "validate", help="compare a scenario's replications with measured traces, metric by metric",
+        description="Run the scenario's replications and compare them with measured traces (pcap/pcapng "
+                    "RTP captures, vsim packets or timer traces): per metric the quantile errors, KS statistic, "
+                    "Wasserstein distance and means with 95 % intervals, checked against the tolerances "
+                    "of the scenario's [validate] table and --tolerance. Exit 0: every check within "
+                    "tolerance; 1: a check outside it; 2: bad input.")
+    validate.add_argument("traces", nargs="+", metavar="TRACE", help="measured trace files")
+    validate.add_argument("--scenario", required=True, metavar="CONFIG", help="scenario TOML file")
+    validate.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                          help="override a dotted key of the config (repeatable)")
+    validate.add_argument("--replications", type=_bounded(int, 1, True), metavar="N",
+                          help="simulated runs (default: run.replications)")
+    validate.add_argument("--duration", type=_bounded(float, 0, False), metavar="S",
+                          help="simulated seconds per run (default: run.duration)")
+    validate.add_argument("--seed", type=_bounded(int, 0, True),
+                          help="seed of the first run, the others follow (default: run.seed)")
+    validate.add_argument("--tolerance", action="append", default=[], metavar="METRIC.STAT=VALUE",
+                          help="a tolerance, over the scenario's of the same name (repeatable), "
+                               "e.g. jitter_ms.p99=0.2 or jitter_ms.ks=0.2")
+    validate.add_argument("--jobs", type=_bounded(int, 1, True), default=1, metavar="N",
+                          help="worker processes (default: 1)")
+    validate.add_argument("--json", metavar="PATH|-", help="write the results as JSON to PATH, or stdout for -")
+    validate.add_argument("--out", type=Path, metavar="DIR",
+                          help="write report.md, results.json and figures (PNG, SVG) into DIR")
+    validate.add_argument("--quiet", action="store_true", help="no progress lines")
+    validate.set_defaults(handler=_validate)
     return parser
 
 
@@ -178,7 +212,7 @@ def main(argv=None):
     """Run the command in ``argv`` (default: ``sys.argv``); return the exit code."""
     args = build_parser().parse_args(argv)
     try:
-        args.handler(args)
+        return args.handler(args) or 0
     except InputError as exc:
         print(f"vsim: error: {exc}", file=sys.stderr)
         return 2
@@ -191,7 +225,6 @@ def main(argv=None):
     except Exception:
         traceback.print_exc()
         return 1
-    return 0
 
 
 def _emit(target, text):
@@ -223,8 +256,14 @@ def _run(args):
         sim = Simulation(loaded, seed, engine=args.engine)
     except ValueError as exc:
         raise InputError(args.config, "--engine", str(exc)) from None
+    if args.trace is not None and args.trace_kind == "timer":
+        sim.record_wakeups()
     with simulated_clock_bar(duration, Path(args.config).stem) as progress:
         summary = sim.run(duration, warmup, progress)
+    if args.trace is not None:
+        from vsim.validate.simulation_trace import run_meta, write_simulation_trace
+        write_simulation_trace(args.trace, sim, run_meta(loaded.scenario, args.config, seed, duration,
+                                                         warmup, sim.engine), args.trace_kind)
     params = loaded.scenario.params
     if args.json is None:
         print(_human_summary(loaded.scenario.name, args.config, seed, duration, sim.engine, summary,
@@ -368,6 +407,27 @@ def _jitter(args):
         sys.stdout.write(report_text(args.capture, streams))
     else:
         _emit(args.json, report_json(args.capture, streams))
+
+
+# ------------------------------------------------------------- validate
+def _validate(args):
+    """Exit code 1 (with a one-line verdict) when a check is outside its tolerance."""
+    from vsim.validate.validation import Options, run_validation, write_outputs
+    from vsim.validate.validation_report import report_text, results_json, verdict_line
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        raise InputError(args.out, None, "expected a directory for --out, found a file")
+    options = Options(tuple(args.traces), args.scenario, tuple(args.set), args.replications, args.duration,
+                      args.seed, tuple(args.tolerance), args.jobs)
+    result = run_validation(options, None if args.quiet else _note)
+    (sys.stderr if args.json == "-" else sys.stdout).write(report_text(result.doc))
+    if args.json is not None:
+        _emit(args.json, results_json(result.doc))
+    if args.out is not None:
+        _note(f"wrote {', '.join(str(path) for path in write_outputs(args.out, result))}")
+    if result.failed:
+        _note(f"vsim: validation failed: {verdict_line(result.doc)}")
+        return 1
+    return 0
 
 
 # ------------------------------------------------------------- describe

@@ -73,6 +73,8 @@ class WorkerVcpu:
     and so is one that finds a guest background burst running
     (``vsim.guest.background``). One event per tick sets the next wakeup: the
     tick boundary plus the timer's lateness, so lateness never accumulates.
+    ``wakes``, when set to a list, receives ``(tick, time)`` of every wakeup,
+    for a trace of the guest timer (``vsim.validate.simulation_trace``).
     """
 
     def __init__(self, server, world, streams, monitored_streams, costs, timer, phase):
@@ -84,6 +86,7 @@ class WorkerVcpu:
         self.timer = timer
         self.phase = phase
         self.backlog = []
+        self.wakes = None
 
     def start(self):
         self._wake_at(0)
@@ -95,6 +98,8 @@ class WorkerVcpu:
 
     def _wake(self, tick):
         """The timer of ``tick`` fired: set the next one, queue this tick."""
+        if self.wakes is not None:
+            self.wakes.append((tick, self.server.env.now))
         self._wake_at(tick + 1)
         self._queue(tick)
 

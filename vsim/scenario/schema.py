@@ -2,7 +2,9 @@
 
 A scenario TOML file has the tables ``[run]``, ``[host]``, ``[vm]``,
 ``[client]`` and optionally ``[measured_vm]`` (the measured VM's own CPU
-settings) and ``[sweep]`` (the independent variable of a figure). Component
+settings), ``[sweep]`` (the independent variable of a figure) and
+``[validate]`` (how close ``vsim validate`` requires the simulation to come
+to measured traces). Component
 parameters live in ``models/`` and are validated into the ``*Model`` classes
 here. Every number carries its bounds, so impossible values
 (negative cores, a hyper-threading rate above 1) are rejected with the key
@@ -15,7 +17,8 @@ import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Literal
 
-from vsim.scenario.typed import check_field, did_you_mean, fail, scalar_fields
+from vsim.scenario.typed import check_field, did_you_mean, fail, join_path, scalar_fields
+from vsim.validate import tolerances as validate_tolerances
 
 
 def positive(unit=None, doc=""):
@@ -235,6 +238,24 @@ class SweepSection:
 
 
 @dataclass(frozen=True)
+class ValidateSection:
+    """Tolerances ``vsim validate`` checks when this scenario is compared with measured traces."""
+
+    tolerances: dict[str, float] = field(default_factory=dict, metadata={
+        "min": 0, "doc": "METRIC.STAT = VALUE, e.g. \"jitter_ms.p99\" = 0.2 (simulated p99 within "
+                         "0.2 ms of the measured one) or \"jitter_ms.ks\" = 0.2; metrics: "
+                         + ", ".join(validate_tolerances.METRICS) + "; statistics: "
+                         + ", ".join(validate_tolerances.STATS)})
+
+    def validate(self, source, path):
+        for key, value in self.tolerances.items():
+            problem = (validate_tolerances.key_problem(key)
+                       or validate_tolerances.value_problem(key, value))
+            if problem is not None:
+                fail(source, join_path(join_path(path, "tolerances"), key), problem)
+
+
+@dataclass(frozen=True)
 class Scenario:
     name: str = field(metadata={"doc": "what this scenario reproduces"})
     study: str | None = field(default=None, metadata={"doc": "short name of the study"})
@@ -247,6 +268,7 @@ class Scenario:
         "doc": "model parameters set by this scenario instead of the model files, by role: "
                "[params.host] ht_rate = 0.8 (roles: " + ", ".join(MODEL_ROLES) + ")"})
     sweep: SweepSection | None = None
+    validate: ValidateSection = field(default_factory=ValidateSection)
 
     def vm_settings(self, index):
         """[vm] as it applies to VM ``index``: the measured VM (index 0) takes the

@@ -103,6 +103,12 @@ class Simulation:
             engine = "uncontended" if fits else "events"
         self.engine = engine
 
+    def record_wakeups(self):
+        """Keep every worker's timer wakeups (``WorkerVcpu.wakes``); call before ``run``."""
+        for server in self.servers:
+            for worker in server.workers:
+                worker.wakes = []
+
     def _home_node(self, index):
         """Logical CPUs of VM ``index``'s NUMA home node: the sockets in turn.
 

@@ -169,6 +169,8 @@ def _worker_posts(server, worker, worker_index, duration, timeline, bursts=()):
     wake = 0.0 + max(0.0, phase + timer.draw() - 0.0)
     tick = 0
     while wake < duration:
+        if worker.wakes is not None:
+            worker.wakes.append((tick, wake))
         next_wake = wake + max(0.0, phase + (tick + 1) * period + timer.draw() - wake)
         if not run_bursts_before(wake):
             break

@@ -105,14 +105,18 @@ def run_task(task):
     return summary, time.perf_counter() - start
 
 
-def run_tasks(tasks, jobs=1, progress=None):
+def run_tasks(tasks, jobs=1, progress=None, runner=None):
     """Summaries of ``tasks`` in task order, using ``jobs`` worker processes.
 
     ``progress``, when given, is called with one line per finished task: what
     it was, how long it took, the time so far and an estimate of the time left
     (the time so far per unit of the finished tasks' cost, times the cost of
-    the tasks not yet finished: a sweep's large points take longer).
+    the tasks not yet finished: a sweep's large points take longer). ``runner``
+    (default ``run_task``) turns a task into (result, wall seconds); it must
+    be a module-level function, so a worker process can import it, and each
+    task needs a ``label()`` and a ``cost``.
     """
+    runner = run_task if runner is None else runner
     results = [None] * len(tasks)
     done = 0
     total_cost, done_cost = sum(task.cost for task in tasks), 0.0
@@ -131,12 +135,12 @@ def run_tasks(tasks, jobs=1, progress=None):
 
     if jobs == 1:
         for index, task in enumerate(tasks):
-            finished(index, run_task(task))
+            finished(index, runner(task))
         return results
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
     try:
         with _interrupts_held():  # the workers start here and inherit it
-            futures = {pool.submit(run_task, task): index for index, task in enumerate(tasks)}
+            futures = {pool.submit(runner, task): index for index, task in enumerate(tasks)}
         for future in as_completed(futures):
             finished(futures[future], future.result())
     except BaseException:  # Ctrl-C, or a task's error: stop at once, leave no worker behind

@@ -1,0 +1,163 @@
+"""End-to-end tests of ``vsim validate`` and ``vsim run --trace``: a measured trace made by the simulator
+itself with another seed passes, a mismatched one fails with exit code 1, bad input exits 2 on one
+line, and the same seed gives the same bytes."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vsim import cli
+
+FIG2 = Path(__file__).resolve().parents[2] / "configs" / "voip-vsphere5" / "fig2.toml"
+SHORT = ["--duration", "8", "--replications", "2", "--quiet"]
+SENSIBLE = ["--tolerance", "jitter_ms.ks=0.3", "--tolerance", "jitter_ms.p99=0.3",
+            "--tolerance", "jitter_ms.mean=0.1"]
+
+
+def vsim(capsys, *args):
+    """Run the CLI in-process; return (exit code, stdout, stderr)."""
+    try:
+        code = cli.main([str(arg) for arg in args])
+    except SystemExit as exit_:
+        code = exit_.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line_error(err):
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("vsim: error: ")
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def traces(tmp_path_factory):
+    """Measured stand-ins made by ``vsim run --trace``: the scenario with seed 7, and a mismatched
+    scenario (20 streams in place of 120, so far less jitter); the same for the guest timer, the
+    mismatch a timer median of 0.1 ms in place of 0.2."""
+    folder = tmp_path_factory.mktemp("measured")
+    made = {name: folder / f"{name}.csv" for name in ("same", "mismatched", "timer", "timer_mismatched")}
+    runs = {"same": ["--seed", "7"], "mismatched": ["--seed", "9", "--set", "vm.streams_per_instance=20"],
+            "timer": ["--seed", "7", "--trace-kind", "timer"],
+            "timer_mismatched": ["--seed", "9", "--trace-kind", "timer", "--set",
+                                 "params.workload.timer_median=1e-4"]}
+    for name, extra in runs.items():
+        assert cli.main(["run", str(FIG2), "--duration", "8", *extra, "--trace", str(made[name])]) == 0
+    return made
+
+
+def test_run_trace_writes_a_packets_trace(traces):
+    text = traces["same"].read_text()
+    assert text.startswith("# vsim-trace 1\n# kind: packets\n")
+    assert "# seed: 7\n" in text and "# warmup_s: 4.0\n" in text
+
+
+def test_timer_traces_are_compared_with_the_simulated_guest_timer(capsys, traces):
+    timer = ["--tolerance", "lateness_ms.ks=0.1", "--tolerance", "lateness_ms.p50_rel=0.25"]
+    code, out, err = vsim(capsys, "validate", traces["timer"], "--scenario", FIG2, *SHORT, *timer)
+    assert code == 0, out + err
+    assert out.splitlines()[2].split()[0] == "lateness_ms"
+    code, out, err = vsim(capsys, "validate", traces["timer_mismatched"], "--scenario", FIG2, *SHORT, *timer)
+    assert code == 1 and err.splitlines() == ["vsim: validation failed: 2 of 2 checks outside tolerance"]
+
+
+def test_a_trace_of_the_same_scenario_passes(capsys, traces):
+    code, out, err = vsim(capsys, "validate", traces["same"], "--scenario", FIG2, *SHORT, *SENSIBLE)
+    assert code == 0, err
+    assert "all 3 checks within tolerance" in out and err == ""
+    assert out.splitlines()[1].split()[0] == "metric"
+
+
+def test_a_mismatched_trace_fails_with_exit_code_1_and_a_one_line_verdict(capsys, traces):
+    code, out, err = vsim(capsys, "validate", traces["mismatched"], "--scenario", FIG2, *SHORT, *SENSIBLE)
+    assert code == 1
+    assert err.splitlines() == ["vsim: validation failed: 2 of 3 checks outside tolerance"]
+    failed = [line.split()[0] for line in out.splitlines() if line.endswith("FAIL")]
+    assert failed == ["jitter_ms.ks", "jitter_ms.mean"]
+
+
+def test_the_scenarios_validate_table_is_used_and_the_command_line_overrides_it(capsys, traces, tmp_path):
+    config = tmp_path / "fig2_validated.toml"
+    config.write_text(FIG2.read_text() + '\n[validate]\ntolerances = {"jitter_ms.ks" = 0.01, '
+                                         '"jitter_ms.p99" = 0.3, "lateness_ms.ks" = 0.1}\n')
+    code, out, _ = vsim(capsys, "validate", traces["same"], "--scenario", config, *SHORT, "--json", "-")
+    doc = json.loads(out)
+    assert code == 1 and doc["failed"] == 1 and doc["tolerances"]["jitter_ms.ks"]["stated_in"] == str(config)
+    assert "lateness_ms.ks" not in doc["tolerances"]  # for timer traces; these are packets
+    code, out, _ = vsim(capsys, "validate", traces["same"], "--scenario", config, *SHORT, "--json", "-",
+                        "--tolerance", "jitter_ms.ks=0.3")
+    doc = json.loads(out)
+    assert code == 0 and doc["tolerances"]["jitter_ms.ks"] == {"stated_in": "--tolerance", "value": 0.3}
+
+
+def test_without_tolerances_nothing_is_checked_and_it_says_so(capsys, traces):
+    code, out, _ = vsim(capsys, "validate", traces["mismatched"], "--scenario", FIG2, *SHORT)
+    assert code == 0 and "nothing checked" in out
+
+
+def test_same_seed_gives_byte_identical_json_serially_and_in_processes(capsys, traces, tmp_path):
+    first, second, parallel = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
+    for path, jobs in ((first, 1), (second, 1), (parallel, 2)):
+        code, _, err = vsim(capsys, "validate", traces["same"], "--scenario", FIG2, *SHORT, *SENSIBLE,
+                            "--json", path, "--jobs", jobs)
+        assert code == 0, err
+    assert first.read_bytes() == second.read_bytes() == parallel.read_bytes()
+    doc = json.loads(first.read_text())
+    assert doc["simulated"]["seeds"] == [1, 2] and doc["measured"] == [str(traces["same"])]
+    code, _, _ = vsim(capsys, "validate", traces["same"], "--scenario", FIG2, *SHORT, *SENSIBLE,
+                      "--json", second, "--seed", "5")
+    assert code == 0 and first.read_bytes() != second.read_bytes()
+
+
+def test_out_writes_the_report_the_json_and_figures_deterministically(capsys, traces, tmp_path):
+    runs = []
+    for name in ("one", "two"):
+        code, _, err = vsim(capsys, "validate", traces["same"], "--scenario", FIG2, *SHORT, *SENSIBLE,
+                            "--out", tmp_path / name, "--json", tmp_path / f"{name}.json")
+        assert code == 0 and err.startswith("wrote ")
+        runs.append({path.name: path.read_bytes() for path in sorted((tmp_path / name).iterdir())})
+    assert runs[0] == runs[1]
+    names = set(runs[0])
+    assert {"report.md", "results.json", "cdf_jitter_ms.png", "cdf_jitter_ms.svg", "time_jitter_ms.svg",
+            "cdf_loss_fraction.svg"} <= names and "time_loss_fraction.svg" not in names
+    assert runs[0]["results.json"] == (tmp_path / "one.json").read_bytes()
+    report = runs[0]["report.md"].decode()
+    assert "| jitter_ms |" in report and "all 3 checks within tolerance" in report
+
+
+@pytest.mark.parametrize("extra, named", [
+    (["--tolerance", "jitter_ms.p99"], "--tolerance: jitter_ms.p99: expected METRIC.STAT=VALUE"),
+    (["--tolerance", "jitter.p99=0.2"], "did you mean 'jitter_ms'?"),
+    (["--tolerance", "lateness_ms.p99=0.2"], "lateness_ms comes from timer traces; these are packets traces"),
+    (["--replications", "0"], "argument --replications: expected an integer >= 1"),
+])
+def test_bad_options_are_one_line_errors_with_exit_code_2(capsys, traces, extra, named):
+    code, out, err = vsim(capsys, "validate", traces["same"], "--scenario", FIG2, *SHORT, *extra)
+    assert code == 2 and out == ""
+    assert named in one_line_error(err)
+
+
+def test_traces_that_cannot_be_compared_are_one_line_errors(capsys, tmp_path, traces):
+    ticks = tmp_path / "ticks.csv"
+    ticks.write_text("# vsim-trace 1\n# kind: cpu_ticks\nvm,worker,tick,scheduled_s,start_s,end_s\n"
+                     "vm0,0,0,0.02,0.021,0.025\n")
+    code, _, err = vsim(capsys, "validate", ticks, "--scenario", FIG2, *SHORT)
+    assert code == 2 and f"{ticks}: kind: expected a packets or timer trace or a capture" in one_line_error(err)
+    timer = tmp_path / "timer.csv"
+    timer.write_text("# vsim-trace 1\n# kind: timer\nthread,tick,scheduled_s,lateness_s\n0,0,0.02,1e-05\n")
+    code, _, err = vsim(capsys, "validate", traces["same"], timer, "--scenario", FIG2, *SHORT)
+    assert code == 2 and f"{timer}: kind: expected a packets trace like" in one_line_error(err)
+    code, _, err = vsim(capsys, "validate", tmp_path / "missing.pcap", "--scenario", FIG2, *SHORT)
+    assert code == 2 and "missing.pcap: cannot read" in one_line_error(err)
+
+
+def test_out_that_is_a_file_is_refused_before_running(capsys, traces, tmp_path, monkeypatch):
+    target = tmp_path / "taken"
+    target.write_text("keep")
+    monkeypatch.setattr("vsim.validate.validation.run_validation",
+                        lambda *a, **k: pytest.fail("ran the scenario"))
+    code, _, err = vsim(capsys, "validate", traces["same"], "--scenario", FIG2, *SHORT, "--out", target)
+    assert code == 2 and "expected a directory for --out" in one_line_error(err)
+    assert target.read_text() == "keep"

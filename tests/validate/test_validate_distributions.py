@@ -1,0 +1,98 @@
+"""Tests of the measured-vs-simulated statistics on distributions with known answers, against scipy."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from scipy.stats import ks_2samp, wasserstein_distance
+
+from vsim.validate.distributions import BATCHES, compare, mean_interval, pooled
+
+
+def normal(seed, size=20000, loc=0.0, scale=1.0):
+    return np.random.default_rng(seed).normal(loc, scale, size)
+
+
+def test_a_known_shift_shows_in_every_quantile_error_and_the_wasserstein_distance():
+    measured = normal(1)
+    simulated = normal(2, loc=0.5)
+    result = compare([measured], [simulated])
+    for q in ("p50", "p90", "p99"):
+        assert result[q]["error"] == pytest.approx(0.5, abs=0.06)
+        assert result[q]["simulated"] == pytest.approx(result[q]["measured"] + result[q]["error"])
+    assert result["mean"]["error"] == pytest.approx(0.5, abs=0.03)
+    assert result["wasserstein"] == pytest.approx(0.5, abs=0.03)
+    # a shift of half a standard deviation: KS statistic 2 Phi(0.25) - 1 = 0.197
+    assert result["ks"]["statistic"] == pytest.approx(0.197, abs=0.02)
+
+
+def test_statistics_are_scipys_on_the_pooled_samples():
+    measured = [normal(3, 500), normal(4, 700)]
+    simulated = [normal(5, 400, scale=1.3), normal(6, 900, scale=1.3), normal(7, 300, scale=1.3)]
+    result = compare(measured, simulated)
+    ks = ks_2samp(pooled(measured), pooled(simulated))
+    assert result["ks"] == {"statistic": ks.statistic, "pvalue": ks.pvalue}
+    assert result["wasserstein"] == wasserstein_distance(pooled(measured), pooled(simulated))
+    assert result["p99"]["measured"] == np.quantile(pooled(measured), 0.99)
+    assert result["samples"] == {"measured": 1200, "simulated": 1600}
+
+
+def test_identical_samples_show_no_difference():
+    samples = normal(8, 5000)
+    result = compare([samples], [samples.copy()])
+    assert all(result[q]["error"] == 0 and result[q]["rel_error"] == 0 for q in ("p50", "p90", "p99", "mean"))
+    assert result["ks"] == {"statistic": 0.0, "pvalue": 1.0}
+    assert result["wasserstein"] == 0.0
+
+
+def test_ks_detects_a_change_of_scale_that_leaves_the_mean_alone():
+    result = compare([normal(9, 5000)], [normal(10, 5000, scale=2.0)])
+    assert abs(result["mean"]["error"]) < 0.1
+    assert result["ks"]["statistic"] > 0.15
+    assert result["ks"]["pvalue"] < 1e-6
+    assert result["p99"]["error"] > 1.5  # the tail moves by about 2.33 sd
+
+
+def test_relative_error_is_none_against_a_measured_zero():
+    result = compare([np.zeros(10)], [np.ones(10)])
+    assert result["p50"]["rel_error"] is None and result["p50"]["error"] == 1.0
+
+
+def test_a_side_without_samples_is_refused():
+    with pytest.raises(ValueError):
+        compare([np.zeros(0)], [np.ones(3)])
+
+
+def test_the_mean_interval_covers_the_true_mean_and_is_reproducible():
+    groups = [normal(seed, 2000, loc=3.0) for seed in range(5)]
+    centre, (low, high) = mean_interval(groups)
+    assert centre == pytest.approx(np.mean(np.concatenate(groups)))
+    assert low < 3.0 < high and high - low < 0.2
+    assert mean_interval(groups) == (centre, (low, high))
+
+
+def test_the_mean_interval_resamples_runs_not_samples():
+    """Runs that each sit at their own level: the interval must reflect the spread of the runs."""
+    groups = [np.full(1000, level) for level in (1.0, 2.0, 3.0, 4.0)]
+    _, (low, high) = mean_interval(groups)
+    assert high - low > 1.0  # an interval over the 4000 samples as if independent would be ~0.07 wide
+
+
+def test_one_group_is_cut_into_batches():
+    trend = np.repeat(np.arange(BATCHES, dtype=float), 100)  # batch means 0..9
+    _, (low, high) = mean_interval([trend])
+    assert low < 4.5 < high and high - low > 2.0
+
+
+def test_equal_groups_give_a_point_interval():
+    assert mean_interval([np.full(5, 2.0), np.full(3, 2.0)]) == (2.0, (2.0, 2.0))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(-100, 100, allow_nan=False), min_size=2, max_size=50),
+       st.floats(-10, 10, allow_nan=False))
+def test_a_shifted_copy_is_off_by_the_shift_everywhere(values, shift):
+    measured = np.asarray(values)
+    result = compare([measured], [measured + shift])
+    for q in ("p50", "p90", "p99", "mean"):
+        assert result[q]["error"] == pytest.approx(shift, abs=1e-9)
+    assert result["wasserstein"] == pytest.approx(abs(shift), abs=1e-9)

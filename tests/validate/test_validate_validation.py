@@ -1,0 +1,80 @@
+"""Tests of the validation run as a library: captures as measured traces, several traces, what cannot
+be compared, and where tolerances come from."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rtp_captures import voice_stream, write_capture
+from test_validate_esxtop import esxtop_text
+from vsim.core.errors import InputError
+from vsim.validate.validation import Options, measured_trace, run_validation, stated_tolerances
+
+FIG2 = str(Path(__file__).resolve().parents[2] / "configs" / "voip-vsphere5" / "fig2.toml")
+
+
+def short(traces, **kwargs):
+    return Options(tuple(str(trace) for trace in traces), FIG2, duration=6.0, replications=2, **kwargs)
+
+
+def test_a_capture_is_compared_like_a_trace(tmp_path):
+    rng = np.random.default_rng(1)
+    streams = [voice_stream(0.002 + rng.uniform(0, 0.001, 300), ssrc=0x100 + k, ports=(40000 + 2 * k, 50000))
+               for k in range(4)]
+    pcap = write_capture(tmp_path / "call.pcap", [packet for stream in streams for packet in stream])
+    result = run_validation(short([pcap], tolerances=("jitter_ms.p99=2",)))
+    doc = result.doc
+    assert doc["kind"] == "packets" and doc["verdict"] == "pass"
+    assert doc["metrics"]["jitter_ms"]["samples"]["measured"] == 1200
+    assert doc["metrics"]["loss_fraction"]["samples"] == {"measured": 4, "simulated": 8}
+    assert len(result.measured["jitter_ms"]) == 1 and len(result.simulated["jitter_ms"]) == 2
+
+
+def test_several_measured_traces_count_as_independent_runs(tmp_path):
+    paths = []
+    for seed in (1, 2):
+        delays = 0.002 + np.random.default_rng(seed).uniform(0, 0.002 * seed, 200)
+        paths.append(write_capture(tmp_path / f"run{seed}.pcap", voice_stream(delays)))
+    doc = run_validation(short(paths)).doc
+    jitter = doc["metrics"]["jitter_ms"]
+    assert jitter["samples"]["measured"] == 400
+    low, high = jitter["mean"]["measured_interval"]
+    assert low < jitter["mean"]["measured"] < high
+
+
+def test_other_trace_formats_are_refused_by_name(tmp_path):
+    esxtop = tmp_path / "host.csv"
+    esxtop.write_text(esxtop_text())
+    with pytest.raises(InputError, match="host.csv: expected a capture or a vsim trace to compare with a "
+                                         "simulation, found esxtop batch-mode CSV"):
+        measured_trace(esxtop)
+
+
+def test_a_capture_without_rtp_is_refused(tmp_path):
+    empty = write_capture(tmp_path / "empty.pcap", [])
+    with pytest.raises(InputError, match="empty.pcap: expected RTP packets"):
+        measured_trace(empty)
+
+
+def test_the_command_line_replaces_a_scenarios_tolerance_of_the_same_name():
+    stated = stated_tolerances({"jitter_ms.ks": 0.1, "jitter_ms.p99": 0.2}, "s.toml",
+                               ("jitter_ms.ks=0.3", "transit_ms.wasserstein=0.05"))
+    assert stated == {"jitter_ms.ks": (0.3, ("--tolerance", "jitter_ms.ks=0.3")),
+                      "jitter_ms.p99": (0.2, ("s.toml", 'validate.tolerances."jitter_ms.p99"')),
+                      "transit_ms.wasserstein": (0.05, ("--tolerance", "transit_ms.wasserstein=0.05"))}
+
+
+def test_a_tolerance_of_a_metric_without_samples_is_an_input_error(tmp_path):
+    single = write_capture(tmp_path / "one.pcap", voice_stream([0.002]))  # no gaps between arrivals
+    with pytest.raises(InputError, match="--tolerance: interarrival_ms.p50=1: expected samples of "
+                                         "interarrival_ms on both sides, found no measured samples"):
+        run_validation(short([single], tolerances=("interarrival_ms.p50=1",)))
+
+
+def test_a_trace_without_any_samples_is_an_input_error(tmp_path):
+    empty = tmp_path / "empty.csv"
+    empty.write_text("# vsim-trace 1\n# kind: timer\nthread,tick,scheduled_s,lateness_s\n")
+    with pytest.raises(InputError, match="empty.csv: expected samples of at least one of lateness_ms on "
+                                         "both sides, found none: lateness_ms: no measured samples"):
+        run_validation(short([empty]))

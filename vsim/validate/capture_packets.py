@@ -1,0 +1,70 @@
+"""A capture's RTP streams as a vsim ``packets`` trace, so a measured capture is reduced to metrics
+by the same code as a simulation (``vsim.validate.trace_metrics``).
+
+Streams are split as ``vsim.validate.rtp_streams`` splits them (addresses,
+ports, SSRC). A packet's send time is what its RTP timestamp says: the
+stream's first arrival plus the timestamp's advance since the stream's first
+packet (unwrapped modulo 2^32, in capture order) over the payload type's
+clock rate; its arrival time is its capture time from the capture's first
+packet. With those, RFC 3550 jitter from the trace equals the jitter tshark
+reports for an in-order stream. Sequence numbers are unwrapped modulo 2^16
+the same way, so loss counts the numbers missing between a stream's first and
+last packet. Streams whose payload type has no static clock rate (dynamic
+types 96-127: the rate is in the session's SDP) have no send times and are
+left out.
+"""
+
+import numpy as np
+
+from vsim.core.errors import InputError
+from vsim.validate.rtp_streams import CLOCK_RATES, PAYLOAD_NAMES, split_streams
+from vsim.validate.vsim_trace import Trace
+
+_TS_MODULO = 1 << 32
+_SEQ_MODULO = 1 << 16
+
+
+def _unwrap(values, modulo):
+    """Values extended past each wrap-around: steps taken as the shortest signed step modulo ``modulo``."""
+    values = values.astype(np.int64)
+    steps = np.diff(values) % modulo
+    steps[steps >= modulo // 2] -= modulo
+    return values[0] + np.concatenate(([0], np.cumsum(steps)))
+
+
+def _stream_name(packets, index, clash):
+    first = index[0]
+    name = f"0x{int(packets.ssrc[first]):08X}"
+    if not clash:
+        return name
+    src = packets.address(packets.src[first], packets.ip_version[first])
+    dst = packets.address(packets.dst[first], packets.ip_version[first])
+    return f"{name} {src}:{int(packets.src_port[first])}>{dst}:{int(packets.dst_port[first])}"
+
+
+def capture_trace(packets):
+    """The ``packets`` trace of the RTP streams in an ``RtpPackets`` (capture order within each stream)."""
+    streams = [index for index in split_streams(packets)
+               if CLOCK_RATES.get(int(packets.payload_type[index[0]]))]
+    if not streams:
+        raise InputError(packets.path, None, "expected RTP streams with a static payload type (a known "
+                                             "clock rate), found none")
+    ssrcs = [int(packets.ssrc[index[0]]) for index in streams]
+    columns = {"stream": [], "class": [], "seq": [], "rtp_timestamp": [], "send_s": [], "arrival_s": [],
+               "size_bytes": []}
+    for index, ssrc in zip(streams, ssrcs):
+        payload_type = int(packets.payload_type[index[0]])
+        arrival = (packets.time_ns[index] - packets.first_time_ns) / 1e9
+        advance = _unwrap(packets.rtp_timestamp[index], _TS_MODULO)
+        send = arrival[0] + (advance - advance[0]) / CLOCK_RATES[payload_type]
+        name = _stream_name(packets, index, ssrcs.count(ssrc) > 1)
+        columns["stream"] += [name] * index.size
+        columns["class"] += [PAYLOAD_NAMES.get(payload_type, f"PT{payload_type}")] * index.size
+        columns["seq"].append(_unwrap(packets.seq[index], _SEQ_MODULO))
+        columns["rtp_timestamp"].append(packets.rtp_timestamp[index].astype(np.int64))
+        columns["send_s"].append(send)
+        columns["arrival_s"].append(arrival)
+        columns["size_bytes"].append(packets.frame_bytes[index].astype(np.int64))
+    for name in ("seq", "rtp_timestamp", "send_s", "arrival_s", "size_bytes"):
+        columns[name] = np.concatenate(columns[name])
+    return Trace("packets", {"source": f"RTP streams of {packets.path}"}, columns)

@@ -1,0 +1,96 @@
+"""How far a simulated distribution is from a measured one: quantiles, KS, Wasserstein, means.
+
+Each side is a list of groups of samples of one metric: one group per
+measured trace, one per simulated replication. Quantiles, the two-sample
+Kolmogorov-Smirnov statistic (``scipy.stats.ks_2samp``) and the Wasserstein
+(earth mover's) distance (``scipy.stats.wasserstein_distance``) are taken on
+the pooled samples of each side. Errors are simulated minus measured, and
+relative errors divide by the measured value (None where it is 0).
+
+The mean of each side comes with a 95 % percentile-bootstrap interval that
+resamples whole groups (a cluster bootstrap: the mean of a resample is its
+groups' total over their count), because samples within a run are strongly
+correlated (a jitter value is a running mean of the previous ones) and only
+the runs are independent. A side with a single group is cut into
+``BATCHES`` consecutive batches instead (batch means, the classic remedy
+for one long correlated run). The generator is seeded, so the interval is
+the same on every run.
+
+KS p-values assume independent samples; with correlated samples in the
+thousands they are tiny even for small differences, so the statistic itself
+and the Wasserstein distance are the useful measures of closeness.
+"""
+
+import math
+
+import numpy as np
+from scipy.stats import bootstrap, ks_2samp, wasserstein_distance
+
+QUANTILES = {"p50": 0.50, "p90": 0.90, "p99": 0.99}
+BATCHES = 10
+RESAMPLES = 9999
+SEED = 3550
+LEVEL = 0.95
+
+
+def pooled(groups):
+    """All samples of a side, groups in order."""
+    arrays = [np.asarray(group, dtype=float) for group in groups]
+    return np.concatenate(arrays) if arrays else np.zeros(0)
+
+
+def _units(groups):
+    """(sums, counts) of the side's independent units: its groups, or batches of its only group."""
+    groups = [np.asarray(group, dtype=float) for group in groups]
+    if len(groups) == 1:
+        groups = np.array_split(groups[0], min(BATCHES, groups[0].size))
+    groups = [group for group in groups if group.size]
+    return (np.array([math.fsum(group) for group in groups]),
+            np.array([group.size for group in groups], dtype=float))
+
+
+def _ratio_of_totals(sums, counts, axis=-1):
+    return np.sum(sums, axis=axis) / np.sum(counts, axis=axis)
+
+
+def mean_interval(groups, level=LEVEL):
+    """(mean of the pooled samples, (low, high)) with a seeded cluster-bootstrap interval."""
+    sums, counts = _units(groups)
+    if counts.size == 0:
+        raise ValueError("mean_interval needs at least one sample")
+    centre = math.fsum(sums) / math.fsum(counts)
+    unit_means = sums / counts
+    if counts.size < 2 or np.all(unit_means == unit_means[0]):
+        return centre, (centre, centre)
+    result = bootstrap((sums, counts), _ratio_of_totals, paired=True, vectorized=True,
+                       n_resamples=RESAMPLES, confidence_level=level, method="percentile",
+                       rng=np.random.default_rng(SEED))
+    interval = result.confidence_interval
+    return centre, (min(float(interval.low), centre), max(float(interval.high), centre))
+
+
+def _errors(measured, simulated):
+    error = simulated - measured
+    return {"measured": measured, "simulated": simulated, "error": error,
+            "rel_error": error / abs(measured) if measured != 0 else None}
+
+
+def compare(measured_groups, simulated_groups):
+    """The comparison of one metric's two sides, as plain data for reports and tolerance checks.
+
+    Raises ValueError when a side has no samples.
+    """
+    measured, simulated = pooled(measured_groups), pooled(simulated_groups)
+    if measured.size == 0 or simulated.size == 0:
+        raise ValueError("both sides need samples")
+    result = {"samples": {"measured": int(measured.size), "simulated": int(simulated.size)}}
+    for name, q in QUANTILES.items():
+        result[name] = _errors(float(np.quantile(measured, q)), float(np.quantile(simulated, q)))
+    measured_mean, measured_ci = mean_interval(measured_groups)
+    simulated_mean, simulated_ci = mean_interval(simulated_groups)
+    result["mean"] = {**_errors(measured_mean, simulated_mean),
+                      "measured_interval": list(measured_ci), "simulated_interval": list(simulated_ci)}
+    ks = ks_2samp(measured, simulated)
+    result["ks"] = {"statistic": float(ks.statistic), "pvalue": float(ks.pvalue)}
+    result["wasserstein"] = float(wasserstein_distance(measured, simulated))
+    return result

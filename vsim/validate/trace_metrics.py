@@ -1,0 +1,169 @@
+"""Metric samples of a vsim trace: the one definition used for measured and simulated traces.
+
+``vsim validate`` compares distributions, so both sides must be reduced to
+samples by the same code; a measured capture is first turned into a
+``packets`` trace (``vsim.validate.capture_packets``), a simulation exports
+``packets`` and ``timer`` traces (``vsim.validate.simulation_trace``), and
+this module derives every metric from the trace alone.
+
+Metrics per trace kind (``METRICS``), times in ms:
+
+* ``packets`` (every stream, whatever its class; rows of lost packets have no
+  arrival time):
+
+  - ``jitter_ms``: RFC 3550 interarrival jitter the receiver holds after each
+    received packet, per stream in arrival order, with S the send time
+    (``vsim.metrics.jitter``, the function the simulation's own summary uses);
+  - ``transit_ms``: each received packet's transit time (arrival - send) minus
+    the smallest of its stream, so a constant offset between the clocks of
+    sender and receiver drops out;
+  - ``interarrival_ms``: the gap between consecutive arrivals of a stream;
+  - ``loss_fraction``: per stream, the share of the sequence numbers from its
+    first to its last that never arrived.
+
+* ``timer``: ``lateness_ms``, how late each wakeup came.
+* ``cpu_ticks``: ``tick_start_lateness_ms`` (start - scheduled),
+  ``tick_duration_ms`` (end - start) and ``overrun_fraction``, per worker the
+  share of its ticks that ended after the next tick was due (the period is
+  the trace's ``# period_s:`` or else the median gap between its ticks).
+
+A trace whose header says ``# warmup_s: W`` keeps only the samples of
+packets sent (or ticks scheduled) at or after W; earlier packets still feed
+each stream's running jitter, as they would in a receiver. Simulated traces
+say so, measured ones normally do not.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vsim.core.errors import InputError
+from vsim.metrics.jitter import rfc3550_jitter
+
+_MS = 1e3
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric: the trace kind it comes from, its unit, what a sample is, whether samples have times."""
+
+    kind: str
+    unit: str
+    doc: str
+    timed: bool = True
+
+
+METRICS = {
+    "jitter_ms": Metric("packets", "ms", "RFC 3550 jitter after each received packet, per stream"),
+    "transit_ms": Metric("packets", "ms", "transit time (arrival - send) minus its stream's minimum"),
+    "interarrival_ms": Metric("packets", "ms", "gap between consecutive arrivals of a stream"),
+    "loss_fraction": Metric("packets", "", "share of a stream's sequence numbers never received",
+                            timed=False),
+    "lateness_ms": Metric("timer", "ms", "how late a periodic thread woke"),
+    "tick_start_lateness_ms": Metric("cpu_ticks", "ms", "when a tick's work started, after it was due"),
+    "tick_duration_ms": Metric("cpu_ticks", "ms", "how long a tick's work took"),
+    "overrun_fraction": Metric("cpu_ticks", "", "per worker, share of ticks ending after the next was due",
+                               timed=False),
+}
+
+
+@dataclass(frozen=True)
+class Samples:
+    """A metric's samples in trace order, with the time (s) of each, or None for untimed metrics."""
+
+    values: np.ndarray
+    times: np.ndarray | None
+
+
+def metrics_of_kind(kind):
+    """Names of the metrics a trace of ``kind`` gives, in ``METRICS`` order."""
+    return [name for name, metric in METRICS.items() if metric.kind == kind]
+
+
+def trace_samples(trace, source):
+    """``{metric name: Samples}`` of a vsim ``Trace``; ``source`` names it in errors."""
+    warmup = _meta_seconds(trace, "warmup_s", source, default=0.0)
+    if trace.kind == "packets":
+        return _packet_samples(trace.columns, warmup)
+    if trace.kind == "timer":
+        return _timer_samples(trace.columns, warmup)
+    return _tick_samples(trace.columns, warmup, _meta_seconds(trace, "period_s", source, default=None))
+
+
+def _meta_seconds(trace, key, source, default):
+    text = trace.meta.get(key)
+    if text is None:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not np.isfinite(value) or value < 0:
+        raise InputError(source, key, f"expected '# {key}:' a number of seconds >= 0, got {text!r}")
+    return value
+
+
+def _groups(keys):
+    """Row indices of each distinct key, keys in sorted order (so the result is deterministic)."""
+    codes, inverse = np.unique(np.asarray(keys, dtype=object).astype(str), return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[order], np.arange(codes.size + 1))
+    return [order[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def _packet_samples(columns, warmup):
+    send, arrival, seq = columns["send_s"], columns["arrival_s"], columns["seq"]
+    parts = {"jitter_ms": [], "transit_ms": [], "interarrival_ms": []}
+    times = {name: [] for name in parts}
+    losses = []
+    for rows in _groups(columns["stream"]):
+        received = rows[~np.isnan(arrival[rows])]
+        received = received[np.argsort(arrival[received], kind="stable")]
+        s, r = send[received], arrival[received]
+        kept = s >= warmup
+        transit = r - s
+        per_metric = {
+            "jitter_ms": rfc3550_jitter(s, r),
+            "transit_ms": transit - transit.min() if transit.size else transit,
+            "interarrival_ms": np.diff(r, prepend=np.nan),
+        }
+        for name, values in per_metric.items():
+            keep = kept & ~np.isnan(values)
+            parts[name].append(values[keep] * _MS)
+            times[name].append(r[keep])
+        in_window = rows[send[rows] >= warmup]
+        if in_window.size:
+            expected = int(seq[in_window].max() - seq[in_window].min() + 1)
+            got = np.unique(seq[in_window][~np.isnan(arrival[in_window])]).size
+            losses.append((expected - got) / expected)
+    samples = {name: Samples(_concat(parts[name]), _concat(times[name])) for name in parts}
+    samples["loss_fraction"] = Samples(np.asarray(losses, dtype=float), None)
+    return samples
+
+
+def _timer_samples(columns, warmup):
+    kept = columns["scheduled_s"] >= warmup
+    return {"lateness_ms": Samples(columns["lateness_s"][kept] * _MS, columns["scheduled_s"][kept])}
+
+
+def _tick_samples(columns, warmup, period):
+    scheduled, start, end = columns["scheduled_s"], columns["start_s"], columns["end_s"]
+    kept = scheduled >= warmup
+    overruns = []
+    for rows in _groups([f"{vm}\0{worker}" for vm, worker in zip(columns["vm"], columns["worker"])]):
+        rows = rows[np.argsort(columns["tick"][rows], kind="stable")]
+        worker_period = period
+        if worker_period is None and rows.size >= 2:
+            worker_period = float(np.median(np.diff(scheduled[rows])))
+        rows = rows[kept[rows]]
+        if worker_period is not None and rows.size:
+            overruns.append(float(np.mean(end[rows] > scheduled[rows] + worker_period)))
+    return {
+        "tick_start_lateness_ms": Samples((start - scheduled)[kept] * _MS, scheduled[kept]),
+        "tick_duration_ms": Samples((end - start)[kept] * _MS, scheduled[kept]),
+        "overrun_fraction": Samples(np.asarray(overruns, dtype=float), None),
+    }
+
+
+def _concat(arrays):
+    return np.concatenate(arrays) if arrays else np.zeros(0)

@@ -1,0 +1,192 @@
+"""``vsim validate``: a scenario's replications against measured traces, metric by metric.
+
+The measured traces (captures or vsim traces, read by ``read_any``) and the
+simulated replications (``vsim.validate.replications``) are both reduced to
+metric samples by ``vsim.validate.trace_metrics``; each metric's two sides
+are compared by ``vsim.validate.distributions``, and the tolerances of the
+scenario's ``[validate]`` table, with those of the command line in place of
+any of the same name, are checked by ``vsim.validate.tolerances``. The
+result is one plain-data document (``Validation.doc``: what was compared,
+how the runs were made, every statistic, every check) plus the samples
+themselves for the figures.
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from vsim.core.atomic import write_text
+from vsim.core.errors import InputError
+from vsim.scenario.load import load_scenario
+from vsim.scenario.simulate import default_warmup
+from vsim.validate import tolerances as tolerance_rules
+from vsim.validate.capture_packets import capture_trace
+from vsim.validate.detect import describe_format, read_any
+from vsim.validate.distributions import compare
+from vsim.validate.replications import simulated_traces, trace_tasks
+from vsim.validate.simulation_trace import TRACES
+from vsim.validate.trace_metrics import METRICS, metrics_of_kind, trace_samples
+from vsim.validate.validation_figures import write_figures
+from vsim.validate.validation_report import report_markdown, results_json
+
+SIMULATED_KINDS = tuple(TRACES)
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the command line asks for; None keeps the scenario's ``[run]`` value."""
+
+    traces: tuple
+    config: str
+    overrides: tuple = ()
+    replications: int | None = None
+    duration: float | None = None
+    seed: int | None = None
+    tolerances: tuple = ()
+    jobs: int = 1
+
+
+@dataclass(frozen=True)
+class Validation:
+    """The outcome: ``doc`` (JSON-ready), and per metric the samples of each trace and replication."""
+
+    doc: dict
+    measured: dict
+    simulated: dict
+
+    @property
+    def failed(self):
+        return [check for check in self.doc["checks"] if not check["passed"]]
+
+
+def measured_trace(path):
+    """A measured trace as a vsim ``Trace``: a capture's RTP streams become a ``packets`` trace."""
+    fmt, trace = read_any(path)
+    if fmt in ("pcap", "pcapng"):
+        if len(trace) == 0:
+            raise InputError(path, None, "expected RTP packets over UDP (version 2 headers), found none")
+        return capture_trace(trace)
+    if fmt != "vsim":
+        raise InputError(path, None, f"expected a capture or a vsim trace to compare with a simulation, "
+                                     f"found {describe_format(fmt)}")
+    if trace.kind not in SIMULATED_KINDS:
+        raise InputError(path, "kind", f"expected a {' or '.join(SIMULATED_KINDS)} trace or a capture: "
+                                       f"simulations give the measuring client's packets and the guest "
+                                       f"timer's wakeups, not {trace.kind} traces")
+    return trace
+
+
+def measured_kind(traces, paths):
+    """The one kind of the measured traces; ``InputError`` when they mix kinds."""
+    kind = traces[0].kind
+    for trace, path in zip(traces, paths):
+        if trace.kind != kind:
+            raise InputError(path, "kind", f"expected a {kind} trace like {paths[0]}, found {trace.kind}")
+    return kind
+
+
+def stated_tolerances(scenario_tolerances, config, options):
+    """``{key: (value, where it was stated)}``: the scenario's, then the command line's over them."""
+    stated = {key: (value, (config, f'validate.tolerances."{key}"'))
+              for key, value in scenario_tolerances.items()}
+    for text in options:
+        key, value = tolerance_rules.parse_option(text)
+        stated[key] = (value, ("--tolerance", text))
+    return stated
+
+
+def applicable(stated, kind):
+    """The tolerances that apply to traces of ``kind``: a scenario may state them for every kind of
+    trace it is compared with, and those of other kinds are left out; one given on the command line
+    for another kind is an ``InputError`` (checked before running)."""
+    kept = {}
+    for key, (value, (source, where)) in stated.items():
+        metric = key.rpartition(".")[0]
+        if METRICS[metric].kind == kind:
+            kept[key] = (value, (source, where))
+        elif source == "--tolerance":
+            raise InputError(source, where, f"{metric} comes from {METRICS[metric].kind} traces; these "
+                                            f"are {kind} traces (metrics: {', '.join(metrics_of_kind(kind))})")
+    return kept
+
+
+def _check_compared(stated, skipped):
+    """Every tolerance must name a metric that was compared (both sides had samples)."""
+    for key, (_, (source, where)) in stated.items():
+        metric = key.rpartition(".")[0]
+        if metric in skipped:
+            raise InputError(source, where, f"expected samples of {metric} on both sides, found "
+                                            f"{skipped[metric]}")
+
+
+def _samples_by_metric(traces, sources):
+    out = {}
+    for trace, source in zip(traces, sources):
+        for metric, samples in trace_samples(trace, source).items():
+            out.setdefault(metric, []).append(samples)
+    return out
+
+
+def run_validation(options, progress=None):
+    """Run the scenario, compare it with the measured traces and check the tolerances."""
+    loaded = load_scenario(options.config, options.overrides)
+    scenario = loaded.scenario
+    stated = stated_tolerances(scenario.validate.tolerances, options.config, options.tolerances)
+    measured_traces = [measured_trace(path) for path in options.traces]
+    kind = measured_kind(measured_traces, options.traces)
+    measured = _samples_by_metric(measured_traces, options.traces)
+    run = scenario.run
+    duration = run.duration if options.duration is None else options.duration
+    warmup = default_warmup(run, duration)
+    seed = run.seed if options.seed is None else options.seed
+    replications = run.replications if options.replications is None else options.replications
+    stated = applicable(stated, kind)
+    tasks = trace_tasks(kind, options.config, options.overrides, seed, duration, warmup, replications)
+    traces = simulated_traces(tasks, options.jobs, progress)
+    simulated = _samples_by_metric(traces, [task.label() for task in tasks])
+    comparisons, skipped = {}, {}
+    for metric in metrics_of_kind(kind):
+        sides = {"measured": measured[metric], "simulated": simulated[metric]}
+        empty = [side for side, groups in sides.items() if not any(group.values.size for group in groups)]
+        if empty:
+            skipped[metric] = f"no {' or '.join(empty)} samples"
+            continue
+        comparisons[metric] = {"unit": METRICS[metric].unit, "definition": METRICS[metric].doc,
+                               **compare([group.values for group in sides["measured"]],
+                                         [group.values for group in sides["simulated"]])}
+    if not comparisons:
+        reasons = "; ".join(f"{metric}: {why}" for metric, why in skipped.items())
+        raise InputError(options.traces[0], None, f"expected samples of at least one of "
+                                                  f"{', '.join(metrics_of_kind(kind))} on both sides, "
+                                                  f"found none: {reasons}")
+    _check_compared(stated, skipped)
+    checks = tolerance_rules.check({key: value for key, (value, _) in stated.items()}, comparisons)
+    failed = sum(not check["passed"] for check in checks)
+    doc = {
+        "scenario": scenario.name, "config": str(options.config), "overrides": list(options.overrides),
+        "measured": [str(path) for path in options.traces], "kind": kind,
+        "simulated": {"replications": replications, "seeds": [task.seed for task in tasks],
+                      "duration_s": duration, "warmup_s": warmup,
+                      "engine": traces[0].meta.get("engine") if traces else None},
+        "metrics": comparisons, "skipped": skipped,
+        "tolerances": {key: {"value": value, "stated_in": source} for key, (value, (source, _))
+                       in sorted(stated.items())},
+        "checks": checks, "failed": failed, "verdict": "fail" if failed else "pass",
+    }
+    return Validation(doc, measured, simulated)
+
+
+def write_outputs(out, validation):
+    """Figures, ``report.md`` and ``results.json`` of ``validation`` into directory ``out``; the paths.
+
+    ``InputError`` when ``out`` is a file or cannot be written.
+    """
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise InputError(out, None, "expected a directory for --out, found a file")
+    try:
+        figures = write_figures(out, validation)
+        write_text(out / "report.md", report_markdown(validation.doc, figures))
+        write_text(out / "results.json", results_json(validation.doc))
+    except OSError as exc:
+        raise InputError(out, None, f"cannot write ({exc.strerror or exc})") from None
+    return figures + [out / "report.md", out / "results.json"]
