@@ -20,6 +20,8 @@ from vsim.experiments.claims import load_claims
 from vsim.experiments.comparison import summary_line
 from vsim.experiments.reproduce import (REPO, claim_rows, claims_json, run_studies, select_studies,
                                         write_study_outputs)
+from vsim.probe.arguments import add_probe_arguments
+from vsim.probe.command import run_probe
 from vsim.scenario import schema
 from vsim.scenario.load import load_scenario
 from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
@@ -125,6 +127,10 @@ def build_parser():
     desc.add_argument("target", metavar="TARGET",
                       help="a model ref such as workloads/vmcd_g729, or a config file (*.toml)")
     desc.set_defaults(handler=_describe)
+
+    probe = commands.add_parser("probe", help="take measured traces on this Linux machine: timer, net, cpu")
+    add_probe_arguments(probe, _bounded)
+    probe.set_defaults(handler=_probe)
     return parser
 
 
@@ -279,6 +285,11 @@ def _sweep(args):
         except OSError as exc:
             raise InputError(args.out, None, f"cannot write ({exc.strerror or exc})") from None
         _note(f"wrote {', '.join(str(path) for path in written)}")
+
+
+# ---------------------------------------------------------------- probe
+def _probe(args):
+    run_probe(args)
 
 
 # ------------------------------------------------------------- describe
