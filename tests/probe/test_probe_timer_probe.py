@@ -1,0 +1,36 @@
+"""Short runs of ``vsim probe timer``: a well-formed trace with the machine facts, idle, loaded and by cyclictest."""
+
+import shutil
+
+import numpy as np
+import pytest
+
+from probe_run import vsim
+from vsim.validate.vsim_trace import read_trace
+
+FACTS = {"command", "kernel", "cpus_online", "steal_s_before", "steal_s_after", "loadavg_before",
+         "loadavg_after", "lateness_summary"}
+
+
+@pytest.mark.parametrize("load", ["none", "cpu"])
+def test_a_short_run_writes_a_timer_trace(capsys, tmp_path, load):
+    out = tmp_path / "timer.csv"
+    code, stdout, err = vsim(capsys, "probe", "timer", "--period", "0.01", "--threads", "2", "--duration", "0.5",
+                             "--load", load, "--out", str(out))
+    assert code == 0, err
+    trace = read_trace(out)
+    assert trace.kind == "timer" and FACTS <= trace.meta.keys()
+    assert trace.meta["command"].startswith("vsim probe timer --period 0.01 --threads 2")
+    assert sorted(set(trace.columns["thread"])) == [0, 1]
+    assert np.all(trace.columns["lateness_s"] >= 0)
+    assert "wrote" in stdout
+
+
+@pytest.mark.skipif(shutil.which("cyclictest") is None, reason="needs rt-tests' cyclictest")
+def test_cyclictest_writes_the_same_kind_of_trace(capsys, tmp_path):
+    out = tmp_path / "timer.csv"
+    code, _, err = vsim(capsys, "probe", "timer", "--via", "cyclictest", "--duration", "1", "--out", str(out))
+    assert code == 0, err
+    trace = read_trace(out)
+    assert trace.meta["via"] == "cyclictest" and trace.meta["tool_version"].startswith("cyclictest")
+    assert len(trace) > 0 and np.all(trace.columns["lateness_s"] >= 0)
