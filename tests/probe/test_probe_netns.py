@@ -9,9 +9,9 @@ from vsim.probe.guard import Guard
 
 from probe_helpers import made_by, needs_ip, needs_root
 
-RECEIVE = "import socket; s = socket.socket(2, 2); s.bind(('', 9999)); s.settimeout(10); print(s.recv(64))"
-SEND = ("import socket, time\ns = socket.socket(2, 2)\n"
-        "for _ in range(50):\n    s.sendto(b'hello', ('%s', 9999)); time.sleep(0.1)")
+RECEIVE = ("import socket; s = socket.socket(2, 2); s.bind(('', 9999)); s.settimeout(10); "
+           "print('ready', flush=True); print(s.recv(64))")
+SEND = "import socket; socket.socket(2, 2).sendto(b'hello', ('%s', 9999))"
 
 
 @needs_root
@@ -25,6 +25,7 @@ def test_the_pair_connects_the_namespaces_and_goes_away():
         assert netns.RECEIVER_IP in shown
         receiver = guard.start(netns.in_netns(pair.receiver_ns, [sys.executable, "-c", RECEIVE]),
                                stdout=subprocess.PIPE, text=True)
+        assert receiver.stdout.readline().strip() == "ready"
         netns.run([sys.executable, "-c", SEND % netns.RECEIVER_IP], pair.sender_ns)
         assert receiver.communicate(timeout=10)[0].strip() == "b'hello'"
     assert made_by(os.getpid()) == []

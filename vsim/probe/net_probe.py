@@ -37,7 +37,7 @@ FLOOD_PORT = 50000
 START_DELAY_S = 1.0  # senders start together this long after they are launched
 MAX_DRAIN_S = 3.0  # after the senders stop, wait up to this long for the bottleneck's queue to empty
 MARGIN_S = 30.0  # hard deadline: the duration plus this
-SNAPLEN = 128
+SNAPLEN = 80  # bytes kept per frame: a whole voice frame (74 B), a flood datagram's header and more
 DEFAULT_LIMITS = {"pfifo": 100, "htb": 100, "bfifo": 64000, "tbf": 64000}
 
 
@@ -92,10 +92,30 @@ def _await_listening(capture, deadline):
     raise RuntimeError("tcpdump did not start listening")
 
 
+def _await_capture_quiet(path, quiet_s=0.3, limit_s=5.0):
+    """Wait until the capture file has stopped growing for ``quiet_s`` (tcpdump has written what the
+    kernel handed it; stopping it earlier would lose the packets still in its buffer), at most ``limit_s``."""
+    deadline = time.monotonic() + limit_s
+    size, since = -1, time.monotonic()
+    while time.monotonic() < deadline:
+        now_size = path.stat().st_size if path.exists() else 0
+        if now_size != size:
+            size, since = now_size, time.monotonic()
+        elif time.monotonic() - since >= quiet_s:
+            return
+        time.sleep(0.05)
+
+
 def _captured_counts(text):
     counts = dict((key, int(value)) for value, key in
                   re.findall(r"(\d+) packets? (captured|received by filter|dropped by kernel)", text))
     return ", ".join(f"{value} {key}" for key, value in counts.items()) or "unknown"
+
+
+def root_qdisc_drops(stats_text):
+    """Packets the root qdisc dropped, from ``tc -s qdisc show`` (its first 'dropped N')."""
+    match = re.search(r"dropped (\d+)", stats_text)
+    return int(match.group(1)) if match else 0
 
 
 def _flood_rate(log, frame_bytes, time_zero_ns, gap_s):
@@ -151,7 +171,7 @@ def run(args, note):
             "vsim.probe.sink", "--ports", ",".join(map(str, [*voice_ports, FLOOD_PORT])),
             "--duration", args.duration + MARGIN_S)), stdout=subprocess.DEVNULL)
         capture_argv = [tcpdump, "-i", pair.receiver_if, "-w", str(capture_file), "-s", str(SNAPLEN),
-                        "--time-stamp-precision=nano", "-U", "-n", "-Z", "root", "udp"]
+                        "--time-stamp-precision=nano", "--immediate-mode", "-U", "-n", "-Z", "root", "udp"]
         capture = guard.start(netns.in_netns(pair.receiver_ns, capture_argv), stderr=subprocess.PIPE,
                               text=True)
         meta["capture"] = " ".join(capture_argv)
@@ -172,9 +192,10 @@ def run(args, note):
             if sender.wait() != 0:
                 raise RuntimeError(f"a sender failed with exit code {sender.returncode}")
         time.sleep(drain_s)
-        meta["tc_stats_after"] = " | ".join(
-            line.strip() for line in netns.run(["tc", "-s", "qdisc", "show", "dev", pair.sender_if],
-                                               pair.sender_ns).splitlines() if line.strip())
+        stats = netns.run(["tc", "-s", "qdisc", "show", "dev", pair.sender_if], pair.sender_ns)
+        meta["tc_stats_after"] = " | ".join(line.strip() for line in stats.splitlines() if line.strip())
+        meta["qdisc_dropped"] = root_qdisc_drops(stats)
+        _await_capture_quiet(capture_file)
         stop(capture, grace_s=5.0)
         meta["capture_counts"] = _captured_counts(capture.stderr.read())
         logs = [np.load(voice_log)] + ([np.load(flood_log)] if flood_pps > 0 else [])
