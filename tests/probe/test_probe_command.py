@@ -43,6 +43,7 @@ def test_an_output_that_is_a_directory_is_refused(capsys, tmp_path):
     (["--weight", "0"], "weight 1-10000"),
     (["--quota", "none"], "quota in CPUs"),
     (["--quota=-1,max"], "quota in CPUs"),
+    (["--parent-weight", "20000"], "--parent-weight"),
 ])
 def test_bad_weights_and_quotas_are_refused(capsys, tmp_path, monkeypatch, option, message):
     monkeypatch.setattr(machine.os, "geteuid", lambda: 0)

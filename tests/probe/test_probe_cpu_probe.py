@@ -35,14 +35,18 @@ def test_the_summary_counts_lateness_overruns_and_emission_spread():
 def test_a_short_run_writes_a_cpu_ticks_trace_and_removes_its_groups(capsys, tmp_path):
     out = tmp_path / "cpu.csv"
     code, stdout, err = vsim(capsys, "probe", "cpu", "--vms", "2", "--workers", "1", "--work-ms", "1",
-                             "--weight", "100,200", "--quota", "max,0.5", "--duration", "0.4",
+                             "--weight", "100,200", "--quota", "max,0.5", "--parent-weight", "300",
+                             "--duration", "0.4",
                              "--out", str(out))
     assert code == 0, err
     trace = read_trace(out)
     assert trace.kind == "cpu_ticks"
     assert sorted(set(trace.columns["vm"])) == ["vm0", "vm1"]
-    assert len(trace) == 2 * 20
     c = trace.columns
+    for vm in ("vm0", "vm1"):  # each worker's ticks from 0 on, at most the 20 of 0.4 s, fewer if it fell behind
+        ticks = c["tick"][np.asarray(c["vm"]) == vm]
+        assert 1 <= len(ticks) <= 20 and list(ticks) == list(range(len(ticks)))
     assert np.all(c["start_s"] >= c["scheduled_s"]) and np.all(c["end_s"] >= c["start_s"])
     assert {"calibration", "cgroup_interface", "cgroup_vm1", "summary_vm0", "steal_s_during"} <= trace.meta.keys()
+    assert ("cpu.weight=300" in trace.meta["cgroup_parent"]) or ("cpu.shares=3072" in trace.meta["cgroup_parent"])
     assert made_by(os.getpid()) == []

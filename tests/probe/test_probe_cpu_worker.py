@@ -23,3 +23,8 @@ def test_ticks_are_due_one_period_apart_and_start_no_earlier():
     rows = run_ticks(100, 5_000_000, start, 4)
     np.testing.assert_array_equal(rows[:, 0], start + 5_000_000 * np.arange(4))
     assert np.all(rows[:, 1] >= rows[:, 0]) and np.all(rows[:, 2] >= rows[:, 1])
+
+
+def test_a_worker_behind_schedule_stops_at_its_end():
+    start = now_ns() - 10_000_000  # every tick of a 5 x 1 ms schedule is already past
+    assert len(run_ticks(100, 1_000_000, start, 5)) == 0

@@ -74,6 +74,8 @@ def add_probe_arguments(probe, bounded):
                      help="cpu.weight (1-10000) of every VM, or one per VM (default 100)")
     cpu.add_argument("--quota", default="max", metavar="Q[,Q...]",
                      help="cpu.max quota in CPUs (e.g. 0.5) or 'max', for every VM or one per VM")
+    cpu.add_argument("--parent-weight", type=bounded(int, 1, True), default=100, metavar="W",
+                     help="cpu.weight of the VMs' parent group against the machine's other work (100)")
     cpu.add_argument("--quota-period-us", type=bounded(int, 1000, True), default=100000, metavar="US",
                      help="cpu.max period, us (default 100000)")
     cpu.add_argument("--duration", type=_duration(bounded), default=30.0, metavar="S",

@@ -65,13 +65,16 @@ def settings(version, weight, quota_cpus, period_us):
             "cpu.cfs_quota_us": str(-1 if quota_us is None else quota_us)}
 
 
-def create_parent(hierarchy, name):
-    """Create the probe's parent group (v2: with the cpu controller enabled for its children)."""
+def create_parent(hierarchy, name, files=None):
+    """Create the probe's parent group (v2: with the cpu controller enabled for its children) and write
+    its ``files`` (its own weight against the rest of the machine)."""
     parent = hierarchy.root / name
     parent.mkdir()
     if hierarchy.version == 2:
         (hierarchy.root / "cgroup.subtree_control").write_text("+cpu")
         (parent / "cgroup.subtree_control").write_text("+cpu")
+    for file, value in (files or {}).items():
+        (parent / file).write_text(value)
     return parent
 
 

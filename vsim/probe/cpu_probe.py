@@ -1,6 +1,8 @@
 """``vsim probe cpu``: periodic CPU work of "VMs" made of cgroups, under cpu weights and quotas.
 
-Each VM is a cgroup under the probe's parent group; each of its ``workers``
+Each VM is a cgroup under the probe's parent group (whose own weight,
+``parent_weight``, sets the VMs' share against the machine's other work, as
+a hypervisor's share of a shared host); each of its ``workers``
 worker processes (``cpu_worker``; processes, since Python threads would
 share one GIL; pinned to no CPU) does ``work_ms`` of calibrated CPU work
 every ``period``. Per tick the trace records when it was due, when the work
@@ -71,6 +73,7 @@ def command_line(args):
     """The full command that reproduces this run, every option spelt out."""
     return (f"vsim probe cpu --vms {args.vms} --workers {args.workers} --work-ms {args.work_ms:g} "
             f"--period {args.period:g} --weight {args.weight} --quota {args.quota} "
+            f"--parent-weight {args.parent_weight} "
             f"--quota-period-us {args.quota_period_us} --duration {args.duration:g} --out {args.out}")
 
 
@@ -89,6 +92,7 @@ def run(args, note):
     """Create the groups, run and collect the workers, remove the groups, write the trace."""
     machine.require_root("cpu")
     weights = per_vm(args.weight, args.vms, "--weight", parse_weight)
+    parse_weight(str(args.parent_weight), "--parent-weight")
     quotas = per_vm(args.quota, args.vms, "--quota", parse_quota)
     hierarchy = cgroups.find_cpu_hierarchy()
     if hierarchy is None:
@@ -108,9 +112,10 @@ def run(args, note):
     began = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="vsim-probe-cpu-") as tmp, \
             Guard(delay_s + args.duration + MARGIN_S) as guard:
-        parent = cgroups.create_parent(hierarchy, cgroup_name(os.getpid()))
+        parent_files = cgroups.settings(hierarchy.version, args.parent_weight, None, args.quota_period_us)
+        parent = cgroups.create_parent(hierarchy, cgroup_name(os.getpid()), parent_files)
         guard.on_exit(f"remove cgroup {parent}", cgroups.remove_tree, parent)
-        meta["cgroup_parent"] = str(parent)
+        meta["cgroup_parent"] = f"{parent} " + " ".join(f"{file}={value}" for file, value in parent_files.items())
         groups = []
         for vm, (weight, quota) in enumerate(zip(weights, quotas)):
             files = cgroups.settings(hierarchy.version, weight, quota, args.quota_period_us)
@@ -140,7 +145,9 @@ def run(args, note):
     for vm in dict.fromkeys(name for name, _, _ in results):
         rows = np.concatenate([r for name, _, r in results if name == vm])
         lateness, overruns, jitter_ms = vm_summary(rows, args.period)
-        meta[f"summary_{vm}"] = (f"lateness {lateness}; overruns {overruns} of {len(rows)} ticks; "
+        planned = ticks * sum(1 for name, _, _ in results if name == vm)
+        meta[f"summary_{vm}"] = (f"lateness {lateness}; overruns {overruns} of {len(rows)} ticks run "
+                                 f"({planned - len(rows)} of {planned} never begun by the schedule's end); "
                                  f"emission jitter (std of end - due) {jitter_ms:.3f} ms")
         lines.append(f"{vm}: {meta[f'summary_{vm}']}")
     for vm, worker, rows in results:

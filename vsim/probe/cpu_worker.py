@@ -4,7 +4,9 @@ Each tick k it sleeps until ``start + k * period`` (absolute CLOCK_MONOTONIC),
 then does a fixed amount of CPU work (``spin`` of a calibrated number of
 iterations) and records when the tick was due, when the work started and when
 it ended. A tick that ends after the next one is due makes the next one start
-late; ticks are never skipped. The parent puts the worker in its cgroup
+late; ticks are never skipped, but a worker that has fallen behind stops at
+the end of the schedule (``start + ticks * period``) with the ticks it has
+not begun left out, so a starved worker cannot outlast the probe. The parent puts the worker in its cgroup
 before it execs, so every tick runs under the group's weight and quota.
 """
 
@@ -48,11 +50,15 @@ def calibrate(work_ms, repeats=5):
 
 
 def run_ticks(iterations, period_ns, start_ns, ticks):
-    """Run ``ticks`` ticks; an array of rows (due, start, end) in CLOCK_MONOTONIC ns."""
+    """Run up to ``ticks`` ticks; an array of rows (due, start, end) in CLOCK_MONOTONIC ns, one per tick
+    begun before the schedule's end."""
     rows = np.zeros((ticks, 3), dtype=np.int64)
+    end_ns = start_ns + ticks * period_ns
     for tick in range(ticks):
         due = start_ns + tick * period_ns
         sleep_until_ns(due)
+        if now_ns() >= end_ns:
+            return rows[:tick]
         began = now_ns()
         spin(iterations)
         rows[tick] = (due, began, now_ns())
