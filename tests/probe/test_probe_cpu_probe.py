@@ -47,6 +47,7 @@ def test_a_short_run_writes_a_cpu_ticks_trace_and_removes_its_groups(capsys, tmp
         ticks = c["tick"][np.asarray(c["vm"]) == vm]
         assert 1 <= len(ticks) <= 20 and list(ticks) == list(range(len(ticks)))
     assert np.all(c["start_s"] >= c["scheduled_s"]) and np.all(c["end_s"] >= c["start_s"])
-    assert {"calibration", "cgroup_interface", "cgroup_vm1", "summary_vm0", "steal_s_during"} <= trace.meta.keys()
+    assert {"calibration", "cgroup_interface", "cgroup_vm1", "summary_vm0", "steal_s_during",
+            "cpu_ms_per_tick_vm1"} <= trace.meta.keys()
     assert ("cpu.weight=300" in trace.meta["cgroup_parent"]) or ("cpu.shares=3072" in trace.meta["cgroup_parent"])
     assert made_by(os.getpid()) == []

@@ -125,18 +125,20 @@ def run(args, note):
         children = []
         for vm, group in enumerate(groups):
             for worker in range(args.workers):
-                out = Path(tmp) / f"vm{vm}-{worker}.npy"
+                out = Path(tmp) / f"vm{vm}-{worker}.npz"
                 argv = [sys.executable, "-m", "vsim.probe.cpu_worker", "--iterations", str(iterations),
                         "--period", repr(args.period), "--start-ns", str(start_ns), "--ticks", str(ticks),
                         "--out", str(out)]
                 child = guard.start(argv, before_exec=partial(cgroups.join, group),
                                     stdin=subprocess.DEVNULL)
                 children.append((f"vm{vm}", worker, child, out))
-        results = []
+        results, cpu_s = [], {}
         for vm, worker, child, out in children:
             if child.wait() != 0:
                 raise RuntimeError(f"worker {worker} of {vm} failed with exit code {child.returncode}")
-            results.append((vm, worker, (np.load(out) - start_ns) / NS))
+            with np.load(out) as saved:
+                results.append((vm, worker, (saved["rows"] - start_ns) / NS))
+                cpu_s[vm] = cpu_s.get(vm, 0.0) + float(saved["cpu_s"])
         for vm, group in enumerate(groups):
             meta[f"cpu_stat_vm{vm}"] = _cpu_stat(group)
     meta.update(machine.facts_after(meta, time.monotonic() - began))
@@ -149,6 +151,8 @@ def run(args, note):
         meta[f"summary_{vm}"] = (f"lateness {lateness}; overruns {overruns} of {len(rows)} ticks run "
                                  f"({planned - len(rows)} of {planned} never begun by the schedule's end); "
                                  f"emission jitter (std of end - due) {jitter_ms:.3f} ms")
+        meta[f"cpu_ms_per_tick_{vm}"] = (f"{1e3 * cpu_s[vm] / max(1, len(rows)):.3f} (the workers' CPU time "
+                                         "over the ticks they ran)")
         lines.append(f"{vm}: {meta[f'summary_{vm}']}")
     for vm, worker, rows in results:
         columns["vm"] += [vm] * len(rows)

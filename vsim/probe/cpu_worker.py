@@ -3,7 +3,8 @@
 Each tick k it sleeps until ``start + k * period`` (absolute CLOCK_MONOTONIC),
 then does a fixed amount of CPU work (``spin`` of a calibrated number of
 iterations) and records when the tick was due, when the work started and when
-it ended. A tick that ends after the next one is due makes the next one start
+it ended; it also saves the CPU time its ticks used in all, which shows
+how much CPU a tick's work really took under contention. A tick that ends after the next one is due makes the next one start
 late; ticks are never skipped, but a worker that has fallen behind stops at
 the end of the schedule (``start + ticks * period``) with the ticks it has
 not begun left out, so a starved worker cannot outlast the probe. The parent puts the worker in its cgroup
@@ -73,7 +74,9 @@ def main(argv=None):
     parser.add_argument("--ticks", type=int, required=True)
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
-    np.save(args.out, run_ticks(args.iterations, int(round(args.period * NS)), args.start_ns, args.ticks))
+    cpu_before = time.process_time()
+    rows = run_ticks(args.iterations, int(round(args.period * NS)), args.start_ns, args.ticks)
+    np.savez(args.out, rows=rows, cpu_s=time.process_time() - cpu_before)
 
 
 if __name__ == "__main__":
