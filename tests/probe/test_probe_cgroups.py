@@ -6,7 +6,6 @@ import sys
 from functools import partial
 from pathlib import Path
 
-import pytest
 from hypothesis import given, strategies as st
 
 from vsim.probe import cgroups

@@ -43,11 +43,12 @@ def test_a_short_run_writes_a_cpu_ticks_trace_and_removes_its_groups(capsys, tmp
     assert trace.kind == "cpu_ticks"
     assert sorted(set(trace.columns["vm"])) == ["vm0", "vm1"]
     c = trace.columns
-    for vm in ("vm0", "vm1"):  # each worker's ticks from 0 on, at most the 20 of 0.4 s, fewer if it fell behind
+    for vm in ("vm0", "vm1"):  # ticks from 0 on: the 20 of 0.4 s, fewer if the worker fell behind
         ticks = c["tick"][np.asarray(c["vm"]) == vm]
         assert 1 <= len(ticks) <= 20 and list(ticks) == list(range(len(ticks)))
     assert np.all(c["start_s"] >= c["scheduled_s"]) and np.all(c["end_s"] >= c["start_s"])
     assert {"calibration", "cgroup_interface", "cgroup_vm1", "summary_vm0", "steal_s_during",
             "cpu_ms_per_tick_vm1"} <= trace.meta.keys()
-    assert ("cpu.weight=300" in trace.meta["cgroup_parent"]) or ("cpu.shares=3072" in trace.meta["cgroup_parent"])
+    parent = trace.meta["cgroup_parent"]
+    assert "cpu.weight=300" in parent or "cpu.shares=3072" in parent
     assert made_by(os.getpid()) == []

@@ -1,4 +1,4 @@
-"""Short runs of ``vsim probe timer``: a well-formed trace with the machine facts, idle, loaded and by cyclictest."""
+"""Short runs of ``vsim probe timer``: well-formed traces with the machine facts (idle, loaded, cyclictest)."""
 
 import shutil
 
@@ -15,8 +15,8 @@ FACTS = {"command", "kernel", "cpus_online", "steal_s_before", "steal_s_after", 
 @pytest.mark.parametrize("load", ["none", "cpu"])
 def test_a_short_run_writes_a_timer_trace(capsys, tmp_path, load):
     out = tmp_path / "timer.csv"
-    code, stdout, err = vsim(capsys, "probe", "timer", "--period", "0.01", "--threads", "2", "--duration", "0.5",
-                             "--load", load, "--out", str(out))
+    code, stdout, err = vsim(capsys, "probe", "timer", "--period", "0.01", "--threads", "2",
+                             "--duration", "0.5", "--load", load, "--out", str(out))
     assert code == 0, err
     trace = read_trace(out)
     assert trace.kind == "timer" and FACTS <= trace.meta.keys()

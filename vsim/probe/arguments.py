@@ -21,7 +21,7 @@ def _duration(bounded):
 
 
 def add_probe_arguments(probe, bounded):
-    """Add ``timer``, ``net``, ``cpu`` and ``cleanup`` under the ``probe`` parser; ``bounded`` builds number types."""
+    """Add ``timer``, ``net``, ``cpu`` and ``cleanup`` under ``probe``; ``bounded`` builds number types."""
     probes = probe.add_subparsers(dest="probe", required=True, metavar="PROBE")
     period = bounded(float, 0.001, True)
     count = bounded(int, 1, True)

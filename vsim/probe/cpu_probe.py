@@ -115,7 +115,8 @@ def run(args, note):
         parent_files = cgroups.settings(hierarchy.version, args.parent_weight, None, args.quota_period_us)
         parent = cgroups.create_parent(hierarchy, cgroup_name(os.getpid()), parent_files)
         guard.on_exit(f"remove cgroup {parent}", cgroups.remove_tree, parent)
-        meta["cgroup_parent"] = f"{parent} " + " ".join(f"{file}={value}" for file, value in parent_files.items())
+        meta["cgroup_parent"] = " ".join([str(parent)] + [f"{file}={value}"
+                                                          for file, value in parent_files.items()])
         groups = []
         for vm, (weight, quota) in enumerate(zip(weights, quotas)):
             files = cgroups.settings(hierarchy.version, weight, quota, args.quota_period_us)

@@ -3,12 +3,13 @@
 Each tick k it sleeps until ``start + k * period`` (absolute CLOCK_MONOTONIC),
 then does a fixed amount of CPU work (``spin`` of a calibrated number of
 iterations) and records when the tick was due, when the work started and when
-it ended; it also saves the CPU time its ticks used in all, which shows
-how much CPU a tick's work really took under contention. A tick that ends after the next one is due makes the next one start
-late; ticks are never skipped, but a worker that has fallen behind stops at
-the end of the schedule (``start + ticks * period``) with the ticks it has
-not begun left out, so a starved worker cannot outlast the probe. The parent puts the worker in its cgroup
-before it execs, so every tick runs under the group's weight and quota.
+it ended; it also saves the CPU time its ticks used in all, which shows how
+much CPU a tick's work really took under contention. A tick that ends after
+the next one is due makes the next one start late; ticks are never skipped,
+but a worker that has fallen behind stops at the end of the schedule
+(``start + ticks * period``) with the ticks it has not begun left out, so a
+starved worker cannot outlast the probe. The parent puts the worker in its
+cgroup before it execs, so every tick runs under the group's weight and quota.
 """
 
 import argparse

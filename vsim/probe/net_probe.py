@@ -68,7 +68,7 @@ def pcap_path(args):
 def command_line(args):
     """The full command that reproduces this run, every option spelt out."""
     b = bottleneck_of(args)
-    line = (f"vsim probe net --qdisc {b.shape} --rate {b.rate_bps:g} --limit {b.limit} --burst {b.burst_bytes}")
+    line = f"vsim probe net --qdisc {b.shape} --rate {b.rate_bps:g} --limit {b.limit} --burst {b.burst_bytes}"
     if b.shape == "htb":
         line += (f" --voice-rate {b.voice_rate_bps:g} --voice-ceil {b.voice_ceil_bps:g}"
                  f" --flood-rate {b.flood_rate_bps:g} --flood-ceil {b.flood_ceil_bps:g}")

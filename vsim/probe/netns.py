@@ -48,7 +48,8 @@ def create(guard, pid):
         guard.on_exit(f"delete network namespace {netns}", delete_netns, netns)
     run(["ip", "link", "add", sender_if, "type", "veth", "peer", "name", receiver_if])
     guard.on_exit(f"delete veth {sender_if}", delete_link, sender_if)
-    for netns, device, address in ((sender_ns, sender_if, SENDER_IP), (receiver_ns, receiver_if, RECEIVER_IP)):
+    ends = ((sender_ns, sender_if, SENDER_IP), (receiver_ns, receiver_if, RECEIVER_IP))
+    for netns, device, address in ends:
         run(["ip", "link", "set", device, "netns", netns])
         run(["ip", "addr", "add", f"{address}/{PREFIX_LEN}", "dev", device], netns)
         run(["ip", "link", "set", device, "up"], netns)

@@ -85,7 +85,7 @@ def _jitter(klass, send, arrival, rtp_timestamps):
 
 
 def summarize(columns):
-    """One ``StreamSummary`` per stream, then one per class ([name], jitter: the mean of its streams'), from trace columns."""
+    """One ``StreamSummary`` per stream, then one per class ("[voice]": jitter the mean of its streams')."""
     streams = np.asarray(columns["stream"])
     classes = np.asarray(columns["class"])
     send = np.asarray(columns["send_s"], dtype=float)

@@ -18,7 +18,7 @@ IPPROTO_UDP = 17
 
 @dataclass(frozen=True)
 class UdpFrame:
-    """One captured UDP datagram: capture time (ns since the epoch), frame size on the wire, ports, payload."""
+    """A captured UDP datagram: capture time (ns since the epoch), frame size on the wire, ports, payload."""
 
     time_ns: int
     wire_bytes: int

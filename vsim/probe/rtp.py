@@ -41,7 +41,7 @@ def parse_voice(payload):
 
 
 def flood_packet(buffer, seq, send_ns):
-    """Write the flood header (seq, send time) into the start of ``buffer`` (a bytearray of the datagram's size)."""
+    """Write the flood header (seq, send time) at the start of ``buffer`` (the whole datagram)."""
     FLOOD_HEADER.pack_into(buffer, 0, seq, send_ns)
     return buffer
 

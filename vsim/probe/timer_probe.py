@@ -44,7 +44,8 @@ def run(args, note):
     """Take the measurement described by ``args``, write the trace and return its summary line."""
     tool = None
     if args.via == "cyclictest":
-        tool, = machine.require_tools("timer", "cyclictest", hint="install rt-tests (apt-get install rt-tests)")
+        tool, = machine.require_tools("timer", "cyclictest",
+                                      hint="install rt-tests (apt-get install rt-tests)")
     meta = machine.facts_before(command_line(args))
     meta.update({"period_s": f"{args.period:g}", "threads": args.threads, "duration_s": f"{args.duration:g}",
                  "load": args.load, "via": args.via, "timer_slack_ns": _timer_slack_ns(),
