@@ -1,4 +1,4 @@
-"""Short runs of ``vsim probe timer``: well-formed traces with the machine facts (idle, loaded, cyclictest)."""
+"""Short runs of ``vsim probe timer``: well-formed traces with machine facts (idle, loaded, cyclictest)."""
 
 import shutil
 

@@ -3,7 +3,8 @@
 A probe removes what it made when it ends, even on SIGINT or SIGTERM; only a
 probe killed outright (SIGKILL, a crash of the machine's power) leaves
 anything. Leftovers are found by the name prefixes of ``names``; those whose
-owning probe is still running are kept unless ``force``.
+owning probe is still running are kept unless ``force``. Qdiscs live on the
+probes' veths, so they go with them.
 """
 
 from vsim.probe import cgroups, machine, netns
