@@ -77,3 +77,13 @@ def test_remove_tree_kills_what_is_left_inside(cpu_hierarchy, dead_pid):
     cgroups.remove_tree(parent)
     assert child.wait(10) == -9
     assert not parent.exists()
+
+
+def test_on_v2_the_cpu_controller_is_enabled_down_to_the_vms(tmp_path):
+    hierarchy = cgroups.Hierarchy(2, tmp_path)  # a stand-in directory: the files the kernel would get
+    parent = cgroups.create_parent(hierarchy, "vsim-probe-1", {"cpu.weight": "1000"})
+    group = cgroups.create_group(hierarchy, parent, "vm0", cgroups.settings(2, 300, 0.5, 100000))
+    assert (tmp_path / "cgroup.subtree_control").read_text() == "+cpu"
+    assert (parent / "cgroup.subtree_control").read_text() == "+cpu"
+    assert (parent / "cpu.weight").read_text() == "1000"
+    assert (group / "cpu.max").read_text() == "50000 100000"

@@ -61,7 +61,9 @@ def add_probe_arguments(probe, bounded):
                      help="flood datagram payload, bytes (16-1472, default 1000)")
     net.add_argument("--duration", type=_duration(bounded), default=30.0, metavar="S",
                      help="seconds of traffic (default 30)")
-    net.add_argument("--out", required=True, metavar="TRACE", help="the packets trace to write")
+    net.add_argument("--out", required=True, metavar="TRACE",
+                     help="the packets trace to write (the per-stream summary goes beside it, suffix "
+                          ".summary.txt)")
     net.add_argument("--pcap", metavar="PCAP", help="the capture to keep (default: TRACE with suffix .pcap)")
 
     cpu = probes.add_parser("cpu", help="periodic CPU work of cgroup 'VMs' with weights and quotas (root)")

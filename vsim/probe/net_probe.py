@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -135,92 +136,126 @@ def voice_send_lateness_s(log, time_zero_ns, period_s, pattern, streams):
     return (log[:, 3] - due) / NS
 
 
-def run(args, note):
-    """Build the namespaces and bottleneck, send and capture, write the pcap, trace and summary."""
-    machine.require_root("net")
-    tools = machine.require_tools("net", "ip", "tc", "tcpdump", hint="apt-get install iproute2 tcpdump")
-    tcpdump = tools[2]
-    bottleneck = bottleneck_of(args)
+@dataclass(frozen=True)
+class Plan:
+    """What the network probe sends: the bottleneck, the frames' sizes, the flood's rate and the ports."""
+
+    bottleneck: Bottleneck
+    voice_bytes: int
+    flood_bytes: int
+    flood_pps: float
+    voice_ports: range
+
+
+def plan_of(args):
+    """The ``Plan`` for the command's arguments."""
     flood_bytes = rtp.flood_frame_bytes(args.flood_size)
-    voice_bytes = rtp.voice_frame_bytes()
-    flood_pps = args.flood_fraction * args.rate / (8 * flood_bytes)
-    voice_ports = range(VOICE_PORT_BASE, VOICE_PORT_BASE + args.streams)
-    meta = machine.facts_before(command_line(args))
-    offered_voice_bps = args.streams * voice_bytes * 8 / args.period
-    meta.update({"bottleneck": bottleneck.describe(), "streams": args.streams, "period_s": f"{args.period:g}",
-                 "pattern": args.pattern, "voice_frame_bytes": voice_bytes,
-                 "voice_offered_bps": f"{offered_voice_bps:.0f}",
-                 "flood_frame_bytes": flood_bytes, "flood_target_pps": f"{flood_pps:.1f}",
-                 "flood_target_bps": f"{flood_pps * flood_bytes * 8:.0f}",
-                 "flood_sender": "python socket.send in a loop paced by absolute deadlines",
-                 "voice_ports": f"udp {voice_ports.start}-{voice_ports.stop - 1}", "flood_port": FLOOD_PORT})
-    began = time.monotonic()
-    queue_s = (bottleneck.limit * (flood_bytes if args.qdisc in ("pfifo", "htb") else 1) * 8 / args.rate)
-    drain_s = min(MAX_DRAIN_S, queue_s) + 0.2
-    with tempfile.TemporaryDirectory(prefix="vsim-probe-net-") as tmp, \
-            Guard(args.duration + MARGIN_S) as guard:
-        pair = netns.create(guard, os.getpid())
-        commands = tc_commands(pair.sender_if, bottleneck)
-        for command in commands:
-            netns.run(command, pair.sender_ns)
-        meta["tc"] = " ; ".join(" ".join(command) for command in commands)
-        meta["netns"] = f"{pair.sender_ns} ({pair.sender_if} {netns.SENDER_IP}) -> " \
-                        f"{pair.receiver_ns} ({pair.receiver_if} {netns.RECEIVER_IP})"
-        capture_file = Path(tmp) / "capture.pcap"
-        guard.start(netns.in_netns(pair.receiver_ns, _python_module(
-            "vsim.probe.sink", "--ports", ",".join(map(str, [*voice_ports, FLOOD_PORT])),
-            "--duration", args.duration + MARGIN_S)), stdout=subprocess.DEVNULL)
-        capture_argv = [tcpdump, "-i", pair.receiver_if, "-w", str(capture_file), "-s", str(SNAPLEN),
-                        "--time-stamp-precision=nano", "--immediate-mode", "-U", "-n", "-Z", "root", "udp"]
-        capture = guard.start(netns.in_netns(pair.receiver_ns, capture_argv), stderr=subprocess.PIPE,
-                              text=True)
-        meta["capture"] = " ".join(capture_argv)
-        _await_listening(capture, time.monotonic() + 10)
-        start_ns = now_ns() + int(START_DELAY_S * NS)
-        time_zero_ns = time.clock_gettime_ns(time.CLOCK_REALTIME) + (start_ns - now_ns())
-        meta["time_zero_realtime_ns"] = time_zero_ns
-        common = ("--destination", netns.RECEIVER_IP, "--start-ns", start_ns, "--duration", args.duration)
-        voice_log, flood_log = Path(tmp) / "voice.npy", Path(tmp) / "flood.npy"
-        senders = [guard.start(netns.in_netns(pair.sender_ns, _python_module(
-            "vsim.probe.send", "voice", "--port", VOICE_PORT_BASE, "--streams", args.streams, "--period",
-            args.period, "--pattern", args.pattern, "--log", voice_log, *common)))]
-        if flood_pps > 0:
-            senders.append(guard.start(netns.in_netns(pair.sender_ns, _python_module(
-                "vsim.probe.send", "flood", "--port", FLOOD_PORT, "--size", args.flood_size, "--rate-pps",
-                flood_pps, "--log", flood_log, *common))))
-        for sender in senders:
-            if sender.wait() != 0:
-                raise RuntimeError(f"a sender failed with exit code {sender.returncode}")
-        time.sleep(drain_s)
-        stats = netns.run(["tc", "-s", "qdisc", "show", "dev", pair.sender_if], pair.sender_ns)
-        meta["tc_stats_after"] = " | ".join(line.strip() for line in stats.splitlines() if line.strip())
-        meta["qdisc_dropped"] = root_qdisc_drops(stats)
-        _await_capture_quiet(capture_file)
-        stop(capture, grace_s=5.0)
-        meta["capture_counts"] = _captured_counts(capture.stderr.read())
-        logs = [np.load(voice_log)] + ([np.load(flood_log)] if flood_pps > 0 else [])
-        frames = read_udp_frames(capture_file)
-        pcap = pcap_path(args)
-        with atomic_path(pcap) as tmp_pcap:
-            shutil.copyfile(capture_file, tmp_pcap)
-    meta.update(machine.facts_after(meta, time.monotonic() - began))
-    log = np.concatenate(logs)
+    return Plan(bottleneck_of(args), rtp.voice_frame_bytes(), flood_bytes,
+                args.flood_fraction * args.rate / (8 * flood_bytes),
+                range(VOICE_PORT_BASE, VOICE_PORT_BASE + args.streams))
+
+
+def _plan_meta(args, plan):
+    return {"bottleneck": plan.bottleneck.describe(), "streams": args.streams, "period_s": f"{args.period:g}",
+            "pattern": args.pattern, "voice_frame_bytes": plan.voice_bytes,
+            "voice_offered_bps": f"{args.streams * plan.voice_bytes * 8 / args.period:.0f}",
+            "flood_frame_bytes": plan.flood_bytes, "flood_target_pps": f"{plan.flood_pps:.1f}",
+            "flood_target_bps": f"{plan.flood_pps * plan.flood_bytes * 8:.0f}",
+            "flood_sender": "python socket.send in a loop paced by absolute deadlines",
+            "voice_ports": f"udp {plan.voice_ports.start}-{plan.voice_ports.stop - 1}",
+            "flood_port": FLOOD_PORT}
+
+
+def _drain_s(args, plan):
+    """How long the bottleneck's full queue takes to empty (capped), plus a margin."""
+    queue_bytes = plan.bottleneck.limit * (plan.flood_bytes if args.qdisc in ("pfifo", "htb") else 1)
+    return min(MAX_DRAIN_S, queue_bytes * 8 / args.rate) + 0.2
+
+
+def _send_and_capture(guard, args, plan, tcpdump, tmp, meta):
+    """Set up namespaces, bottleneck, sink and capture; send; return (sender logs, time zero in ns).
+
+    The capture is left in ``tmp / capture.pcap``; the setup and the
+    bottleneck's statistics go into ``meta``.
+    """
+    pair = netns.create(guard, os.getpid())
+    commands = tc_commands(pair.sender_if, plan.bottleneck)
+    for command in commands:
+        netns.run(command, pair.sender_ns)
+    meta["tc"] = " ; ".join(" ".join(command) for command in commands)
+    meta["netns"] = (f"{pair.sender_ns} ({pair.sender_if} {netns.SENDER_IP}) -> "
+                     f"{pair.receiver_ns} ({pair.receiver_if} {netns.RECEIVER_IP})")
+    capture_file = tmp / "capture.pcap"
+    guard.start(netns.in_netns(pair.receiver_ns, _python_module(
+        "vsim.probe.sink", "--ports", ",".join(map(str, [*plan.voice_ports, FLOOD_PORT])),
+        "--duration", args.duration + MARGIN_S)), stdout=subprocess.DEVNULL)
+    capture_argv = [tcpdump, "-i", pair.receiver_if, "-w", str(capture_file), "-s", str(SNAPLEN),
+                    "--time-stamp-precision=nano", "--immediate-mode", "-U", "-n", "-Z", "root", "udp"]
+    capture = guard.start(netns.in_netns(pair.receiver_ns, capture_argv), stderr=subprocess.PIPE, text=True)
+    meta["capture"] = " ".join(capture_argv)
+    _await_listening(capture, time.monotonic() + 10)
+    start_ns = now_ns() + int(START_DELAY_S * NS)
+    time_zero_ns = time.clock_gettime_ns(time.CLOCK_REALTIME) + (start_ns - now_ns())
+    meta["time_zero_realtime_ns"] = time_zero_ns
+    common = ("--destination", netns.RECEIVER_IP, "--start-ns", start_ns, "--duration", args.duration)
+    voice_log, flood_log = tmp / "voice.npy", tmp / "flood.npy"
+    senders = [guard.start(netns.in_netns(pair.sender_ns, _python_module(
+        "vsim.probe.send", "voice", "--port", VOICE_PORT_BASE, "--streams", args.streams, "--period",
+        args.period, "--pattern", args.pattern, "--log", voice_log, *common)))]
+    if plan.flood_pps > 0:
+        senders.append(guard.start(netns.in_netns(pair.sender_ns, _python_module(
+            "vsim.probe.send", "flood", "--port", FLOOD_PORT, "--size", args.flood_size, "--rate-pps",
+            plan.flood_pps, "--log", flood_log, *common))))
+    for sender in senders:
+        if sender.wait() != 0:
+            raise RuntimeError(f"a sender failed with exit code {sender.returncode}")
+    time.sleep(_drain_s(args, plan))
+    stats = netns.run(["tc", "-s", "qdisc", "show", "dev", pair.sender_if], pair.sender_ns)
+    meta["tc_stats_after"] = " | ".join(line.strip() for line in stats.splitlines() if line.strip())
+    meta["qdisc_dropped"] = root_qdisc_drops(stats)
+    _await_capture_quiet(capture_file)
+    stop(capture, grace_s=5.0)
+    meta["capture_counts"] = _captured_counts(capture.stderr.read())
+    logs = [np.load(voice_log)] + ([np.load(flood_log)] if plan.flood_pps > 0 else [])
+    return logs, time_zero_ns
+
+
+def _write_outputs(args, plan, meta, logs, capture_file, time_zero_ns):
+    """Match logs and capture, summarize, write pcap, trace and summary; the report's text."""
     meta["voice_send_lateness"] = summary_us(voice_send_lateness_s(logs[0], time_zero_ns, args.period,
                                                                    args.pattern, args.streams))
-    if flood_pps > 0:
-        achieved_pps, achieved_bps = _flood_rate(logs[1], flood_bytes, time_zero_ns, 1 / flood_pps)
+    flood = ""
+    if plan.flood_pps > 0:
+        achieved_pps, achieved_bps = _flood_rate(logs[1], plan.flood_bytes, time_zero_ns, 1 / plan.flood_pps)
         meta["flood_achieved_pps"] = f"{achieved_pps:.1f}"
         meta["flood_achieved_bps"] = f"{achieved_bps:.0f}"
-    columns = packet_columns(log, arrivals(frames, voice_ports, FLOOD_PORT), time_zero_ns, voice_bytes,
-                             flood_bytes)
+        flood = f"; flood achieved {meta['flood_achieved_bps']} bit/s of {meta['flood_target_bps']} targeted"
+    seen = arrivals(read_udp_frames(capture_file), plan.voice_ports, FLOOD_PORT)
+    columns = packet_columns(np.concatenate(logs), seen, time_zero_ns, plan.voice_bytes, plan.flood_bytes)
     summaries = summarize(columns)
     for summary in summaries:
         if summary.stream.startswith("["):
             meta[f"summary_{summary.klass}"] = " ".join(summary.line().split())
+    pcap = pcap_path(args)
     meta["pcap"] = str(pcap)
+    with atomic_path(pcap) as tmp_pcap:
+        shutil.copyfile(capture_file, tmp_pcap)
     write_trace(args.out, "packets", columns, meta)
     table = "\n".join(summary.line() for summary in summaries)
     write_text(Path(args.out).with_suffix(".summary.txt"), table + "\n")
-    flood = (f"; flood achieved {meta['flood_achieved_bps']} bit/s of {meta['flood_target_bps']} targeted"
-             if flood_pps > 0 else "")
-    return f"{table}\nnet ({bottleneck.describe()}){flood}; wrote {args.out}, {pcap}"
+    return f"{table}\nnet ({plan.bottleneck.describe()}){flood}; wrote {args.out}, {pcap}"
+
+
+def run(args, note):
+    """Build the namespaces and bottleneck, send and capture, write the pcap, trace and summary."""
+    machine.require_root("net")
+    tcpdump = machine.require_tools("net", "ip", "tc", "tcpdump", hint="apt-get install iproute2 tcpdump")[2]
+    plan = plan_of(args)
+    meta = machine.facts_before(command_line(args))
+    meta.update(_plan_meta(args, plan))
+    began = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="vsim-probe-net-") as tmp:
+        with Guard(args.duration + MARGIN_S) as guard:
+            logs, time_zero_ns = _send_and_capture(guard, args, plan, tcpdump, Path(tmp), meta)
+        meta.update(machine.facts_after(meta, time.monotonic() - began))
+        return _write_outputs(args, plan, meta, logs, Path(tmp) / "capture.pcap", time_zero_ns)
