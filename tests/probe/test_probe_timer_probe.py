@@ -1,6 +1,8 @@
 """Short runs of ``vsim probe timer``: well-formed traces with machine facts (idle, loaded, cyclictest)."""
 
+import os
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,6 +26,20 @@ def test_a_short_run_writes_a_timer_trace(capsys, tmp_path, load):
     assert sorted(set(trace.columns["thread"])) == [0, 1]
     assert np.all(trace.columns["lateness_s"] >= 0)
     assert "wrote" in stdout
+    assert children() == []  # the busy loops are gone
+
+
+def children():
+    """Processes whose parent is this one."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid():
+            found.append(stat.parent.name)
+    return found
 
 
 @pytest.mark.skipif(shutil.which("cyclictest") is None, reason="needs rt-tests' cyclictest")

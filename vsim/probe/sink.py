@@ -12,13 +12,21 @@ import socket
 import time
 
 
-def drain(ports, duration_s):
-    """Receive and discard datagrams on ``ports`` for ``duration_s``; the number received."""
-    selector = selectors.DefaultSelector()
+def open_sockets(ports):
+    """Non-blocking UDP sockets bound to every one of ``ports``."""
+    sockets = []
     for port in ports:
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         sock.bind(("", port))
         sock.setblocking(False)
+        sockets.append(sock)
+    return sockets
+
+
+def drain(sockets, duration_s):
+    """Receive and discard datagrams on ``sockets`` for ``duration_s``; the number received."""
+    selector = selectors.DefaultSelector()
+    for sock in sockets:
         selector.register(sock, selectors.EVENT_READ)
     received = 0
     end = time.monotonic() + duration_s
@@ -38,7 +46,7 @@ def main(argv=None):
     parser.add_argument("--ports", required=True, help="comma-separated UDP ports")
     parser.add_argument("--duration", type=float, required=True)
     args = parser.parse_args(argv)
-    print(drain([int(port) for port in args.ports.split(",")], args.duration), flush=True)
+    print(drain(open_sockets(int(port) for port in args.ports.split(",")), args.duration), flush=True)
 
 
 if __name__ == "__main__":
