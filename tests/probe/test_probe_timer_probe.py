@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from probe_run import vsim
+from vsim.probe.load import BUSY_LOOP
 from vsim.validate.vsim_trace import read_trace
 
 FACTS = {"command", "kernel", "cpus_online", "steal_s_before", "steal_s_after", "loadavg_before",
@@ -26,19 +27,20 @@ def test_a_short_run_writes_a_timer_trace(capsys, tmp_path, load):
     assert sorted(set(trace.columns["thread"])) == [0, 1]
     assert np.all(trace.columns["lateness_s"] >= 0)
     assert "wrote" in stdout
-    assert children() == []  # the busy loops are gone
+    assert busy_loop_children() == []
 
 
-def children():
-    """Processes whose parent is this one."""
+def busy_loop_children():
+    """This process's children that run the probe's busy loop."""
     found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
+    for proc in Path("/proc").glob("[0-9]*"):
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
+            parent = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (proc / "cmdline").read_bytes().decode(errors="replace")
+        except (OSError, IndexError):
             continue
-        if int(fields[1]) == os.getpid():
-            found.append(stat.parent.name)
+        if parent == os.getpid() and BUSY_LOOP in command:
+            found.append(proc.name)
     return found
 
 
