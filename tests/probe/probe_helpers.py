@@ -15,6 +15,8 @@ from vsim.probe.names import CGROUP_PREFIX, NETNS_PREFIX, VETH_PREFIX, owner
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: creates namespaces, qdiscs or cgroups")
 needs_ip = pytest.mark.skipif(shutil.which("ip") is None or shutil.which("tc") is None,
                               reason="needs iproute2 (ip, tc)")
+needs_cpu_cgroup = pytest.mark.skipif(cgroups.find_cpu_hierarchy() is None,
+                                      reason="needs a cgroup hierarchy with the cpu controller")
 
 
 def made_by(pid):

@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from probe_helpers import made_by, needs_root
+from probe_helpers import made_by, needs_cpu_cgroup, needs_root
 from probe_run import vsim
 from vsim.core.errors import InputError
 from vsim.probe.cpu_probe import parse_quota, parse_weight, per_vm, vm_summary
@@ -32,6 +32,7 @@ def test_the_summary_counts_lateness_overruns_and_emission_spread():
 
 
 @needs_root
+@needs_cpu_cgroup
 def test_a_short_run_writes_a_cpu_ticks_trace_and_removes_its_groups(capsys, tmp_path):
     out = tmp_path / "cpu.csv"
     code, stdout, err = vsim(capsys, "probe", "cpu", "--vms", "2", "--workers", "1", "--work-ms", "1",
