@@ -33,6 +33,9 @@ def run(args, note):
     machine.require_root("cleanup")
     machine.require_tools("cleanup", "ip", hint="install iproute2")
     namespaces, links, groups = leftovers(args.force)
+    if namespaces or links or groups:
+        note(f"vsim: probe cleanup: removing {len(namespaces)} namespace(s), {len(links)} link(s), "
+             f"{len(groups)} cgroup(s)")
     for name in namespaces:
         netns.delete_netns(name)
     for name in links:

@@ -28,7 +28,8 @@ def check_output(path, option="--out"):
 
 
 def run_probe(args):
-    """Run the probe named by ``args.probe``; interruptions clean up, then exit 130 with one line."""
+    """Run the probe named by ``args.probe`` (progress lines on stderr, the result on stdout);
+    interruptions clean up, then exit 130 with one line."""
     probes = {"timer": timer_probe.run, "net": net_probe.run, "cpu": cpu_probe.run, "cleanup": cleanup.run}
     for option in ("out", "pcap"):
         if getattr(args, option, None) is not None:

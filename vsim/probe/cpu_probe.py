@@ -171,6 +171,8 @@ def run(args, note):
                                 f"trials {ms_per_million:.3f} ms CPU per million iterations",
                  "cgroup_interface": f"v{hierarchy.version} at {hierarchy.root}",
                  "workers": "one process per worker, not pinned"})
+    note(f"vsim: probe cpu: {args.vms} VM(s) x {args.workers} worker(s), {meta['calibration']}; "
+         f"running {args.duration:g} s")
     ticks = max(1, int(args.duration / args.period))
     delay_s = START_DELAY_S + PER_WORKER_S * args.vms * args.workers
     began = time.monotonic()

@@ -253,6 +253,8 @@ def run(args, note):
     plan = plan_of(args)
     meta = machine.facts_before(command_line(args))
     meta.update(_plan_meta(args, plan))
+    note(f"vsim: probe net: {args.streams} voice streams and a {meta['flood_target_bps']} bit/s flood "
+         f"through {plan.bottleneck.describe()} for {args.duration:g} s")
     began = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="vsim-probe-net-") as tmp:
         with Guard(args.duration + MARGIN_S) as guard:

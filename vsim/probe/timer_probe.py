@@ -50,6 +50,8 @@ def run(args, note):
     meta.update({"period_s": f"{args.period:g}", "threads": args.threads, "duration_s": f"{args.duration:g}",
                  "load": args.load, "via": args.via, "timer_slack_ns": _timer_slack_ns(),
                  "scheduler_policy": "SCHED_OTHER"})
+    note(f"vsim: probe timer: {args.threads} thread(s) every {args.period:g} s for {args.duration:g} s "
+         f"via {args.via}, load {args.load}")
     began = time.monotonic()
     with Guard(args.duration + MARGIN_S) as guard:
         if args.load == "cpu":
