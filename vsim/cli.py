@@ -1,4 +1,4 @@
-"""Command line: ``vsim run``, ``vsim reproduce``, ``vsim sweep`` and ``vsim describe``.
+"""Command line: ``vsim run``, ``reproduce``, ``sweep``, ``describe``, ``jitter``, ``validate`` and ``probe``.
 
 Exit codes: 0 success; 2 bad input (an ``InputError`` or a malformed command
 line), reported as one line ``vsim: error: ...`` on stderr; 130 interrupted
@@ -27,6 +27,8 @@ from vsim.experiments.claims import load_claims
 from vsim.experiments.comparison import summary_line
 from vsim.experiments.reproduce import (STUDIES, claim_rows, claims_json, run_studies, select_studies,
                                         write_study_outputs)
+from vsim.probe.arguments import add_probe_arguments
+from vsim.probe.command import run_probe
 from vsim.scenario import schema
 from vsim.scenario.load import load_scenario
 from vsim.scenario.memory import check_memory
@@ -205,6 +207,10 @@ def build_parser():
                           help="write report.md, results.json and figures (PNG, SVG) into DIR")
     validate.add_argument("--quiet", action="store_true", help="no progress lines")
     validate.set_defaults(handler=_validate)
+
+    probe = commands.add_parser("probe", help="take measured traces on this Linux machine: timer, net, cpu")
+    add_probe_arguments(probe, _bounded)
+    probe.set_defaults(handler=_probe)
     return parser
 
 
@@ -428,6 +434,11 @@ def _validate(args):
         _note(f"vsim: validation failed: {verdict_line(result.doc)}")
         return 1
     return 0
+
+
+# ---------------------------------------------------------------- probe
+def _probe(args):
+    run_probe(args)
 
 
 # ------------------------------------------------------------- describe

@@ -1,0 +1,26 @@
+"""Tests of the probe subcommands' argument checks: one line, exit code 2, nothing written."""
+
+import pytest
+
+from probe_helpers import one_line_error
+from probe_run import vsim
+
+
+@pytest.mark.parametrize("args, message", [
+    (["timer", "--period", "0", "--out", "t.csv"], "--period"),
+    (["timer", "--duration", "601", "--out", "t.csv"], "duration <= 600"),
+    (["timer", "--threads", "0", "--out", "t.csv"], "--threads"),
+    (["timer", "--load", "io", "--out", "t.csv"], "--load"),
+    (["timer"], "--out"),
+    (["net", "--qdisc", "red", "--out", "t.csv"], "--qdisc"),
+    (["net", "--rate", "100", "--out", "t.csv"], "--rate"),
+    (["net", "--flood-fraction", "-0.5", "--out", "t.csv"], "--flood-fraction"),
+    (["cpu", "--work-ms", "0", "--out", "t.csv"], "--work-ms"),
+    (["cpu", "--vms", "x", "--out", "t.csv"], "--vms"),
+])
+def test_bad_arguments_are_one_line_errors(capsys, tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = vsim(capsys, "probe", *args)
+    assert code == 2
+    assert message in one_line_error(err)
+    assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,55 @@
+"""Tests of ``vsim probe cpu``: weight and quota lists, the per-VM summary, and (as root) a short run."""
+
+import os
+
+import numpy as np
+import pytest
+
+from probe_helpers import made_by, needs_cpu_cgroup, needs_root
+from probe_run import vsim
+from vsim.core.errors import InputError
+from vsim.probe.cpu_probe import parse_quota, parse_weight, per_vm, vm_summary
+from vsim.validate.vsim_trace import read_trace
+
+
+def test_one_value_applies_to_every_vm_and_a_list_to_each():
+    assert per_vm("200", 3, "--weight", parse_weight) == [200, 200, 200]
+    assert per_vm("0.5,max", 2, "--quota", parse_quota) == [0.5, None]
+
+
+@pytest.mark.parametrize("text", ["1,2", "0", "10001", "x"])
+def test_bad_weights_are_input_errors(text):
+    with pytest.raises(InputError, match="--weight"):
+        per_vm(text, 3, "--weight", parse_weight)
+
+
+def test_the_summary_counts_lateness_overruns_and_emission_spread():
+    rows = np.array([[0.00, 0.001, 0.006], [0.02, 0.021, 0.026], [0.04, 0.045, 0.070]])
+    lateness, overruns, jitter_ms = vm_summary(rows, 0.02)
+    assert lateness.startswith("n=3 mean=2333.3us")
+    assert overruns == 1  # only the last tick ends after the next is due
+    assert jitter_ms == pytest.approx(1e3 * np.std([0.006, 0.006, 0.030]))
+
+
+@needs_root
+@needs_cpu_cgroup
+def test_a_short_run_writes_a_cpu_ticks_trace_and_removes_its_groups(capsys, tmp_path):
+    out = tmp_path / "cpu.csv"
+    code, stdout, err = vsim(capsys, "probe", "cpu", "--vms", "2", "--workers", "1", "--work-ms", "1",
+                             "--weight", "100,200", "--quota", "max,0.5", "--parent-weight", "300",
+                             "--duration", "0.4",
+                             "--out", str(out))
+    assert code == 0, err
+    trace = read_trace(out)
+    assert trace.kind == "cpu_ticks"
+    assert sorted(set(trace.columns["vm"])) == ["vm0", "vm1"]
+    c = trace.columns
+    for vm in ("vm0", "vm1"):  # ticks from 0 on: the 20 of 0.4 s, fewer if the worker fell behind
+        ticks = c["tick"][np.asarray(c["vm"]) == vm]
+        assert 1 <= len(ticks) <= 20 and list(ticks) == list(range(len(ticks)))
+    assert np.all(c["start_s"] >= c["scheduled_s"]) and np.all(c["end_s"] >= c["start_s"])
+    assert {"calibration", "cgroup_interface", "cgroup_vm1", "summary_vm0", "steal_s_during",
+            "cpu_ms_per_tick_vm1"} <= trace.meta.keys()
+    parent = trace.meta["cgroup_parent"]
+    assert "cpu.weight=300" in parent or "cpu.shares=3072" in parent
+    assert made_by(os.getpid()) == []

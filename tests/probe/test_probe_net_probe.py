@@ -1,0 +1,69 @@
+"""Short runs (as root) of ``vsim probe net``: trace, pcap and summary written, nothing left behind."""
+
+import os
+import shutil
+import signal
+import time
+
+import numpy as np
+import pytest
+
+from probe_helpers import made_by, needs_ip, needs_root
+from probe_run import vsim, vsim_child
+from vsim.probe.net_probe import root_qdisc_drops
+from vsim.probe.pcap import read_udp_frames
+from vsim.validate.vsim_trace import read_trace
+
+needs_tcpdump = pytest.mark.skipif(shutil.which("tcpdump") is None, reason="needs tcpdump")
+
+
+@needs_root
+@needs_ip
+@needs_tcpdump
+@pytest.mark.parametrize("shape", ["pfifo", "htb"])
+def test_a_short_run_writes_trace_pcap_and_summary(capsys, tmp_path, shape):
+    out = tmp_path / "net.csv"
+    code, stdout, err = vsim(capsys, "probe", "net", "--qdisc", shape, "--rate", "1e6", "--streams", "3",
+                             "--flood-fraction", "0.5", "--duration", "1.5", "--out", str(out))
+    assert code == 0, err
+    trace = read_trace(out)
+    assert trace.kind == "packets"
+    assert set(trace.columns["class"]) == {"voice", "flood"}
+    voice = np.asarray(trace.columns["class"]) == "voice"
+    assert voice.sum() == 3 * 75
+    arrived = np.isfinite(trace.columns["arrival_s"])
+    assert np.all(trace.columns["arrival_s"][arrived] >= trace.columns["send_s"][arrived])
+    assert {"tc", "flood_achieved_bps", "steal_s_during", "summary_voice"} <= trace.meta.keys()
+    assert len(read_udp_frames(tmp_path / "net.pcap")) == arrived.sum()
+    lost = len(trace) - arrived.sum()
+    assert lost == int(trace.meta["qdisc_dropped"])  # every loss is a bottleneck drop, none a capture miss
+    assert (tmp_path / "net.summary.txt").read_text().count("\n") == 3 + 1 + 2
+    assert made_by(os.getpid()) == []
+
+
+@needs_root
+@needs_ip
+@needs_tcpdump
+def test_an_interrupted_run_cleans_up_and_writes_nothing(tmp_path):
+    out = tmp_path / "net.csv"
+    child = vsim_child("probe", "net", "--duration", "30", "--out", str(out))
+    deadline = time.monotonic() + 20
+    while not made_by(child.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert made_by(child.pid), "the probe never set up its namespaces"
+    time.sleep(1.0)
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=30)
+    assert child.returncode == 130
+    progress, last = err.splitlines()  # the probe's progress line, then why it stopped
+    assert progress.startswith("vsim: probe net:") and "interrupted by SIGINT" in last
+    assert made_by(child.pid) == []
+    assert list(tmp_path.iterdir()) == []
+
+
+def testroot_qdisc_drops_are_read_from_tc_statistics():
+    stats = ("qdisc tbf 1: root refcnt 3 rate 80Mbit burst 4990b lat 1us\n"
+             " Sent 27213484 bytes 28910 pkt (dropped 8, overlimits 42363 requeues 0)\n"
+             "qdisc pfifo 10: parent 1:1 limit 100p\n"
+             " Sent 1 bytes 1 pkt (dropped 3, overlimits 0 requeues 0)\n")
+    assert root_qdisc_drops(stats) == 8

@@ -1,0 +1,115 @@
+"""Bounded, interruptible probe runs that always undo what they set up.
+
+A probe creates kernel objects (namespaces, veths, qdiscs, cgroups) and child
+processes. ``Guard`` makes sure they go away whatever happens: the probe
+registers an undo step right after each thing it creates, and the steps run
+in reverse order when the ``with`` block ends, normally, on an error, on
+SIGINT or SIGTERM (turned into ``Interrupted``) or when the hard deadline
+passes (SIGALRM, turned into ``HardTimeout``), so even a hung child or
+syscall cannot keep a probe running past it. While the steps run, those
+signals are blocked so that a second Ctrl-C cannot cut the cleanup short.
+Children started through ``Guard.start`` also get SIGKILL from the kernel if
+the probe itself dies (PR_SET_PDEATHSIG), so none outlives it.
+"""
+
+import ctypes
+import signal
+import subprocess
+import sys
+
+PR_SET_PDEATHSIG = 1
+_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived during a probe."""
+
+    def __init__(self, signum):
+        self.signum = signum
+        super().__init__(f"interrupted by {signal.Signals(signum).name}")
+
+
+class HardTimeout(BaseException):
+    """The probe ran past its hard deadline."""
+
+
+def _die_with_parent():
+    """In a child, before exec: ask the kernel to SIGKILL it when its parent dies."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def _raise_interrupted(signum, frame):
+    raise Interrupted(signum)
+
+
+def _raise_timeout(signum, frame):
+    raise HardTimeout()
+
+
+class Guard:
+    """A ``with`` block with a hard deadline of ``limit_s`` seconds and undo steps run on exit."""
+
+    def __init__(self, limit_s, warn=None):
+        self.limit_s = limit_s
+        self.warn = warn or (lambda line: print(line, file=sys.stderr, flush=True))
+        self._undo = []
+        self._saved = {}
+
+    def __enter__(self):
+        for signum in _SIGNALS:
+            self._saved[signum] = signal.getsignal(signum)
+        signal.signal(signal.SIGINT, _raise_interrupted)
+        signal.signal(signal.SIGTERM, _raise_interrupted)
+        signal.signal(signal.SIGALRM, _raise_timeout)
+        signal.setitimer(signal.ITIMER_REAL, self.limit_s)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+        try:
+            self.undo_all()
+        finally:
+            for signum, handler in self._saved.items():
+                signal.signal(signum, handler)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
+        return False
+
+    def on_exit(self, what, function, *args):
+        """Register ``function(*args)`` (described by ``what``) to run when the block ends."""
+        self._undo.append((what, function, args))
+
+    def undo_all(self):
+        """Run the undo steps, newest first; a failing step is reported and the rest still run."""
+        while self._undo:
+            what, function, args = self._undo.pop()
+            try:
+                function(*args)
+            except Exception as exc:  # cleanup must go on; say what was left
+                self.warn(f"vsim: warning: could not {what}: {exc}")
+
+    def start(self, argv, before_exec=None, **popen):
+        """Start a child process that is stopped when the block ends and killed if the probe dies.
+
+        ``before_exec()``, if given, runs in the child before it execs ``argv``
+        (to move it into a cgroup, say).
+        """
+        def prepare():
+            _die_with_parent()
+            if before_exec is not None:
+                before_exec()
+
+        child = subprocess.Popen(argv, preexec_fn=prepare, **popen)
+        self.on_exit(f"stop {argv[0]} (pid {child.pid})", stop, child)
+        return child
+
+
+def stop(child, grace_s=2.0):
+    """Terminate ``child``, then kill it if it has not exited within ``grace_s``."""
+    if child.poll() is None:
+        child.terminate()
+        try:
+            child.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
