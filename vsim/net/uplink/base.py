@@ -1,0 +1,178 @@
+"""What every uplink scheduler does: frames and flows in, departures and rates out.
+
+The transmit path hands the scheduler
+
+- bursts of frames with ``transmit(times, ip_bytes, classes, ports)``:
+  numpy arrays (``classes`` and ``ports`` integer codes), times sorted and not
+  earlier than anything handed before; it answers each frame's departure
+  from the uplink plus ``latency`` (NaN for a dropped frame);
+- bulk flows with ``set_flows(t, flows)`` (``vsim.net.fluid.flows.Flows``):
+  from ``t`` on, until the next call, each flow offers its packet rate.
+
+A scheduler is a set of ``FluidPacketQueue``s. A subclass says which queue a
+frame or flow goes to (``queue_index``) and at what rate each queue is
+served given the queues' demands (``service_rates``); this class does the
+rest: it shapes elastic flows to what their queue leaves them, feeds each
+queue its fluid, resolves frames per queue, and keeps the counters
+(``frames_offered``, ``frames_dropped``, ``frames_in_system(t)``,
+``flow_rates``, ``fluid_offered_work``/``fluid_accepted_work``).
+
+A frame's service (its *work*) is the longer of its wire time and the
+transmit stage's per-frame time (``vsim.net.txpath.cost``); queue limits
+count packets or frame bytes, as the real queue does.
+"""
+
+import numpy as np
+
+from vsim.net.fluid.flows import Flows
+from vsim.net.fluid.queue import FluidPacketQueue
+from vsim.net.frames import frame_bytes
+from vsim.net.hclock.waterfill import waterfill
+from vsim.net.txpath.cost import PathCost, service_time
+
+
+class UplinkScheduler:
+    """Base of the uplink schedulers; subclasses set ``n_queues`` and override two methods."""
+
+    n_queues = 1
+    non_preemptive = False
+    """Whether a frame of one queue may wait for a frame of another already on the wire."""
+
+    def __init__(self, rate_bps, limit, unit="packets", *, rng, cost=PathCost(), latency=0.0):
+        if not rate_bps > 0:
+            raise ValueError(f"rate_bps must be positive, got {rate_bps!r}")
+        if not latency >= 0:
+            raise ValueError(f"latency must be non-negative, got {latency!r}")
+        self.rate_bps = float(rate_bps)
+        self.cost = cost
+        self.unit = unit
+        self.latency = float(latency)
+        self.rng = rng
+        self.queues = [FluidPacketQueue(limit, unit, rng) for _ in range(self.n_queues)]
+        self.flows = Flows.none()
+        self.flow_rates = np.zeros(0)
+        self.rates = np.ones(self.n_queues)
+        self._other_busy = np.zeros(self.n_queues)
+        self._other_work = np.zeros(self.n_queues)
+        self.t = 0.0
+
+    # ------------------------------------------------------------ subclass hooks
+    def queue_index(self, classes, ports):
+        """Queue of each frame or flow (integer array)."""
+        return np.zeros(np.shape(ports), dtype=np.int64)
+
+    def service_rates(self, demand):
+        """Rate (fraction of the link) each queue is served at while it has work queued,
+        given every queue's offered work rate ``demand``."""
+        return np.ones(self.n_queues)
+
+    # ------------------------------------------------------------ interface
+    def work(self, ip_bytes):
+        """Service time of frames at the full link rate."""
+        return service_time(ip_bytes, self.rate_bps, self.cost)
+
+    def units(self, ip_bytes):
+        """Frames' size in the queue limit's unit."""
+        if self.unit == "packets":
+            return np.ones(np.shape(ip_bytes))
+        return np.asarray(frame_bytes(np.asarray(ip_bytes)), dtype=float)
+
+    def set_flows(self, t, flows):
+        """From ``t`` the bulk flows are ``flows``; elastic ones take what is left them."""
+        self._advance(t)
+        self.flows = flows
+        queue = self.queue_index(flows.classes, flows.ports)
+        work = flows.pps * self.work(flows.ip_bytes)
+        demand = np.bincount(queue, weights=work, minlength=self.n_queues)
+        self.rates = self.service_rates(demand)
+        offered = flows.pps.copy()
+        for q in range(self.n_queues):
+            elastic = np.flatnonzero((queue == q) & flows.elastic & ~flows.discrete)
+            if elastic.size:
+                rigid = float(work[(queue == q) & ~flows.elastic].sum())
+                left = max(0.0, self.rates[q] - rigid)
+                share = waterfill(left, np.ones(elastic.size), work[elastic])
+                offered[elastic] = share / self.work(flows.ip_bytes[elastic])
+        fluid = ~flows.discrete
+        fwork = offered * self.work(flows.ip_bytes)
+        admitted = np.zeros(self.n_queues)
+        per_packet_other = np.zeros(self.n_queues)
+        for q, fq in enumerate(self.queues):
+            mine = queue == q
+            f = mine & fluid
+            w = float(fwork[f].sum())
+            fq.set_rate(t, self.rates[q])
+            fq.set_fluid(t, w, float(offered[f].sum()),
+                         float((offered[f] * self.units(flows.ip_bytes[f])).sum()),
+                         packet_work_rate=float(fwork[mine & flows.discrete].sum()))
+            admitted[q] = min(w + float(fwork[mine & flows.discrete].sum()), self.rates[q])
+            per_packet_other[q] = w / float(offered[f].sum()) if w > 0 else 0.0
+        accepted_fraction = np.where(
+            fwork > 0, np.minimum(1.0, self.rates[queue] / np.maximum(
+                np.bincount(queue, weights=fwork, minlength=self.n_queues)[queue], 1e-300)), 1.0)
+        self.flow_rates = np.where(fluid, offered * accepted_fraction, flows.pps)
+        total = admitted.sum()
+        self._other_busy = np.minimum(1.0, total - admitted)
+        weights = admitted * per_packet_other
+        self._other_work = np.array([
+            (weights.sum() - weights[q]) / max(total - admitted[q], 1e-300)
+            if total - admitted[q] > 0 else 0.0 for q in range(self.n_queues)])
+
+    def transmit(self, times, ip_bytes, classes, ports):
+        """Departures (plus latency) of a burst of frames; NaN where dropped."""
+        times = np.asarray(times, dtype=float)
+        if times.ndim != 1:
+            raise ValueError("times must be a one-dimensional array")
+        if times.size and not (times[0] >= self.t and np.all(np.diff(times) >= 0)):
+            raise ValueError("frame times must be sorted and not earlier than those already handed")
+        ip_bytes = np.broadcast_to(np.asarray(ip_bytes, dtype=float), times.shape)
+        classes = np.broadcast_to(np.asarray(classes, dtype=np.int64), times.shape)
+        ports = np.broadcast_to(np.asarray(ports, dtype=np.int64), times.shape)
+        out = np.full(times.size, np.nan)
+        if not times.size:
+            return out
+        work = self.work(ip_bytes)
+        units = self.units(ip_bytes)
+        queue = self.queue_index(classes, ports)
+        for q in np.unique(queue):
+            mine = np.flatnonzero(queue == q)
+            departures = self.queues[q].offer(times[mine], work[mine], units[mine])
+            if self.non_preemptive and self._other_busy[q] > 0:
+                # the burst may find another queue's frame on the wire: it waits out the rest
+                if self.rng.random() < self._other_busy[q]:
+                    departures = departures + self.rng.random() * self._other_work[q]
+            out[mine] = departures
+        self.t = float(times[-1])
+        return out + self.latency
+
+    def advance(self, t):
+        """Bring every queue's fluid to ``t`` (before reading counters at ``t``)."""
+        self._advance(t)
+
+    # ------------------------------------------------------------ counters
+    @property
+    def frames_offered(self):
+        return sum(q.packets_offered for q in self.queues)
+
+    @property
+    def frames_dropped(self):
+        return sum(q.packets_dropped for q in self.queues)
+
+    def frames_in_system(self, t):
+        """Frames handed to ``transmit`` still queued or on the wire at ``t``."""
+        return sum(q.in_system(t) for q in self.queues)
+
+    @property
+    def fluid_offered_work(self):
+        return sum(q.fluid_offered_work for q in self.queues)
+
+    @property
+    def fluid_accepted_work(self):
+        return sum(q.fluid_accepted_work for q in self.queues)
+
+    def _advance(self, t):
+        if t < self.t:
+            raise ValueError(f"time {t!r} precedes the scheduler's time {self.t!r}")
+        for q in self.queues:
+            q.advance(t)
+        self.t = float(t)
