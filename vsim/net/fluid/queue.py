@@ -74,7 +74,7 @@ class FluidPacketQueue:
         self.fluid_work = 0.0
         self.fluid_pps = 0.0
         self.fluid_units = 0.0
-        self.packet_work = 0.0
+        self.run_start_work = 0.0
         self.units_per_work = None
         self.work_per_packet = None
         self.fluid_offered_work = 0.0
@@ -94,15 +94,10 @@ class FluidPacketQueue:
         self.advance(t)
         self.rate = float(rate)
 
-    def set_fluid(self, t, work_rate, packet_rate, unit_rate, packet_work_rate=0.0):
+    def set_fluid(self, t, work_rate, packet_rate, unit_rate):
         """From ``t`` the fluid offers ``work_rate`` link-seconds/s in ``packet_rate``
-        packets/s totalling ``unit_rate`` limit units/s.
-
-        ``packet_work_rate`` is the work rate the discrete packets are expected
-        to bring (declared by their sources): it competes for the free places
-        with the fluid, so it enters the overload the free places are drawn for.
-        """
-        if work_rate < 0 or packet_rate < 0 or unit_rate < 0 or packet_work_rate < 0:
+        packets/s totalling ``unit_rate`` limit units/s."""
+        if work_rate < 0 or packet_rate < 0 or unit_rate < 0:
             raise ValueError("fluid rates must be non-negative")
         if (work_rate > 0) != (packet_rate > 0):
             raise ValueError("a fluid with work must have packets, and the reverse")
@@ -110,7 +105,6 @@ class FluidPacketQueue:
         self.fluid_work = float(work_rate)
         self.fluid_pps = float(packet_rate)
         self.fluid_units = float(unit_rate)
-        self.packet_work = float(packet_work_rate)
         if work_rate > 0:
             self.units_per_work = unit_rate / work_rate
             self.work_per_packet = work_rate / packet_rate
@@ -281,7 +275,11 @@ class FluidPacketQueue:
         seg_u = units[start:stop]
         t0, span = seg_t[0], seg_t[-1] - seg_t[0]
         need = seg_u / (self.fluid_units / self.fluid_pps)
-        free0 = draw_free_slots(self.rng, (self.fluid_work + self.packet_work) / self.rate, 1)[0]
+        # packets that start runs arrive apart from one another, each taking a place
+        # like a fluid packet: their long-run rate adds to the overload the places see
+        self.run_start_work += float(seg_w[0])
+        spread = self.run_start_work / max(self.t, MIXING_SERVICES * per_packet)
+        free0 = draw_free_slots(self.rng, (self.fluid_work + spread) / self.rate, 1)[0]
         service = per_packet / self.rate
         first = self.rng.random() * service
         opened = np.arange(first, span, service) if span > first else np.empty(0)

@@ -103,8 +103,7 @@ class UplinkScheduler:
             w = float(fwork[f].sum())
             fq.set_rate(t, self.rates[q])
             fq.set_fluid(t, w, float(offered[f].sum()),
-                         float((offered[f] * self.units(flows.ip_bytes[f])).sum()),
-                         packet_work_rate=float(fwork[mine & flows.discrete].sum()))
+                         float((offered[f] * self.units(flows.ip_bytes[f])).sum()))
             admitted[q] = min(w + float(fwork[mine & flows.discrete].sum()), self.rates[q])
             per_packet_other[q] = w / float(offered[f].sum()) if w > 0 else 0.0
         accepted_fraction = np.where(
