@@ -246,12 +246,18 @@ class FluidPacketQueue:
         if accepted == seg_t.size:
             return stop
         drop_at = start + accepted
-        # packets at the same instant no smaller than the one dropped cannot fit either
-        same = int(np.searchsorted(times, times[drop_at], side="right"))
-        run = drop_at + 1
-        while run < same and units[run] >= units[drop_at]:
-            run += 1
         self.advance(times[drop_at])
+        # Until something leaves, packets no smaller than the one dropped cannot fit either:
+        # without fluid that is until the next departure, with fluid at the same instant.
+        until = times[drop_at]
+        if self.fluid_work == 0 and self.fluid_backlog_work() <= 0:
+            k = int(np.searchsorted(self._dep, until, side="right"))
+            until = self._dep[k] if k < self._dep.size else math.inf
+            last = int(np.searchsorted(times, until, side="left"))
+        else:
+            last = int(np.searchsorted(times, until, side="right"))
+        smaller = np.flatnonzero(units[drop_at + 1:last] < units[drop_at])
+        run = drop_at + 1 + (int(smaller[0]) if smaller.size else last - drop_at - 1)
         self._drop(run - drop_at)
         return run
 
