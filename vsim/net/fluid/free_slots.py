@@ -20,16 +20,25 @@ places there are and loses the rest.
 
 import math
 
-import numpy as np
-from scipy.optimize import brentq
 
 
 def geometric_ratio(overload):
-    """``s`` of the free-place distribution for ``overload`` = offered / served > 1."""
+    """``s`` of the free-place distribution for ``overload`` = offered / served > 1.
+
+    Newton's method from 0: ``f(s) = s - exp(-r (1 - s))`` is concave with
+    ``f(0) < 0``, so the iterates rise monotonically to the root below 1 and
+    never jump to the trivial root at 1.
+    """
     if not overload > 1:
         raise ValueError(f"overload must exceed 1, got {overload!r}")
-    return brentq(lambda s: s - math.exp(-overload * (1 - s)), 0.0, 1.0 - 1e-15,
-                  xtol=1e-15) if overload < 700 else 0.0
+    s = 0.0
+    for _ in range(200):
+        e = math.exp(-overload * (1.0 - s))
+        step = (s - e) / (1.0 - overload * e)
+        s -= step
+        if abs(step) < 1e-13:
+            break
+    return s
 
 
 def mean_free_slots(overload):
@@ -38,11 +47,11 @@ def mean_free_slots(overload):
     return 1.0 / (overload * (1.0 - s))
 
 
-def draw_free_slots(rng, overload, size):
-    """``size`` independent draws of the free places at random instants."""
+def draw_free_slots(rng, overload):
+    """The free places at one random instant (a float, for arithmetic with rates)."""
+    if rng.random() < 1.0 - 1.0 / overload:
+        return 0.0
     s = geometric_ratio(overload)
-    some = rng.random(size) >= 1.0 - 1.0 / overload
     if s <= 0.0:
-        return some.astype(float)
-    extra = np.floor(np.log(1.0 - rng.random(size)) / math.log(s))
-    return np.where(some, 1.0 + extra, 0.0)
+        return 1.0
+    return 1.0 + math.floor(math.log(1.0 - rng.random()) / math.log(s))

@@ -145,8 +145,12 @@ class FluidPacketQueue:
         out = np.full(n, np.nan)
         if n == 0:
             return out
-        work = np.broadcast_to(np.asarray(work, dtype=float), times.shape)
-        units = np.broadcast_to(np.asarray(units, dtype=float), times.shape)
+        work = np.asarray(work, dtype=float)
+        if work.shape != times.shape:
+            work = np.broadcast_to(work, times.shape)
+        units = np.asarray(units, dtype=float)
+        if units.shape != times.shape:
+            units = np.broadcast_to(units, times.shape)
         self.packets_offered += n
         i = 0
         while i < n:
@@ -285,21 +289,21 @@ class FluidPacketQueue:
         # like a fluid packet: their long-run rate adds to the overload the places see
         self.run_start_work += float(seg_w[0])
         spread = self.run_start_work / max(self.t, MIXING_SERVICES * per_packet)
-        free0 = draw_free_slots(self.rng, (self.fluid_work + spread) / self.rate, 1)[0]
+        free0 = draw_free_slots(self.rng, (self.fluid_work + spread) / self.rate)
         service = per_packet / self.rate
         first = self.rng.random() * service
         opened = np.arange(first, span, service) if span > first else np.empty(0)
         arrived = np.sort(self.rng.uniform(0.0, span, self.rng.poisson(self.fluid_pps * span)))
+        # events in time order; at equal times a departure, then the fluid, then the packet
         at = np.concatenate((opened, arrived, seg_t - t0))
         step = np.concatenate((np.ones(opened.size), -np.ones(arrived.size), -need))
-        kind = np.concatenate((np.zeros(opened.size, int), np.ones(arrived.size, int),
-                               np.full(seg_t.size, 2)))
-        order = np.lexsort((kind, at))
+        order = np.argsort(at, kind="stable")
         totals = free0 + np.cumsum(step[order])
         after = totals - np.minimum(0.0, np.minimum.accumulate(totals))
         previous = np.concatenate(([free0], after[:-1]))
-        mine = kind[order] == 2
-        before = previous[mine]
+        position = np.empty(order.size, dtype=np.int64)
+        position[order] = np.arange(order.size)
+        before = previous[position[opened.size + arrived.size:]]
         fits = before >= need * (1 - TOLERANCE)
         cap = self._work_cap(t0)
         ahead = np.maximum(0.0, cap - before * per_packet)

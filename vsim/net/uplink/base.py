@@ -124,14 +124,17 @@ class UplinkScheduler:
             raise ValueError("times must be a one-dimensional array")
         if times.size and not (times[0] >= self.t and np.all(np.diff(times) >= 0)):
             raise ValueError("frame times must be sorted and not earlier than those already handed")
-        ip_bytes = np.broadcast_to(np.asarray(ip_bytes, dtype=float), times.shape)
-        classes = np.broadcast_to(np.asarray(classes, dtype=np.int64), times.shape)
-        ports = np.broadcast_to(np.asarray(ports, dtype=np.int64), times.shape)
-        out = np.full(times.size, np.nan)
         if not times.size:
-            return out
+            return np.full(0, np.nan)
+        ip_bytes = np.broadcast_to(np.asarray(ip_bytes, dtype=float), times.shape)
         work = self.work(ip_bytes)
         units = self.units(ip_bytes)
+        if self.n_queues == 1:
+            self.t = float(times[-1])
+            return self.queues[0].offer(times, work, units) + self.latency
+        out = np.full(times.size, np.nan)
+        classes = np.broadcast_to(np.asarray(classes, dtype=np.int64), times.shape)
+        ports = np.broadcast_to(np.asarray(ports, dtype=np.int64), times.shape)
         queue = self.queue_index(classes, ports)
         for q in np.unique(queue):
             mine = np.flatnonzero(queue == q)
