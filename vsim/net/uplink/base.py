@@ -82,40 +82,50 @@ class UplinkScheduler:
         self._advance(t)
         self.flows = flows
         queue = self.queue_index(flows.classes, flows.ports)
-        work = flows.pps * self.work(flows.ip_bytes)
-        demand = np.bincount(queue, weights=work, minlength=self.n_queues)
-        self.rates = self.service_rates(demand)
-        offered = flows.pps.copy()
-        for q in range(self.n_queues):
-            elastic = np.flatnonzero((queue == q) & flows.elastic & ~flows.discrete)
-            if elastic.size:
-                rigid = float(work[(queue == q) & ~flows.elastic].sum())
-                left = max(0.0, self.rates[q] - rigid)
-                share = waterfill(left, np.ones(elastic.size), work[elastic])
-                offered[elastic] = share / self.work(flows.ip_bytes[elastic])
+        per_packet = self.work(flows.ip_bytes)
+        self.rates = self.service_rates(
+            np.bincount(queue, weights=flows.pps * per_packet, minlength=self.n_queues))
+        offered = self._shape_elastic(flows, queue, per_packet)
         fluid = ~flows.discrete
-        fwork = offered * self.work(flows.ip_bytes)
-        admitted = np.zeros(self.n_queues)
-        per_packet_other = np.zeros(self.n_queues)
+        work = offered * per_packet
+        fluid_work = np.bincount(queue[fluid], weights=work[fluid], minlength=self.n_queues)
+        fluid_pps = np.bincount(queue[fluid], weights=offered[fluid], minlength=self.n_queues)
+        fluid_units = np.bincount(queue[fluid], weights=(offered * self.units(flows.ip_bytes))[fluid],
+                                  minlength=self.n_queues)
+        packet_work = np.bincount(queue[~fluid], weights=work[~fluid], minlength=self.n_queues)
         for q, fq in enumerate(self.queues):
-            mine = queue == q
-            f = mine & fluid
-            w = float(fwork[f].sum())
             fq.set_rate(t, self.rates[q])
-            fq.set_fluid(t, w, float(offered[f].sum()),
-                         float((offered[f] * self.units(flows.ip_bytes[f])).sum()))
-            admitted[q] = min(w + float(fwork[mine & flows.discrete].sum()), self.rates[q])
-            per_packet_other[q] = w / float(offered[f].sum()) if w > 0 else 0.0
-        accepted_fraction = np.where(
-            fwork > 0, np.minimum(1.0, self.rates[queue] / np.maximum(
-                np.bincount(queue, weights=fwork, minlength=self.n_queues)[queue], 1e-300)), 1.0)
-        self.flow_rates = np.where(fluid, offered * accepted_fraction, flows.pps)
-        total = admitted.sum()
-        self._other_busy = np.minimum(1.0, total - admitted)
-        weights = admitted * per_packet_other
-        self._other_work = np.array([
-            (weights.sum() - weights[q]) / max(total - admitted[q], 1e-300)
-            if total - admitted[q] > 0 else 0.0 for q in range(self.n_queues)])
+            fq.set_fluid(t, fluid_work[q], fluid_pps[q], fluid_units[q])
+        # a queue's fluid gets through at what the queue's rate leaves after its packets
+        room = np.maximum(self.rates - packet_work, 0.0)
+        kept = np.minimum(1.0, room / np.where(fluid_work > 0, fluid_work, 1.0))
+        self.flow_rates = np.where(fluid, offered * kept[queue], flows.pps)
+        self._neighbours(np.minimum(fluid_work + packet_work, self.rates),
+                         np.divide(fluid_work, fluid_pps, out=np.zeros(self.n_queues),
+                                   where=fluid_pps > 0))
+
+    def _shape_elastic(self, flows, queue, per_packet):
+        """Packet rates the flows offer: elastic ones share, equally and up to their demand,
+        what their queue's rate leaves after the others."""
+        offered = flows.pps.copy()
+        elastic = flows.elastic & ~flows.discrete
+        for q in np.unique(queue[elastic]):
+            mine = np.flatnonzero((queue == q) & elastic)
+            rigid = float((flows.pps * per_packet)[(queue == q) & ~elastic].sum())
+            share = waterfill(max(0.0, self.rates[q] - rigid), np.ones(mine.size),
+                              flows.pps[mine] * per_packet[mine])
+            offered[mine] = share / per_packet[mine]
+        return offered
+
+    def _neighbours(self, busy, frame_work):
+        """For each queue, how often another queue has a frame on the wire (``busy`` are
+        the queues' utilisations) and that frame's mean work (time-weighted)."""
+        total = busy.sum()
+        others = total - busy
+        self._other_busy = np.minimum(1.0, others)
+        weighted = busy * frame_work
+        self._other_work = np.divide(weighted.sum() - weighted, others,
+                                     out=np.zeros(self.n_queues), where=others > 0)
 
     def transmit(self, times, ip_bytes, classes, ports):
         """Departures (plus latency) of a burst of frames; NaN where dropped."""
