@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 
+from vsim.core.errors import InputError
 from vsim.net.fifo_link import FifoLink
 from vsim.net.fluid.flows import Flows
 from vsim.net.hclock.allocator import allocate
@@ -212,3 +213,9 @@ def test_frames_must_come_in_time_order():
         fifo.transmit([0.5], 100, 0, 0)
     with pytest.raises(ValueError, match="not mapped"):
         netioc().transmit([0.0], 100, 0, 9)
+
+
+def test_a_port_mapped_to_no_leaf_is_refused_naming_it():
+    tree = Tree([Node("vm", kind="class", children=(Node("a"),))], GIGABIT, source="net.toml")
+    with pytest.raises(InputError, match=r"net.toml: port_leaf.7: a leaf of the NetIOC tree.*'b'"):
+        make_uplink_scheduler("netioc", GIGABIT, 10, rng=rng(), tree=tree, port_leaf={7: "b"})

@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from vsim.core.errors import InputError
 from vsim.net.hclock.allocator import allocate
 from vsim.net.uplink.base import UplinkScheduler
 
@@ -37,8 +38,8 @@ class NetiocScheduler(UplinkScheduler):
         for what, mapping in (("port_leaf", port_leaf or {}), ("class_leaf", class_leaf or {})):
             for key, leaf in mapping.items():
                 if leaf not in index:
-                    raise ValueError(f"{what}[{key!r}] = {leaf!r} is not a leaf of the tree; "
-                                     f"expected one of {self.leaves}")
+                    raise InputError(tree.source, f"{what}.{key}",
+                                     f"a leaf of the NetIOC tree, one of {self.leaves}; got {leaf!r}")
         self._port_leaf = {int(k): index[v] for k, v in (port_leaf or {}).items()}
         self._class_leaf = {int(k): index[v] for k, v in (class_leaf or {}).items()}
         super().__init__(rate_bps, limit, unit, **kwargs)
