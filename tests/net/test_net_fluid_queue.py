@@ -161,3 +161,23 @@ def test_same_seed_same_departures():
         return np.concatenate([queue.offer(t + np.arange(10) * 1e-6, SERVICE, 1.0)
                                for t in np.sort(rng.uniform(0, 0.2, 100))])
     assert np.array_equal(run(), run(), equal_nan=True)
+
+
+def test_burst_into_a_filling_queue_takes_the_room_the_fluid_left():
+    queue = FluidPacketQueue(100, "packets", np.random.default_rng(1))
+    queue.set_fluid(0.0, 2.0, 2.0 / SERVICE, 2.0 / SERVICE)      # fills at one packet per service
+    t = 50 * SERVICE                                              # 50 fluid packets queued
+    out = queue.offer(np.full(80, t), SERVICE, 1.0)
+    assert np.isnan(out).tolist() == [False] * 50 + [True] * 30
+    assert out[:50] == pytest.approx(t + (50 + np.arange(1, 51)) * SERVICE)
+
+
+def test_backlog_drains_when_the_flood_stops():
+    queue = overloaded_queue(1, overload=1.5, limit=100)
+    queue.advance(0.01)
+    assert queue.fluid_backlog_work() == pytest.approx(100 * SERVICE)
+    queue.set_fluid(0.01, 0.0, 0.0, 0.0)
+    half = queue.offer([0.01 + 50 * SERVICE], SERVICE, 1.0)[0]
+    assert half == pytest.approx(0.01 + 101 * SERVICE)
+    late = queue.offer([0.01 + 200 * SERVICE], SERVICE, 1.0)[0]
+    assert late == pytest.approx(0.01 + 201 * SERVICE)
