@@ -95,7 +95,7 @@ def check_level(children, amount, rates, demands):
             check_level(child.children, rates[child.name], rates, demands)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(trees())
 def test_allocation_properties_on_random_trees(case):
     tree, demands, available = case
