@@ -28,8 +28,10 @@ def waterfill(amount, weights, caps):
     sorted_weights = weights[order]
     capped_before = np.concatenate(([0.0], np.cumsum(sorted_caps)[:-1]))
     weight_after = np.cumsum(sorted_weights[::-1])[::-1]
-    # level if parts 0..k-1 are capped and parts k.. are not
-    levels = (amount - capped_before) / weight_after
+    # level if parts 0..k-1 are capped and parts k.. are not (tiny weights may overflow
+    # it to infinity, which still reads right: those parts take their caps)
+    with np.errstate(over="ignore"):
+        levels = (amount - capped_before) / weight_after
     fits = levels <= ratio[order]
     k = int(np.argmax(fits))
     level = levels[k]
