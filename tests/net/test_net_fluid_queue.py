@@ -181,3 +181,30 @@ def test_backlog_drains_when_the_flood_stops():
     assert half == pytest.approx(0.01 + 101 * SERVICE)
     late = queue.offer([0.01 + 200 * SERVICE], SERVICE, 1.0)[0]
     assert late == pytest.approx(0.01 + 201 * SERVICE)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31), st.lists(st.tuples(st.floats(0.0, 3.0), st.integers(0, 30),
+                                                  st.floats(0.0, 5.0)), min_size=1, max_size=25))
+def test_conservation_through_rate_changes_and_bursts(seed, steps):
+    """Whatever the fluid does between bursts: frames are delivered, dropped or queued;
+    the link never serves more than it has time for; nothing leaves before it is served."""
+    rng = np.random.default_rng(seed)
+    queue = FluidPacketQueue(60, "packets", rng)
+    t = 0.0
+    for load, burst, spacing in steps:
+        queue.set_fluid(t, load, load / SERVICE, load / SERVICE)
+        t += rng.uniform(0, 300) * SERVICE
+        times = t + np.arange(burst) * spacing * SERVICE
+        out = queue.offer(times, SERVICE, 1.0)
+        kept = ~np.isnan(out)
+        assert np.all(out[kept] >= times[kept] + SERVICE * (1 - 1e-9))
+        assert np.all(np.diff(out[kept]) >= SERVICE * (1 - 1e-9))
+        t = float(times[-1]) if burst else t
+    end = t + 1e-3
+    queue.advance(end)
+    delivered = queue.packets_accepted - queue.in_system(end)
+    assert queue.packets_offered == delivered + queue.packets_dropped + queue.in_system(end)
+    assert -1e-12 <= queue.fluid_accepted_work <= queue.fluid_offered_work + 1e-12
+    served = queue.fluid_accepted_work + queue.packets_accepted * SERVICE - queue.work
+    assert served <= end * (1 + 1e-9) + 1e-12
