@@ -22,7 +22,7 @@ def rng(seed=1):
 
 
 def test_registry_names_and_unknown_name():
-    assert sorted(SCHEDULERS) == ["fifo", "multiqueue", "netioc"]
+    assert {"fifo", "multiqueue", "netioc"} <= set(SCHEDULERS)
     with pytest.raises(ValueError, match="unknown uplink scheduler 'wfq'.*fifo"):
         make_uplink_scheduler("wfq", GIGABIT, 100, rng=rng())
 

@@ -58,15 +58,22 @@ TOLERANCE = 1e-9
 
 
 class FluidPacketQueue:
-    """A drop-tail queue of ``limit`` places in ``unit`` ("packets" or "bytes")."""
+    """A drop-tail queue of ``limit`` places in ``unit`` ("packets" or "bytes").
 
-    def __init__(self, limit, unit, rng):
+    By default the limit counts every packet in the system, the one in
+    service included. With ``excludes_in_service`` it counts only those
+    waiting behind it, as Linux's pfifo and bfifo do once the driver has
+    taken the packet (a fluid packet in service frees its share likewise).
+    """
+
+    def __init__(self, limit, unit, rng, excludes_in_service=False):
         if unit not in ("packets", "bytes"):
             raise ValueError(f"unit must be 'packets' or 'bytes', got {unit!r}")
         if not limit > 0:
             raise ValueError(f"limit must be positive, got {limit!r}")
         self.limit = float(limit)
         self.unit = unit
+        self.excludes_in_service = excludes_in_service
         self.rng = rng
         self.rate = 1.0
         self.t = 0.0
@@ -184,7 +191,10 @@ class FluidPacketQueue:
         if self.units_per_work is None:
             return math.inf
         dwork, dunits = self._discrete_at(t)
-        return dwork + max(0.0, self.limit - dunits) / self.units_per_work
+        room = self.limit - dunits
+        if self.excludes_in_service:
+            room += self.fluid_units / self.fluid_pps if self.fluid_pps else 0.0
+        return dwork + max(0.0, room) / self.units_per_work
 
     def _forget(self, t):
         k = int(np.searchsorted(self._dep, t, side="right"))
@@ -235,6 +245,9 @@ class FluidPacketQueue:
         fluid_work = np.maximum(0.0, before * self.rate - old_work - new_work)
         fluid_units = fluid_work * self.units_per_work if self.units_per_work else 0.0
         occupied = fluid_units + old_units + new_units
+        if self.excludes_in_service:
+            occupied = occupied - self._in_service_units(
+                seg_t, k_old, first_left, idx, departures, seg_w, seg_u, fluid_units)
         over = np.flatnonzero(occupied + seg_u > self.limit * (1 + TOLERANCE))
         accepted = int(over[0]) if over.size else seg_t.size
         if accepted:
@@ -264,6 +277,21 @@ class FluidPacketQueue:
         run = drop_at + 1 + (int(smaller[0]) if smaller.size else last - drop_at - 1)
         self._drop(run - drop_at)
         return run
+
+    def _in_service_units(self, seg_t, k_old, first_left, idx, departures, seg_w, seg_u,
+                          fluid_units):
+        """Units of what is in service when each packet of a burst arrives: the oldest packet
+        in the system once its service has begun, else a fluid packet if fluid is queued."""
+        has_old = k_old < self._dep.size
+        k = np.minimum(k_old, max(self._dep.size - 1, 0))
+        old = (self._dep[k], self._dwork[k], self._dunits[k]) if self._dep.size else (0.0, 0.0, 0.0)
+        has_new = ~has_old & (first_left < idx)
+        head_dep = np.where(has_old, old[0], departures[first_left])
+        head_work = np.where(has_old, old[1], seg_w[first_left])
+        head_units = np.where(has_old, old[2], seg_u[first_left])
+        head_serving = (has_old | has_new) & (head_dep - head_work / self.rate <= seg_t * (1 + TOLERANCE))
+        fluid_packet = self.fluid_units / self.fluid_pps if self.fluid_pps else 0.0
+        return np.where(head_serving, head_units, np.minimum(fluid_packet, fluid_units))
 
     def _offer_pinned(self, times, work, units, out, start):
         """One run of packets while the fluid holds the queue full; return the next index.

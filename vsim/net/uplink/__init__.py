@@ -10,11 +10,16 @@ entry in ``SCHEDULERS``.
 from vsim.net.uplink.fifo import FifoScheduler
 from vsim.net.uplink.multiqueue import MultiQueueScheduler
 from vsim.net.uplink.netioc import NetiocScheduler
+from vsim.net.uplink.tbf import TbfScheduler
+from vsim.net.uplink.tc_fifo import BfifoScheduler, PfifoScheduler
 
 SCHEDULERS = {
     "fifo": FifoScheduler,
     "multiqueue": MultiQueueScheduler,
     "netioc": NetiocScheduler,
+    "pfifo": PfifoScheduler,
+    "bfifo": BfifoScheduler,
+    "tbf": TbfScheduler,
 }
 
 
