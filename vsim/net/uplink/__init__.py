@@ -8,6 +8,7 @@ entry in ``SCHEDULERS``.
 """
 
 from vsim.net.uplink.fifo import FifoScheduler
+from vsim.net.uplink.htb import HtbScheduler
 from vsim.net.uplink.multiqueue import MultiQueueScheduler
 from vsim.net.uplink.netioc import NetiocScheduler
 from vsim.net.uplink.tbf import TbfScheduler
@@ -20,6 +21,7 @@ SCHEDULERS = {
     "pfifo": PfifoScheduler,
     "bfifo": BfifoScheduler,
     "tbf": TbfScheduler,
+    "htb": HtbScheduler,
 }
 
 
