@@ -47,21 +47,31 @@ def test_fluid_rates_are_the_htb_sharing_in_skb_bytes():
     assert want["flood"] == pytest.approx(3e6 + 0.95e6) and want["bulk"] == pytest.approx(3e6 + 2.85e6)
 
 
-def test_a_backlogged_class_sends_its_frames_at_its_rate_and_voice_is_isolated():
+def test_voice_beside_a_flood_leaves_at_once_and_the_flood_loses_the_rest():
     sched = htb()
     sched.set_flows(0.0, Flows.of([pps(20e6, 1000), 50.0], [1000, 160], 0,
                                   [FLOOD_PORT, VOICE_PORT], discrete=[False, True]))
     voice = np.arange(0.0, 1.0, 0.02)
     delay = np.concatenate([sched.transmit([t], 160, 0, VOICE_PORT) - t for t in voice])
-    assert not np.isnan(delay).any()
-    # the voice class served backlogged at what the sharing gives it: its frame's bytes at that rate
-    served = allocate(probe_tree(), {"voice": math.inf, "flood": 20e6})["voice"]
-    assert delay == pytest.approx(np.full(voice.size, skb_len(160) * 8 / served))
+    # its own class is idle between frames: the bucket lets each frame straight through
+    assert np.array_equal(delay, np.zeros(voice.size))
     # the flood gets the rest of the 10 Mb/s and loses what is beyond it once its queue is full
     sched.advance(1.0)
     flood = 10e6 - 50 * skb_len(160) * 8
     backlog = 100 * skb_len(1000) * 8
     assert sched.fluid_accepted_work * sched.reference_bps == pytest.approx(flood + backlog, rel=1e-3)
+
+
+def test_a_burst_into_an_idle_class_passes_its_bucket_then_the_class_rate():
+    sched = htb()
+    sched.set_flows(0.0, Flows.of([1.0], 1000, 0, [BULK_PORT], discrete=True))
+    got = sched.transmit(np.zeros(8), 1000, 0, BULK_PORT)
+    # alone, bulk borrows up to its 8 Mb/s ceil: its cburst (tc's default, about 1600 bytes)
+    # and each frame's own length on credit pass at once, then one frame per 1014 bytes at 8 Mb/s
+    length, bucket = skb_len(1000), probe_tree().cburst["bulk"]
+    want = np.maximum(0.0, (np.arange(8) * length - bucket) * 8 / 8e6)
+    assert got == pytest.approx(want)
+    assert np.count_nonzero(got == 0.0) == 2
 
 
 def test_packet_rates_of_busy_classes_follow_the_sharing():

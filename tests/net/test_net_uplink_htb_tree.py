@@ -13,6 +13,8 @@ def test_defaults_are_tcs_and_the_kernels():
     assert tree.quantum == {"a": 12_500, "b": 1000}
     assert tree.prio == {"a": 0, "b": 3}
     assert tree.depth == {"root": 0, "a": 1, "b": 1}
+    assert tree.burst["a"] == tree.cburst["a"] == pytest.approx(1600.000125)
+    assert HtbTree([HtbClass("a", 1e6, ceil=8e9, burst=30_000)]).cburst["a"] == pytest.approx(1601)
     assert tree.leaves_under("root") == ["a", "b"]
 
 
@@ -23,6 +25,7 @@ def test_defaults_are_tcs_and_the_kernels():
     ([HtbClass("r", 1e6, quantum=1500, children=(HtbClass("a", 1e5),))], "r.quantum", "leaf classes"),
     ([HtbClass("r", 1e6, children=(HtbClass("a", 1e5, prio=8),))], "r.a.prio", "0..7"),
     ([HtbClass("a", 1e6, limit=0)], "a.limit", "positive"),
+    ([HtbClass("a", 1e6, cburst=0)], "a.cburst", "positive bytes"),
 ])
 def test_bad_classes_are_refused_naming_the_class(classes, where, expected):
     with pytest.raises(InputError, match=rf"tc.toml: {where}: .*{expected}"):

@@ -21,13 +21,25 @@ FCS, padding, preamble or gap) plus the rates' ``overhead`` (0 by default;
 rate 1 Mb/s thus passes 1 Mb/s of such bytes, less of IP payload and more on
 the wire.
 
+Buckets: htb lets a class send while its tokens are not negative and
+charges the packet after, so a frame leaves at
+
+    d_i = max(a_i, v_i - (L_i + b) / r),
+
+with ``v_i`` its departure from the leaf's queue served at the class's
+rate ``r`` and ``b`` the bucket's depth (the same argument as for tbf, with
+the frame's own length ``L_i`` allowed on credit): a lone frame at an idle
+class leaves at once, a burst takes about ``b`` bytes more at once. The
+bucket is the leaf's ``burst`` while its share is within its rate and its
+``cburst`` when it borrows; the ancestors' buckets are not followed. The
+leaf queue holds a frame until ``v_i``, a little longer than the kernel
+(about ``b`` bytes more), which can only make it refuse a frame sooner.
+
 The link under the qdisc: a veth (``rate_bps=inf``) adds nothing. A finite
 link caps the classes' total (``allocate``'s ``capacity``, counted in the
 same charged bytes); a transmit-stage cost is not modelled with htb and is
-refused. Not modelled: the buckets' depths (``burst``, ``cburst``; a class
-back from idle sends at its allocated rate from its first frame rather than
-its burst at once), and the kernel's per-packet deficit round robin below
-the fluid shares.
+refused. Not modelled either: the kernel's per-packet deficit round robin
+below the fluid shares.
 """
 
 import math
@@ -77,6 +89,7 @@ class HtbScheduler(UplinkScheduler):
         super().__init__(rate_bps, limit, unit, rng=rng, cost=cost, **kwargs)
         self.queues = [FluidPacketQueue(tree.by_name[leaf].limit or limit, unit, rng)
                        for leaf in self.leaves]
+        self._out = np.empty(0)
 
     def work(self, ip_bytes):
         """A frame's charged bytes at the reference rate."""
@@ -111,6 +124,35 @@ class HtbScheduler(UplinkScheduler):
         for q, leaf in enumerate(self.leaves):
             rates[q] = allocate(self.tree, {**offered, leaf: math.inf}, self.rate_bps)[leaf]
         return np.maximum(rates / self.reference_bps, 1e-12)
+
+    def bucket_bytes(self):
+        """Each leaf's bucket at its current rate: ``burst`` within its rate, else ``cburst``."""
+        rate = np.array([self.tree.rate[leaf] for leaf in self.leaves]) / self.reference_bps
+        return np.where(self.rates <= rate * (1 + 1e-12),
+                        [self.tree.burst[leaf] for leaf in self.leaves],
+                        [self.tree.cburst[leaf] for leaf in self.leaves])
+
+    def transmit(self, times, ip_bytes, classes, ports):
+        """Departures from the leaf queues, each frame released early by its class's bucket."""
+        virtual = super().transmit(times, ip_bytes, classes, ports)
+        kept = np.flatnonzero(~np.isnan(virtual))
+        if not kept.size:
+            return virtual
+        times = np.asarray(times, dtype=float)
+        ip_bytes = np.broadcast_to(np.asarray(ip_bytes, dtype=float), times.shape)[kept]
+        queue = self.queue_index(np.broadcast_to(classes, times.shape)[kept],
+                                 np.broadcast_to(ports, times.shape)[kept])
+        rate = self.rates[queue]
+        credit = self.work(ip_bytes) / rate + \
+            self.bucket_bytes()[queue] * BITS_PER_BYTE / (rate * self.reference_bps)
+        out = virtual.copy()
+        out[kept] = np.maximum(times[kept] + self.latency, virtual[kept] - credit)
+        self._out = np.concatenate((self._out[self._out > self.t], out[kept] - self.latency))
+        return out
+
+    def frames_in_system(self, t):
+        """Frames accepted and not yet released at ``t``."""
+        return int(np.count_nonzero(self._out > t))
 
     def class_rates(self, demands):
         """b/s of charged bytes each class sends when its leaves offer ``demands`` (by name)."""

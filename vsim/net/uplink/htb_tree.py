@@ -2,7 +2,10 @@
 
 A class has a ``rate`` (b/s it may always send, its own tokens) and a
 ``ceil`` (b/s it never exceeds, borrowing included; tc's default is the
-rate). Leaf classes carry a ``quantum`` (bytes; their weight when they
+rate), and the depths of the two buckets, ``burst`` for the rate and
+``cburst`` for the ceil (bytes; tc's default is rate/hz + 1600 bytes with
+hz = 10^9 on kernels with high-resolution timers, i.e. about 1600 bytes).
+Leaf classes carry a ``quantum`` (bytes; their weight when they
 share borrowed bandwidth, by default rate/8/r2q clamped to 1000..200000
 bytes, as the kernel sets it) and a ``prio`` (0..7, lower borrows first),
 and hold the queue packets wait in: a pfifo (or bfifo) of ``limit``, by
@@ -17,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
 from vsim.core.errors import InputError
-from vsim.net.uplink.tc_bytes import HTB_R2Q, htb_default_quantum
+from vsim.net.uplink.tc_bytes import HTB_R2Q, htb_default_burst, htb_default_quantum
 
 PRIOS = 8
 """``TC_HTB_NUMPRIO``: prio 0 (first) to 7."""
@@ -30,6 +33,8 @@ class HtbClass:
     name: str
     rate: float
     ceil: Optional[float] = None
+    burst: Optional[float] = None
+    cburst: Optional[float] = None
     quantum: Optional[float] = None
     prio: Optional[int] = None
     limit: Optional[float] = None
@@ -40,9 +45,9 @@ class HtbTree:
     """A validated forest of htb classes (several top classes may hang under the qdisc).
 
     ``source`` names the configuration for error messages. ``leaves`` lists
-    leaf names in tree order; ``rate``, ``ceil``, ``quantum``, ``prio``,
-    ``parent`` and ``depth`` are dicts by class name (quantum and prio for
-    leaves only).
+    leaf names in tree order; ``rate``, ``ceil``, ``burst``, ``cburst``,
+    ``quantum``, ``prio``, ``parent`` and ``depth`` are dicts by class name
+    (quantum and prio for leaves only).
     """
 
     def __init__(self, classes, source="htb", r2q=HTB_R2Q):
@@ -52,6 +57,7 @@ class HtbTree:
             raise InputError(source, "classes", "at least one htb class")
         self.by_name, self.parent, self.depth = {}, {}, {}
         self.rate, self.ceil, self.quantum, self.prio = {}, {}, {}, {}
+        self.burst, self.cburst = {}, {}
         self.leaves = []
         for cls in self.top:
             self._check(cls, None, 0, r2q)
@@ -66,6 +72,11 @@ class HtbTree:
         if not (isinstance(ceil, (int, float)) and cls.rate <= ceil < math.inf):
             raise InputError(self.source, f"{where}.ceil",
                              f"a finite rate of at least the class's rate {cls.rate:.6g} b/s, got {ceil!r}")
+        for tag, rate in (("burst", cls.rate), ("cburst", ceil)):
+            depth_bytes = htb_default_burst(rate) if getattr(cls, tag) is None else getattr(cls, tag)
+            if not (isinstance(depth_bytes, (int, float)) and 0 < depth_bytes < math.inf):
+                raise InputError(self.source, f"{where}.{tag}", f"positive bytes, got {depth_bytes!r}")
+            getattr(self, tag)[cls.name] = float(depth_bytes)
         if cls.children:
             for tag in ("quantum", "prio", "limit"):
                 if getattr(cls, tag) is not None:

@@ -46,6 +46,12 @@ HTB_R2Q = 10
 HTB_QUANTUM_MIN, HTB_QUANTUM_MAX = 1000, 200_000
 """Bounds the kernel clamps a default (not user-given) htb quantum to, in bytes."""
 
+TC_MTU = 1600
+"""The mtu tc assumes for rate tables and default bursts unless told ``mtu``."""
+
+PSCHED_HZ = 1e9
+"""The clock rate tc reads from /proc/net/psched on kernels with high-resolution timers."""
+
 LINKLAYERS = ("ethernet", "atm")
 
 
@@ -72,3 +78,9 @@ def charged_bytes(length, overhead=0, linklayer="ethernet"):
 def htb_default_quantum(rate_bps, r2q=HTB_R2Q):
     """The quantum (bytes) the kernel gives an htb leaf of ``rate_bps`` when none is set."""
     return float(min(max((rate_bps / 8) // r2q, HTB_QUANTUM_MIN), HTB_QUANTUM_MAX))
+
+
+def htb_default_burst(rate_bps):
+    """The bucket depth (bytes) tc gives an htb rate or ceil when no burst is set:
+    a second's bytes over the psched clock rate, plus the mtu: about 1600 bytes."""
+    return rate_bps / 8 / PSCHED_HZ + TC_MTU
