@@ -76,7 +76,8 @@ class HtbScheduler(UplinkScheduler):
                 if leaf not in index:
                     where = what if what == "default" else f"{what}.{key}"
                     raise InputError(tree.source, where,
-                                     f"a leaf class of the htb tree, one of {self.leaves}; got {leaf!r}")
+                                     f"a leaf class of the htb tree, one of {self.leaves}; "
+                                     f"got {leaf!r}")
         self._port_leaf = {int(k): index[v] for k, v in (port_leaf or {}).items()}
         self._class_leaf = {int(k): index[v] for k, v in (class_leaf or {}).items()}
         self._default = None if default is None else index[default]

@@ -57,7 +57,8 @@ class _Sharing:
 
     def __init__(self, tree, demands):
         self.tree = tree
-        self.wanted = {leaf: min(float(demands.get(leaf, 0.0)), tree.ceil[leaf]) for leaf in tree.leaves}
+        self.wanted = {leaf: min(float(demands.get(leaf, 0.0)), tree.ceil[leaf])
+                       for leaf in tree.leaves}
         self.alloc = {leaf: min(self.wanted[leaf], tree.rate[leaf]) for leaf in tree.leaves}
 
     def used(self, name):
@@ -67,7 +68,9 @@ class _Sharing:
         """How much more the leaves of ``prio`` under ``name`` can take."""
         cls = self.tree.by_name[name]
         if not cls.children:
-            return max(0.0, self.wanted[name] - self.alloc[name]) if self.tree.prio[name] == prio else 0.0
+            if self.tree.prio[name] != prio:
+                return 0.0
+            return max(0.0, self.wanted[name] - self.alloc[name])
         below = sum(self.room(child.name, prio) for child in cls.children)
         return min(below, max(0.0, self.tree.ceil[name] - self.used(name)))
 

@@ -64,33 +64,37 @@ class HtbTree:
 
     def _check(self, cls, parent, depth, r2q):
         where = cls.name if parent is None else f"{parent.name}.{cls.name}"
+
+        def refuse(tag, expected):
+            raise InputError(self.source, f"{where}.{tag}" if tag else where, expected)
+
         if cls.name in self.by_name:
-            raise InputError(self.source, where, "a class name used once in the tree")
-        if not (isinstance(cls.rate, (int, float)) and 0 < cls.rate < math.inf):
-            raise InputError(self.source, f"{where}.rate", f"a positive finite rate in b/s, got {cls.rate!r}")
+            refuse(None, "a class name used once in the tree")
+        if not (_number(cls.rate) and 0 < cls.rate < math.inf):
+            refuse("rate", f"a positive finite rate in b/s, got {cls.rate!r}")
         ceil = cls.rate if cls.ceil is None else cls.ceil
-        if not (isinstance(ceil, (int, float)) and cls.rate <= ceil < math.inf):
-            raise InputError(self.source, f"{where}.ceil",
-                             f"a finite rate of at least the class's rate {cls.rate:.6g} b/s, got {ceil!r}")
+        if not (_number(ceil) and cls.rate <= ceil < math.inf):
+            refuse("ceil", f"a finite rate of at least the class's rate {cls.rate:.6g} b/s, "
+                           f"got {ceil!r}")
         for tag, rate in (("burst", cls.rate), ("cburst", ceil)):
-            depth_bytes = htb_default_burst(rate) if getattr(cls, tag) is None else getattr(cls, tag)
-            if not (isinstance(depth_bytes, (int, float)) and 0 < depth_bytes < math.inf):
-                raise InputError(self.source, f"{where}.{tag}", f"positive bytes, got {depth_bytes!r}")
+            given = getattr(cls, tag)
+            depth_bytes = htb_default_burst(rate) if given is None else given
+            if not (_number(depth_bytes) and 0 < depth_bytes < math.inf):
+                refuse(tag, f"positive bytes, got {depth_bytes!r}")
             getattr(self, tag)[cls.name] = float(depth_bytes)
         if cls.children:
             for tag in ("quantum", "prio", "limit"):
                 if getattr(cls, tag) is not None:
-                    raise InputError(self.source, f"{where}.{tag}",
-                                     "no value: it applies to leaf classes only")
+                    refuse(tag, "no value: it applies to leaf classes only")
         else:
             quantum = htb_default_quantum(cls.rate, r2q) if cls.quantum is None else cls.quantum
-            if not (isinstance(quantum, (int, float)) and 0 < quantum < math.inf):
-                raise InputError(self.source, f"{where}.quantum", f"positive bytes, got {quantum!r}")
+            if not (_number(quantum) and 0 < quantum < math.inf):
+                refuse("quantum", f"positive bytes, got {quantum!r}")
             prio = 0 if cls.prio is None else cls.prio
             if not (isinstance(prio, int) and 0 <= prio < PRIOS):
-                raise InputError(self.source, f"{where}.prio", f"an integer 0..{PRIOS - 1}, got {prio!r}")
-            if cls.limit is not None and not (isinstance(cls.limit, (int, float)) and cls.limit > 0):
-                raise InputError(self.source, f"{where}.limit", f"a positive queue limit, got {cls.limit!r}")
+                refuse("prio", f"an integer 0..{PRIOS - 1}, got {prio!r}")
+            if cls.limit is not None and not (_number(cls.limit) and cls.limit > 0):
+                refuse("limit", f"a positive queue limit, got {cls.limit!r}")
             self.quantum[cls.name] = float(quantum)
             self.prio[cls.name] = prio
             self.leaves.append(cls.name)
@@ -108,3 +112,7 @@ class HtbTree:
         if not cls.children:
             return [name]
         return [leaf for child in cls.children for leaf in self.leaves_under(child.name)]
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -137,7 +137,8 @@ class TbfScheduler(UplinkScheduler):
         length = charged_bytes(self.units(ip_bytes[kept]), self.overhead, self.linklayer)
         release = np.maximum(arrivals, virtual[kept] - self.burst * BITS_PER_BYTE / self.token_rate)
         if self.peakrate is not None:
-            peak = fifo_departures(arrivals, length * BITS_PER_BYTE / self.peakrate, self._peak_free)
+            peak = fifo_departures(arrivals, length * BITS_PER_BYTE / self.peakrate,
+                                   self._peak_free)
             self._peak_free = float(peak[-1])
             release = np.maximum(release, peak - self.mtu * BITS_PER_BYTE / self.peakrate)
         link = self.link_work(ip_bytes[kept])
