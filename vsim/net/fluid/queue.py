@@ -338,9 +338,12 @@ class FluidPacketQueue:
         departures = np.where(fits, seg_t + (ahead + seg_w) / self.rate, np.nan)
         kept = np.flatnonzero(fits)
         if kept.size:
-            # first in, first out: a packet leaves at least its service after the one before
+            # first in, first out: a packet leaves at least its service after the one before,
+            # the packets already in the system included
             spacing = np.cumsum(seg_w[kept] / self.rate)
-            departures[kept] = spacing + np.maximum.accumulate(departures[kept] - spacing)
+            before_run = self._dep[-1] if self._dep.size else -math.inf
+            departures[kept] = spacing + np.maximum.accumulate(
+                np.maximum(departures[kept] - spacing, before_run))
         out[start:stop] = departures
         self.advance(seg_t[-1])
         before_work = self.work
