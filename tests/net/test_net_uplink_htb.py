@@ -63,8 +63,7 @@ def test_voice_beside_a_flood_leaves_at_once_and_the_flood_loses_the_rest():
 
 
 def test_a_burst_into_an_idle_class_passes_its_bucket_then_the_class_rate():
-    sched = htb()
-    sched.set_flows(0.0, Flows.of([1.0], 1000, 0, [BULK_PORT], discrete=True))
+    sched = htb()          # no flows declared: bulk is alone
     got = sched.transmit(np.zeros(8), 1000, 0, BULK_PORT)
     # alone, bulk borrows up to its 8 Mb/s ceil: its cburst (tc's default, about 1600 bytes)
     # and each frame's own length on credit pass at once, then one frame per 1014 bytes at 8 Mb/s

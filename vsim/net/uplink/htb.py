@@ -91,6 +91,10 @@ class HtbScheduler(UplinkScheduler):
         self.queues = [FluidPacketQueue(tree.by_name[leaf].limit or limit, unit, rng)
                        for leaf in self.leaves]
         self._out = np.empty(0)
+        # until flows are declared, each leaf is served at what it gets alone
+        self.rates = self.service_rates(np.zeros(self.n_queues))
+        for queue, rate in zip(self.queues, self.rates):
+            queue.set_rate(0.0, rate)
 
     def work(self, ip_bytes):
         """A frame's charged bytes at the reference rate."""
