@@ -1,0 +1,29 @@
+"""The bytes traffic control counts: skb length, charged bytes, htb's default quantum."""
+
+import pytest
+
+from vsim.net.frames import frame_bytes
+from vsim.net.uplink.tc_bytes import charged_bytes, htb_default_quantum, skb_len, skb_len_for_rtp
+
+
+def test_an_rtp_packet_is_its_payload_plus_54_bytes_at_the_qdisc():
+    assert skb_len_for_rtp(160) == 214          # G.711, 20 ms
+    assert skb_len_for_rtp(20, vlan=True) == 78  # G.729 with a software VLAN tag
+    # no FCS and no padding: a small packet counts less than its Ethernet frame
+    assert skb_len(28) == 42 < frame_bytes(28) == 64
+
+
+def test_overhead_and_atm_cells_are_charged_as_psched_l2t_does():
+    assert charged_bytes(214) == 214
+    assert charged_bytes(214, overhead=24) == 238
+    assert charged_bytes(214, linklayer="atm") == 5 * 53
+    assert charged_bytes(96, linklayer="atm") == 2 * 53
+    with pytest.raises(ValueError, match="linklayer"):
+        charged_bytes(100, linklayer="docsis")
+
+
+def test_default_quantum_is_rate_over_r2q_clamped():
+    assert htb_default_quantum(1e6) == 12_500
+    assert htb_default_quantum(10e3) == 1000
+    assert htb_default_quantum(1e9) == 200_000
+    assert htb_default_quantum(1e6, r2q=5) == 25_000

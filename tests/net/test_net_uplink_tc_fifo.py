@@ -1,0 +1,110 @@
+"""pfifo and bfifo: the kernel's limits, frame by frame, against a per-packet reference."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from vsim.net.fifo_link import FifoLink
+from vsim.net.fluid.flows import Flows
+from vsim.net.txpath.cost import PathCost, service_time
+from vsim.net.uplink import make_uplink_scheduler
+from vsim.net.uplink.tc_bytes import skb_len
+
+GIGABIT = 1e9
+
+
+def kernel_fifo(times, ip_bytes, limit, unit, service):
+    """Per packet, as sch_fifo.c: the link takes the head when it is free; an arrival is
+    queued if qlen < limit (pfifo) or backlog + skb_len <= limit (bfifo), counting only
+    the packets waiting, not the one the link is sending."""
+    waiting = []                 # (index, skb bytes) in order
+    busy_until = -math.inf
+    out = np.full(len(times), np.nan)
+
+    def serve_until(t):
+        nonlocal busy_until
+        while waiting and busy_until <= t:
+            i, _ = waiting.pop(0)
+            busy_until = max(busy_until, times[i]) + service[i]
+            out[i] = busy_until
+
+    for i, t in enumerate(times):
+        serve_until(t)
+        size = skb_len(ip_bytes[i])
+        if unit == "packets":
+            fits = len(waiting) < limit
+        else:
+            fits = sum(b for _, b in waiting) + size <= limit
+        if fits:
+            waiting.append((i, size))
+            serve_until(t)
+    serve_until(math.inf)
+    return out
+
+
+def random_traffic(seed, n, load, sizes):
+    r = np.random.default_rng(seed)
+    ip = r.choice(sizes, size=n).astype(float)
+    mean = float(np.mean(service_time(ip, GIGABIT)))
+    gaps = r.exponential(mean / load, n) * (r.random(n) < 0.7)   # some frames come in bursts
+    return np.cumsum(gaps) + r.uniform(0, 1e-9, n).cumsum(), ip
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), limit=st.integers(1, 40), load=st.floats(0.5, 3.0),
+       unit=st.sampled_from(["packets", "bytes"]), cost=st.sampled_from([0.0, 3e-6]))
+def test_frames_are_dropped_and_delayed_exactly_as_the_kernel_fifo(seed, limit, load, unit, cost):
+    times, ip = random_traffic(seed, 600, load, [46, 200, 1000, 1500])
+    if unit == "bytes":
+        limit *= 700
+    name = "pfifo" if unit == "packets" else "bfifo"
+    sched = make_uplink_scheduler(name, GIGABIT, limit, unit, rng=np.random.default_rng(0),
+                                  cost=PathCost(per_packet=cost))
+    got = np.concatenate([sched.transmit(t, s, 0, 0) for t, s in
+                          zip(np.array_split(times, 7), np.array_split(ip, 7))])
+    want = kernel_fifo(times, ip, limit, unit, sched.work(ip))
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.allclose(got[~np.isnan(got)], want[~np.isnan(want)], rtol=0, atol=1e-12)
+
+
+def test_pfifo_is_the_fifo_link_with_that_many_waiting_places():
+    r = np.random.default_rng(3)
+    ip = r.choice([60, 576, 1500], size=5000).astype(float)
+    times = np.cumsum(r.exponential(float(np.mean(service_time(ip, GIGABIT))) / 1.5, ip.size))
+    pfifo = make_uplink_scheduler("pfifo", GIGABIT, 20, rng=np.random.default_rng(0))
+    link = FifoLink(GIGABIT, buffer_packets=20)
+    got, want = pfifo.transmit(times, ip, 0, 0), link.offer(times, ip)[0]
+    assert np.array_equal(np.isnan(got), np.isnan(want)) and np.isnan(got).sum() > 100
+    assert np.allclose(got[~np.isnan(got)], want[~np.isnan(want)], rtol=0, atol=1e-12)
+
+
+def test_a_burst_fills_a_bfifo_by_skb_bytes_behind_the_frame_being_sent():
+    bfifo = make_uplink_scheduler("bfifo", GIGABIT, 3000, "bytes", rng=np.random.default_rng(0))
+    # 986-byte IP packets are 1000 bytes at the qdisc: one on the wire, three waiting
+    out = bfifo.transmit(np.zeros(6), 986, 0, 0)
+    assert np.isnan(out).tolist() == [False] * 4 + [True] * 2
+    assert out[0] == pytest.approx(service_time(986, GIGABIT))
+
+
+def test_a_flood_loses_what_the_link_cannot_serve():
+    pfifo = make_uplink_scheduler("pfifo", GIGABIT, 1000, rng=np.random.default_rng(0))
+    served = 1 / float(service_time(1000, GIGABIT))
+    pfifo.set_flows(0.0, Flows.of([1.5 * served], 1000, 0, 0))
+    assert pfifo.flow_rates == pytest.approx([served])
+    pfifo.advance(1.0)
+    fill = 1001 / (0.5 * served)     # the queue's 1000 places and the one on the wire
+    lost = 1 - pfifo.fluid_accepted_work / pfifo.fluid_offered_work
+    assert lost == pytest.approx(1 / 3 * (1 - fill), rel=1e-6)
+
+
+def test_a_fifo_that_could_never_queue_and_a_wrong_unit_are_refused():
+    with pytest.raises(ValueError, match="never queues"):
+        make_uplink_scheduler("pfifo", math.inf, 100, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="counts bytes"):
+        make_uplink_scheduler("bfifo", GIGABIT, 3000, rng=np.random.default_rng(0))
+    # on a veth, a per-frame transmit cost is what makes a queue
+    veth = make_uplink_scheduler("pfifo", math.inf, 1, rng=np.random.default_rng(0),
+                                 cost=PathCost(per_packet=1e-6))
+    assert np.isnan(veth.transmit(np.zeros(3), 100, 0, 0)).tolist() == [False, False, True]

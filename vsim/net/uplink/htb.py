@@ -1,0 +1,164 @@
+"""Linux's htb qdisc (net/sched/sch_htb.c): hierarchical token buckets over per-leaf queues.
+
+Filters send each frame or flow to a leaf class: by port (``port_leaf``,
+a ``tc filter ... u32 match ip dport``), else by vsim's class code
+(``class_leaf``), else to the ``default`` leaf (``tc qdisc ... htb default``).
+htb sends traffic no filter and no default claims straight to the device,
+unshaped; that path is not modelled, and such traffic is refused.
+
+Each leaf has its own queue (pfifo of ``limit`` packets, by default the
+device's txqueuelen of 1000, or bfifo bytes with ``unit="bytes"``, or the
+class's own ``limit``); the packet at its head waits there for tokens and
+counts against the limit. A leaf's queue is served, while it has work, at
+the rate ``htb_allocator.allocate`` gives it backlogged beside the other
+leaves' offered rates: rates first, then the lenders' spare rate by prio
+and quantum up to the ceils. Like ``netioc``, a flood beyond its class's
+share overflows its own queue only.
+
+Bytes: htb charges its tokens ``skb_len`` (MAC header and IP packet, no
+FCS, padding, preamble or gap) plus the rates' ``overhead`` (0 by default;
+``linklayer atm`` rounds to cells): ``vsim.net.uplink.tc_bytes``. A class of
+rate 1 Mb/s thus passes 1 Mb/s of such bytes, less of IP payload and more on
+the wire.
+
+Buckets: htb lets a class send while its tokens are not negative and
+charges the packet after, so a frame leaves at
+
+    d_i = max(a_i, v_i - (L_i + b) / r),
+
+with ``v_i`` its departure from the leaf's queue served at the class's
+rate ``r`` and ``b`` the bucket's depth (the same argument as for tbf, with
+the frame's own length ``L_i`` allowed on credit): a lone frame at an idle
+class leaves at once, a burst takes about ``b`` bytes more at once. The
+bucket is the leaf's ``burst`` while its share is within its rate and its
+``cburst`` when it borrows; the ancestors' buckets are not followed. The
+leaf queue holds a frame until ``v_i``, a little longer than the kernel
+(about ``b`` bytes more), which can only make it refuse a frame sooner.
+
+The link under the qdisc: a veth (``rate_bps=inf``) adds nothing. A finite
+link caps the classes' total (``allocate``'s ``capacity``, counted in the
+same charged bytes); a transmit-stage cost is not modelled with htb and is
+refused. Not modelled either: the kernel's per-packet deficit round robin
+below the fluid shares.
+"""
+
+import math
+
+import numpy as np
+
+from vsim.core.errors import InputError
+from vsim.core.units import BITS_PER_BYTE
+from vsim.net.fluid.queue import FluidPacketQueue
+from vsim.net.txpath.cost import PathCost
+from vsim.net.uplink.base import UplinkScheduler
+from vsim.net.uplink.htb_allocator import allocate
+from vsim.net.uplink.tc_bytes import LINKLAYERS, TXQUEUELEN, charged_bytes, skb_len
+
+
+class HtbScheduler(UplinkScheduler):
+    """htb over ``tree`` (an ``HtbTree``) on a link of ``rate_bps`` (``inf`` for a veth)."""
+
+    def __init__(self, rate_bps, limit=TXQUEUELEN, unit="packets", *, tree, port_leaf=None,
+                 class_leaf=None, default=None, overhead=0, linklayer="ethernet", rng,
+                 cost=PathCost(), **kwargs):
+        if cost.per_packet or cost.per_byte:
+            raise ValueError("htb takes no transmit-stage cost; its link is rate_bps")
+        if linklayer not in LINKLAYERS:
+            raise ValueError(f"linklayer must be one of {LINKLAYERS}, got {linklayer!r}")
+        self.tree = tree
+        self.leaves = list(tree.leaves)
+        self.n_queues = len(self.leaves)
+        index = {name: i for i, name in enumerate(self.leaves)}
+        mappings = (("port_leaf", port_leaf or {}), ("class_leaf", class_leaf or {}),
+                    ("default", {"": default} if default is not None else {}))
+        for what, mapping in mappings:
+            for key, leaf in mapping.items():
+                if leaf not in index:
+                    where = what if what == "default" else f"{what}.{key}"
+                    raise InputError(tree.source, where,
+                                     f"a leaf class of the htb tree, one of {self.leaves}; "
+                                     f"got {leaf!r}")
+        self._port_leaf = {int(k): index[v] for k, v in (port_leaf or {}).items()}
+        self._class_leaf = {int(k): index[v] for k, v in (class_leaf or {}).items()}
+        self._default = None if default is None else index[default]
+        self.overhead = overhead
+        self.linklayer = linklayer
+        self.reference_bps = float(rate_bps) if math.isfinite(rate_bps) else \
+            sum(tree.ceil[cls.name] for cls in tree.top)
+        """b/s a queue rate of 1 stands for: the link's, or on a veth the top classes' ceils."""
+        self.non_preemptive = not math.isinf(rate_bps)
+        super().__init__(rate_bps, limit, unit, rng=rng, cost=cost, **kwargs)
+        self.queues = [FluidPacketQueue(tree.by_name[leaf].limit or limit, unit, rng)
+                       for leaf in self.leaves]
+        self._out = np.empty(0)
+        # until flows are declared, each leaf is served at what it gets alone
+        self.rates = self.service_rates(np.zeros(self.n_queues))
+        for queue, rate in zip(self.queues, self.rates):
+            queue.set_rate(0.0, rate)
+
+    def work(self, ip_bytes):
+        """A frame's charged bytes at the reference rate."""
+        length = charged_bytes(skb_len(np.asarray(ip_bytes, dtype=float)), self.overhead,
+                               self.linklayer)
+        return np.asarray(length, dtype=float) * BITS_PER_BYTE / self.reference_bps
+
+    def units(self, ip_bytes):
+        if self.unit == "packets":
+            return super().units(ip_bytes)
+        return np.asarray(skb_len(np.asarray(ip_bytes)), dtype=float)
+
+    def queue_index(self, classes, ports):
+        classes = np.asarray(classes)
+        ports = np.asarray(ports)
+        out = np.empty(ports.shape, dtype=np.int64)
+        pairs, inverse = np.unique(np.stack((ports.ravel(), classes.ravel())), axis=1,
+                                   return_inverse=True)
+        looked = np.empty(pairs.shape[1], dtype=np.int64)
+        for j, (port, cls) in enumerate(pairs.T.tolist()):
+            leaf = self._port_leaf.get(port, self._class_leaf.get(cls, self._default))
+            if leaf is None:
+                raise ValueError(f"port {port} of class {cls} matches no htb filter and there is "
+                                 "no default class (htb's unshaped direct path is not modelled)")
+            looked[j] = leaf
+        out.ravel()[:] = looked[np.asarray(inverse).ravel()]
+        return out
+
+    def service_rates(self, demand):
+        offered = {leaf: float(d) * self.reference_bps for leaf, d in zip(self.leaves, demand)}
+        rates = np.empty(self.n_queues)
+        for q, leaf in enumerate(self.leaves):
+            rates[q] = allocate(self.tree, {**offered, leaf: math.inf}, self.rate_bps)[leaf]
+        return np.maximum(rates / self.reference_bps, 1e-12)
+
+    def bucket_bytes(self):
+        """Each leaf's bucket at its current rate: ``burst`` within its rate, else ``cburst``."""
+        rate = np.array([self.tree.rate[leaf] for leaf in self.leaves]) / self.reference_bps
+        return np.where(self.rates <= rate * (1 + 1e-12),
+                        [self.tree.burst[leaf] for leaf in self.leaves],
+                        [self.tree.cburst[leaf] for leaf in self.leaves])
+
+    def transmit(self, times, ip_bytes, classes, ports):
+        """Departures from the leaf queues, each frame released early by its class's bucket."""
+        virtual = super().transmit(times, ip_bytes, classes, ports)
+        kept = np.flatnonzero(~np.isnan(virtual))
+        if not kept.size:
+            return virtual
+        times = np.asarray(times, dtype=float)
+        ip_bytes = np.broadcast_to(np.asarray(ip_bytes, dtype=float), times.shape)[kept]
+        queue = self.queue_index(np.broadcast_to(classes, times.shape)[kept],
+                                 np.broadcast_to(ports, times.shape)[kept])
+        rate = self.rates[queue]
+        credit = self.work(ip_bytes) / rate + \
+            self.bucket_bytes()[queue] * BITS_PER_BYTE / (rate * self.reference_bps)
+        out = virtual.copy()
+        out[kept] = np.maximum(times[kept] + self.latency, virtual[kept] - credit)
+        self._out = np.concatenate((self._out[self._out > self.t], out[kept] - self.latency))
+        return out
+
+    def frames_in_system(self, t):
+        """Frames accepted and not yet released at ``t``."""
+        return int(np.count_nonzero(self._out > t))
+
+    def class_rates(self, demands):
+        """b/s of charged bytes each class sends when its leaves offer ``demands`` (by name)."""
+        return allocate(self.tree, demands, self.rate_bps)
