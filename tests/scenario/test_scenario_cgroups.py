@@ -71,6 +71,15 @@ def test_what_a_linux_host_cannot_express_is_refused(overrides, key, words):
     assert words in err.expected
 
 
+def test_a_linux_parameter_can_be_swept_and_reaches_the_policy():
+    loaded = load_scenario(LINUX_HOST, ['sweep.key="params.scheduler.base_slice"',
+                                        "sweep.values=[0.00075, 0.003]"])
+    point = loaded.with_value("params.scheduler.base_slice", 0.003)
+    policy = Simulation(point, seed=1, engine="events").machine.policy
+    assert policy.base_slice == 0.003
+    assert policy.slice(Simulation(point, seed=1).machine) == 0.003 * 4  # 16 logical CPUs
+
+
 def test_a_linux_parameter_on_the_esx_model_is_refused():
     err = load_error(FIG3, ["params.scheduler.base_slice=0.003"])
     assert err.where == "params.scheduler.base_slice"

@@ -59,7 +59,10 @@ host rather than Linux's per-CPU run queues with load balancing:
   an equal part of the cgroup's load (what the per-CPU group entities and
   their tasks amount to when the balancer spreads the load), instead of a
   group entity per CPU with its own vruntime, deadline and lag, and the part
-  follows the number of runnable tasks at once, not their PELT load average.
+  follows the number of runnable tasks at once, not their PELT load average:
+  a task is reweighted whenever a task of its cgroup wakes or sleeps (which,
+  as any reweight does in Linux, moves its deadline and ends RUN_TO_PARITY's
+  protection of its slice).
 - One queue served by N CPUs cannot give a task more than one CPU, so the
   loads are water-filled first: a task whose load would entitle it to more
   than a whole CPU is queued with the load that entitles it to exactly one,
