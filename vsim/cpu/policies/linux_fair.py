@@ -198,11 +198,20 @@ class FairQueue:
         e.mark = now
 
     def average(self, now: float) -> Tuple[float, float]:
-        """(V, W): the load-weighted average vruntime of the queued tasks and their load."""
+        """(V, W): the load-weighted average vruntime of the queued tasks and their load.
+
+        The hottest loop of the policy, so ``vruntime`` is written out: a running
+        task's load times its vruntime grows by NICE_0_LOAD per second of run.
+        """
         total = weighted = 0.0
         for e in self.queued.values():
-            total += e.weight
-            weighted += e.weight * self.vruntime(e, now)
+            weight = e.weight
+            total += weight
+            weighted += weight * e.vruntime
+            world = e.world
+            if world.state == RUN:
+                start = world.run_start
+                weighted += (now - (e.mark if e.mark > start else start)) * NICE_0_LOAD
         if total > 0:
             self.last_average = weighted / total
         return self.last_average, total
@@ -219,13 +228,13 @@ class FairQueue:
         """The load each queued task (and ``joining``) is queued with: its cgroup's load
         split over the cgroup's queued tasks, water-filled over the host's CPUs."""
         members = list(self.queued.values()) + ([joining] if joining is not None else [])
+        if len(members) <= len(machine.lcpu_world):  # a CPU each: all queued alike
+            return {e.world: NICE_0_LOAD for e in members}
         counts: Dict[object, int] = {}
         for e in members:
             counts[e.world.group] = counts.get(e.world.group, 0) + 1
         nominal = [cgroup_load(e.world.group.shares) / counts[e.world.group] for e in members]
         rates, per_cpu = fair_rates(nominal, len(machine.lcpu_world))
-        if per_cpu == math.inf:
-            return {e.world: NICE_0_LOAD for e in members}
         return {e.world: rate * per_cpu for e, rate in zip(members, rates)}
 
     def _requeue_loads(self, machine, now: float, joining: Optional[_Entity] = None) -> float:
