@@ -28,6 +28,11 @@ Features handled here because every policy shares them:
   group is throttled, and ``on_unthrottle(machine, world)``, called for each
   waiting world of a group whose throttling ends. A policy without them is
   never called there.
+- Ticks: a busy CPU checks its quantum while anyone waits. A world stopped
+  into the ready queue (preempted or throttled) arms the check of its own
+  CPU only, unless the policy sets ``tick_every_cpu``: then every busy CPU is
+  armed, as Linux's scheduler tick runs on every CPU, so a world that started
+  while nobody waited is not left running past its slice.
 
 This module, ``world.py`` and the proportional-share policy are fully typed
 because the install compiles them with mypyc (``setup.py``, ``vsim/native.py``):
@@ -85,6 +90,7 @@ class Machine:
         self._on_block: Optional[Callable[[Any, World], None]] = getattr(policy, "on_block", None)
         self._on_unthrottle: Optional[Callable[[Any, World], None]] = getattr(
             policy, "on_unthrottle", None)
+        self._tick_every_cpu = bool(getattr(policy, "tick_every_cpu", False))
 
     # ------------------------------------------------------------------ setup
     def add_group(self, group: Group) -> None:
@@ -359,6 +365,8 @@ class Machine:
         self._set_state(world, state)
         if state == READY:
             self.ready.append(world)
+            if self._tick_every_cpu:
+                self._arm_all_quanta()
         elif state == IDLE and self._on_block is not None:
             self._on_block(self, world)
         group = world.group

@@ -236,6 +236,29 @@ def test_a_waking_interactive_task_waits_at_most_about_one_slice(cpus, per_cpu, 
     assert max(waits) <= bound + 1e-9
 
 
+def test_a_slice_that_runs_out_between_ticks_ends_at_the_next_tick():
+    """Two hogs take turns of one slice rounded up to the tick (1 ms on one CPU), also when
+    the slice runs out at a cpu.max period boundary, where the running task is charged."""
+    host = Host(1, "eevdf")
+    for i in range(2):
+        host.cpu_bound(host.cgroup(f"hog{i}", 1))
+
+    def start_periods(_event):  # an idle capped cgroup starts the period clock off the ticks
+        host.cgroup("capped", 1, limit=0.5)
+    host.env.timeout(0.0008).callbacks.append(start_periods)
+    runs, current = [], [None, 0.0]
+
+    def probe():
+        world = host.machine.lcpu_world[0]
+        if world is not current[0]:
+            runs.append(host.env.now - current[1])
+            current[:] = [world, host.env.now]
+    host.every(0.00005, probe)
+    host.run(1.0)
+    assert len(runs) > 900
+    assert max(runs) <= TICK + 0.00005 + 1e-9
+
+
 def test_with_cfs_a_sleeper_preempts_at_once():
     """CFS's sleeper credit: a task waking every 20 ms is far behind the hogs' vruntime and
     preempts one as soon as it wakes."""

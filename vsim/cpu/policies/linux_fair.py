@@ -91,6 +91,7 @@ NICE_0_LOAD = 1024.0
 CGROUP_WEIGHT_DEFAULT = 100.0
 CGROUP_WEIGHT_RANGE = (1.0, 10000.0)
 TUNABLE_SCALINGS = ("none", "log", "linear")
+TIE = 1e-12  # virtual times this close are equal (the kernel's are integer nanoseconds)
 
 
 def cgroup_load(weight: float) -> float:
@@ -138,10 +139,13 @@ class _Entity:
     has run since ``max(mark, world.run_start)`` at ``weight``. ``lag`` is the
     lag kept while dequeued, in load-seconds (virtual lag times weight), so it
     survives a change of weight. ``deadline_at`` is when the deadline was last
-    set, to tell whether it was renewed during the current run.
+    set (a new slice or a reweight), to tell whether it changed during the
+    current run; ``renewed_at`` is when the last slice ran out, to tell whether
+    that happened since the last tick.
     """
 
-    __slots__ = ("world", "weight", "vruntime", "mark", "deadline", "deadline_at", "lag", "queued")
+    __slots__ = ("world", "weight", "vruntime", "mark", "deadline", "deadline_at", "renewed_at",
+                 "lag", "queued")
 
     def __init__(self, world: World) -> None:
         self.world = world
@@ -150,6 +154,7 @@ class _Entity:
         self.mark = 0.0
         self.deadline = 0.0
         self.deadline_at = -math.inf
+        self.renewed_at = -math.inf
         self.lag = 0.0
         self.queued = False
 
@@ -160,6 +165,8 @@ class FairQueue:
     Subclasses place a waking task, reweight a queued one, pick, and decide
     preemption.
     """
+
+    tick_every_cpu = True  # the machine checks every busy CPU at each tick while tasks wait
 
     def __init__(self, tunable_scaling: str = "log") -> None:
         tunable_factor(1, tunable_scaling)  # reject an unknown scaling now
@@ -217,7 +224,7 @@ class FairQueue:
         return self.last_average, total
 
     def eligible(self, e: _Entity, average: float, now: float) -> bool:
-        return self.vruntime(e, now) <= average + 1e-12
+        return self.vruntime(e, now) <= average + TIE
 
     @staticmethod
     def pickable(world: World, lcpu: int) -> bool:
@@ -360,6 +367,7 @@ class Eevdf(FairQueue):
         if e.vruntime < e.deadline:
             return False
         self.set_deadline(machine, e, now)
+        e.renewed_at = now
         return True
 
     def _better(self, a: _Entity, a_eligible: bool, a_v: float,
@@ -382,7 +390,7 @@ class Eevdf(FairQueue):
                 continue
             e = self.entity(world)
             v = e.vruntime
-            eligible = v <= average + 1e-12
+            eligible = v <= average + TIE
             if self._better(e, eligible, v, best, best_eligible, best_v):
                 best, best_eligible, best_v = e, eligible, v
         return None if best is None else best.world
@@ -410,9 +418,9 @@ class Eevdf(FairQueue):
                 continue
             self.bring_up_to_date(e, now)
             self.after_update(machine, e, now)
-            eligible = e.vruntime <= average + 1e-12
-            if self._protected(e, eligible) or (eligible and e.deadline <= waker.deadline):
-                continue
+            eligible = e.vruntime <= average + TIE
+            if self._protected(e, eligible) or (eligible and e.deadline < waker.deadline - TIE):
+                continue  # pick_eevdf keeps the running task only if strictly before the waker
             # the least deserving victim: an ineligible one, else the latest deadline
             if (victim is None or (victim_eligible and not eligible)
                     or (victim_eligible == eligible and e.deadline > victim.deadline)):
@@ -420,19 +428,23 @@ class Eevdf(FairQueue):
         return None if victim is None else victim.world.lcpu
 
     def preempts_at_quantum(self, machine, best: World, current: World) -> bool:
-        """At a tick: the running task yields once its slice is used up (its deadline
-        renewed) and EEVDF then prefers the best waiting task."""
+        """At a tick: once the running task's slice has run out (now, or since the last
+        tick, when an update between ticks renewed its deadline) it is rescheduled, and
+        yields if EEVDF then prefers the best waiting task."""
         now = machine.env._now
         e = self.entity(current)
         if not e.queued:
             return True
         self.bring_up_to_date(e, now)
-        if not self.after_update(machine, e, now):
+        self.after_update(machine, e, now)
+        if not e.renewed_at > current.slice_start:
             return False
         average, _ = self.average(now)
         b = self.entity(best)
-        return self._better(b, self.eligible(b, average, now), b.vruntime,
-                            e, self.eligible(e, average, now), e.vruntime)
+        best_eligible, current_eligible = self.eligible(b, average, now), self.eligible(e, average, now)
+        if best_eligible and current_eligible:  # pick_eevdf keeps curr only if strictly before
+            return b.deadline <= e.deadline + TIE
+        return self._better(b, best_eligible, b.vruntime, e, current_eligible, e.vruntime)
 
 
 class Cfs(FairQueue):
