@@ -296,6 +296,22 @@ def test_a_waking_task_is_placed_at_the_average_minus_its_kept_lag(place_lag):
         assert entity.vruntime == pytest.approx(average_before, abs=1e-12)
 
 
+@pytest.mark.parametrize("gentle", [True, False])
+def test_with_cfs_a_long_sleeper_wakes_half_a_latency_below_min_vruntime(gentle):
+    host = Host(2, "cfs", gentle_fair_sleepers=gentle)
+    for i in range(3):
+        host.cpu_bound(host.cgroup(f"hog{i}", 1))
+    sleeper = host.cgroup("sleeper", 1).worlds[0]
+    host.run(0.5)
+    policy = host.policy
+    lowest = min(policy.vruntime(policy.entity(w), host.env.now) for g in host.groups[:3]
+                 for w in g.worlds)
+    host.machine.submit(sleeper, 0.001, lambda _w: None)
+    latency = 0.006 * 2  # 1 + ilog2(2) on two CPUs
+    credit = latency / 2 if gentle else latency
+    assert policy.entity(sleeper).vruntime == pytest.approx(lowest - credit, abs=1e-12)
+
+
 # -------------------------------------------------------- refused input
 def test_a_reservation_is_refused():
     host = Host(2)

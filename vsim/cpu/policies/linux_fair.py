@@ -13,6 +13,12 @@ next one, as CFS bandwidth control does, and tells this policy through its
 ``on_block`` and ``on_unthrottle`` hooks, so a throttled cgroup leaves the
 run queue (keeping its lag) and is placed again when its quota is refilled.
 
+To model a host: ``Machine(env, topology, make_policy("linux_fair",
+variant="eevdf"), quantum=tick, period=cpu_max_period)`` and one
+``Group(name, shares=cpu_weight, limit=quota / period)`` per cgroup with a
+``World`` per thread; a scheduler model file gives the same through
+``SchedulerModel.policy_params()`` (``models/schedulers/linux_eevdf.toml``).
+
 EEVDF, after kernel/sched/fair.c of Linux 6.6:
 
 - V is the load-weighted average virtual runtime of the queued tasks
@@ -76,7 +82,8 @@ host rather than Linux's per-CPU run queues with load balancing:
 - A waking task is compared with the running tasks only, not with tasks
   already waiting, which on Linux would sit in the run queue of that CPU.
 - No PREEMPT_SHORT, DELAY_DEQUEUE or custom slices (6.12), no buddies, no
-  SCHED_IDLE, no ``cpu.max.burst``; quota is accounted over the whole host
+  SCHED_IDLE, no ``cpu.max.burst``; every cgroup has the host's one cpu.max
+  period, in step; quota is accounted over the whole host
   rather than handed to CPUs in 5 ms slices; the tick runs from each task's
   start rather than on a global clock, and a task is charged the time it
   occupies a CPU whatever its hyper-threading speed (as Linux charges).
