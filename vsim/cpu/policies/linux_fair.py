@@ -182,6 +182,11 @@ class FairQueue:
         self.queued: Dict[World, _Entity] = {}  # in queueing order, for determinism
         self.last_average = 0.0
         self._factor = 0
+        # V and W stay put at one instant until a task joins, leaves or is reweighted
+        # (charging a run only writes down what the average already counted)
+        self._changes = 0
+        self._average_key: Tuple[float, int] = (-math.inf, -1)
+        self._average_total = 0.0
 
     # ------------------------------------------------------------- helpers
     def factor(self, machine) -> int:
@@ -217,6 +222,9 @@ class FairQueue:
         The hottest loop of the policy, so ``vruntime`` is written out: a running
         task's load times its vruntime grows by NICE_0_LOAD per second of run.
         """
+        key = (now, self._changes)
+        if key == self._average_key:
+            return self.last_average, self._average_total
         total = weighted = 0.0
         for e in self.queued.values():
             weight = e.weight
@@ -228,6 +236,7 @@ class FairQueue:
                 weighted += (now - (e.mark if e.mark > start else start)) * NICE_0_LOAD
         if total > 0:
             self.last_average = weighted / total
+        self._average_key, self._average_total = key, total
         return self.last_average, total
 
     def eligible(self, e: _Entity, average: float, now: float) -> bool:
@@ -260,6 +269,7 @@ class FairQueue:
             for e in changed:
                 self.bring_up_to_date(e, now)
                 self.reweight(e, loads[e.world], average, now)
+            self._changes += 1
         return loads[joining.world] if joining is not None else 0.0
 
     # ------------------------------------------------------ queue changes
@@ -275,6 +285,7 @@ class FairQueue:
         self.place(machine, e, average, total, now)
         e.queued = True
         self.queued[world] = e
+        self._changes += 1
 
     def dequeue(self, machine, world: World) -> None:
         e = self.entity(world)
@@ -286,6 +297,7 @@ class FairQueue:
         self.keep_lag(machine, e, average)
         e.queued = False
         del self.queued[world]
+        self._changes += 1
         self._requeue_loads(machine, now)
 
     # ------------------------------------------------ the machine's calls
