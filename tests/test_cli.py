@@ -396,7 +396,7 @@ def test_sweep_of_an_unknown_key_is_a_one_line_error(capsys):
 
 
 @pytest.mark.parametrize("name", ["overcommit", "hyperthreading", "guest_background",
-                                  "protect_measured_vm"])
+                                  "protect_measured_vm", "linux_host"])
 def test_whatif_templates_load_with_their_sweeps(name):
     loaded = load_scenario(WHATIF / f"{name}.toml")
     assert loaded.scenario.sweep is not None and len(loaded.scenario.sweep.values) >= 2
@@ -406,6 +406,13 @@ def test_describe_model_shows_provenance(capsys):
     code, out, _ = vsim(capsys, "describe", "workloads/vmcd_g729")
     assert code == 0
     assert "frame_cost" in out and "fitted to: voip5." in out and "source: " in out
+
+
+def test_describe_model_shows_only_its_policys_parameters(capsys):
+    code, out, _ = vsim(capsys, "describe", "schedulers/linux_eevdf")
+    assert code == 0
+    assert "base_slice = 0.00075 s" in out and "source: kernel/sched/fair.c (6.6)" in out
+    assert "wake_credit" not in out and "latency" not in out
 
 
 def test_describe_config_shows_file_values(capsys):

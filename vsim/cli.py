@@ -471,6 +471,8 @@ def _describe_model(ref):
     if description:
         lines.append(f"  {description}")
     for field in dataclasses.fields(MODEL_KINDS[kind]):
+        if field.name not in model.provenance:  # a parameter of another policy than this model's
+            continue
         unit = field.metadata.get("unit")
         doc = field.metadata.get("doc")
         value = _toml_text(getattr(model.values, field.name)) + (f" {unit}" if unit else "")

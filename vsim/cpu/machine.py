@@ -22,6 +22,17 @@ Features handled here because every policy shares them:
 - Relaxed co-scheduling: a world that runs while a sibling of its group waits
   accumulates skew; past ``costop_threshold`` it is co-stopped until no
   sibling is left waiting. Idle siblings never cause skew.
+- Run-queue hooks: a policy that keeps a run queue of its own (Linux's fair
+  class dequeues a sleeping or throttled entity and remembers its lag) may
+  offer ``on_block(machine, world)``, called when a world goes idle or its
+  group is throttled, and ``on_unthrottle(machine, world)``, called for each
+  waiting world of a group whose throttling ends. A policy without them is
+  never called there.
+- Ticks: a busy CPU checks its quantum while anyone waits. A world stopped
+  into the ready queue (preempted or throttled) arms the check of its own
+  CPU only, unless the policy sets ``tick_every_cpu``: then every busy CPU is
+  armed, as Linux's scheduler tick runs on every CPU, so a world that started
+  while nobody waited is not left running past its slice.
 
 This module, ``world.py`` and the proportional-share policy are fully typed
 because the install compiles them with mypyc (``setup.py``, ``vsim/native.py``):
@@ -76,6 +87,10 @@ class Machine:
         self._cosched_pending: List[Group] = []
         self._periodic = False
         self.reservations = False
+        self._on_block: Optional[Callable[[Any, World], None]] = getattr(policy, "on_block", None)
+        self._on_unthrottle: Optional[Callable[[Any, World], None]] = getattr(
+            policy, "on_unthrottle", None)
+        self._tick_every_cpu = bool(getattr(policy, "tick_every_cpu", False))
 
     # ------------------------------------------------------------------ setup
     def add_group(self, group: Group) -> None:
@@ -350,6 +365,10 @@ class Machine:
         self._set_state(world, state)
         if state == READY:
             self.ready.append(world)
+            if self._tick_every_cpu:
+                self._arm_all_quanta()
+        elif state == IDLE and self._on_block is not None:
+            self._on_block(self, world)
         group = world.group
         if group.limit < math.inf:
             self._arm_limit(group)
@@ -435,6 +454,11 @@ class Machine:
         """The group used its limit for this period: take it off the CPUs."""
         for world in group.worlds:
             world.throttled = True
+        on_block = self._on_block
+        if on_block is not None:
+            for world in group.worlds:
+                if world.state == RUN or world.state == READY:
+                    on_block(self, world)
         for world in group.worlds:
             if world.state == RUN:
                 lcpu = world.lcpu
@@ -453,6 +477,10 @@ class Machine:
         released = [w for w in self.ready if w.throttled]
         for world in self.worlds:
             world.throttled = False
+        on_unthrottle = self._on_unthrottle
+        if on_unthrottle is not None:
+            for world in released:
+                on_unthrottle(self, world)
         for world in released:
             if world.state == READY and world in self.ready:
                 self.ready.remove(world)

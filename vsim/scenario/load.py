@@ -10,6 +10,7 @@ from pathlib import Path
 
 from vsim.core.errors import InputError
 from vsim.scenario import schema
+from vsim.scenario.cgroups import check_cgroup_settings
 from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
 from vsim.scenario.toml_io import apply_overrides, load_toml
 from vsim.scenario.typed import check_field, did_you_mean, fail, from_dict, scalar_fields
@@ -65,7 +66,11 @@ def apply_params(models, params, source):
                 fail(source, key, _unknown(f"a number or true/false parameter of {model.ref}", name, names))
             typed[name] = check_field(cls, name, value, source=source, path=key)
             provenance[name] = f"set by {source} ({key})"
-        changed[role] = replace(model, values=replace(model.values, **typed), provenance=provenance)
+        values = replace(model.values, **typed)
+        validate = getattr(values, "validate", None)
+        if callable(validate):  # the model's cross-field checks, on the changed values
+            validate(source, f"params.{role}")
+        changed[role] = replace(model, values=values, provenance=provenance)
     return changed
 
 
@@ -112,6 +117,7 @@ def check_against_models(scenario, models, source):
             fail(source, "vm.affinity", f"expected at least as many logical CPUs as vCPUs ({vm.vcpus}), "
                  f"got {len(vm.affinity)}")
     check_cpu_settings(scenario, lcpus, source)
+    check_cgroup_settings(scenario, models["scheduler"].values, source)
     if scenario.host.numa_home_nodes:
         check_home_nodes(scenario, models["host"].values, lcpus, source)
     if scenario.sweep is not None:

@@ -14,7 +14,7 @@ path that holds them.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Literal
 
 from vsim.scenario.typed import check_field, did_you_mean, fail, join_path, scalar_fields
@@ -39,14 +39,78 @@ class HostModel:
                                      "doc": "speed of a thread while its sibling is busy"})
 
 
+# The parameters each scheduling policy (and variant) takes, beyond quantum and period.
+POLICY_PARAMETERS = {
+    ("proportional_share", None): ("costop_threshold", "wake_credit", "wake_granularity"),
+    ("linux_fair", "eevdf"): ("variant", "tunable_scaling", "base_slice", "place_lag", "run_to_parity"),
+    ("linux_fair", "cfs"): ("variant", "tunable_scaling", "latency", "min_granularity",
+                            "wakeup_granularity", "gentle_fair_sleepers"),
+}
+MACHINE_PARAMETERS = ("policy", "quantum", "period", "costop_threshold")
+
+
 @dataclass(frozen=True)
 class SchedulerModel:
-    policy: Literal["proportional_share"]
-    quantum: float = field(metadata=positive("s", "time slice before a waiting world may preempt"))
-    period: float = field(metadata=positive("s", "limit accounting period"))
-    costop_threshold: float = field(metadata=positive("s", "co-scheduling skew threshold"))
-    wake_credit: float = field(metadata=non_negative("s", "virtual-time credit of a waking world"))
-    wake_granularity: float = field(metadata=non_negative("s", "virtual-time lead needed to preempt"))
+    """A CPU scheduler: the policy, the machine's quantum and period, and the policy's
+    own parameters (``POLICY_PARAMETERS``), each required by its policy and refused by
+    the others."""
+
+    policy: Literal["proportional_share", "linux_fair"]
+    quantum: float = field(metadata=positive("s", "time slice before a waiting world may preempt "
+                                                  "(linux_fair: the scheduler tick)"))
+    period: float = field(metadata=positive("s", "limit accounting period (linux_fair: the cpu.max "
+                                                 "period)"))
+    costop_threshold: float | None = field(default=None, metadata=positive(
+        "s", "co-scheduling skew threshold (proportional_share)"))
+    wake_credit: float | None = field(default=None, metadata=non_negative(
+        "s", "virtual-time credit of a waking world (proportional_share)"))
+    wake_granularity: float | None = field(default=None, metadata=non_negative(
+        "s", "virtual-time lead needed to preempt (proportional_share)"))
+    variant: Literal["eevdf", "cfs"] | None = field(default=None, metadata={
+        "doc": "Linux fair class: EEVDF (6.6 and later) or CFS (up to 6.5) (linux_fair)"})
+    tunable_scaling: Literal["none", "log", "linear"] | None = field(default=None, metadata={
+        "doc": "how slices and granularities grow with the CPU count (linux_fair)"})
+    base_slice: float | None = field(default=None, metadata=positive(
+        "s", "sysctl_sched_base_slice before scaling (linux_fair eevdf)"))
+    place_lag: bool | None = field(default=None, metadata={
+        "doc": "a waking task keeps its lag, else it is placed at the average (linux_fair eevdf)"})
+    run_to_parity: bool | None = field(default=None, metadata={
+        "doc": "a running eligible task keeps its CPU for its slice (linux_fair eevdf)"})
+    latency: float | None = field(default=None, metadata=positive(
+        "s", "sysctl_sched_latency before scaling (linux_fair cfs)"))
+    min_granularity: float | None = field(default=None, metadata=positive(
+        "s", "sysctl_sched_min_granularity before scaling (linux_fair cfs)"))
+    wakeup_granularity: float | None = field(default=None, metadata=positive(
+        "s", "sysctl_sched_wakeup_granularity before scaling (linux_fair cfs)"))
+    gentle_fair_sleepers: bool | None = field(default=None, metadata={
+        "doc": "a waking task's credit is half the latency, else all of it (linux_fair cfs)"})
+
+    def _parameters(self):
+        return POLICY_PARAMETERS.get((self.policy, self.variant if self.policy == "linux_fair" else None))
+
+    def validate(self, source, path):
+        if self.policy == "linux_fair" and self.variant is None:
+            fail(source, f"{path}.variant", "expected 'eevdf' or 'cfs' for policy linux_fair")
+        wanted = self._parameters()
+        label = self.policy + (f" ({self.variant})" if self.policy == "linux_fair" else "")
+        for name in (f.name for f in fields(self)):
+            if name in ("policy", "quantum", "period"):
+                continue
+            value = getattr(self, name)
+            if name in wanted and value is None:
+                fail(source, f"{path}.{name}", f"missing key: policy {label} needs it")
+            if name not in wanted and value is not None:
+                fail(source, f"{path}.{name}", f"unknown key for policy {label}; expected only "
+                     f"{', '.join(('quantum', 'period') + wanted)}")
+
+    def policy_params(self):
+        """The keyword arguments of the policy (``make_policy``)."""
+        return {name: getattr(self, name) for name in self._parameters()
+                if name not in MACHINE_PARAMETERS}
+
+    def machine_costop_threshold(self):
+        """The machine's co-scheduling threshold: none (inf) for a policy without co-scheduling."""
+        return math.inf if self.costop_threshold is None else self.costop_threshold
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from vsim.metrics.jitter import stream_jitter_samples
 from vsim.net.frames import frame_bytes, ip_bytes_for_rtp
 from vsim.net.uniform_fifo import UniformFifo
 from vsim.net.vnic_tx import VnicTransmit
-from vsim.scenario import uncontended
+from vsim.scenario import cgroups, uncontended
 
 
 class Simulation:
@@ -56,10 +56,10 @@ class Simulation:
         threads = host.threads_per_core if scenario.host.hyperthreading else 1
         self.topology = Topology(host.sockets, host.cores_per_socket, threads, host.ht_rate)
         sched = m["scheduler"]
-        policy = make_policy(sched.policy, wake_credit=sched.wake_credit,
-                             wake_granularity=sched.wake_granularity)
-        self.machine = Machine(env, self.topology, policy, quantum=sched.quantum,
-                               period=sched.period, costop_threshold=sched.costop_threshold)
+        policy = make_policy(sched.policy, **sched.policy_params())
+        self.machine = Machine(env, self.topology, policy, quantum=sched.quantum, period=sched.period,
+                               costop_threshold=sched.machine_costop_threshold())
+        linux = sched.policy == cgroups.POLICY
         codec, nic, vnic, work = m["codec"], m["nic"], m["vnic"], m["workload"]
         self.ip_bytes = ip_bytes_for_rtp(codec.payload_bytes)
         self.uplink = UniformFifo(nic.rate_bps, nic.queue_packets, nic.latency, self.ip_bytes)
@@ -71,13 +71,15 @@ class Simulation:
         for i in range(vm.instances):
             name = f"vm{i}"
             cpu = cpu_settings(scenario.vm_settings(i))
-            group = Group(name, shares=cpu["shares"], reservation=cpu["reservation"],
+            shares = cgroups.cgroup_weight(cpu["shares"], vm.vcpus) if linux else cpu["shares"]
+            group = Group(name, shares=shares, reservation=cpu["reservation"],
                           limit=cpu["limit"] if cpu["limit"] is not None else math.inf)
             affinity = self._home_node(i) if scenario.host.numa_home_nodes else vm.affinity
             for j in range(vm.vcpus):
                 World(f"{name}.vcpu{j}", group, affinity=affinity)
             self.machine.add_group(group)
-            tx_group = Group(f"{name}.vnic-tx", cosched=False)
+            tx_shares = cgroups.CGROUP_WEIGHT_DEFAULT if linux else 1000.0  # Group's default
+            tx_group = Group(f"{name}.vnic-tx", shares=tx_shares, cosched=False)
             tx_world = World(f"{name}.vnic-tx", tx_group)
             self.machine.add_group(tx_group)
             tx = VnicTransmit(env, self.machine, tx_world, self.uplink, self.receivers[i],
