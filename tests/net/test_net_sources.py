@@ -1,0 +1,105 @@
+"""Traffic sources: framing arithmetic against the studies' numbers, rates, closed loops, errors."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from vsim.core.errors import InputError
+from vsim.net.fluid.flows import Flows
+from vsim.net.sources import SOURCES, make_source
+from vsim.net.sources.udp_flood import pps_for_bitrate
+from vsim.net.uplink import make_uplink_scheduler
+
+
+def test_registry():
+    assert sorted(SOURCES) == ["tcp_rr", "tcp_stream", "udp_flood"]
+    with pytest.raises(InputError, match=r"s.toml: vm.traffic.kind: one of .*got 'sctp'"):
+        make_source("sctp", {}, source="s.toml", where="vm.traffic")
+    with pytest.raises(InputError, match=r"vm.traffic.ppps: a parameter of udp_flood"):
+        make_source("udp_flood", {"ppps": 1}, source="s.toml", where="vm.traffic")
+
+
+def test_tcp_goodput_at_line_rate_is_941_mbps_and_9_41_gbps():
+    stream = make_source("tcp_stream", {})
+    assert stream.payload == 1448
+    assert stream.line_goodput_bps(1e9) / 1e6 == pytest.approx(941.5, abs=0.1)
+    assert stream.line_goodput_bps(10e9) / 1e9 == pytest.approx(9.415, abs=0.001)
+    assert make_source("tcp_stream", {"timestamps": False}).line_goodput_bps(1e9) / 1e6 == \
+        pytest.approx(949.3, abs=0.1)
+
+
+def test_tcp_window_limits_the_rate():
+    stream = make_source("tcp_stream", {"window_bytes": 65536, "rtt": 1e-3})
+    assert stream.goodput_bps(stream.demand_pps(10e9)) == pytest.approx(65536 * 8 / 1e-3)
+    assert stream.demand_pps(1e8) == pytest.approx(stream.line_pps(1e8))
+
+
+def test_tcp_follows_its_allocation_beside_a_flood():
+    stream = make_source("tcp_stream", {})
+    uplink = make_uplink_scheduler("fifo", 1e9, 1000, rng=np.random.default_rng(1))
+    flood_pps = pps_for_bitrate(400e6, 1000, level="wire")
+    uplink.set_flows(0.0, Flows.of([stream.demand_pps(1e9), flood_pps], [1500, 1000], 0, [1, 2],
+                                   elastic=[True, False]))
+    assert stream.goodput_bps(uplink.flow_rates[0]) == pytest.approx(0.6 * 941.5e6, rel=1e-3)
+
+
+def test_flood_bitrate_of_the_study():
+    # 880 Mb/s of frames at 390 K packets/s: 282-byte frames, 264-byte IP packets
+    assert pps_for_bitrate(880e6, 264) == pytest.approx(390_071, rel=1e-5)
+    assert pps_for_bitrate(1e9, 1500, level="wire") == pytest.approx(1e9 / (1538 * 8))
+
+
+@given(st.floats(0.001, 1.0), st.floats(0.001, 1.0), st.floats(0.0, 2.0), st.floats(1.0, 20.0))
+def test_on_off_flood_sends_its_mean_rate(on, off, start, length):
+    flood = make_source("udp_flood", {"pps": 1000.0, "ip_bytes": 100, "on": on, "off": off,
+                                      "start": start})
+    times, rates = flood.rate_changes(start + length)
+    assert np.all(np.diff(times) >= 0) and rates[-1] == 0
+    sent = float(np.sum(np.diff(times) * rates[:-1]))
+    cycles = length / (on + off)
+    full = math.floor(cycles)
+    partial = min(on, (cycles - full) * (on + off))
+    assert sent == pytest.approx(1000.0 * (full * on + partial), rel=1e-9, abs=1e-6)
+    assert flood.mean_pps() == pytest.approx(1000.0 * on / (on + off))
+
+
+def test_random_on_off_periods_average_out_and_repeat_with_the_seed():
+    def changes(seed):
+        return make_source("udp_flood", {"pps": 1.0, "ip_bytes": 100, "on": 0.01, "off": 0.03,
+                                         "random_periods": True},
+                           rng=np.random.default_rng(seed)).rate_changes(200.0)
+    times, rates = changes(1)
+    assert float(np.sum(np.diff(times) * rates[:-1])) / 200.0 == pytest.approx(0.25, rel=0.05)
+    assert all(np.array_equal(a, b) for a, b in zip(changes(1), changes(1)))
+
+
+def test_constant_flood_with_a_start():
+    times, rates = make_source("udp_flood", {"pps": 5.0, "ip_bytes": 64, "start": 300.0,
+                                             "stop": 600.0}).rate_changes(1000.0)
+    assert times.tolist() == [0.0, 300.0, 600.0] and rates.tolist() == [0.0, 5.0, 0.0]
+
+
+@pytest.mark.parametrize("params, where", [
+    ({"pps": -1, "ip_bytes": 100}, "pps"),
+    ({"pps": 1, "ip_bytes": 0}, "ip_bytes"),
+    ({"pps": 1, "ip_bytes": 10, "on": 1.0}, "off"),
+    ({"pps": 1, "ip_bytes": 10, "start": 5, "stop": 2}, "stop"),
+    ({"pps": math.inf, "ip_bytes": 10}, "pps"),
+])
+def test_bad_flood_parameters(params, where):
+    with pytest.raises(InputError, match=rf"f.toml: flood.{where}"):
+        make_source("udp_flood", params, source="f.toml", where="flood")
+
+
+def test_request_response_closed_loop():
+    rr = make_source("tcp_rr", {"outstanding": 2})
+    assert rr.ip_bytes == 116
+    trip = rr.round_trip([10e-6, 4.5e-6, 20e-6, 15.5e-6])
+    assert trip == pytest.approx(50e-6)
+    assert rr.transactions_per_s(trip) == pytest.approx(40_000)
+    assert rr.one_way(trip) == pytest.approx(25e-6)
+    assert rr.request_times(1.0, [1e-4, 2e-4, 3e-4]) == pytest.approx([1.0, 1.0001, 1.0003])
+    with pytest.raises(InputError, match="rr.outstanding: a whole number"):
+        make_source("tcp_rr", {"outstanding": 1.5}, where="rr")

@@ -1,0 +1,1 @@
+"""Fluid bulk traffic and discrete packets in one drop-tail queue."""

@@ -1,0 +1,50 @@
+"""Bulk flows as arrays: what each offers to the uplink from a given time on.
+
+A flow is a rate of packets of one size from one port in one traffic class.
+``elastic`` flows (TCP) adapt to what the scheduler leaves them and never
+overflow a queue; inelastic ones (UDP floods) keep offering and are dropped.
+``discrete`` flows are not fluid: they declare the rate of packets their
+source hands to ``transmit`` one by one, so that the allocation and the
+queue's overload account for them.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Flows:
+    """Struct of arrays, one entry per flow."""
+
+    pps: np.ndarray
+    ip_bytes: np.ndarray
+    classes: np.ndarray
+    ports: np.ndarray
+    elastic: np.ndarray
+    discrete: np.ndarray
+
+    @classmethod
+    def of(cls, pps, ip_bytes, classes, ports, elastic=False, discrete=False):
+        """Flows from sequences (or scalars broadcast to the length of ``pps``)."""
+        pps = np.atleast_1d(np.asarray(pps, dtype=float))
+        shape = pps.shape
+        ip_bytes = np.broadcast_to(np.asarray(ip_bytes, dtype=float), shape).copy()
+        classes = np.broadcast_to(np.asarray(classes, dtype=np.int64), shape).copy()
+        ports = np.broadcast_to(np.asarray(ports, dtype=np.int64), shape).copy()
+        elastic = np.broadcast_to(np.asarray(elastic, dtype=bool), shape).copy()
+        discrete = np.broadcast_to(np.asarray(discrete, dtype=bool), shape).copy()
+        if pps.ndim != 1:
+            raise ValueError("flows are one-dimensional arrays")
+        if not (np.all(np.isfinite(pps)) and np.all(pps >= 0)):
+            raise ValueError("flow packet rates must be finite and non-negative")
+        if not np.all(ip_bytes > 0):
+            raise ValueError("flow packet sizes must be positive")
+        return cls(pps, ip_bytes, classes, ports, elastic, discrete)
+
+    @classmethod
+    def none(cls):
+        return cls.of(np.zeros(0), 1, 0, 0)
+
+    def __len__(self):
+        return self.pps.size

@@ -1,0 +1,324 @@
+"""One drop-tail FIFO queue carrying fluid bulk traffic and discrete packets.
+
+Bulk traffic (floods, TCP streams, NFS, vMotion) enters as a *fluid*: an
+offered work rate (seconds of the link per second), piecewise constant,
+changed with ``set_fluid``. Voice and request/response packets enter with
+``offer`` as arrays of arrival times, each with its work (service time at
+the full link rate) and its size in the queue's limit unit (1 per packet,
+or its frame bytes). The queue is served at ``rate`` (a fraction of the
+link; 1 for a plain FIFO, the allocated share for a class queue of a
+share-based scheduler).
+
+State between events is the total backlog ``work`` (seconds of link time
+queued, fluid and packets together) and the discrete packets still in the
+system (their departure times). The limit counts what the real queue counts:
+in packets the fluid backlog is its work divided by the fluid's work per
+packet, in bytes by its work per byte; the packets count as themselves.
+
+A packet sees one of two regimes:
+
+- *open*: the fluid does not hold the queue at its limit. The backlog
+  evolves deterministically (fluid in at its rate, out at ``rate``), each
+  packet waits for the work ahead of it (Lindley's recursion, vectorised
+  over a burst with cumulative sums and a running maximum) and is dropped if
+  its size does not fit under the limit. Packets alone are an exact
+  drop-tail FIFO queue.
+- *pinned*: the fluid offers more than ``rate`` and has filled the queue.
+  The free places come from the fluid's discreteness
+  (``vsim.net.fluid.free_slots``): a burst finds the free places of a
+  random instant, then places open at the departure rate and the fluid's
+  packets (Poisson, drawn only for the burst's span) take them; the burst's
+  packets take what is free when they arrive, in order, so the first
+  packets of a burst fit more often than the last. A packet that fits waits
+  for the full queue less its free places. Packets more than
+  ``MIXING_SERVICES`` fluid service times apart see independent instants.
+
+Fluid accounting is exact bookkeeping on the backlog: accepted fluid work =
+backlog change + work served - packet work added, so offered = accepted +
+dropped holds by construction and, under persistent overload, the long-run
+fluid loss is (offered - served) / offered.
+"""
+
+import math
+
+import numpy as np
+
+from vsim.net.fluid.free_slots import draw_free_slots
+
+MIXING_SERVICES = 200
+"""Gap, in fluid service times, past which a packet sees the free places of
+an independent random instant instead of following the walk from the packet
+before. The walk of free places relaxes geometrically (ratio ``s`` of
+``vsim.net.fluid.free_slots``, 0.87 at offered/served = 1.07); 200 services
+is many relaxation times for any overload above about 1.05, and shorter
+gaps are followed event by event."""
+
+TOLERANCE = 1e-9
+"""Relative slack in the limit test, so rounding in sums never drops a packet that fits."""
+
+
+class FluidPacketQueue:
+    """A drop-tail queue of ``limit`` places in ``unit`` ("packets" or "bytes")."""
+
+    def __init__(self, limit, unit, rng):
+        if unit not in ("packets", "bytes"):
+            raise ValueError(f"unit must be 'packets' or 'bytes', got {unit!r}")
+        if not limit > 0:
+            raise ValueError(f"limit must be positive, got {limit!r}")
+        self.limit = float(limit)
+        self.unit = unit
+        self.rng = rng
+        self.rate = 1.0
+        self.t = 0.0
+        self.work = 0.0
+        self.fluid_work = 0.0
+        self.fluid_pps = 0.0
+        self.fluid_units = 0.0
+        self.run_start_work = 0.0
+        self.units_per_work = None
+        self.work_per_packet = None
+        self.fluid_offered_work = 0.0
+        self.fluid_accepted_work = 0.0
+        self.packets_offered = 0
+        self.packets_dropped = 0
+        self.packets_accepted = 0
+        self._dep = np.empty(0)
+        self._dwork = np.empty(0)
+        self._dunits = np.empty(0)
+
+    # ------------------------------------------------------------ configuration
+    def set_rate(self, t, rate):
+        """From ``t`` the queue is served at ``rate`` (fraction of the link, > 0)."""
+        if not rate > 0:
+            raise ValueError(f"rate must be positive, got {rate!r}")
+        self.advance(t)
+        self.rate = float(rate)
+
+    def set_fluid(self, t, work_rate, packet_rate, unit_rate):
+        """From ``t`` the fluid offers ``work_rate`` link-seconds/s in ``packet_rate``
+        packets/s totalling ``unit_rate`` limit units/s."""
+        if work_rate < 0 or packet_rate < 0 or unit_rate < 0:
+            raise ValueError("fluid rates must be non-negative")
+        if (work_rate > 0) != (packet_rate > 0):
+            raise ValueError("a fluid with work must have packets, and the reverse")
+        self.advance(t)
+        self.fluid_work = float(work_rate)
+        self.fluid_pps = float(packet_rate)
+        self.fluid_units = float(unit_rate)
+        if work_rate > 0:
+            self.units_per_work = unit_rate / work_rate
+            self.work_per_packet = work_rate / packet_rate
+
+    # ------------------------------------------------------------ time
+    def advance(self, t):
+        """Move the fluid forward to ``t`` (no packets arrive in between)."""
+        dt = t - self.t
+        if dt < 0:
+            raise ValueError(f"time {t!r} precedes the queue's time {self.t!r}")
+        if dt == 0:
+            return
+        w0 = self.work
+        net = self.fluid_work - self.rate
+        if net > 0:
+            cap = self._work_cap(t)
+            w1 = w0 + net * dt if w0 + net * dt <= cap else max(cap, w0 - self.rate * dt)
+            served = self.rate * dt
+        else:
+            w1 = max(0.0, w0 + net * dt)
+            served = self.rate * dt if w1 > 0 else w0 + self.fluid_work * dt
+        self.fluid_offered_work += self.fluid_work * dt
+        self.fluid_accepted_work += w1 - w0 + served
+        self.work = w1
+        self.t = float(t)
+        self._forget(t)
+
+    # ------------------------------------------------------------ packets
+    def offer(self, times, work, units):
+        """Packets arrive at ``times`` (sorted, not before the queue's time); return departures.
+
+        ``work`` is each packet's service time at the full link rate,
+        ``units`` its size in the limit's unit. A dropped packet's departure
+        is NaN. A departure assumes the queue's rates hold until it leaves.
+        """
+        times = np.asarray(times, dtype=float)
+        n = times.size
+        out = np.full(n, np.nan)
+        if n == 0:
+            return out
+        work = np.asarray(work, dtype=float)
+        if work.shape != times.shape:
+            work = np.broadcast_to(work, times.shape)
+        units = np.asarray(units, dtype=float)
+        if units.shape != times.shape:
+            units = np.broadcast_to(units, times.shape)
+        self.packets_offered += n
+        i = 0
+        while i < n:
+            self.advance(times[i])
+            if self._pinned():
+                i = self._offer_pinned(times, work, units, out, i)
+            else:
+                i = self._offer_open(times, work, units, out, i)
+        return out
+
+    def in_system(self, t):
+        """Packets (offered with ``offer``) queued or in transmission at ``t``."""
+        return int(np.count_nonzero(self._dep > t))
+
+    def fluid_backlog_work(self):
+        """Fluid work queued at the queue's current time."""
+        return max(0.0, self.work - self._discrete_at(self.t)[0])
+
+    # ------------------------------------------------------------ internals
+    def _pinned(self):
+        return (self.fluid_work > self.rate
+                and self.work >= self._work_cap(self.t) * (1 - TOLERANCE))
+
+    def _discrete_at(self, t):
+        """Work and units of the packets in the system at ``t``."""
+        k = int(np.searchsorted(self._dep, t, side="right"))
+        return float(self._dwork[k:].sum()), float(self._dunits[k:].sum())
+
+    def _work_cap(self, t):
+        """Backlog at which the fluid fills the queue to its limit at ``t``."""
+        if self.units_per_work is None:
+            return math.inf
+        dwork, dunits = self._discrete_at(t)
+        return dwork + max(0.0, self.limit - dunits) / self.units_per_work
+
+    def _forget(self, t):
+        k = int(np.searchsorted(self._dep, t, side="right"))
+        if k:
+            self._dep, self._dwork, self._dunits = self._dep[k:], self._dwork[k:], self._dunits[k:]
+
+    def _admit(self, work, units, departures):
+        """Add accepted packets to the list of those in the system (the caller sets the backlog)."""
+        self.packets_accepted += departures.size
+        order = np.argsort(np.concatenate((self._dep, departures)), kind="stable")
+        self._dep = np.concatenate((self._dep, departures))[order]
+        self._dwork = np.concatenate((self._dwork, work))[order]
+        self._dunits = np.concatenate((self._dunits, units))[order]
+
+    def _drop(self, count):
+        self.packets_dropped += count
+
+    def _offer_open(self, times, work, units, out, start):
+        """Packets from ``start`` while the fluid does not hold the queue full; return next index."""
+        n = times.size
+        t0, v0 = self.t, self.work / self.rate
+        net = self.fluid_work - self.rate
+        stop = n
+        if net > 0:
+            fill = t0 + (self._work_cap(t0) - self.work) / net
+            stop = max(start + 1, int(np.searchsorted(times, fill, side="left")))
+        seg_t = times[start:stop]
+        seg_w = work[start:stop]
+        seg_u = units[start:stop]
+        service = seg_w / self.rate
+        gaps = np.diff(seg_t, prepend=t0)
+        steps = service + gaps * (net / self.rate)
+        totals = np.cumsum(steps)
+        after = totals + np.maximum(v0, np.maximum.accumulate(service - totals))
+        before = after - service
+        departures = seg_t + after
+        # what is in the system when each packet arrives: earlier packets not yet gone
+        k_old = np.searchsorted(self._dep, seg_t, side="right")
+        old_units = np.concatenate((np.cumsum(self._dunits[::-1])[::-1], [0.0]))[k_old]
+        old_work = np.concatenate((np.cumsum(self._dwork[::-1])[::-1], [0.0]))[k_old]
+        first_left = np.searchsorted(departures, seg_t, side="right")
+        cum_u = np.concatenate(([0.0], np.cumsum(seg_u)))
+        cum_w = np.concatenate(([0.0], np.cumsum(seg_w)))
+        idx = np.arange(seg_t.size)
+        first_left = np.minimum(first_left, idx)
+        new_units = cum_u[idx] - cum_u[first_left]
+        new_work = cum_w[idx] - cum_w[first_left]
+        fluid_work = np.maximum(0.0, before * self.rate - old_work - new_work)
+        fluid_units = fluid_work * self.units_per_work if self.units_per_work else 0.0
+        occupied = fluid_units + old_units + new_units
+        over = np.flatnonzero(occupied + seg_u > self.limit * (1 + TOLERANCE))
+        accepted = int(over[0]) if over.size else seg_t.size
+        if accepted:
+            out[start:start + accepted] = departures[:accepted]
+            # below the limit no fluid is lost: all of it arrived and the backlog says the rest
+            last_time = float(times[start + accepted - 1])
+            self.fluid_offered_work += self.fluid_work * (last_time - self.t)
+            self.fluid_accepted_work += self.fluid_work * (last_time - self.t)
+            self.t = last_time
+            self._forget(last_time)
+            self.work = after[accepted - 1] * self.rate
+            self._admit(seg_w[:accepted], seg_u[:accepted], departures[:accepted])
+        if accepted == seg_t.size:
+            return stop
+        drop_at = start + accepted
+        self.advance(times[drop_at])
+        # Until something leaves, packets no smaller than the one dropped cannot fit either:
+        # without fluid that is until the next departure, with fluid at the same instant.
+        until = times[drop_at]
+        if self.fluid_work == 0 and self.fluid_backlog_work() <= 0:
+            k = int(np.searchsorted(self._dep, until, side="right"))
+            until = self._dep[k] if k < self._dep.size else math.inf
+            last = int(np.searchsorted(times, until, side="left"))
+        else:
+            last = int(np.searchsorted(times, until, side="right"))
+        smaller = np.flatnonzero(units[drop_at + 1:last] < units[drop_at])
+        run = drop_at + 1 + (int(smaller[0]) if smaller.size else last - drop_at - 1)
+        self._drop(run - drop_at)
+        return run
+
+    def _offer_pinned(self, times, work, units, out, start):
+        """One run of packets while the fluid holds the queue full; return the next index.
+
+        The run's free places start from a random instant's and then follow
+        every event of the run in time order: a departure opens a place, a
+        fluid packet (Poisson, drawn for the run's span) or a packet of the
+        run takes one if there is one. With places counted in packets this is
+        the exact reflected walk of the queue's free places; in bytes a
+        packet that does not fit leaves the smaller free space to the fluid.
+        """
+        n = times.size
+        per_packet = self.work_per_packet
+        gaps = np.diff(times[start:])
+        long_gap = np.flatnonzero(gaps > MIXING_SERVICES * per_packet)
+        stop = start + 1 + int(long_gap[0]) if long_gap.size else n
+        seg_t = times[start:stop]
+        seg_w = work[start:stop]
+        seg_u = units[start:stop]
+        t0, span = seg_t[0], seg_t[-1] - seg_t[0]
+        need = seg_u / (self.fluid_units / self.fluid_pps)
+        # packets that start runs arrive apart from one another, each taking a place
+        # like a fluid packet: their long-run rate adds to the overload the places see
+        self.run_start_work += float(seg_w[0])
+        spread = self.run_start_work / max(self.t, MIXING_SERVICES * per_packet)
+        free0 = draw_free_slots(self.rng, (self.fluid_work + spread) / self.rate)
+        service = per_packet / self.rate
+        first = self.rng.random() * service
+        opened = np.arange(first, span, service) if span > first else np.empty(0)
+        arrived = np.sort(self.rng.uniform(0.0, span, self.rng.poisson(self.fluid_pps * span)))
+        # events in time order; at equal times a departure, then the fluid, then the packet
+        at = np.concatenate((opened, arrived, seg_t - t0))
+        step = np.concatenate((np.ones(opened.size), -np.ones(arrived.size), -need))
+        order = np.argsort(at, kind="stable")
+        totals = free0 + np.cumsum(step[order])
+        after = totals - np.minimum(0.0, np.minimum.accumulate(totals))
+        previous = np.concatenate(([free0], after[:-1]))
+        position = np.empty(order.size, dtype=np.int64)
+        position[order] = np.arange(order.size)
+        before = previous[position[opened.size + arrived.size:]]
+        fits = before >= need * (1 - TOLERANCE)
+        cap = self._work_cap(t0)
+        ahead = np.maximum(0.0, cap - before * per_packet)
+        departures = np.where(fits, seg_t + (ahead + seg_w) / self.rate, np.nan)
+        kept = np.flatnonzero(fits)
+        if kept.size:
+            # first in, first out: a packet leaves at least its service after the one before
+            spacing = np.cumsum(seg_w[kept] / self.rate)
+            departures[kept] = spacing + np.maximum.accumulate(departures[kept] - spacing)
+        out[start:stop] = departures
+        self.advance(seg_t[-1])
+        before_work = self.work
+        self._admit(seg_w[kept], seg_u[kept], departures[kept])
+        self.work = max(before_work, self._work_cap(self.t))
+        # the packets took places the fluid would have had: that fluid is dropped
+        self.fluid_accepted_work += self.work - before_work - float(seg_w[kept].sum())
+        self._drop(int(stop - start - kept.size))
+        return stop

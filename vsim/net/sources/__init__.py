@@ -1,0 +1,44 @@
+"""Traffic sources, one module each, looked up by name.
+
+A source says what it offers the uplink: ``elastic`` (follows the rate it is
+allocated: TCP), ``discrete`` (its packets go through ``transmit`` one by
+one: request/response) or neither (a fluid that keeps offering: a UDP
+flood); ``ip_bytes``, its packet size; and its rates (``rate_changes`` for a
+flood, ``demand_pps`` for a stream, ``request_times`` for transactions). A
+new source is one module plus an entry in ``SOURCES``.
+"""
+
+import inspect
+
+from vsim.core.errors import InputError
+from vsim.net.sources.tcp_rr import TcpRequestResponse
+from vsim.net.sources.tcp_stream import TcpStream
+from vsim.net.sources.udp_flood import UdpFlood
+
+SOURCES = {
+    "udp_flood": UdpFlood,
+    "tcp_stream": TcpStream,
+    "tcp_rr": TcpRequestResponse,
+}
+
+
+def make_source(name, params, source="<input>", where="traffic", rng=None):
+    """The source registered under ``name`` built from the ``params`` mapping.
+
+    An unknown name or parameter is an ``InputError`` naming ``source`` and
+    ``where`` (the scenario key of this source). ``rng`` is the source's own
+    random stream, for the sources that draw (random on/off periods).
+    """
+    try:
+        cls = SOURCES[name]
+    except KeyError:
+        raise InputError(source, f"{where}.kind",
+                         f"one of {sorted(SOURCES)}, got {name!r}") from None
+    accepted = [p for p in inspect.signature(cls).parameters if p not in ("source", "where", "rng")]
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        raise InputError(source, f"{where}.{unknown[0]}",
+                         f"a parameter of {name}: one of {accepted}")
+    if "rng" in inspect.signature(cls).parameters:
+        return cls(**params, rng=rng, source=source, where=where)
+    return cls(**params, source=source, where=where)

@@ -1,0 +1,190 @@
+"""What every uplink scheduler does: frames and flows in, departures and rates out.
+
+The transmit path hands the scheduler
+
+- bursts of frames with ``transmit(times, ip_bytes, classes, ports)``:
+  numpy arrays (``classes`` and ``ports`` integer codes), times sorted and not
+  earlier than anything handed before; it answers each frame's departure
+  from the uplink plus ``latency`` (NaN for a dropped frame);
+- bulk flows with ``set_flows(t, flows)`` (``vsim.net.fluid.flows.Flows``):
+  from ``t`` on, until the next call, each flow offers its packet rate.
+
+A scheduler is a set of ``FluidPacketQueue``s. A subclass says which queue a
+frame or flow goes to (``queue_index``) and at what rate each queue is
+served given the queues' demands (``service_rates``); this class does the
+rest: it shapes elastic flows to what their queue leaves them, feeds each
+queue its fluid, resolves frames per queue, and keeps the counters
+(``frames_offered``, ``frames_dropped``, ``frames_in_system(t)``,
+``flow_rates``, ``fluid_offered_work``/``fluid_accepted_work``).
+
+A frame's service (its *work*) is the longer of its wire time and the
+transmit stage's per-frame time (``vsim.net.txpath.cost``); queue limits
+count packets or frame bytes, as the real queue does.
+"""
+
+import numpy as np
+
+from vsim.net.fluid.flows import Flows
+from vsim.net.fluid.queue import FluidPacketQueue
+from vsim.net.frames import frame_bytes
+from vsim.net.hclock.waterfill import waterfill
+from vsim.net.txpath.cost import PathCost, service_time
+
+
+class UplinkScheduler:
+    """Base of the uplink schedulers; subclasses set ``n_queues`` and override two methods."""
+
+    n_queues = 1
+    non_preemptive = False
+    """Whether a frame of one queue may wait for a frame of another already on the wire."""
+
+    def __init__(self, rate_bps, limit, unit="packets", *, rng, cost=PathCost(), latency=0.0):
+        if not rate_bps > 0:
+            raise ValueError(f"rate_bps must be positive, got {rate_bps!r}")
+        if not latency >= 0:
+            raise ValueError(f"latency must be non-negative, got {latency!r}")
+        self.rate_bps = float(rate_bps)
+        self.cost = cost
+        self.unit = unit
+        self.latency = float(latency)
+        self.rng = rng
+        self.queues = [FluidPacketQueue(limit, unit, rng) for _ in range(self.n_queues)]
+        self.flows = Flows.none()
+        self.flow_rates = np.zeros(0)
+        self.rates = np.ones(self.n_queues)
+        self._other_busy = np.zeros(self.n_queues)
+        self._other_work = np.zeros(self.n_queues)
+        self.t = 0.0
+
+    # ------------------------------------------------------------ subclass hooks
+    def queue_index(self, classes, ports):
+        """Queue of each frame or flow (integer array)."""
+        return np.zeros(np.shape(ports), dtype=np.int64)
+
+    def service_rates(self, demand):
+        """Rate (fraction of the link) each queue is served at while it has work queued,
+        given every queue's offered work rate ``demand``."""
+        return np.ones(self.n_queues)
+
+    # ------------------------------------------------------------ interface
+    def work(self, ip_bytes):
+        """Service time of frames at the full link rate."""
+        return service_time(ip_bytes, self.rate_bps, self.cost)
+
+    def units(self, ip_bytes):
+        """Frames' size in the queue limit's unit."""
+        if self.unit == "packets":
+            return np.ones(np.shape(ip_bytes))
+        return np.asarray(frame_bytes(np.asarray(ip_bytes)), dtype=float)
+
+    def set_flows(self, t, flows):
+        """From ``t`` the bulk flows are ``flows``; elastic ones take what is left them."""
+        self._advance(t)
+        self.flows = flows
+        queue = self.queue_index(flows.classes, flows.ports)
+        per_packet = self.work(flows.ip_bytes)
+        self.rates = self.service_rates(
+            np.bincount(queue, weights=flows.pps * per_packet, minlength=self.n_queues))
+        offered = self._shape_elastic(flows, queue, per_packet)
+        fluid = ~flows.discrete
+        work = offered * per_packet
+        fluid_work = np.bincount(queue[fluid], weights=work[fluid], minlength=self.n_queues)
+        fluid_pps = np.bincount(queue[fluid], weights=offered[fluid], minlength=self.n_queues)
+        fluid_units = np.bincount(queue[fluid], weights=(offered * self.units(flows.ip_bytes))[fluid],
+                                  minlength=self.n_queues)
+        packet_work = np.bincount(queue[~fluid], weights=work[~fluid], minlength=self.n_queues)
+        for q, fq in enumerate(self.queues):
+            fq.set_rate(t, self.rates[q])
+            fq.set_fluid(t, fluid_work[q], fluid_pps[q], fluid_units[q])
+        # a queue's fluid gets through at what the queue's rate leaves after its packets
+        room = np.maximum(self.rates - packet_work, 0.0)
+        kept = np.minimum(1.0, room / np.where(fluid_work > 0, fluid_work, 1.0))
+        self.flow_rates = np.where(fluid, offered * kept[queue], flows.pps)
+        self._neighbours(np.minimum(fluid_work + packet_work, self.rates),
+                         np.divide(fluid_work, fluid_pps, out=np.zeros(self.n_queues),
+                                   where=fluid_pps > 0))
+
+    def _shape_elastic(self, flows, queue, per_packet):
+        """Packet rates the flows offer: elastic ones share, equally and up to their demand,
+        what their queue's rate leaves after the others."""
+        offered = flows.pps.copy()
+        elastic = flows.elastic & ~flows.discrete
+        for q in np.unique(queue[elastic]):
+            mine = np.flatnonzero((queue == q) & elastic)
+            rigid = float((flows.pps * per_packet)[(queue == q) & ~elastic].sum())
+            share = waterfill(max(0.0, self.rates[q] - rigid), np.ones(mine.size),
+                              flows.pps[mine] * per_packet[mine])
+            offered[mine] = share / per_packet[mine]
+        return offered
+
+    def _neighbours(self, busy, frame_work):
+        """For each queue, how often another queue has a frame on the wire (``busy`` are
+        the queues' utilisations) and that frame's mean work (time-weighted)."""
+        total = busy.sum()
+        others = total - busy
+        self._other_busy = np.minimum(1.0, others)
+        weighted = busy * frame_work
+        self._other_work = np.divide(weighted.sum() - weighted, others,
+                                     out=np.zeros(self.n_queues), where=others > 0)
+
+    def transmit(self, times, ip_bytes, classes, ports):
+        """Departures (plus latency) of a burst of frames; NaN where dropped."""
+        times = np.asarray(times, dtype=float)
+        if times.ndim != 1:
+            raise ValueError("times must be a one-dimensional array")
+        if times.size and not (times[0] >= self.t and np.all(np.diff(times) >= 0)):
+            raise ValueError("frame times must be sorted and not earlier than those already handed")
+        if not times.size:
+            return np.full(0, np.nan)
+        ip_bytes = np.broadcast_to(np.asarray(ip_bytes, dtype=float), times.shape)
+        work = self.work(ip_bytes)
+        units = self.units(ip_bytes)
+        if self.n_queues == 1:
+            self.t = float(times[-1])
+            return self.queues[0].offer(times, work, units) + self.latency
+        out = np.full(times.size, np.nan)
+        classes = np.broadcast_to(np.asarray(classes, dtype=np.int64), times.shape)
+        ports = np.broadcast_to(np.asarray(ports, dtype=np.int64), times.shape)
+        queue = self.queue_index(classes, ports)
+        for q in np.unique(queue):
+            mine = np.flatnonzero(queue == q)
+            departures = self.queues[q].offer(times[mine], work[mine], units[mine])
+            if self.non_preemptive and self._other_busy[q] > 0:
+                # the burst may find another queue's frame on the wire: it waits out the rest
+                if self.rng.random() < self._other_busy[q]:
+                    departures = departures + self.rng.random() * self._other_work[q]
+            out[mine] = departures
+        self.t = float(times[-1])
+        return out + self.latency
+
+    def advance(self, t):
+        """Bring every queue's fluid to ``t`` (before reading counters at ``t``)."""
+        self._advance(t)
+
+    # ------------------------------------------------------------ counters
+    @property
+    def frames_offered(self):
+        return sum(q.packets_offered for q in self.queues)
+
+    @property
+    def frames_dropped(self):
+        return sum(q.packets_dropped for q in self.queues)
+
+    def frames_in_system(self, t):
+        """Frames handed to ``transmit`` still queued or on the wire at ``t``."""
+        return sum(q.in_system(t) for q in self.queues)
+
+    @property
+    def fluid_offered_work(self):
+        return sum(q.fluid_offered_work for q in self.queues)
+
+    @property
+    def fluid_accepted_work(self):
+        return sum(q.fluid_accepted_work for q in self.queues)
+
+    def _advance(self, t):
+        if t < self.t:
+            raise ValueError(f"time {t!r} precedes the scheduler's time {self.t!r}")
+        for q in self.queues:
+            q.advance(t)
+        self.t = float(t)
