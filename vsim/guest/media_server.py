@@ -174,6 +174,10 @@ class MediaServer:
                                               self.workers, background_interval, background_burst)
         self.emitted = 0
 
+    def supports_closed_form(self):
+        """The closed form plays the ticks' recursions; guest background bursts need events."""
+        return self.background is None
+
     def start(self):
         for worker in self.workers:
             worker.start()

@@ -11,6 +11,7 @@ from pathlib import Path
 from vsim.core.errors import InputError
 from vsim.scenario import schema
 from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
+from vsim.scenario.netioc import netioc_tree
 from vsim.scenario.toml_io import apply_overrides, load_toml
 from vsim.scenario.typed import check_field, did_you_mean, fail, from_dict, scalar_fields
 
@@ -90,7 +91,22 @@ def resolve_models(scenario, source, models_dir):
     workload = models["workload"]
     models["codec"] = load_model(models_dir, workload.values.codec, schema.CodecModel,
                                  referrer=str(workload.path), key="params.codec")
+    for index, group in enumerate(scenario.group):
+        where = f"group[{index}]"
+        models[group_role(group.name, "vnic")] = model(group.vnic, schema.VnicModel, f"{where}.vnic")
+        if group.workload == "media_server":
+            own = model(group.model, schema.MediaServerModel, f"{where}.model")
+            if own.values.codec != workload.values.codec:
+                fail(source, f"{where}.model", f"expected a workload with the codec of vm.workload "
+                     f"({workload.values.codec}): one frame size for every media server, got "
+                     f"{own.values.codec}")
+            models[group_role(group.name, "workload")] = own
     return models
+
+
+def group_role(name, role):
+    """Key of a [[group]]'s own model in ``Loaded.models``: ``group.NAME.ROLE``."""
+    return f"group.{name}.{role}"
 
 
 def logical_cpus(scenario, host):
@@ -112,6 +128,10 @@ def check_against_models(scenario, models, source):
             fail(source, "vm.affinity", f"expected at least as many logical CPUs as vCPUs ({vm.vcpus}), "
                  f"got {len(vm.affinity)}")
     check_cpu_settings(scenario, lcpus, source)
+    check_groups(scenario, lcpus, source)
+    scenario.check_uplink(source)
+    if scenario.host.uplink == "netioc":
+        netioc_tree(scenario, models["nic"].values.rate_bps, source)
     if scenario.host.numa_home_nodes:
         check_home_nodes(scenario, models["host"].values, lcpus, source)
     if scenario.sweep is not None:
@@ -140,6 +160,22 @@ def check_cpu_settings(scenario, lcpus, source):
                  f"{vm.reservation} for the others exceed the host's {lcpus} logical CPUs")
         fail(source, "vm.reservation", f"expected reservations within capacity: {vm.instances} x "
              f"{vm.reservation} CPUs exceeds the host's {lcpus} logical CPUs")
+
+
+def check_groups(scenario, lcpus, source):
+    """Each [[group]]'s VMs fit the host, and all VMs' reservations its capacity."""
+    reserved = scenario.vm_settings(0).reservation + scenario.vm.reservation * (scenario.vm.instances - 1)
+    for index, group in enumerate(scenario.group):
+        if group.vcpus > lcpus:
+            fail(source, f"group[{index}].vcpus", f"expected at most {lcpus} vCPUs (the host's "
+                 f"logical CPUs), got {group.vcpus}")
+        reserved += group.reservation * group.count
+        if reserved > lcpus:
+            fail(source, f"group[{index}].reservation", f"expected reservations within capacity: "
+                 f"the VMs' reservations up to this group exceed the host's {lcpus} logical CPUs")
+    if scenario.group and scenario.host.numa_home_nodes:
+        fail(source, "host.numa_home_nodes", "expected no NUMA home nodes with [[group]] VMs "
+             "(home nodes are dealt to [vm]'s identical VMs only)")
 
 
 def with_point(scenario, models, key, value, source):
