@@ -48,6 +48,8 @@ class SharedUplink:
         self._offered = []
         self._delivered = []
         self._t = 0.0
+        self._work = {}
+        self._countdowns = {}
 
     @staticmethod
     def supports_closed_form():
@@ -96,23 +98,35 @@ class SharedUplink:
     def send(self, port, end, count, spacing, ip_bytes):
         """``count`` frames of ``ip_bytes`` from ``port``, handed ``spacing`` apart up to ``end``:
         their departures (NaN where dropped)."""
-        times = end - spacing * np.arange(count - 1, -1, -1, dtype=float)
-        times = np.maximum(times, self.scheduler.t)
+        times = end - spacing * self._countdown(count)
+        if times[0] < self.scheduler.t:  # never before frames already handed
+            times = np.maximum(times, self.scheduler.t)
         departures = self.scheduler.transmit(times, ip_bytes, VOICE_CLASS, port)
-        lost = np.isnan(departures)
-        seconds = np.minimum(times.astype(np.int64), self.bins - 1)
-        np.add.at(self.offered_per_s[port], seconds, 1)
-        if lost.any():
-            np.add.at(self.dropped_per_s[port], seconds[lost], 1)
-        kept = ~lost
-        delay_bins = np.minimum(((departures[kept] - times[kept]) / DELAY_BIN).astype(np.int64),
-                                DELAY_BINS - 1)
-        np.add.at(self.delays, delay_bins, 1)
+        kept = departures == departures  # not NaN
         sent = int(np.count_nonzero(kept))
+        first, last = min(int(times[0]), self.bins - 1), min(int(times[-1]), self.bins - 1)
+        if first == last:  # a burst within one second: no per-frame binning
+            self.offered_per_s[port][first] += count
+            self.dropped_per_s[port][first] += count - sent
+        else:
+            seconds = np.minimum(times.astype(np.int64), self.bins - 1)
+            np.add.at(self.offered_per_s[port], seconds, 1)
+            np.add.at(self.dropped_per_s[port], seconds[~kept], 1)
+        delays = (departures[kept] - times[kept]) * (1 / DELAY_BIN)
+        np.add.at(self.delays, np.minimum(delays.astype(np.int64), DELAY_BINS - 1), 1)
         self.sent += sent
         self.dropped += count - sent
-        self.busy_time += sent * float(self.scheduler.work(ip_bytes))
+        if ip_bytes not in self._work:
+            self._work[ip_bytes] = float(self.scheduler.work(ip_bytes))
+        self.busy_time += sent * self._work[ip_bytes]
         return departures
+
+    def _countdown(self, count):
+        """count-1, ..., 1, 0 as floats (cached: bursts repeat their sizes)."""
+        countdown = self._countdowns.get(count)
+        if countdown is None:
+            countdown = self._countdowns[count] = np.arange(count - 1, -1, -1, dtype=float)
+        return countdown
 
     # ------------------------------------------------------------ counters
     def flow_packets(self, t):
