@@ -130,7 +130,7 @@ def check_against_models(scenario, models, source):
     check_cpu_settings(scenario, lcpus, source)
     check_groups(scenario, lcpus, source)
     scenario.check_uplink(source)
-    if scenario.host.uplink == "netioc":
+    if scenario.netioc.node:
         netioc_tree(scenario, models["nic"].values.rate_bps, source)
     if scenario.host.numa_home_nodes:
         check_home_nodes(scenario, models["host"].values, lcpus, source)

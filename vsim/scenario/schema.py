@@ -387,8 +387,14 @@ class Scenario:
         return ["vm"] + [group.name for group in self.group]
 
     def check_uplink(self, source):
-        """The NetIOC tree, when the uplink uses it, places every VM group on one leaf."""
+        """The NetIOC tree names only known VM groups and, when the uplink uses it, places
+        every VM group on one leaf."""
         names = self.group_names()
+        for index, node in enumerate(self.netioc.node):
+            for member in node.members:
+                if member not in names:
+                    fail(source, f"netioc.node[{index}].members",
+                         f"expected VM groups ({', '.join(names)}), got {member!r}")
         if self.host.uplink == "netioc":
             if not self.netioc.node:
                 fail(source, "netioc.node", 'expected the NetIOC tree ([[netioc.node]] tables) '
@@ -398,8 +404,3 @@ class Scenario:
                 if name not in placed:
                     fail(source, "netioc.node", f"expected VM group '{name}' among the members "
                          "of a leaf")
-        for index, node in enumerate(self.netioc.node):
-            for member in node.members:
-                if member not in names:
-                    fail(source, f"netioc.node[{index}].members",
-                         f"expected VM groups ({', '.join(names)}), got {member!r}")
