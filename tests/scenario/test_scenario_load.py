@@ -352,9 +352,13 @@ def test_members_belong_on_leaves(tmp_path):
     assert err.where == "netioc.node[1].members" and "leaf only" in err.expected
 
 
-def test_unknown_traffic_source_names_its_key(tmp_path):
-    text = fig6_text('kind = "udp_flood"', 'kind = "udp_flod"')
-    from vsim.scenario.simulate import Simulation
-    with pytest.raises(InputError) as info:
-        Simulation(load_text(tmp_path, text), seed=1)
-    assert info.value.where == "group[0].traffic.kind" and "udp_flood" in info.value.expected
+@pytest.mark.parametrize("old, new, key, words", [
+    ('kind = "udp_flood"', 'kind = "udp_flod"', "group[0].traffic.kind", "'udp_flood'"),
+    ('kind = "udp_flood"', 'kind = "tcp_rr"', "group[0].traffic.kind", "not wired"),
+    ("pps = 97500.0", "pps = -1.0", "group[0].traffic.params.pps", ""),
+    ("pps = 97500.0", "ppps = 97500.0", "group[0].traffic.params.ppps", "a parameter of udp_flood"),
+    ('workload = "idle"', 'workload = "media_server"\nstreams = 4', "group[0].traffic", "idle VM"),
+])
+def test_bad_traffic_names_its_key(tmp_path, old, new, key, words):
+    err = group_error(tmp_path, fig6_text(old, new))
+    assert err.where == key and words in err.expected, str(err)

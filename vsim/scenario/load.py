@@ -8,7 +8,10 @@ logical CPUs, reservations against capacity, affinity against the topology).
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numpy as np
+
 from vsim.core.errors import InputError
+from vsim.net.sources import SOURCES, make_source
 from vsim.scenario import schema
 from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
 from vsim.scenario.netioc import netioc_tree
@@ -169,6 +172,8 @@ def check_groups(scenario, lcpus, source):
         if group.vcpus > lcpus:
             fail(source, f"group[{index}].vcpus", f"expected at most {lcpus} vCPUs (the host's "
                  f"logical CPUs), got {group.vcpus}")
+        if group.traffic is not None:
+            check_traffic(group, f"group[{index}]", source)
         reserved += group.reservation * group.count
         if reserved > lcpus:
             fail(source, f"group[{index}].reservation", f"expected reservations within capacity: "
@@ -176,6 +181,21 @@ def check_groups(scenario, lcpus, source):
     if scenario.group and scenario.host.numa_home_nodes:
         fail(source, "host.numa_home_nodes", "expected no NUMA home nodes with [[group]] VMs "
              "(home nodes are dealt to [vm]'s identical VMs only)")
+
+
+def check_traffic(group, where, source):
+    """A group's traffic: a bulk source of the registry, from an idle VM, with its parameters."""
+    kind = group.traffic.kind
+    if kind not in SOURCES:
+        fail(source, f"{where}.traffic.kind", f"expected one of {sorted(SOURCES)}, got {kind!r}")
+    if group.workload != "idle":
+        fail(source, f"{where}.traffic", "expected bulk traffic from an idle VM only (a media "
+             "server's traffic is its frames)")
+    if SOURCES[kind].discrete:
+        fail(source, f"{where}.traffic.kind", f"expected a bulk source (udp_flood, tcp_stream); "
+             f"{kind}'s frames one by one are not wired into scenarios")
+    make_source(kind, group.traffic.params, source, f"{where}.traffic.params",
+                np.random.default_rng(0))  # its own checks of the parameters
 
 
 def with_point(scenario, models, key, value, source):

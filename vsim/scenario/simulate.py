@@ -19,7 +19,6 @@ from vsim.cpu.policies import make_policy
 from vsim.cpu.topology import Topology
 from vsim.cpu.world import COSTOP, READY, Group, World
 from vsim.core.environment import Environment
-from vsim.core.errors import InputError
 from vsim.core.rng import RandomStreams
 from vsim.core.units import to_ms
 from vsim.guest.measuring_client import MeasuringClient
@@ -186,16 +185,14 @@ class Simulation:
 
     @staticmethod
     def _traffic_specs(loaded):
-        """The VMs that send bulk traffic: each [[group]] VM with a traffic table."""
+        """The VMs that send bulk traffic: each [[group]] VM with a traffic table (checked
+        when the scenario was loaded)."""
         for index, group in enumerate(loaded.scenario.group):
             if group.traffic is None:
                 continue
-            if group.workload != "idle":
-                raise InputError(loaded.source, f"group[{index}].traffic", "expected bulk traffic "
-                                 "from an idle VM only (a media server's traffic is its frames)")
             for i in range(group.count):
                 yield _TrafficVmSpec(f"{group.name}[{i}]", group.name, cpu_settings(group),
-                                     group.vcpus, group.traffic, f"group[{index}].traffic")
+                                     group.vcpus, group.traffic, f"group[{index}].traffic.params")
 
     def _home_node(self, index):
         """Logical CPUs of VM ``index``'s NUMA home node: the sockets in turn.
