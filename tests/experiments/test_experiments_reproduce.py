@@ -135,7 +135,7 @@ def test_every_vm_figure_gets_each_vm_of_each_replication(serial):
 
 
 def test_study_selection(claims):
-    assert select_studies([], claims)[0] == ["voip-vsphere5"]
+    assert select_studies([], claims)[0] == ["netioc-vsphere6", "voip-vsphere5"]
     assert select_studies(["esx35-net", "voip-vsphere5"], claims) == (["voip-vsphere5"], ["esx35-net"])
 
 

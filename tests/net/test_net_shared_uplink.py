@@ -122,3 +122,15 @@ def test_every_frame_is_counted_once(bursts, limit):
     assert uplink.offered_per_s[port].sum() == handed == uplink.sent + uplink.dropped
     assert uplink.dropped_per_s[port].sum() == lost == uplink.dropped
     assert uplink.delays.sum() == uplink.sent
+
+
+def test_delivered_packets_are_binned_per_second_across_changes():
+    uplink = fifo()
+    flow = uplink.add_flow(uplink.add_port("flood"), 1000, 1)
+    uplink.begin(4.0)
+    uplink.set_rate(0.0, flow, 0.0)
+    uplink.set_rate(0.5, flow, 1000.0)
+    uplink.set_rate(2.25, flow, 3000.0)
+    offered, delivered = uplink.flow_packets(4.0)
+    assert uplink.delivered_per_s[flow].tolist() == pytest.approx([500.0, 1000.0, 2500.0, 3000.0])
+    assert uplink.delivered_per_s[flow].sum() == pytest.approx(delivered[0])

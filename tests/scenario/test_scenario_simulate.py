@@ -386,3 +386,14 @@ def test_groups_of_media_servers_run_beside_vm(tmp_path):
     assert set(summary["vms"]) == {"vm0", "small[0]", "small[1]"}
     assert summary["voice"]["offered_pps"] == pytest.approx((120 + 4 + 2 * 40) * 50)
     assert "uplink" not in summary  # frames only on a FIFO: the fast path
+
+
+def test_a_host_of_traffic_vms_only_runs_without_media_servers():
+    loaded = load_scenario(ROOT / "configs" / "netioc-vsphere6" / "exp1.toml")
+    sim = Simulation(loaded, seed=1)
+    assert sim.vms == [] and sim.client is None and len(sim.traffic) == 14
+    summary = sim.run(20.0, 1.0)
+    assert summary["vms"] == {} and summary["jitter"]["samples"] == 0
+    groups = summary["uplink"]["groups"]
+    assert len(groups["netperf"]["per_vm_mbps"]) == 12
+    assert "during_traffic" in summary["uplink"] and "jitter_mean_ms" not in summary["uplink"]["during_traffic"]

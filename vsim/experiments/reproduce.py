@@ -14,7 +14,7 @@ from pathlib import Path
 
 from vsim.core.atomic import write_text
 from vsim.core.errors import InputError
-from vsim.experiments import voip_vsphere5
+from vsim.experiments import netioc_vsphere6, voip_vsphere5
 from vsim.experiments.comparison import (BY_CONSTRUCTION, FITTED, NOT_MODELLED, PREDICTED, Row,
                                          write_comparison)
 from vsim.experiments.ledger import load_design_choices, selected_on
@@ -22,7 +22,7 @@ from vsim.scenario.load import load_scenario
 from vsim.sweep.executor import RunPlan, Sweep, run_tasks, sweep_tasks
 
 REPO = Path(__file__).resolve().parents[2]
-STUDIES = {voip_vsphere5.NAME: voip_vsphere5}
+STUDIES = {voip_vsphere5.NAME: voip_vsphere5, netioc_vsphere6.NAME: netioc_vsphere6}
 
 
 

@@ -6,7 +6,8 @@ source a flow, keeps the flows' current rates and hands the scheduler the
 whole set whenever one changes, and counts what happened: per port, frames
 offered and dropped (in one-second bins over the run, for loss-per-second
 figures) and the uplink delay of the frames sent (a 1 µs histogram); per
-flow, packets offered and delivered, integrated over the rates in force.
+flow, packets offered and delivered, integrated over the rates in force, and
+delivered per second of the run.
 
 Frames of a vNIC burst are handed over spaced by the vNIC transmit world's
 time per frame, ending when its job ends: frames handed at one instant
@@ -67,6 +68,7 @@ class SharedUplink:
         self.bins = max(1, math.ceil(duration))
         self.offered_per_s = [np.zeros(self.bins, dtype=np.int64) for _ in self.port_names]
         self.dropped_per_s = [np.zeros(self.bins, dtype=np.int64) for _ in self.port_names]
+        self.delivered_per_s = np.zeros((len(self._flows), self.bins))
 
     def add_flow(self, port, ip_bytes, traffic_class, elastic=False, discrete=False):
         """A new flow from ``port``, silent until ``set_rate``; returns its index."""
@@ -93,7 +95,17 @@ class SharedUplink:
             for index, (pps, rate) in enumerate(zip(self._pps, delivered)):
                 self._offered[index] += pps * span
                 self._delivered[index] += rate * span
+            self._bin(self._t, t, np.asarray(delivered, dtype=float))
         self._t = max(self._t, t)
+
+    def _bin(self, start, end, rates):
+        """Add ``rates`` (per flow) held from ``start`` to ``end`` to the per-second bins."""
+        first, last = int(start), min(int(np.ceil(end)), self.bins)
+        if first >= last:
+            return
+        edges = np.arange(first, last + 1, dtype=float)
+        overlap = np.minimum(edges[1:], end) - np.maximum(edges[:-1], start)
+        self.delivered_per_s[:, first:last] += np.outer(rates, np.maximum(overlap, 0.0))
 
     def send(self, port, end, count, spacing, ip_bytes):
         """``count`` frames of ``ip_bytes`` from ``port``, handed ``spacing`` apart up to ``end``:

@@ -156,7 +156,7 @@ def check_cpu_settings(scenario, lcpus, source):
         fail(source, "measured_vm.limit" if "limit" in own else "measured_vm.reservation",
              f"expected the measured VM's limit ({measured.limit}) >= its reservation "
              f"({measured.reservation})")
-    if measured.reservation + vm.reservation * (vm.instances - 1) > lcpus:
+    if vm.instances and measured.reservation + vm.reservation * (vm.instances - 1) > lcpus:
         if "reservation" in own:
             fail(source, "measured_vm.reservation", f"expected reservations within capacity: "
                  f"{measured.reservation} CPUs for the measured VM and {vm.instances - 1} x "
@@ -167,7 +167,9 @@ def check_cpu_settings(scenario, lcpus, source):
 
 def check_groups(scenario, lcpus, source):
     """Each [[group]]'s VMs fit the host, and all VMs' reservations its capacity."""
-    reserved = scenario.vm_settings(0).reservation + scenario.vm.reservation * (scenario.vm.instances - 1)
+    vm = scenario.vm
+    reserved = (scenario.vm_settings(0).reservation + vm.reservation * (vm.instances - 1)
+                if vm.instances else 0.0)
     for index, group in enumerate(scenario.group):
         if group.vcpus > lcpus:
             fail(source, f"group[{index}].vcpus", f"expected at most {lcpus} vCPUs (the host's "

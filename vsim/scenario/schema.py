@@ -142,7 +142,8 @@ class HostSection:
 
 @dataclass(frozen=True)
 class VmSection:
-    instances: int = field(default=1, metadata={"min": 1, "doc": "identical media-server VMs"})
+    instances: int = field(default=1, metadata={"min": 0, "doc": "identical media-server VMs "
+                                                               "(0: only [[group]] VMs)"})
     vcpus: int = field(default=4, metadata={"min": 1, "doc": "vCPUs per VM"})
     streams_per_instance: int = field(default=120, metadata={"min": 0, "doc": "load streams per VM"})
     workload: str = field(default="workloads/vmcd_g729", metadata={"doc": "workload model"})
@@ -390,6 +391,7 @@ class Scenario:
         """The NetIOC tree names only known VM groups and, when the uplink uses it, places
         every VM group on one leaf."""
         names = self.group_names()
+        placed_groups = names if self.vm.instances else names[1:]
         for index, node in enumerate(self.netioc.node):
             for member in node.members:
                 if member not in names:
@@ -400,7 +402,7 @@ class Scenario:
                 fail(source, "netioc.node", 'expected the NetIOC tree ([[netioc.node]] tables) '
                      'with host.uplink = "netioc"')
             placed = {m for node in self.netioc.node for m in node.members}
-            for name in names:
+            for name in placed_groups:
                 if name not in placed:
                     fail(source, "netioc.node", f"expected VM group '{name}' among the members "
                          "of a leaf")

@@ -104,7 +104,9 @@ class Simulation:
                                        streams.stream("uplink"), loaded.source)
         shared = isinstance(self.uplink, SharedUplink)
         self.receivers = [MeasuringClient(m["client"].latency) for _ in specs]
-        self.client = self.receivers[0]
+        self.client = self.receivers[0] if vm.instances else None
+        self.measuring = scenario.client.measuring_conference and vm.instances > 0
+        self.rtp_interval = codec.packet_interval
         self.vms, self.vnics, self.servers, self.traffic = [], [], [], []
         for i, spec in enumerate(specs):
             group = self._add_vm(spec.name, spec.cpu, spec.vcpus, spec.affinity)
@@ -268,7 +270,7 @@ class Simulation:
                    + end["uplink_dropped"] - start["uplink_dropped"])
         sent = end["uplink_sent"] - start["uplink_sent"]
         per_vm = [_conference_jitter(receiver, warmup) for receiver in self.receivers]
-        has_measuring = self.scenario.client.measuring_conference
+        has_measuring = self.measuring
         samples, measured, measured_lost = per_vm[0] if has_measuring else (np.zeros(0), 0, 0)
         frame = frame_bytes(self.ip_bytes)
         vms = {}
@@ -311,7 +313,7 @@ class Simulation:
                 "loss_fraction": dropped / emitted if emitted else 0.0,
                 "packet_rate_pps": sent / window,
                 "offered_pps": sum(w.streams for srv in self.servers for w in srv.workers)
-                               / self.servers[0].rtp_interval,
+                               / self.rtp_interval,
                 "bandwidth_mbps": sent * frame * 8 / window / 1e6,
                 "bandwidth_definition": f"Ethernet frames of {frame} B (header and FCS, no preamble or gap)",
             },
@@ -326,7 +328,7 @@ class Simulation:
         }
         vm = self.scenario.vm
         burst, _ = self.background
-        if burst > 0:
+        if burst > 0 and self.vms:
             bursts = end["background_bursts"] - start["background_bursts"]
             summary["guest_background"] = {
                 "bursts_per_vm_per_s": bursts / len(self.vms) / window,

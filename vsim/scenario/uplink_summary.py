@@ -3,7 +3,9 @@
 Per traffic group: packets offered and delivered per second and throughput,
 averaged over the part of the measuring window when the group's traffic
 runs (from its ``active_from`` to its ``active_until``; an on/off source's
-silences count), and its loss. For the media servers' frames (the voice): loss per second over
+silences count), its loss, the lowest throughput of any of its VMs in any
+whole second of that time, and each second's throughput per VM over the
+whole run. For the media servers' frames (the voice): loss per second over
 the whole run (a Fig 6-style timeline), the uplink delay of the frames sent,
 and, over the seconds when bulk traffic runs, the loss rate, the loss
 fraction and the measuring conference's RFC 3550 jitter, pooled and per
@@ -35,23 +37,37 @@ def uplink_summary(sim, start, end, window, warmup):
             continue
         offered = (offered1 - offered0)[vm.flow] / active
         delivered = (delivered1 - delivered0)[vm.flow] / active
-        mbps = delivered * frame_bytes(vm.source.ip_bytes) * 8 / 1e6
+        mbps = throughput_mbps(vm.source, delivered)
         entry = groups.setdefault(group, {"offered_pps": 0.0, "delivered_pps": 0.0,
-                                          "throughput_mbps": 0.0, "per_vm_mbps": []})
+                                          "throughput_mbps": 0.0, "per_vm_mbps": [],
+                                          "min_second_mbps": None,
+                                          "per_second_mbps": np.zeros(uplink.bins)})
         entry["offered_pps"] += offered
         entry["delivered_pps"] += delivered
         entry["throughput_mbps"] += mbps
         entry["per_vm_mbps"].append(mbps)
+        entry["per_second_mbps"] = (entry["per_second_mbps"]
+                                    + throughput_mbps(vm.source, uplink.delivered_per_s[vm.flow]))
+        seconds = uplink.delivered_per_s[vm.flow, math.ceil(max(vm.active[0] * duration, warmup)):
+                                         math.floor(vm.active[1] * duration)]
+        if seconds.size:
+            lowest = throughput_mbps(vm.source, float(seconds.min()))
+            entry["min_second_mbps"] = (lowest if entry["min_second_mbps"] is None
+                                        else min(entry["min_second_mbps"], lowest))
     for entry in groups.values():
+        entry["per_second_mbps"] = (entry["per_second_mbps"] / len(entry["per_vm_mbps"])).tolist()
         entry["loss_fraction"] = (1 - entry["delivered_pps"] / entry["offered_pps"]
                                   if entry["offered_pps"] else 0.0)
     voice_ports = [vnic.port for vnic in sim.vnics]
-    offered = sum(uplink.offered_per_s[port] for port in voice_ports)
-    lost = sum(uplink.dropped_per_s[port] for port in voice_ports)
+    offered = sum((uplink.offered_per_s[port] for port in voice_ports), np.zeros(uplink.bins, np.int64))
+    lost = sum((uplink.dropped_per_s[port] for port in voice_ports), np.zeros(uplink.bins, np.int64))
     mean_delay, p99_delay = uplink.delay_stats()
     traffic = traffic_window(sim, duration)
     summary = {
         "scheduler": sim.scenario.host.uplink,
+        "capacity_bps": uplink.scheduler.rate_bps,
+        "throughput_definition": "TCP streams: goodput (data bytes); floods: Ethernet frames "
+                                 "(header and FCS, no preamble or gap)",
         "tx_stage_per_packet_us": uplink.scheduler.cost.per_packet * US,
         "groups": groups,
         "voice": {
@@ -71,6 +87,13 @@ def uplink_summary(sim, start, end, window, warmup):
     if traffic:
         summary["during_traffic"] = during_traffic(sim, offered, lost, traffic)
     return summary
+
+
+def throughput_mbps(source, pps):
+    """Mb/s of ``pps`` packets of ``source``: a TCP stream's goodput, else Ethernet frame bits."""
+    if hasattr(source, "goodput_bps"):
+        return source.goodput_bps(pps) / 1e6
+    return pps * frame_bytes(source.ip_bytes) * 8 / 1e6
 
 
 def traffic_window(sim, duration):
@@ -93,7 +116,7 @@ def during_traffic(sim, offered, lost, window):
         "voice_loss_pps": dropped / span if span else None,
         "voice_loss_fraction": dropped / frames if frames else None,
     }
-    if sim.scenario.client.measuring_conference:
+    if sim.measuring:
         streams, send, recv = sim.client.arrays()
         inside = send < last
         received = inside & ~np.isnan(recv)
