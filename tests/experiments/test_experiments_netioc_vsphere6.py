@@ -6,7 +6,8 @@ import pytest
 
 from vsim.experiments import netioc_vsphere6
 from vsim.experiments.claims import in_band, load_claims
-from vsim.experiments.reproduce import STUDIES, claim_rows, claims_json, run_studies, write_study_outputs
+from vsim.experiments.reproduce import (STUDIES, claim_rows, claims_json, results_json, run_studies,
+                                        write_study_outputs)
 from vsim.sweep.executor import RunPlan
 
 TINY = RunPlan(duration=20.0, warmup=1.0, replications=1)
@@ -65,3 +66,9 @@ def test_largest_reservable_fraction_finds_the_trees_rule():
 @pytest.mark.parametrize("values, cv", [([5.0, 5.0, 5.0], 0.0), ([1.0, 3.0], 0.5)])
 def test_coefficient_of_variation(values, cv):
     assert netioc_vsphere6.coefficient_of_variation(values) == pytest.approx(cv)
+
+
+def test_parallel_runs_give_the_serial_claims(reproduced):
+    parallel = run_studies([netioc_vsphere6.NAME], TINY, jobs=2)
+    assert claims_json(claim_rows(load_claims(), parallel)) == claims_json(reproduced[1])
+    assert results_json(parallel[0]) == results_json(reproduced[0][0])
