@@ -252,10 +252,6 @@ class GroupSection:
     traffic: TrafficSection | None = field(default=None, metadata={
         "doc": "bulk traffic each VM sends (none: only its workload's frames)"})
 
-    affinity = None
-    background_burst = None
-    background_interval = None
-
     def background(self, workload):
         """(burst, interval) of guest background work: the workload model's."""
         return workload.background_burst, workload.background_interval

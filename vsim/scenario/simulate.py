@@ -5,8 +5,10 @@ The model: a host (``Machine`` with its scheduling policy) running
 its share of the uplink; the first VM also serves the measuring conference,
 whose packets the measuring client timestamps. Every VM's last conference is
 timestamped the same way by its own receiver, so each VM's jitter is reported
-too. Everything random draws from streams named after the component, so the
-same seed gives the same run.
+too. ``[[group]]`` VMs follow: more media servers with their own settings,
+and VMs sending bulk traffic (``vsim.guest.traffic_vm``) on the host's
+uplink (``vsim.scenario.host_uplink``). Everything random draws from streams
+named after the component, so the same seed gives the same run.
 """
 
 import math
@@ -69,9 +71,11 @@ class Simulation:
     world ever waits for a CPU) or ``"auto"``: the closed form where it
     applies, since it gives the same packets and jitter, the events elsewhere.
 
-    ``receivers`` holds one recorder per VM for its monitored conference;
-    ``client`` is the first VM's, the measuring client when the scenario has
-    a measuring conference.
+    ``receivers`` holds one recorder per media-server VM for its monitored
+    conference; ``client`` is the first [vm] VM's (None without one), the
+    measuring client when the scenario has a measuring conference. The
+    closed form is taken only when the machine and every component (media
+    servers, traffic VMs, the uplink) say they support it.
     """
 
     ENGINES = ("auto", "events", "uncontended")
