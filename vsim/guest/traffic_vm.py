@@ -7,7 +7,8 @@ The traffic runs from ``active_from`` to ``active_until`` of the run (as
 fractions, so a shortened run keeps the scenario's shape). A flood's rate is
 its own (``rate_changes``); an elastic stream offers what its window and the
 line allow (``demand_pps``) and takes what the uplink scheduler leaves it.
-The CPU the guest and the hypervisor spend on the traffic is not modelled.
+With ``cpu`` (a ``vsim.guest.sender_cpu.SenderCpu``) the VM's sender threads
+and its transmit world use CPU while it sends.
 """
 
 import numpy as np
@@ -20,7 +21,7 @@ class TrafficVm:
     """One VM sending ``kind`` traffic with ``params`` on flow ``flow`` of ``uplink``."""
 
     def __init__(self, env, uplink, flow, kind, params, *, active_from, active_until, rng,
-                 source="<input>", where="traffic"):
+                 cpu=None, source="<input>", where="traffic"):
         self.env = env
         self.call_later = scheduler_for(env)
         self.uplink = uplink
@@ -29,6 +30,7 @@ class TrafficVm:
         self.params = dict(params)
         self.active = (active_from, active_until)
         self.rng = rng
+        self.cpu = cpu
         self.where = (source, where)
         self.source = make_source(kind, self.params, source, where, rng)
 
@@ -57,3 +59,5 @@ class TrafficVm:
 
     def _set(self, pps):
         self.uplink.set_rate(self.env.now, self.flow, pps)
+        if self.cpu is not None:
+            self.cpu.wake()

@@ -140,6 +140,13 @@ class SharedUplink:
             countdown = self._countdowns[count] = np.arange(count - 1, -1, -1, dtype=float)
         return countdown
 
+    def frames_rate(self, flow):
+        """Frames/s flow ``flow`` hands the host now: what it offers, or for an elastic flow
+        what the scheduler leaves it."""
+        if self._flows[flow][3]:
+            return float(self.scheduler.flow_rates[flow])
+        return self._pps[flow]
+
     # ------------------------------------------------------------ counters
     def flow_packets(self, t):
         """(offered, delivered) packets of every flow up to ``t``."""

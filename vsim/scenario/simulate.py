@@ -12,6 +12,7 @@ named after the component, so the same seed gives the same run.
 """
 
 import math
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -25,6 +26,7 @@ from vsim.core.rng import RandomStreams
 from vsim.core.units import to_ms
 from vsim.guest.measuring_client import MeasuringClient
 from vsim.guest.media_server import MediaServer
+from vsim.guest.sender_cpu import SenderCpu
 from vsim.guest.traffic_vm import TrafficVm
 from vsim.metrics.jitter import stream_jitter_samples
 from vsim.net.frames import frame_bytes, ip_bytes_for_rtp
@@ -59,6 +61,7 @@ class _TrafficVmSpec(NamedTuple):
     group: str
     cpu: dict
     vcpus: int
+    vnic: object
     traffic: object
     where: str
 
@@ -139,16 +142,22 @@ class Simulation:
             self.vnics.append(tx)
             self.servers.append(server)
         for index, spec in enumerate(traffic_specs):
-            self._add_vm(spec.name, spec.cpu, spec.vcpus, None)
+            group = self._add_vm(spec.name, spec.cpu, spec.vcpus, None)
+            tx_group = Group(f"{spec.name}.vnic-tx", cosched=False)
+            tx_world = World(f"{spec.name}.vnic-tx", tx_group)
+            self.machine.add_group(tx_group)
             port = self.uplink.add_port(spec.name)
             traffic = spec.traffic
             probe = make_source(traffic.kind, traffic.params, loaded.source, spec.where)
             flow = self.uplink.add_flow(port, probe.ip_bytes, VOICE_CLASS + 1 + index,
                                         elastic=probe.elastic, discrete=probe.discrete)
+            cpu = SenderCpu(env, self.machine, group.worlds, tx_world, spec.vnic.tx_cost,
+                            partial(self.uplink.frames_rate, flow))
             self.traffic.append(TrafficVm(
                 env, self.uplink, flow, traffic.kind, traffic.params,
                 active_from=traffic.active_from, active_until=traffic.active_until,
-                rng=streams.stream(f"{spec.name}.traffic"), source=loaded.source, where=spec.where))
+                rng=streams.stream(f"{spec.name}.traffic"), cpu=cpu, source=loaded.source,
+                where=spec.where))
             self.traffic_groups.append(spec.group)
         components = [*self.servers, *self.traffic, self.uplink]
         fits = uncontended.applies(self.machine) and all(c.supports_closed_form() for c in components)
@@ -196,9 +205,10 @@ class Simulation:
         for index, group in enumerate(loaded.scenario.group):
             if group.traffic is None:
                 continue
+            vnic = loaded.models[group_role(group.name, "vnic")].values
             for i in range(group.count):
                 yield _TrafficVmSpec(f"{group.name}[{i}]", group.name, cpu_settings(group),
-                                     group.vcpus, group.traffic, f"group[{index}].traffic.params")
+                                     group.vcpus, vnic, group.traffic, f"group[{index}].traffic.params")
 
     def _home_node(self, index):
         """Logical CPUs of VM ``index``'s NUMA home node: the sockets in turn.
