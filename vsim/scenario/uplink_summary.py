@@ -27,37 +27,7 @@ def uplink_summary(sim, start, end, window, warmup):
     """Summary of ``sim``'s ``SharedUplink`` between the ``start`` and ``end`` snapshots."""
     uplink = sim.uplink
     duration = warmup + window
-    offered0, delivered0 = start["flows"]
-    offered1, delivered1 = end["flows"]
-    flows = [flow for flow, _ in sim.voice_flows]
-    groups = {}
-    for vm, group in zip(sim.traffic, sim.traffic_groups):
-        active = min(vm.active[1] * duration, duration) - max(vm.active[0] * duration, warmup)
-        if active <= 0:
-            continue
-        offered = (offered1 - offered0)[vm.flow] / active
-        delivered = (delivered1 - delivered0)[vm.flow] / active
-        mbps = throughput_mbps(vm.source, delivered)
-        entry = groups.setdefault(group, {"offered_pps": 0.0, "delivered_pps": 0.0,
-                                          "throughput_mbps": 0.0, "per_vm_mbps": [],
-                                          "min_second_mbps": None,
-                                          "per_second_mbps": np.zeros(uplink.bins)})
-        entry["offered_pps"] += offered
-        entry["delivered_pps"] += delivered
-        entry["throughput_mbps"] += mbps
-        entry["per_vm_mbps"].append(mbps)
-        entry["per_second_mbps"] = (entry["per_second_mbps"]
-                                    + throughput_mbps(vm.source, uplink.delivered_per_s[vm.flow]))
-        seconds = uplink.delivered_per_s[vm.flow, math.ceil(max(vm.active[0] * duration, warmup)):
-                                         math.floor(vm.active[1] * duration)]
-        if seconds.size:
-            lowest = throughput_mbps(vm.source, float(seconds.min()))
-            entry["min_second_mbps"] = (lowest if entry["min_second_mbps"] is None
-                                        else min(entry["min_second_mbps"], lowest))
-    for entry in groups.values():
-        entry["per_second_mbps"] = (entry["per_second_mbps"] / len(entry["per_vm_mbps"])).tolist()
-        entry["loss_fraction"] = (1 - entry["delivered_pps"] / entry["offered_pps"]
-                                  if entry["offered_pps"] else 0.0)
+    groups = group_summary(sim, start["flows"], end["flows"], warmup, duration)
     voice_ports = [vnic.port for vnic in sim.vnics]
     offered = sum((uplink.offered_per_s[port] for port in voice_ports), np.zeros(uplink.bins, np.int64))
     lost = sum((uplink.dropped_per_s[port] for port in voice_ports), np.zeros(uplink.bins, np.int64))
@@ -87,6 +57,42 @@ def uplink_summary(sim, start, end, window, warmup):
     if traffic:
         summary["during_traffic"] = during_traffic(sim, offered, lost, traffic)
     return summary
+
+
+def group_summary(sim, flows_at_start, flows_at_end, warmup, duration):
+    """Per traffic group: rates, throughput and loss while it runs after ``warmup``."""
+    uplink = sim.uplink
+    offered0, delivered0 = flows_at_start
+    offered1, delivered1 = flows_at_end
+    groups = {}
+    for vm, group in zip(sim.traffic, sim.traffic_groups):
+        first = max(vm.active[0] * duration, warmup)
+        last = min(vm.active[1] * duration, duration)
+        if last <= first:
+            continue
+        offered = (offered1 - offered0)[vm.flow] / (last - first)
+        delivered = (delivered1 - delivered0)[vm.flow] / (last - first)
+        mbps = throughput_mbps(vm.source, delivered)
+        entry = groups.setdefault(group, {"offered_pps": 0.0, "delivered_pps": 0.0,
+                                          "throughput_mbps": 0.0, "per_vm_mbps": [],
+                                          "min_second_mbps": None,
+                                          "per_second_mbps": np.zeros(uplink.bins)})
+        entry["offered_pps"] += offered
+        entry["delivered_pps"] += delivered
+        entry["throughput_mbps"] += mbps
+        entry["per_vm_mbps"].append(mbps)
+        entry["per_second_mbps"] = (entry["per_second_mbps"]
+                                    + throughput_mbps(vm.source, uplink.delivered_per_s[vm.flow]))
+        seconds = uplink.delivered_per_s[vm.flow, math.ceil(first):math.floor(last)]
+        if seconds.size:
+            lowest = throughput_mbps(vm.source, float(seconds.min()))
+            entry["min_second_mbps"] = (lowest if entry["min_second_mbps"] is None
+                                        else min(entry["min_second_mbps"], lowest))
+    for entry in groups.values():
+        entry["per_second_mbps"] = (entry["per_second_mbps"] / len(entry["per_vm_mbps"])).tolist()
+        entry["loss_fraction"] = (1 - entry["delivered_pps"] / entry["offered_pps"]
+                                  if entry["offered_pps"] else 0.0)
+    return groups
 
 
 def throughput_mbps(source, pps):
