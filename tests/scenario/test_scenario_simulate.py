@@ -361,6 +361,9 @@ def test_netioc_isolates_the_voice_from_the_flood(flood_runs):
     assert sum(uplink["timeline"]["voice_lost_per_s"]) == 0
     assert uplink["during_traffic"]["voice_loss_fraction"] == 0
     assert uplink["voice"]["delay_mean_us"] < flood_runs["fifo"]["uplink"]["voice"]["delay_mean_us"] / 10
+    fifo = flood_runs["fifo"]["uplink"]["during_traffic"]
+    # the FIFO's full queue (1024 frames of the transmit stage) adds milliseconds to every packet
+    assert fifo["latency_mean_ms"] > uplink["during_traffic"]["latency_mean_ms"] + 1.0
     streams = uplink["during_traffic"]["streams"]
     assert [s["stream"] for s in streams] == [0, 1, 2, 3]
     assert all(s["loss_fraction"] == 0 and s["jitter_mean_ms"] > 0 for s in streams)

@@ -32,4 +32,6 @@ def test_a_streams_loss_and_jitter_count_only_packets_sent_in_the_window():
     got = ~np.isnan(recv) & (send < 9)
     samples = stream_jitter_samples(send[got], recv[got], streams[got], 5)
     assert entry["jitter_mean_ms"] == pytest.approx(samples.mean() * 1000)
+    kept = in_window & ~np.isnan(recv)
+    assert entry["latency_mean_ms"] == pytest.approx((recv - send)[kept].mean() * 1000)
     assert entry["stream"] == 0

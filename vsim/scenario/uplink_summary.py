@@ -8,8 +8,8 @@ whole second of that time, and each second's throughput per VM over the
 whole run. For the media servers' frames (the voice): loss per second over
 the whole run (a Fig 6-style timeline), the uplink delay of the frames sent,
 and, over the seconds when bulk traffic runs, the loss rate, the loss
-fraction and the measuring conference's RFC 3550 jitter, pooled and per
-stream.
+fraction and the measuring conference's RFC 3550 jitter and latency, pooled
+and per stream.
 """
 
 import math
@@ -129,18 +129,25 @@ def during_traffic(sim, offered, lost, window):
         samples = stream_jitter_samples(send[received], recv[received], streams[received], first)
         out["jitter_mean_ms"] = to_ms(float(samples.mean())) if samples.size else None
         out["jitter_p99_ms"] = to_ms(float(np.percentile(samples, 99))) if samples.size else None
+        delays = (recv - send)[received & (send >= first)]
+        out["latency_mean_ms"] = to_ms(float(delays.mean())) if delays.size else None
+        out["latency_p99_ms"] = to_ms(float(np.percentile(delays, 99))) if delays.size else None
+        out["latency_definition"] = ("from a packet's RTP send time (its tick's nominal start) to "
+                                     "its arrival at the measuring client")
         out["streams"] = [stream_entry(streams, send, recv, stream, first, last)
                           for stream in np.unique(streams).tolist()]
     return out
 
 
 def stream_entry(streams, send, recv, stream, first, last):
-    """One measured stream's loss and mean jitter over [first, last)."""
+    """One measured stream's loss, mean jitter and mean latency over [first, last)."""
     mine = (streams == stream) & (send < last)
     counted = mine & (send >= first)
     got = mine & ~np.isnan(recv)
     samples = stream_jitter_samples(send[got], recv[got], streams[got], first)
     sent = int(np.count_nonzero(counted))
+    delays = (recv - send)[counted & ~np.isnan(recv)]
     return {"stream": int(stream),
             "loss_fraction": int(np.count_nonzero(counted & np.isnan(recv))) / sent if sent else None,
-            "jitter_mean_ms": to_ms(float(samples.mean())) if samples.size else None}
+            "jitter_mean_ms": to_ms(float(samples.mean())) if samples.size else None,
+            "latency_mean_ms": to_ms(float(delays.mean())) if delays.size else None}
