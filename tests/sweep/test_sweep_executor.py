@@ -1,6 +1,7 @@
 """Progress lines of a sweep's runs: what finished, and the time so far and left."""
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -8,6 +9,8 @@ import pytest
 from vsim.scenario.load import load_scenario
 from vsim.sweep.executor import Task, _duration, run_cost, run_tasks, sweep_tasks
 from vsim.sweep import executor
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_durations_read_as_seconds_then_minutes():
@@ -51,3 +54,17 @@ def test_a_points_cost_grows_with_its_vms_vcpus_streams_and_duration():
     more = load_scenario(config, ["vm.streams_per_instance=240"])
     wider = load_scenario(config, ["vm.vcpus=8"])
     assert run_cost(more, 10.0) > run_cost(loaded, 10.0) and run_cost(wider, 10.0) > run_cost(loaded, 10.0)
+
+
+def test_a_host_of_group_vms_only_has_a_positive_run_cost():
+    loaded = load_scenario(ROOT / "configs" / "netioc-vsphere6" / "fig2_equal_shares.toml")
+    assert loaded.scenario.vm.instances == 0
+    assert run_cost(loaded, 10.0) > 0
+
+
+def test_progress_of_tasks_that_cost_nothing_does_not_divide_by_zero():
+    config = ROOT / "configs" / "voip-vsphere5" / "fig3.toml"
+    tasks = [replace(task, cost=0.0) for task in sweep_tasks(config, load_scenario(config), 0.5, 0.1, 1)[:2]]
+    lines = []
+    run_tasks(tasks, jobs=1, progress=lines.append)
+    assert len(lines) == 2 and all("left" in line for line in lines)

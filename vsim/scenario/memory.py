@@ -44,15 +44,21 @@ MEMINFO = Path("/proc/meminfo")
 
 
 def estimate_bytes(loaded, duration):
-    """An upper bound on the peak memory of one replication of ``loaded`` lasting ``duration`` s."""
+    """An upper bound on the peak memory of one replication of ``loaded`` lasting ``duration`` s.
+
+    The VMs of ``[[group]]`` tables count like ``[vm]``'s, each with its vCPUs and at
+    most one monitored conference."""
     vm = loaded.scenario.vm
     codec = loaded.models["codec"].values
     workload = loaded.models["workload"].values
     host = loaded.models["host"].values
     cores = host.sockets * host.cores_per_socket
     packets_per_s = 1.0 / codec.packet_interval
-    monitored = vm.instances * workload.participants * packets_per_s * duration
-    total = BASE_MIB * MIB + PER_VCPU_MIB * MIB * vm.instances * vm.vcpus
+    groups = loaded.scenario.group
+    vms = vm.instances + sum(group.count for group in groups)
+    vcpus = vm.instances * vm.vcpus + sum(group.count * group.vcpus for group in groups)
+    monitored = vms * workload.participants * packets_per_s * duration  # at most one conference a VM
+    total = BASE_MIB * MIB + PER_VCPU_MIB * MIB * vcpus
     total += PER_MONITORED_PACKET_BYTES * monitored
     if vm.instances * (vm.vcpus + 1) <= cores:  # where the closed form may run
         total += PER_PACKET_UNCONTENDED_BYTES * vm.instances * vm.streams_per_instance * packets_per_s \

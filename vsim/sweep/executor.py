@@ -70,9 +70,13 @@ STREAMS_PER_VCPU_COST = 33.0
 
 def run_cost(loaded, duration):
     """The relative wall time of one replication: simulated seconds times the VMs' vCPUs and
-    streams, weighted by what each costs (``STREAMS_PER_VCPU_COST``)."""
+    streams, weighted by what each costs (``STREAMS_PER_VCPU_COST``), counting ``[[group]]``
+    VMs like ``[vm]``'s; never zero, since even a host of idle VMs takes some time."""
     vm = loaded.scenario.vm
-    return duration * vm.instances * (vm.vcpus + vm.streams_per_instance / STREAMS_PER_VCPU_COST)
+    per_second = vm.instances * (vm.vcpus + vm.streams_per_instance / STREAMS_PER_VCPU_COST)
+    per_second += sum(group.count * (group.vcpus + group.streams / STREAMS_PER_VCPU_COST)
+                      for group in loaded.scenario.group)
+    return duration * max(per_second, 1.0)
 
 
 def sweep_tasks(config, loaded, duration, warmup, replications, overrides=()):
@@ -129,7 +133,7 @@ def run_tasks(tasks, jobs=1, progress=None, runner=None):
         done_cost += tasks[index].cost
         if progress is not None:
             elapsed = time.perf_counter() - start
-            left = elapsed / done_cost * max(total_cost - done_cost, 0.0)
+            left = elapsed / done_cost * max(total_cost - done_cost, 0.0) if done_cost else 0.0
             progress(f"[{done}/{len(tasks)}] {tasks[index].label()}  {seconds:.1f} s  "
                      f"({_duration(elapsed)} so far, about {_duration(left)} left)")
 
