@@ -148,6 +148,9 @@ class MediaServerModel:
              "worker vCPU (0: none)"))
     background_interval: float = field(metadata=positive(
         "s", "mean time between one VM's background bursts (Poisson arrivals)"))
+    aligned_phases: bool = field(default=False, metadata={
+        "doc": "every worker's ticks fall due at the same instants (threads started on one "
+               "deadline, as vsim probe's workers are), else each worker's phase is drawn uniformly"})
 
 
 @dataclass(frozen=True)
@@ -194,6 +197,9 @@ class HostSection:
     numa_home_nodes: bool = field(default=False, metadata={
         "doc": "confine each VM's vCPUs to one socket, its NUMA home node (VMs dealt round-robin "
                "over the sockets); the hypervisor's transmit worlds stay unconfined"})
+    background_tasks: int = field(default=0, metadata={
+        "min": 0, "doc": "always-runnable CPU-bound tasks outside the VMs, each in a group of its "
+                         "own at the default weight: the host's other work"})
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from vsim.net.frames import frame_bytes, ip_bytes_for_rtp
 from vsim.net.uniform_fifo import UniformFifo
 from vsim.net.vnic_tx import VnicTransmit
 from vsim.scenario import cgroups, uncontended
+from vsim.scenario.host_background import BackgroundTasks
 
 
 class Simulation:
@@ -91,10 +92,12 @@ class Simulation:
                                  frame_cost_cv=work.frame_cost_cv, tick_overhead=work.tick_overhead,
                                  timer_median=work.timer_median, timer_sigma=work.timer_sigma,
                                  measuring_conference=scenario.client.measuring_conference and i == 0,
-                                 background_burst=burst, background_interval=interval)
+                                 background_burst=burst, background_interval=interval,
+                                 aligned_phases=work.aligned_phases)
             self.vms.append(group)
             self.vnics.append(tx)
             self.servers.append(server)
+        self.background_tasks = BackgroundTasks(self.machine, scenario.host.background_tasks, linux)
         fits = uncontended.applies(self.machine)
         if engine == "uncontended" and not fits:
             raise ValueError(f"expected a whole core per world, no limits, reservations or "
@@ -110,6 +113,16 @@ class Simulation:
         for server in self.servers:
             for worker in server.workers:
                 worker.wakes = []
+
+    def record_ticks(self):
+        """Keep every worker's tick starts and ends (``WorkerVcpu.ticks``); call before ``run``.
+
+        The ticks come from the event engine; ``ValueError`` on the closed form."""
+        if self.engine == "uncontended":
+            raise ValueError("expected the event engine for worker ticks (--engine events)")
+        for server in self.servers:
+            for worker in server.workers:
+                worker.record_ticks()
 
     def _home_node(self, index):
         """Logical CPUs of VM ``index``'s NUMA home node: the sockets in turn.
@@ -164,6 +177,7 @@ class Simulation:
             if progress is not None:
                 progress(duration)
             return self._summary(start, end, duration - warmup, warmup)
+        self.background_tasks.start()
         for server in self.servers:
             server.start()
         self._run_until(warmup, duration / self.PROGRESS_STEPS, progress)
@@ -176,6 +190,8 @@ class Simulation:
         """Run the events up to ``until``, in steps of ``step`` simulated seconds when
         reporting ``progress``. Stopping and resuming SimPy changes no event's time or
         order (events go by time, priority and scheduling order), so the run is the same."""
+        if until <= self.env.now:  # a warm-up of 0: nothing to run yet
+            return
         if progress is None:
             self.env.run(until=until)
             return

@@ -23,13 +23,9 @@ from vsim.validate.capture_packets import capture_trace
 from vsim.validate.detect import describe_format, read_any
 from vsim.validate.distributions import compare
 from vsim.validate.replications import simulated_traces, trace_tasks
-from vsim.validate.simulation_trace import TRACES
 from vsim.validate.trace_metrics import METRICS, metrics_of_kind, trace_samples
 from vsim.validate.validation_figures import write_figures
 from vsim.validate.validation_report import report_markdown, results_json
-
-SIMULATED_KINDS = tuple(TRACES)
-
 
 @dataclass(frozen=True)
 class Options:
@@ -68,10 +64,6 @@ def measured_trace(path):
     if fmt != "vsim":
         raise InputError(path, None, f"expected a capture or a vsim trace to compare with a simulation, "
                                      f"found {describe_format(fmt)}")
-    if trace.kind not in SIMULATED_KINDS:
-        raise InputError(path, "kind", f"expected a {' or '.join(SIMULATED_KINDS)} trace or a capture: "
-                                       f"simulations give the measuring client's packets and the guest "
-                                       f"timer's wakeups, not {trace.kind} traces")
     return trace
 
 
