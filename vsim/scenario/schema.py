@@ -316,6 +316,9 @@ class ValidateSection:
                          "0.2 ms of the measured one) or \"jitter_ms.ks\" = 0.2; metrics: "
                          + ", ".join(validate_tolerances.METRICS) + "; statistics: "
                          + ", ".join(validate_tolerances.STATS)})
+    traffic_class: str | None = field(default=None, metadata={
+        "doc": "compare only the packets of this class on both sides (packets traces), e.g. "
+               "\"voice\" when the measured trace also holds a flood the simulation does not export"})
 
     def validate(self, source, path):
         for key, value in self.tolerances.items():
