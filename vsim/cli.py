@@ -506,8 +506,8 @@ def _describe_config(path):
     raw = load_toml(path)
     lines = [f"{path}: {loaded.scenario.name}"]
     for key, kind, default, doc in describe(schema.Scenario):
-        if key.startswith("params."):
-            continue  # the free-form tables under params, shown as one value below
+        if key.startswith("params.") or "[]" in key:
+            continue  # free-form tables under params and entries of lists of tables: shown whole
         value = _lookup(loaded.scenario, key)
         section = dataclasses.is_dataclass(value)
         if section or key == "params":

@@ -17,7 +17,7 @@ from vsim.scenario.load import load_scenario
 from vsim.sweep.executor import Point, RunPlan, Sweep, Task, run_tasks, sweep_tasks
 
 TINY = RunPlan(duration=3.0, warmup=1.0, replications=2)
-MODELLED = ("voip5.fig2", "voip5.fig3", "voip5.fig4")
+MODELLED = ("voip5.fig2", "voip5.fig3", "voip5.fig4", "voip5.fig6", "voip5.tab2")
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +111,7 @@ def test_outputs_written(tmp_path, serial):
     results, rows = serial
     written = write_study_outputs(tmp_path, results[0], rows)
     outdir = tmp_path / "voip-vsphere5"
-    expected = {f"{stem}.{ext}" for stem in ("fig2", "fig3", "fig3_vms", "fig4")
+    expected = {f"{stem}.{ext}" for stem in ("fig2", "fig3", "fig3_vms", "fig4", "fig6", "table2")
                 for ext in ("png", "svg")}
     expected |= {"comparison.md", "comparison.csv", "results.json"}
     assert {p.name for p in outdir.iterdir()} == expected == {p.name for p in written}
@@ -135,7 +135,7 @@ def test_every_vm_figure_gets_each_vm_of_each_replication(serial):
 
 
 def test_study_selection(claims):
-    assert select_studies([], claims)[0] == ["voip-vsphere5"]
+    assert select_studies([], claims)[0] == ["netioc-vsphere6", "voip-vsphere5"]
     assert select_studies(["esx35-net", "voip-vsphere5"], claims) == (["voip-vsphere5"], ["esx35-net"])
 
 
@@ -143,6 +143,13 @@ def summary(mean=0.5, p99=1.0, loss=0.0, cpu=10.0, pps=72000.0, mbps=45.0):
     return {"jitter": {"mean_ms": mean, "p99_ms": p99},
             "voice": {"loss_fraction": loss, "packet_rate_pps": pps, "bandwidth_mbps": mbps},
             "host": {"cpu_util_pct": cpu}}
+
+
+def flood_summary(lost_pps, mean, p99, offered_pps=6200.0):
+    """A Fig 6 run's summary: voice loss and jitter while the flood runs."""
+    return {"uplink": {"during_traffic": {"voice_loss_pps": lost_pps,
+                                          "voice_loss_fraction": lost_pps / offered_pps,
+                                          "jitter_mean_ms": mean, "jitter_p99_ms": p99}}}
 
 
 def sweep(name, key, xs, runs_at):
@@ -165,9 +172,15 @@ def test_claim_arithmetic_on_synthetic_points():
     def fig2_runs(x):
         return [summary(0.3, 0.9), summary(0.4, 1.0, loss=0.001 if x == 20 else 0.0), summary(0.6, 1.2)]
 
+    def fig6_runs(x):
+        lost = {"fifo": 520.0, "netioc": 0.0}[x]
+        return [flood_summary(lost - 30, 0.50, 1.9), flood_summary(lost, 0.60, 2.0),
+                flood_summary(lost + 400, 3.0, 9.0)]
+
     values = voip_vsphere5.claim_values({
         "fig2": sweep("fig2", "vm.streams_per_instance", [20, 120], fig2_runs),
         "fig3": sweep("fig3", "vm.instances", instances, fig3_runs),
+        "fig6": sweep("fig6", "host.uplink", ["fifo", "netioc"], fig6_runs),
     })
 
     def value(claim_id):
@@ -190,6 +203,11 @@ def test_claim_arithmetic_on_synthetic_points():
     low, high = values["voip5.fig2.mean_jitter_ms.streams20"].ci
     assert low < np.mean([0.3, 0.4, 0.6]) < high
     assert values["voip5.fig3.p99_slope_ratio"].ci is None
+    assert value("voip5.fig6.loss_pps.without_netioc") == 520.0
+    assert value("voip5.fig6.loss_fraction.without_netioc") == pytest.approx(520.0 / 6200)
+    assert value("voip5.fig6.loss_fraction.with_netioc") == 0.0
+    assert value("voip5.tab2.mean_jitter_ms.without_netioc") == pytest.approx(0.60)
+    assert value("voip5.tab2.p99_jitter_ms.with_netioc") == pytest.approx(2.0)
 
 
 def test_slope_ratio_undefined_when_first_slope_is_flat():

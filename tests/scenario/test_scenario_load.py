@@ -72,8 +72,8 @@ def test_fig3_loads():
     (['sweep.key="vm.instance"'], "sweep.key", "did you mean 'vm.instances'?"),
     (['sweep.key="vm.workload"'], "sweep.key", "a number or true/false key"),
     (['sweep.key="run.duration"'], "sweep.key", "a number or true/false key"),
-    (["sweep.values=[1, 2.5]"], "sweep.values[1]", "expected an integer >= 1"),
-    (["sweep.values=[1, true]"], "sweep.values[1]", "expected an integer >= 1"),
+    (["sweep.values=[1, 2.5]"], "sweep.values[1]", "expected an integer >= 0"),
+    (["sweep.values=[1, true]"], "sweep.values[1]", "expected an integer >= 0"),
     (["sweep.values=[]"], "sweep.values", "at least one value"),
     (["sweep.values=[2, 4, 2]"], "sweep.values", "distinct"),
     (['sweep.key="host.hyperthreading"', "sweep.values=[true, 1]"], "sweep.values[1]",
@@ -270,3 +270,95 @@ def test_override_of_the_wrong_type_is_a_one_line_input_error_naming_the_key(key
     assert err.where is not None and str(err.where).startswith(key), (key, text, message)
     assert message.startswith(f"{FIG3}: {key}")
     assert "expected" in message
+
+
+# ------------------------------------------------- VM groups and the uplink
+FIG6 = ROOT / "configs" / "voip-vsphere5" / "fig6.toml"
+
+
+def fig6_text(old="", new=""):
+    """The Fig 6 scenario's text with ``old`` replaced by ``new``."""
+    text = FIG6.read_text()
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+def load_text(tmp_path, text, overrides=()):
+    path = tmp_path / "scenario.toml"
+    path.write_text(text)
+    return load_scenario(path, list(overrides))
+
+
+def group_error(tmp_path, text, overrides=()):
+    with pytest.raises(InputError) as info:
+        load_text(tmp_path, text, overrides)
+    assert "\n" not in str(info.value)
+    return info.value
+
+
+def test_fig6_loads_its_flood_group_and_netioc_tree():
+    loaded = load_scenario(FIG6)
+    (flood,) = loaded.scenario.group
+    assert (flood.name, flood.count, flood.workload, flood.traffic.kind) == ("flood", 4, "idle", "udp_flood")
+    assert flood.traffic.params == {"pps": 97500.0, "ip_bytes": 264}
+    assert [node.members for node in loaded.scenario.netioc.node] == [("vm",), ("flood",)]
+    assert loaded.scenario.sweep.values == ("fifo", "netioc")
+    assert "voip5.fig6.loss_pps.without_netioc" in loaded.fitted_claims()
+
+
+def test_the_uplink_is_a_choice_that_can_be_swept_and_set():
+    loaded = load_scenario(FIG6, ["host.uplink=\"multiqueue\""])
+    assert loaded.scenario.host.uplink == "multiqueue"
+    assert loaded.with_value("host.uplink", "netioc").scenario.host.uplink == "netioc"
+
+
+@pytest.mark.parametrize("old, new, key, words", [
+    ('name = "flood"\ncount', 'name = "vm"\ncount', "group[0].name", "other than 'vm'"),
+    ("vcpus = 1\nworkload", "vcpus = 17\nworkload", "group[0].vcpus", "at most 16"),
+    ('workload = "idle"', 'workload = "media_server"', "group[0].streams", "streams per VM"),
+    ('workload = "idle"', 'workload = "spinner"', "group[0].workload", "one of 'media_server', 'idle'"),
+    ("active_from = 0.5", "active_from = 1.0", "group[0].traffic.active_until", "above active_from"),
+    ("ip_bytes = 264 }", "ip_bytes = 264, start = 3.0 }", "group[0].traffic.params.start",
+     "active_from and active_until"),
+    ('members = ["flood"]', 'members = ["floods"]', "netioc.node[1].members", "got 'floods'"),
+    ('members = ["flood"]', 'members = ["vm"]', "netioc.node", "one node only"),
+    ('name = "voip"\nkind = "class"', 'name = "voip"\nkind = "class"\nreservation_mbps = 800.0',
+     "netioc.reservation", "75%"),
+    ("vcpus = 1\nworkload", "vcpus = 1\nreservation = 2.0\nworkload", "group[0].reservation",
+     "one per vCPU"),
+])
+def test_bad_group_or_tree_names_the_key(tmp_path, old, new, key, words):
+    err = group_error(tmp_path, fig6_text(old, new), ["host.uplink=\"netioc\""])
+    assert err.where == key and words in err.expected, str(err)
+
+
+def test_netioc_needs_every_group_on_a_leaf(tmp_path):
+    text = fig6_text('members = ["flood"]', "members = []")
+    load_text(tmp_path, text, ["sweep.values=[\"fifo\"]"])  # the FIFO uplink does not use the tree
+    err = group_error(tmp_path, text, ["host.uplink=\"netioc\"", "sweep.values=[\"fifo\"]"])
+    assert err.where == "netioc.node" and "'flood'" in err.expected
+
+
+def test_a_sweep_to_netioc_is_checked_at_every_point(tmp_path):
+    text = fig6_text('members = ["flood"]', "members = []")
+    err = group_error(tmp_path, text, ["sweep.values=[\"fifo\", \"netioc\"]"])
+    assert err.where == "sweep.values[1]" and "'flood'" in err.expected
+
+
+def test_members_belong_on_leaves(tmp_path):
+    text = fig6_text('members = ["flood"]', 'members = ["flood"]\n\n[[netioc.node]]\nname = "p"\n'
+                                            'kind = "port"\nparent = "flood"')
+    err = group_error(tmp_path, text)
+    assert err.where == "netioc.node[1].members" and "leaf only" in err.expected
+
+
+@pytest.mark.parametrize("old, new, key, words", [
+    ('kind = "udp_flood"', 'kind = "udp_flod"', "group[0].traffic.kind", "'udp_flood'"),
+    ('kind = "udp_flood"', 'kind = "tcp_rr"', "group[0].traffic.kind", "not wired"),
+    ("pps = 97500.0", "pps = -1.0", "group[0].traffic.params.pps", ""),
+    ("pps = 97500.0", "ppps = 97500.0", "group[0].traffic.params.ppps", "a parameter of udp_flood"),
+    ('workload = "idle"', 'workload = "media_server"\nstreams = 4', "group[0].traffic", "idle VM"),
+])
+def test_bad_traffic_names_its_key(tmp_path, old, new, key, words):
+    err = group_error(tmp_path, fig6_text(old, new))
+    assert err.where == key and words in err.expected, str(err)

@@ -295,3 +295,118 @@ def test_a_reservation_above_the_vms_share_protects_it_on_an_overloaded_host():
     assert min(others) > 2.0
     assert protected["vms"]["vm0"]["used_pct"] > max(v["used_pct"] for name, v in protected["vms"].items()
                                                      if name != "vm0")
+
+
+# ------------------------------------- frames-only scenarios are unchanged
+DATA = Path(__file__).resolve().parent / "data"
+FIG2 = ROOT / "configs" / "voip-vsphere5" / "fig2.toml"
+
+
+@pytest.mark.parametrize("name, config, overrides", [
+    ("fig3_instances4_20s.json", FIG3, ["vm.instances=4"]),
+    ("fig2_streams120_nobursts_20s.json", FIG2,
+     ["vm.streams_per_instance=120", "params.workload.background_burst=0"]),
+])
+def test_frames_only_scenarios_give_the_summaries_they_gave_before_groups(name, config, overrides):
+    """Recorded with the code before VM groups and uplink schedulers entered scenarios."""
+    recorded = json.loads((DATA / name).read_text())
+    sim = Simulation(load_scenario(config, overrides), seed=recorded["seed"])
+    assert sim.engine == recorded["engine"]
+    summary = sim.run(recorded["duration"], 5.0)
+    assert as_json(summary) == as_json(recorded["summary"])
+
+
+def test_explicit_fifo_uplink_and_no_groups_change_nothing():
+    implicit = simulate(fig3("vm.instances=2"), seed=2, duration=3)
+    explicit = simulate(fig3("vm.instances=2", "host.uplink=\"fifo\"", "group=[]"), seed=2, duration=3)
+    assert as_json(implicit) == as_json(explicit)
+    assert "uplink" not in implicit
+
+
+# ----------------------------------------------- groups, traffic, uplinks
+FIG6 = ROOT / "configs" / "voip-vsphere5" / "fig6.toml"
+
+
+def fig6(uplink="fifo", *overrides):
+    return load_scenario(FIG6, [f"host.uplink=\"{uplink}\"", *overrides])
+
+
+@pytest.fixture(scope="module")
+def flood_runs():
+    return {uplink: simulate(fig6(uplink), seed=1, duration=8, warmup=1)
+            for uplink in ("fifo", "netioc")}
+
+
+def test_a_bulk_flow_or_a_scheduler_needs_the_event_engine():
+    no_flood = ["group=[]", "netioc.node=[]", "sweep.values=[\"fifo\", \"multiqueue\"]"]
+    assert Simulation(load_scenario(FIG6, no_flood), seed=1).engine == "uncontended"
+    for loaded in (fig6("fifo"), fig6("multiqueue", *no_flood)):
+        assert Simulation(loaded, seed=1).engine == "events"
+        with pytest.raises(ValueError, match="FIFO uplink"):
+            Simulation(loaded, seed=1, engine="uncontended")
+
+
+def test_the_fifo_uplink_loses_voice_only_while_the_flood_runs(flood_runs):
+    uplink = flood_runs["fifo"]["uplink"]
+    lost = uplink["timeline"]["voice_lost_per_s"]
+    offered = uplink["timeline"]["voice_offered_per_s"]
+    assert uplink["traffic_window_s"] == [4.0, 8.0]
+    assert sum(lost[:4]) == 0 and all(n > 0 for n in lost[4:])
+    assert sum(offered[1:]) == pytest.approx(6200 * 7, rel=0.01)
+    during = uplink["during_traffic"]
+    assert during["window_s"] == [4, 8]
+    assert during["voice_loss_pps"] == sum(lost[4:8]) / 4
+    assert 0.03 < during["voice_loss_fraction"] < 0.3
+    flood = uplink["groups"]["flood"]
+    assert flood["offered_pps"] == pytest.approx(390_000)
+    assert 0 < flood["loss_fraction"] < 0.2
+    assert flood["per_vm_mbps"] == [pytest.approx(flood["throughput_mbps"] / 4)] * 4
+    # the flood and the voice beside it are capped by the transmit stage's packet rate
+    stage = uplink["tx_stage_per_packet_us"] * 1e-6
+    assert flood["delivered_pps"] + 6200 * (1 - during["voice_loss_fraction"]) <= 1 / stage * 1.001
+
+
+def test_netioc_isolates_the_voice_from_the_flood(flood_runs):
+    uplink = flood_runs["netioc"]["uplink"]
+    assert sum(uplink["timeline"]["voice_lost_per_s"]) == 0
+    assert uplink["during_traffic"]["voice_loss_fraction"] == 0
+    assert uplink["voice"]["delay_mean_us"] < flood_runs["fifo"]["uplink"]["voice"]["delay_mean_us"] / 10
+    fifo = flood_runs["fifo"]["uplink"]["during_traffic"]
+    # the FIFO's full queue (1024 frames of the transmit stage) adds milliseconds to every packet
+    assert fifo["latency_mean_ms"] > uplink["during_traffic"]["latency_mean_ms"] + 1.0
+    streams = uplink["during_traffic"]["streams"]
+    assert [s["stream"] for s in streams] == [0, 1, 2, 3]
+    assert all(s["loss_fraction"] == 0 and s["jitter_mean_ms"] > 0 for s in streams)
+
+
+def test_flood_runs_are_deterministic(flood_runs):
+    again = simulate(fig6("netioc"), seed=1, duration=8, warmup=1)
+    assert as_json(again) == as_json(flood_runs["netioc"])
+
+
+def test_groups_of_media_servers_run_beside_vm(tmp_path):
+    text = FIG3.read_text() + (
+        '\n[[group]]\nname = "small"\ncount = 2\nvcpus = 2\nworkload = "media_server"\n'
+        'streams = 40\nshares = 500.0\n')
+    path = tmp_path / "hetero.toml"
+    path.write_text(text)
+    loaded = load_scenario(path, ["vm.instances=1", "sweep.values=[1]"])
+    sim = Simulation(loaded, seed=1)
+    assert [group.name for group in sim.vms] == ["vm0", "small[0]", "small[1]"]
+    assert [len(group.worlds) for group in sim.vms] == [4, 2, 2]
+    assert sim.vms[1].shares == 500.0
+    summary = sim.run(3.0, 0.5)
+    assert set(summary["vms"]) == {"vm0", "small[0]", "small[1]"}
+    assert summary["voice"]["offered_pps"] == pytest.approx((120 + 4 + 2 * 40) * 50)
+    assert "uplink" not in summary  # frames only on a FIFO: the fast path
+
+
+def test_a_host_of_traffic_vms_only_runs_without_media_servers():
+    loaded = load_scenario(ROOT / "configs" / "netioc-vsphere6" / "exp1.toml")
+    sim = Simulation(loaded, seed=1)
+    assert sim.vms == [] and sim.client is None and len(sim.traffic) == 14
+    summary = sim.run(20.0, 1.0)
+    assert summary["vms"] == {} and summary["jitter"]["samples"] == 0
+    groups = summary["uplink"]["groups"]
+    assert len(groups["netperf"]["per_vm_mbps"]) == 12
+    assert "during_traffic" in summary["uplink"] and "jitter_mean_ms" not in summary["uplink"]["during_traffic"]

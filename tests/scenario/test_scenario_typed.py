@@ -393,7 +393,7 @@ def test_fail_raises_input_error():
 def test_unsupported_annotation_is_a_programming_error():
     @dataclass
     class Bad:
-        x: int | str = 0
+        x: int | list[int] = 0
 
     with pytest.raises(TypeError):
         from_dict(Bad, {"x": 1}, source=SOURCE)

@@ -150,3 +150,33 @@ def plot_spread(stem, *, title, xlabel, ylabel, spreads, curves, marks, caption=
     _draw_marks(ax, marks, colours)
     ax.set_xticks(sorted({x for spread in spreads for x in spread.xs}))
     return _write(fig, ax, stem, title=title, xlabel=xlabel, ylabel=ylabel, caption=caption)
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """A quantity per second of a run: its label, the seconds and the values."""
+
+    label: str
+    seconds: list
+    values: list
+
+
+def plot_timeline(stem, *, title, xlabel, ylabel, timelines, shade=None, band=None, caption=None):
+    """Draw ``timelines`` as steps over time and write ``stem``.png and ``stem``.svg.
+
+    ``shade``, when given, is (label, start, stop) of a period to shade (the
+    time a flood runs); ``band`` is (label, low, high, start, stop) of the
+    paper's acceptance band over that period. Returns the paths written.
+    """
+    fig, ax = _new_axes()
+    if shade is not None:
+        label, start, stop = shade
+        ax.axvspan(start, stop, color="grey", alpha=0.12, label=label)
+    if band is not None:
+        label, low, high, start, stop = band
+        ax.fill_between([start, stop], [low, low], [high, high], color="tab:red", alpha=0.15,
+                        label=label)
+    for colour, timeline in zip(_colours(), timelines):
+        ax.step(timeline.seconds, timeline.values, where="post", color=colour, linewidth=1,
+                label=timeline.label)
+    return _write(fig, ax, stem, title=title, xlabel=xlabel, ylabel=ylabel, caption=caption)

@@ -25,7 +25,8 @@ from vsim.sweep.executor import RunPlan, Sweep, point_runs, run_tasks, sweep_tas
 
 REPO = data_root()  # holds the studies' configs/
 # modelled studies: name -> recipe module, imported when a study is run (it draws with matplotlib)
-STUDIES = {"voip-vsphere5": "vsim.experiments.voip_vsphere5"}
+STUDIES = {"voip-vsphere5": "vsim.experiments.voip_vsphere5",
+           "netioc-vsphere6": "vsim.experiments.netioc_vsphere6"}
 
 
 def recipe(name):

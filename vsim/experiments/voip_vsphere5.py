@@ -2,7 +2,10 @@
 
 Figure 2 sweeps the streams of one instance (``fig2.toml``); Figures 3 and 4
 sweep the number of 120-stream instances (``fig3.toml``), Figure 4 being the
-host CPU of the same runs. A claim about one point is the paper's statistic,
+host CPU of the same runs. Figure 6 and Table 2 (``fig6.toml``) run 120
+streams beside a UDP flood on the FIFO uplink and on NetIOC: the voice loss
+per second over time and, while the flood runs, its loss rate and the
+measuring conference's jitter. A claim about one point is the paper's statistic,
 the trimmed mean over replications, with its 95% bootstrap interval; a trend
 claim is computed from those per-point means; a loss claim is the largest
 loss of any replication at any point.
@@ -12,18 +15,27 @@ import math
 from typing import NamedTuple
 
 from vsim.experiments.claims import Simulated
-from vsim.experiments.figures import Curve, Marks, Spread, plot_spread, plot_sweep
+from vsim.experiments.figures import (Curve, Marks, Spread, Timeline, plot_spread, plot_sweep,
+                                     plot_timeline)
 from vsim.metrics.stats import INTERVAL, linear_r2, slope, spearman, straight_line
 
 NAME = "voip-vsphere5"
-CONFIGS = {"fig2": "configs/voip-vsphere5/fig2.toml", "fig3": "configs/voip-vsphere5/fig3.toml"}
+CONFIGS = {"fig2": "configs/voip-vsphere5/fig2.toml", "fig3": "configs/voip-vsphere5/fig3.toml",
+           "fig6": "configs/voip-vsphere5/fig6.toml"}
+
+
+FLOOD_LOSS = "uplink.during_traffic.voice_loss_fraction"
+FLOOD_JITTER = (("mean", "uplink.during_traffic.jitter_mean_ms"),
+                ("99th percentile", "uplink.during_traffic.jitter_p99_ms"))
+UPLINKS = {"fifo": "without NetIOC (one FIFO)", "netioc": "with NetIOC (voice and flood pools, "
+                                                            "equal shares)"}
 
 
 class PointClaim(NamedTuple):
     """A claim about one point: the sweep, the swept value and the summary metric."""
 
     sweep: str
-    x: int
+    x: int | str
     metric: str
 
 
@@ -37,6 +49,13 @@ POINT_CLAIMS = {
     "voip5.fig3.packet_rate_pps.inst12": PointClaim("fig3", 12, "voice.packet_rate_pps"),
     "voip5.fig3.bandwidth_mbps.inst12": PointClaim("fig3", 12, "voice.bandwidth_mbps"),
     "voip5.fig4.cpu_util_pct.inst12": PointClaim("fig3", 12, "host.cpu_util_pct"),
+    "voip5.fig6.loss_pps.without_netioc": PointClaim("fig6", "fifo", "uplink.during_traffic.voice_loss_pps"),
+    "voip5.fig6.loss_fraction.without_netioc": PointClaim("fig6", "fifo", FLOOD_LOSS),
+    "voip5.fig6.loss_fraction.with_netioc": PointClaim("fig6", "netioc", FLOOD_LOSS),
+    "voip5.tab2.mean_jitter_ms.without_netioc": PointClaim("fig6", "fifo", FLOOD_JITTER[0][1]),
+    "voip5.tab2.p99_jitter_ms.without_netioc": PointClaim("fig6", "fifo", FLOOD_JITTER[1][1]),
+    "voip5.tab2.mean_jitter_ms.with_netioc": PointClaim("fig6", "netioc", FLOOD_JITTER[0][1]),
+    "voip5.tab2.p99_jitter_ms.with_netioc": PointClaim("fig6", "netioc", FLOOD_JITTER[1][1]),
 }
 
 # Claims whose value the scenario fixes whatever the model does, with why.
@@ -46,6 +65,8 @@ BY_CONSTRUCTION = {
     "voip5.fig3.packet_rate_pps.inst12": "the configured streams' rate (1440 load + 4 measured streams x 50/s), "
                                          "less only what guests fail to send",
     "voip5.fig3.bandwidth_mbps.inst12": "the configured packet rate x 78-byte G.729 Ethernet frames",
+    "voip5.fig6.loss_fraction.with_netioc": "the voice pool's equal share (half the link) is over "
+                                            "100 times its 3.9 Mb/s: its own queue cannot fill",
 }
 
 JITTER = (("mean", "jitter.mean_ms"), ("99th percentile", "jitter.p99_ms"))
@@ -165,4 +186,53 @@ def draw_figures(outdir, sweeps, claims):
         line=(f"straight-line fit of PCPU UTIL ({per_instance:.2f} %/instance)", ends,
               [intercept + per_instance * x for x in ends]),
         caption=caption(fig3))
+    written += _fig6_figure(outdir / "fig6", sweeps["fig6"], claims)
+    written += _table2_figure(outdir / "table2", sweeps["fig6"], claims)
     return written
+
+
+def mean_timeline(point, key):
+    """Per second, the mean over ``point``'s replications of the timeline ``key``."""
+    runs = [run["uplink"]["timeline"][key] for run in point.runs]
+    return [sum(values) / len(values) for values in zip(*runs)]
+
+
+def _fig6_figure(stem, sweep, claims):
+    """Fig 6: voice packets lost per second over the run, without and with NetIOC."""
+    first = sweep.points[0].runs[0]["uplink"]
+    start, stop = first["traffic_window_s"]
+    timelines = []
+    for x in sweep.xs():
+        lost = mean_timeline(sweep.at(x), "voice_lost_per_s")
+        # second i covers [i, i + 1): the last step drawn to the run's end
+        timelines.append(Timeline(UPLINKS.get(x, x), list(range(len(lost) + 1)), lost + lost[-1:]))
+    band = next(((f"paper: {c.paper:g}/s, band {c.band[0]:g}-{c.band[1]:g}", *c.band, start, stop)
+                 for c in claims if c.id == "voip5.fig6.loss_pps.without_netioc"), None)
+    return plot_timeline(
+        stem, title="Fig 6: voice packets lost per second, 120 streams beside a UDP flood",
+        xlabel="time (s)", ylabel="voice packets lost per second", timelines=timelines,
+        shade=("UDP flood running (390 K packets/s)", start, stop), band=band,
+        caption=f"Lines: mean over replications of each second's losses. Runs: {sweep.stamp()}.")
+
+
+def _table2_figure(stem, sweep, claims):
+    """Table 2: jitter during the flood, without and with NetIOC, beside the paper's values."""
+    positions = list(range(len(sweep.xs())))
+    ticks = [(i, UPLINKS.get(x, x).split(" (")[0]) for i, x in enumerate(sweep.xs())]
+
+    def marks(metric, label):
+        chosen = [(sweep.xs().index(POINT_CLAIMS[c.id].x), c) for c in claims
+                  if c.id in POINT_CLAIMS and POINT_CLAIMS[c.id].sweep == sweep.name
+                  and POINT_CLAIMS[c.id].metric == metric]
+        return Marks(label, [x for x, _ in chosen], [c.paper for _, c in chosen],
+                     [tuple(c.band) for _, c in chosen])
+
+    return plot_sweep(
+        stem, title="Table 2: jitter while the flood runs (simulated vs paper)", xlabel="uplink",
+        ylabel="RFC 3550 jitter (ms)", xticks=ticks,
+        curves=[Curve(label, positions, sweep.series(metric),
+                      [sweep.at(x).values(metric) for x in sweep.xs()])
+                for label, metric in FLOOD_JITTER],
+        marks=[marks(metric, label) for label, metric in FLOOD_JITTER],
+        caption=caption(sweep, " Jitter of the measuring conference's packets sent while the "
+                               "flood runs."))

@@ -9,9 +9,10 @@ timestamp encodes) and the arrival time at the client (NaN when the packet
 was lost). Its own receive path adds a constant ``latency``: a constant moves
 every arrival equally and so never changes jitter.
 
-A tick's packets leave the uplink evenly spaced, so the recorder keeps one
-row per tick (or per lost part of a tick) and expands the rows into packets
-with numpy only when the arrays are asked for.
+A tick's packets leave a FIFO uplink evenly spaced, so the recorder keeps
+one row per tick (or per lost part of a tick) and expands the rows into
+packets with numpy only when the arrays are asked for; an uplink scheduler
+answers each frame's departure, kept as it is (``departed_frames``).
 """
 
 import numpy as np
@@ -28,6 +29,7 @@ class MeasuringClient:
         # Each row covers streams first_stream .. first_stream + streams - 1 of one tick;
         # stream k arrives at first_departure + k * spacing + latency if k < accepted.
         self._rows = []
+        self._frames = []
 
     def sent(self, tick, send_time, count):
         self._send[tick] = (send_time, count)
@@ -43,8 +45,37 @@ class MeasuringClient:
         send_time, _ = self._send.pop(tick)
         self._rows.append((send_time, 0, count, first_departure, spacing, accepted))
 
+    def departed_frames(self, tick, departures):
+        """Streams 0.. of ``tick`` left the uplink at ``departures`` (NaN: dropped there)."""
+        send_time, _ = self._send.pop(tick)
+        self._frames.append((send_time, np.asarray(departures, dtype=float)))
+
     def arrays(self):
         """(stream ids, send times, receive times) sorted by stream then send time."""
+        if self._frames:
+            return self._sorted(*self._frame_arrays(), *self._row_arrays())
+        if not self._rows:
+            return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
+        return self._sorted(*self._row_arrays())
+
+    def _frame_arrays(self):
+        """(streams, send, receive) of the ticks recorded frame by frame."""
+        counts = np.array([departures.size for _, departures in self._frames], dtype=np.int64)
+        starts = np.cumsum(counts) - counts
+        stream = np.arange(counts.sum()) - np.repeat(starts, counts)
+        send = np.repeat([send_time for send_time, _ in self._frames], counts).astype(float)
+        recv = np.concatenate([departures for _, departures in self._frames]) + self.latency
+        return stream, send, recv
+
+    @staticmethod
+    def _sorted(stream, send, recv, *more):
+        if more:
+            stream, send, recv = (np.concatenate((a, b)) for a, b in zip((stream, send, recv), more))
+        order = np.lexsort((send, stream))
+        return stream[order], send[order], recv[order]
+
+    def _row_arrays(self):
+        """(streams, send, receive) of the ticks recorded as evenly spaced rows."""
         if not self._rows:
             return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
         send, first_stream, streams, first_departure, spacing, accepted = (
@@ -56,8 +87,7 @@ class MeasuringClient:
         recv = first_departure[row] + stream * spacing[row] + self.latency
         recv[stream >= accepted.astype(np.int64)[row]] = np.nan
         send = send.astype(float)[row]
-        order = np.lexsort((send, stream))
-        return stream[order], send[order], recv[order]
+        return stream, send, recv
 
     @property
     def in_flight(self):

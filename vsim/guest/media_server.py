@@ -203,6 +203,11 @@ class MediaServer:
                                               self.workers, background_interval, background_burst)
         self.emitted = 0
 
+    @staticmethod
+    def supports_closed_form():
+        """The closed form plays the ticks' recursions, guest background bursts included."""
+        return True
+
     def start(self):
         for worker in self.workers:
             worker.start()

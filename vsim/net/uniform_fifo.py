@@ -28,6 +28,11 @@ class UniformFifo:
         self.dropped = 0
         self.busy_time = 0.0
 
+    @staticmethod
+    def supports_closed_form():
+        """The closed-form engine may drive it: it needs nothing but the bursts in time order."""
+        return True
+
     def in_system(self, t):
         """Frames queued or in transmission at time ``t``."""
         if self.busy_until <= t:

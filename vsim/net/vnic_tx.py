@@ -15,6 +15,11 @@ A post may end with a monitored conference's frames (``monitored`` of them,
 one per stream); the vNIC tells its ``recorder`` when they were sent, lost at
 the ring, or left the uplink.
 
+The uplink is either the frames-only ``UniformFifo`` (a burst offered at the
+job's end) or, when the vNIC has a ``port`` on a ``SharedUplink``, an uplink
+scheduler that is handed the job's frames one transmit-world frame time
+apart, each with its own departure.
+
 Events: one wakeup and one completion per batch of posts, never per frame.
 """
 
@@ -29,7 +34,7 @@ class VnicTransmit:
     """Transmit ring and hypervisor transmit world of one vNIC."""
 
     def __init__(self, env, machine, world, uplink, recorder, *, tx_cost, rx_cost,
-                 ring_size, wake_rate_hz):
+                 ring_size, wake_rate_hz, port=None, ip_bytes=None):
         self.env = env
         self._call_later = scheduler_for(env)
         self.machine = machine
@@ -47,6 +52,8 @@ class VnicTransmit:
         self.wake_armed = False
         self.posted = 0
         self.ring_drops = 0
+        self.port = port
+        self.ip_bytes = ip_bytes
 
     def post(self, now, count, send_time, tick, monitored=0):
         """The guest posts ``count`` frames of ``tick``; the last ``monitored`` are recorded."""
@@ -112,6 +119,11 @@ class VnicTransmit:
 
     def forward(self, now, count, tick, monitored):
         """Offer a burst of ``count`` frames to the uplink; record its last ``monitored``."""
+        if self.port is not None:
+            departures = self.uplink.send(self.port, now, count, self.cost_per_frame, self.ip_bytes)
+            if tick is not None:
+                self.recorder.departed_frames(tick, departures[count - monitored:])
+            return
         accepted, first, spacing = self.uplink.offer_burst(now, count)
         if tick is not None:
             before = count - monitored

@@ -36,17 +36,19 @@ def check_cgroup_settings(scenario, scheduler, source):
     falls outside 1..10000."""
     if scheduler.policy != POLICY:
         return
-    vm = scenario.vm
     own = scenario.measured_vm.overrides()
-    settings = [("vm", vm)] + ([("measured_vm", scenario.vm_settings(0))] if own else [])
+    settings = [("vm", scenario.vm, True, True)]
+    if own:
+        settings.append(("measured_vm", scenario.vm_settings(0), "reservation" in own, "shares" in own))
+    settings += [(f"group[{index}]", group, True, True) for index, group in enumerate(scenario.group)]
     low, high = CGROUP_WEIGHT_RANGE
-    for section, values in settings:
-        if values.reservation > 0 and (section == "vm" or "reservation" in own):
+    for section, values, check_reservation, check_shares in settings:
+        if values.reservation > 0 and check_reservation:
             fail(source, f"{section}.reservation", f"expected no reservation under the Linux fair "
                  f"policy (a cgroup has no CPU reservation), got {values.reservation}")
-        if values.shares is not None and (section == "vm" or "shares" in own):
-            weight = cgroup_weight(values.shares, vm.vcpus)
+        if values.shares is not None and check_shares:
+            weight = cgroup_weight(values.shares, values.vcpus)
             if not low <= weight <= high:
                 fail(source, f"{section}.shares", f"expected shares giving a cpu.weight within "
-                     f"{low:g}..{high:g} (100 x shares / (1000 x {vm.vcpus} vCPUs)), got "
+                     f"{low:g}..{high:g} (100 x shares / (1000 x {values.vcpus} vCPUs)), got "
                      f"{values.shares:g} (weight {weight:g})")

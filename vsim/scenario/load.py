@@ -8,10 +8,14 @@ logical CPUs, reservations against capacity, affinity against the topology).
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numpy as np
+
 from vsim.core.errors import InputError
+from vsim.net.sources import SOURCES, make_source
 from vsim.scenario import schema
 from vsim.scenario.cgroups import check_cgroup_settings
 from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
+from vsim.scenario.netioc import netioc_tree
 from vsim.scenario.toml_io import apply_overrides, load_toml
 from vsim.scenario.typed import check_field, did_you_mean, fail, from_dict, scalar_fields
 
@@ -95,7 +99,22 @@ def resolve_models(scenario, source, models_dir):
     workload = models["workload"]
     models["codec"] = load_model(models_dir, workload.values.codec, schema.CodecModel,
                                  referrer=str(workload.path), key="params.codec")
+    for index, group in enumerate(scenario.group):
+        where = f"group[{index}]"
+        models[group_role(group.name, "vnic")] = model(group.vnic, schema.VnicModel, f"{where}.vnic")
+        if group.workload == "media_server":
+            own = model(group.model, schema.MediaServerModel, f"{where}.model")
+            if own.values.codec != workload.values.codec:
+                fail(source, f"{where}.model", f"expected a workload with the codec of vm.workload "
+                     f"({workload.values.codec}): one frame size for every media server, got "
+                     f"{own.values.codec}")
+            models[group_role(group.name, "workload")] = own
     return models
+
+
+def group_role(name, role):
+    """Key of a [[group]]'s own model in ``Loaded.models``: ``group.NAME.ROLE``."""
+    return f"group.{name}.{role}"
 
 
 def logical_cpus(scenario, host):
@@ -118,6 +137,10 @@ def check_against_models(scenario, models, source):
                  f"got {len(vm.affinity)}")
     check_cpu_settings(scenario, lcpus, source)
     check_cgroup_settings(scenario, models["scheduler"].values, source)
+    check_groups(scenario, lcpus, source)
+    scenario.check_uplink(source)
+    if scenario.netioc.node:
+        netioc_tree(scenario, models["nic"].values.rate_bps, source)
     if scenario.host.numa_home_nodes:
         check_home_nodes(scenario, models["host"].values, lcpus, source)
     if scenario.sweep is not None:
@@ -139,13 +162,53 @@ def check_cpu_settings(scenario, lcpus, source):
         fail(source, "measured_vm.limit" if "limit" in own else "measured_vm.reservation",
              f"expected the measured VM's limit ({measured.limit}) >= its reservation "
              f"({measured.reservation})")
-    if measured.reservation + vm.reservation * (vm.instances - 1) > lcpus:
+    if vm.instances and measured.reservation + vm.reservation * (vm.instances - 1) > lcpus:
         if "reservation" in own:
             fail(source, "measured_vm.reservation", f"expected reservations within capacity: "
                  f"{measured.reservation} CPUs for the measured VM and {vm.instances - 1} x "
                  f"{vm.reservation} for the others exceed the host's {lcpus} logical CPUs")
         fail(source, "vm.reservation", f"expected reservations within capacity: {vm.instances} x "
              f"{vm.reservation} CPUs exceeds the host's {lcpus} logical CPUs")
+
+
+def check_groups(scenario, lcpus, source):
+    """Each [[group]] has a name of its own and its VMs fit the host, and all VMs'
+    reservations fit its capacity."""
+    names = [group.name for group in scenario.group]
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            fail(source, f"group[{index}].name", f"expected a group name used once, got {name!r}")
+    vm = scenario.vm
+    reserved = (scenario.vm_settings(0).reservation + vm.reservation * (vm.instances - 1)
+                if vm.instances else 0.0)
+    for index, group in enumerate(scenario.group):
+        if group.vcpus > lcpus:
+            fail(source, f"group[{index}].vcpus", f"expected at most {lcpus} vCPUs (the host's "
+                 f"logical CPUs), got {group.vcpus}")
+        if group.traffic is not None:
+            check_traffic(group, f"group[{index}]", source)
+        reserved += group.reservation * group.count
+        if reserved > lcpus:
+            fail(source, f"group[{index}].reservation", f"expected reservations within capacity: "
+                 f"the VMs' reservations up to this group exceed the host's {lcpus} logical CPUs")
+    if scenario.group and scenario.host.numa_home_nodes:
+        fail(source, "host.numa_home_nodes", "expected no NUMA home nodes with [[group]] VMs "
+             "(home nodes are dealt to [vm]'s identical VMs only)")
+
+
+def check_traffic(group, where, source):
+    """A group's traffic: a bulk source of the registry, from an idle VM, with its parameters."""
+    kind = group.traffic.kind
+    if kind not in SOURCES:
+        fail(source, f"{where}.traffic.kind", f"expected one of {sorted(SOURCES)}, got {kind!r}")
+    if group.workload != "idle":
+        fail(source, f"{where}.traffic", "expected bulk traffic from an idle VM only (a media "
+             "server's traffic is its frames)")
+    if SOURCES[kind].discrete:
+        fail(source, f"{where}.traffic.kind", f"expected a bulk source (udp_flood, tcp_stream); "
+             f"{kind}'s frames one by one are not wired into scenarios")
+    make_source(kind, group.traffic.params, source, f"{where}.traffic.params",
+                np.random.default_rng(0))  # its own checks of the parameters
 
 
 def with_point(scenario, models, key, value, source):

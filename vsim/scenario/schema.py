@@ -2,9 +2,10 @@
 
 A scenario TOML file has the tables ``[run]``, ``[host]``, ``[vm]``,
 ``[client]`` and optionally ``[measured_vm]`` (the measured VM's own CPU
-settings), ``[sweep]`` (the independent variable of a figure) and
-``[validate]`` (how close ``vsim validate`` requires the simulation to come
-to measured traces). Component
+settings), ``[[group]]`` (further groups of VMs, each with its own CPU
+settings, workload and traffic), ``[netioc]`` (the uplink's NetIOC tree),
+``[sweep]`` (the independent variable of a figure) and ``[validate]`` (how
+close ``vsim validate`` requires the simulation to come to measured traces). Component
 parameters live in ``models/`` and are validated into the ``*Model`` classes
 here. Every number carries its bounds, so impossible values
 (negative cores, a hyper-threading rate above 1) are rejected with the key
@@ -118,6 +119,10 @@ class NicModel:
     rate_bps: float = field(metadata=positive("bit/s", "line rate"))
     queue_packets: int = field(metadata={"min": 1, "doc": "uplink transmit queue depth"})
     latency: float = field(metadata=non_negative("s", "switch and port latency"))
+    tx_stage_per_packet: float = field(default=0.0, metadata=non_negative(
+        "s", "serial transmit-stage time per frame (vSwitch, uplink scheduler, driver); the "
+             "uplink serves a frame in the longer of this and its wire time. Used by the uplink "
+             "schedulers; the frames-only FIFO of scenarios without bulk traffic models the wire"))
 
 
 @dataclass(frozen=True)
@@ -197,6 +202,11 @@ class HostSection:
     numa_home_nodes: bool = field(default=False, metadata={
         "doc": "confine each VM's vCPUs to one socket, its NUMA home node (VMs dealt round-robin "
                "over the sockets); the hypervisor's transmit worlds stay unconfined"})
+    uplink: Literal["fifo", "multiqueue", "netioc"] = field(default="fifo", metadata={
+        "doc": "uplink scheduler: one drop-tail FIFO, NIC transmit queues served round robin, or "
+               "NetIOC over the [netioc] tree"})
+    uplink_queues: int = field(default=4, metadata={
+        "min": 1, "doc": "NIC transmit queues of the multiqueue uplink"})
     background_tasks: int = field(default=0, metadata={
         "min": 0, "doc": "always-runnable CPU-bound tasks outside the VMs, each in a group of its "
                          "own at the default weight: the host's other work"})
@@ -204,7 +214,8 @@ class HostSection:
 
 @dataclass(frozen=True)
 class VmSection:
-    instances: int = field(default=1, metadata={"min": 1, "doc": "identical media-server VMs"})
+    instances: int = field(default=1, metadata={"min": 0, "doc": "identical media-server VMs "
+                                                               "(0: only [[group]] VMs)"})
     vcpus: int = field(default=4, metadata={"min": 1, "doc": "vCPUs per VM"})
     streams_per_instance: int = field(default=120, metadata={"min": 0, "doc": "load streams per VM"})
     workload: str = field(default="workloads/vmcd_g729", metadata={"doc": "workload model"})
@@ -267,6 +278,110 @@ class ClientSection:
     measuring_conference: bool = field(default=True, metadata={"doc": "add the measuring conference"})
 
 
+@dataclass(frozen=True)
+class TrafficSection:
+    """Bulk traffic a group's VMs send, one source each, from the registry of sources."""
+
+    kind: str = field(metadata={"doc": "traffic source: udp_flood or tcp_stream "
+                                       "(vsim.net.sources)"})
+    params: dict[str, bool | int | float] = field(default_factory=dict, metadata={
+        "doc": "the source's parameters per VM (udp_flood: pps, ip_bytes, on, off, ...; "
+               "tcp_stream: mtu, window_bytes, rtt)"})
+    active_from: float = field(default=0.0, metadata={
+        "min": 0, "max": 1, "doc": "fraction of the run after which the traffic starts, so a "
+                                   "shortened run keeps the scenario's shape"})
+    active_until: float = field(default=1.0, metadata={
+        "min": 0, "max": 1, "min_exclusive": True,
+        "doc": "fraction of the run after which the traffic stops"})
+
+    def validate(self, source, path):
+        if self.active_until <= self.active_from:
+            fail(source, f"{path}.active_until",
+                 f"expected a fraction above active_from ({self.active_from}), got {self.active_until}")
+        for name in ("start", "stop"):
+            if name in self.params:
+                fail(source, f"{path}.params.{name}",
+                     "no absolute start or stop: use active_from and active_until")
+
+
+@dataclass(frozen=True)
+class GroupSection:
+    """A group of identical VMs beside [vm]'s: its own size, CPU settings, workload and traffic."""
+
+    name: str = field(metadata={"doc": "group name; its VMs are NAME0, NAME1, ..."})
+    count: int = field(default=1, metadata={"min": 1, "doc": "VMs in the group"})
+    vcpus: int = field(default=1, metadata={"min": 1, "doc": "vCPUs per VM"})
+    workload: Literal["media_server", "idle"] = field(default="idle", metadata={
+        "doc": "what the guest runs: a media server (model, streams) or nothing but its traffic"})
+    model: str = field(default="workloads/vmcd_g729", metadata={
+        "doc": "workload model of a media server"})
+    streams: int = field(default=0, metadata={"min": 0, "doc": "a media server's streams per VM"})
+    vnic: str = field(default="vnics/vmxnet3", metadata={"doc": "virtual NIC model"})
+    shares: float | None = field(default=None, metadata={"min": 1, "min_exclusive": False,
+                                                         "doc": "CPU shares (default 1000 per vCPU)"})
+    reservation: float = field(default=0.0, metadata=non_negative("CPUs", "CPU reservation per VM"))
+    limit: float | None = field(default=None, metadata=positive("CPUs", "CPU limit per VM"))
+    traffic: TrafficSection | None = field(default=None, metadata={
+        "doc": "bulk traffic each VM sends (none: only its workload's frames)"})
+
+    def background(self, workload):
+        """(burst, interval) of guest background work: the workload model's."""
+        return workload.background_burst, workload.background_interval
+
+    def validate(self, source, path):
+        if self.name == "vm" or not self.name.isidentifier():
+            fail(source, f"{path}.name", f"expected a name of letters, digits and _ other than "
+                 f"'vm' (the [vm] section's VMs), got {self.name!r}")
+        if self.limit is not None and self.limit < self.reservation:
+            fail(source, f"{path}.limit", f"expected a limit >= the reservation ({self.reservation}), "
+                 f"got {self.limit}")
+        if self.reservation > self.vcpus:
+            fail(source, f"{path}.reservation",
+                 f"expected at most {self.vcpus} CPUs (one per vCPU), got {self.reservation}")
+        if self.workload == "media_server" and self.streams == 0:
+            fail(source, f"{path}.streams", "expected the media server's streams per VM (> 0)")
+        if self.workload == "idle" and self.traffic is None:
+            fail(source, f"{path}.traffic", "expected a [group.traffic] table for an idle workload "
+                 "(a VM with neither work nor traffic changes nothing)")
+
+
+@dataclass(frozen=True)
+class NetiocNodeSection:
+    """One node of the NetIOC tree, rates in Mb/s of link time."""
+
+    name: str = field(metadata={"doc": "node name, unique in the tree"})
+    kind: Literal["class", "pool", "port"] = field(default="class", metadata={
+        "doc": "traffic class (a leaf when nothing is below it), resource pool or port"})
+    parent: str | None = field(default=None, metadata={"doc": "the node it belongs to (none: "
+                                                              "directly under the uplink)"})
+    shares: float = field(default=50.0, metadata=positive(None, "weight for what reservations leave"))
+    reservation_mbps: float = field(default=0.0, metadata=non_negative("Mb/s", "guaranteed rate"))
+    limit_mbps: float | None = field(default=None, metadata=positive("Mb/s", "most it may send"))
+    members: list[str] = field(default_factory=tuple, metadata={
+        "doc": "VM groups ('vm' for [vm]) whose vNICs a leaf carries"})
+
+
+@dataclass(frozen=True)
+class NetiocSection:
+    """The NetIOC tree of the host's uplink (used when host.uplink = "netioc")."""
+
+    node: list[NetiocNodeSection] = field(default_factory=tuple, metadata={
+        "doc": "the nodes, parents before their children"})
+
+    def validate(self, source, path):
+        names = set()
+        for index, node in enumerate(self.node):
+            where = f"{path}.node[{index}]"
+            if node.name in names:
+                fail(source, f"{where}.name", f"expected a name used once in the tree, got {node.name!r}")
+            if node.parent is not None and node.parent not in names:
+                fail(source, f"{where}.parent", f"expected a node listed before it, got {node.parent!r}")
+            names.add(node.name)
+        members = [m for node in self.node for m in node.members]
+        if len(set(members)) != len(members):
+            fail(source, f"{path}.node", "expected each VM group in the members of one node only")
+
+
 SWEPT_SECTIONS = {"host": HostSection, "vm": VmSection, "measured_vm": MeasuredVmSection,
                   "client": ClientSection}
 
@@ -275,7 +390,7 @@ def sweepable_keys():
     """Dotted keys a ``[sweep]`` may vary: every number or true/false key of [host], [vm],
     [measured_vm], [client], and every such model parameter as ``params.ROLE.NAME``."""
     keys = {f"{section}.{name}": (cls, name) for section, cls in SWEPT_SECTIONS.items()
-            for name in scalar_fields(cls)}
+            for name in scalar_fields(cls, choices=True)}
     keys.update({f"params.{role}.{name}": (cls, name) for role, cls in MODEL_ROLES.items()
                  for name in scalar_fields(cls)})
     return keys
@@ -283,11 +398,11 @@ def sweepable_keys():
 
 @dataclass(frozen=True)
 class SweepSection:
-    key: str = field(metadata={"doc": "the independent variable: a number or true/false key of "
-                                      "[host], [vm], [measured_vm] or [client] (vm.instances, "
-                                      "host.hyperthreading, vm.reservation, measured_vm.shares, "
+    key: str = field(metadata={"doc": "the independent variable: a number, true/false or choice "
+                                      "key of [host], [vm], [measured_vm] or [client] (vm.instances, "
+                                      "host.hyperthreading, host.uplink, measured_vm.shares, "
                                       "...) or a model parameter (params.host.ht_rate, ...)"})
-    values: list[bool | int | float] = field(metadata={
+    values: list[bool | int | float | str] = field(metadata={
         "doc": "values of the independent variable, each checked as the key itself is"})
 
     def validate(self, source, path):
@@ -340,6 +455,9 @@ class Scenario:
     params: dict[str, dict[str, bool | int | float]] = field(default_factory=dict, metadata={
         "doc": "model parameters set by this scenario instead of the model files, by role: "
                "[params.host] ht_rate = 0.8 (roles: " + ", ".join(MODEL_ROLES) + ")"})
+    group: list[GroupSection] = field(default_factory=tuple, metadata={
+        "doc": "further groups of VMs ([[group]] tables), after [vm]'s"})
+    netioc: NetiocSection = field(default_factory=NetiocSection)
     sweep: SweepSection | None = None
     validate: ValidateSection = field(default_factory=ValidateSection)
 
@@ -348,3 +466,27 @@ class Scenario:
         values set in [measured_vm]."""
         overrides = self.measured_vm.overrides() if index == 0 else {}
         return replace(self.vm, **overrides) if overrides else self.vm
+
+    def group_names(self):
+        """Names of the VM groups: 'vm' for [vm]'s VMs, then each [[group]]'s."""
+        return ["vm"] + [group.name for group in self.group]
+
+    def check_uplink(self, source):
+        """The NetIOC tree names only known VM groups and, when the uplink uses it, places
+        every VM group on one leaf."""
+        names = self.group_names()
+        placed_groups = names if self.vm.instances else names[1:]
+        for index, node in enumerate(self.netioc.node):
+            for member in node.members:
+                if member not in names:
+                    fail(source, f"netioc.node[{index}].members",
+                         f"expected VM groups ({', '.join(names)}), got {member!r}")
+        if self.host.uplink == "netioc":
+            if not self.netioc.node:
+                fail(source, "netioc.node", 'expected the NetIOC tree ([[netioc.node]] tables) '
+                     'with host.uplink = "netioc"')
+            placed = {m for node in self.netioc.node for m in node.members}
+            for name in placed_groups:
+                if name not in placed:
+                    fail(source, "netioc.node", f"expected VM group '{name}' among the members "
+                         "of a leaf")

@@ -5,11 +5,15 @@ The model: a host (``Machine`` with its scheduling policy) running
 its share of the uplink; the first VM also serves the measuring conference,
 whose packets the measuring client timestamps. Every VM's last conference is
 timestamped the same way by its own receiver, so each VM's jitter is reported
-too. Everything random draws from streams named after the component, so the
-same seed gives the same run.
+too. ``[[group]]`` VMs follow: more media servers with their own settings,
+and VMs sending bulk traffic (``vsim.guest.traffic_vm``) on the host's
+uplink (``vsim.scenario.host_uplink``). Everything random draws from streams
+named after the component, so the same seed gives the same run.
 """
 
 import math
+from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 
@@ -22,12 +26,45 @@ from vsim.core.rng import RandomStreams
 from vsim.core.units import to_ms
 from vsim.guest.measuring_client import MeasuringClient
 from vsim.guest.media_server import MediaServer
+from vsim.guest.sender_cpu import SenderCpu
+from vsim.guest.traffic_vm import TrafficVm
 from vsim.metrics.jitter import stream_jitter_samples
 from vsim.net.frames import frame_bytes, ip_bytes_for_rtp
-from vsim.net.uniform_fifo import UniformFifo
+from vsim.net.shared_uplink import VOICE_CLASS, SharedUplink
+from vsim.net.sources import make_source
 from vsim.net.vnic_tx import VnicTransmit
 from vsim.scenario import cgroups, uncontended
 from vsim.scenario.host_background import BackgroundTasks
+from vsim.scenario.host_uplink import make_host_uplink
+from vsim.scenario.load import group_role
+from vsim.scenario.uplink_summary import uplink_summary
+
+
+class _ServerVm(NamedTuple):
+    """What a media-server VM is built from."""
+
+    name: str
+    group: str
+    cpu: dict
+    vcpus: int
+    affinity: object
+    work: object
+    vnic: object
+    streams: int
+    background: tuple
+    measuring: bool
+
+
+class _TrafficVmSpec(NamedTuple):
+    """What a VM sending bulk traffic is built from."""
+
+    name: str
+    group: str
+    cpu: dict
+    vcpus: int
+    vnic: object
+    traffic: object
+    where: str
 
 
 class Simulation:
@@ -38,9 +75,11 @@ class Simulation:
     world ever waits for a CPU) or ``"auto"``: the closed form where it
     applies, since it gives the same packets and jitter, the events elsewhere.
 
-    ``receivers`` holds one recorder per VM for its monitored conference;
-    ``client`` is the first VM's, the measuring client when the scenario has
-    a measuring conference.
+    ``receivers`` holds one recorder per media-server VM for its monitored
+    conference; ``client`` is the first [vm] VM's (None without one), the
+    measuring client when the scenario has a measuring conference. The
+    closed form is taken only when the machine and every component (media
+    servers, traffic VMs, the uplink) say they support it.
     """
 
     ENGINES = ("auto", "events", "uncontended")
@@ -51,6 +90,7 @@ class Simulation:
         scenario = loaded.scenario
         m = {role: model.values for role, model in loaded.models.items()}
         self.scenario = scenario
+        self.voice_flows, self.traffic_groups = [], []
         self.env = env = Environment()
         streams = RandomStreams(seed)
         host = m["host"]
@@ -60,51 +100,73 @@ class Simulation:
         policy = make_policy(sched.policy, **sched.policy_params())
         self.machine = Machine(env, self.topology, policy, quantum=sched.quantum, period=sched.period,
                                costop_threshold=sched.machine_costop_threshold())
-        linux = sched.policy == cgroups.POLICY
-        codec, nic, vnic, work = m["codec"], m["nic"], m["vnic"], m["workload"]
+        self.linux = sched.policy == cgroups.POLICY
+        codec, nic = m["codec"], m["nic"]
         self.ip_bytes = ip_bytes_for_rtp(codec.payload_bytes)
-        self.uplink = UniformFifo(nic.rate_bps, nic.queue_packets, nic.latency, self.ip_bytes)
         vm = scenario.vm
-        self.background = burst, interval = vm.background(work)
-        self.receivers = [MeasuringClient(m["client"].latency) for _ in range(vm.instances)]
-        self.client = self.receivers[0]
-        self.vms, self.vnics, self.servers = [], [], []
-        for i in range(vm.instances):
-            name = f"vm{i}"
-            cpu = cpu_settings(scenario.vm_settings(i))
-            shares = cgroups.cgroup_weight(cpu["shares"], vm.vcpus) if linux else cpu["shares"]
-            group = Group(name, shares=shares, reservation=cpu["reservation"],
-                          limit=cpu["limit"] if cpu["limit"] is not None else math.inf)
-            affinity = self._home_node(i) if scenario.host.numa_home_nodes else vm.affinity
-            for j in range(vm.vcpus):
-                World(f"{name}.vcpu{j}", group, affinity=affinity)
-            self.machine.add_group(group)
-            tx_shares = cgroups.CGROUP_WEIGHT_DEFAULT if linux else 1000.0  # Group's default
-            tx_group = Group(f"{name}.vnic-tx", shares=tx_shares, cosched=False)
-            tx_world = World(f"{name}.vnic-tx", tx_group)
-            self.machine.add_group(tx_group)
+        self.background = vm.background(m["workload"])
+        specs = list(self._vm_specs(loaded))
+        traffic_specs = list(self._traffic_specs(loaded))
+        self.uplink = make_host_uplink(scenario, nic, self.ip_bytes,
+                                       [spec.group for spec in specs] + [t.group for t in traffic_specs],
+                                       streams.stream("uplink"), loaded.source)
+        shared = isinstance(self.uplink, SharedUplink)
+        self.receivers = [MeasuringClient(m["client"].latency) for _ in specs]
+        self.client = self.receivers[0] if vm.instances else None
+        self.measuring = scenario.client.measuring_conference and vm.instances > 0
+        self.rtp_interval = codec.packet_interval
+        self.vms, self.vnics, self.servers, self.traffic = [], [], [], []
+        for i, spec in enumerate(specs):
+            group = self._add_vm(spec.name, spec.cpu, spec.vcpus, spec.affinity)
+            tx_world = self._add_transmit_world(spec.name)
+            vnic = spec.vnic
+            port = self.uplink.add_port(spec.name) if shared else None
             tx = VnicTransmit(env, self.machine, tx_world, self.uplink, self.receivers[i],
                               tx_cost=vnic.tx_cost, rx_cost=vnic.rx_cost, ring_size=vnic.tx_ring,
-                              wake_rate_hz=vnic.wake_rate_hz)
-            server = MediaServer(env, self.machine, group, tx, streams, name,
-                                 streams=vm.streams_per_instance, participants=work.participants,
+                              wake_rate_hz=vnic.wake_rate_hz, port=port, ip_bytes=self.ip_bytes)
+            work = spec.work
+            burst, interval = spec.background
+            server = MediaServer(env, self.machine, group, tx, streams, spec.name,
+                                 streams=spec.streams, participants=work.participants,
                                  tick=codec.packet_interval, frame_cost=work.frame_cost,
                                  frame_cost_cv=work.frame_cost_cv, tick_overhead=work.tick_overhead,
                                  timer_median=work.timer_median, timer_sigma=work.timer_sigma,
-                                 measuring_conference=scenario.client.measuring_conference and i == 0,
+                                 measuring_conference=spec.measuring,
                                  background_burst=burst, background_interval=interval,
                                  aligned_phases=work.aligned_phases)
+            if shared:
+                frames = sum(worker.streams for worker in server.workers)
+                flow = self.uplink.add_flow(port, self.ip_bytes, VOICE_CLASS, discrete=True)
+                self.voice_flows.append((flow, frames / codec.packet_interval))
             self.vms.append(group)
             self.vnics.append(tx)
             self.servers.append(server)
-        self.background_tasks = BackgroundTasks(self.machine, scenario.host.background_tasks, linux)
+        for index, spec in enumerate(traffic_specs):
+            group = self._add_vm(spec.name, spec.cpu, spec.vcpus, None)
+            tx_world = self._add_transmit_world(spec.name)
+            port = self.uplink.add_port(spec.name)
+            traffic = spec.traffic
+            probe = make_source(traffic.kind, traffic.params, loaded.source, spec.where)
+            flow = self.uplink.add_flow(port, probe.ip_bytes, VOICE_CLASS + 1 + index,
+                                        elastic=probe.elastic, discrete=probe.discrete)
+            cpu = SenderCpu(env, self.machine, group.worlds, tx_world, spec.vnic.tx_cost,
+                            partial(self.uplink.frames_rate, flow))
+            self.traffic.append(TrafficVm(
+                env, self.uplink, flow, traffic.kind, traffic.params,
+                active_from=traffic.active_from, active_until=traffic.active_until,
+                rng=streams.stream(f"{spec.name}.traffic"), cpu=cpu, source=loaded.source,
+                where=spec.where))
+            self.traffic_groups.append(spec.group)
+        self.background_tasks = BackgroundTasks(self.machine, scenario.host.background_tasks, self.linux)
+        components = [*self.servers, *self.traffic, self.uplink]
         # the closed form plays the VMs' worlds only; the host's other work needs the events
-        fits = uncontended.applies(self.machine) and not self.background_tasks.worlds
+        fits = (uncontended.applies(self.machine) and not self.background_tasks.worlds
+                and all(c.supports_closed_form() for c in components))
         if engine == "uncontended" and not fits:
             raise ValueError(f"expected a whole core per world, no limits, reservations or "
-                             f"affinity for the uncontended engine; "
-                             f"this host runs {len(self.machine.worlds)} worlds on "
-                             f"{self.topology.cores} cores")
+                             f"affinity, no bulk traffic and a FIFO uplink for the uncontended "
+                             f"engine; this host runs "
+                             f"{len(self.machine.worlds)} worlds on {self.topology.cores} cores")
         if engine == "auto":
             engine = "uncontended" if fits else "events"
         self.engine = engine
@@ -125,6 +187,56 @@ class Simulation:
             for worker in server.workers:
                 worker.record_ticks()
 
+    def _add_vm(self, name, cpu, vcpus, affinity):
+        """A VM's CPU group with its vCPU worlds, added to the machine (on a Linux host its
+        shares become the cgroup weight, ``vsim.scenario.cgroups``)."""
+        shares = cgroups.cgroup_weight(cpu["shares"], vcpus) if self.linux else cpu["shares"]
+        group = Group(name, shares=shares, reservation=cpu["reservation"],
+                      limit=cpu["limit"] if cpu["limit"] is not None else math.inf)
+        for j in range(vcpus):
+            World(f"{name}.vcpu{j}", group, affinity=affinity)
+        self.machine.add_group(group)
+        return group
+
+    def _add_transmit_world(self, name):
+        """A VM's vNIC transmit world in a group of its own (a cgroup of default weight on Linux)."""
+        shares = cgroups.CGROUP_WEIGHT_DEFAULT if self.linux else 1000.0  # Group's default
+        tx_group = Group(f"{name}.vnic-tx", shares=shares, cosched=False)
+        tx_world = World(f"{name}.vnic-tx", tx_group)
+        self.machine.add_group(tx_group)
+        return tx_world
+
+    def _vm_specs(self, loaded):
+        """The media-server VMs: [vm]'s instances, then each media-server [[group]]'s VMs."""
+        scenario, models = loaded.scenario, loaded.models
+        vm = scenario.vm
+        work, vnic = models["workload"].values, models["vnic"].values
+        for i in range(vm.instances):
+            affinity = self._home_node(i) if scenario.host.numa_home_nodes else vm.affinity
+            yield _ServerVm(f"vm{i}", "vm", cpu_settings(scenario.vm_settings(i)), vm.vcpus,
+                            affinity, work, vnic, vm.streams_per_instance, self.background,
+                            scenario.client.measuring_conference and i == 0)
+        for group in scenario.group:
+            if group.workload != "media_server":
+                continue
+            work = models[group_role(group.name, "workload")].values
+            vnic = models[group_role(group.name, "vnic")].values
+            for i in range(group.count):
+                yield _ServerVm(f"{group.name}[{i}]", group.name, cpu_settings(group), group.vcpus,
+                                None, work, vnic, group.streams, group.background(work), False)
+
+    @staticmethod
+    def _traffic_specs(loaded):
+        """The VMs that send bulk traffic: each [[group]] VM with a traffic table (checked
+        when the scenario was loaded)."""
+        for index, group in enumerate(loaded.scenario.group):
+            if group.traffic is None:
+                continue
+            vnic = loaded.models[group_role(group.name, "vnic")].values
+            for i in range(group.count):
+                yield _TrafficVmSpec(f"{group.name}[{i}]", group.name, cpu_settings(group),
+                                     group.vcpus, vnic, group.traffic, f"group[{index}].traffic.params")
+
     def _home_node(self, index):
         """Logical CPUs of VM ``index``'s NUMA home node: the sockets in turn.
 
@@ -137,9 +249,20 @@ class Simulation:
         node = index % topology.sockets
         return range(node * per_node, (node + 1) * per_node)
 
+    def _start_traffic(self, duration):
+        """Declare the media servers' frame rates to the uplink and schedule the bulk traffic."""
+        self.uplink.begin(duration)
+        for flow, pps in self.voice_flows:
+            self.uplink.set_rate(0.0, flow, pps)
+        rate = self.uplink.scheduler.rate_bps
+        for vm in self.traffic:
+            vm.start(duration, rate)
+
     def _snapshot(self):
         now = self.env.now
+        shared = isinstance(self.uplink, SharedUplink)
         return {
+            "flows": self.uplink.flow_packets(now) if shared else None,
             "lcpu_busy": np.array(self.machine.lcpu_utilisation(now)) * now,
             "core_busy": np.array(self.machine.core_utilisation(now)) * now,
             "worlds": {w.name: (self._used(w, now), self._ready(w, now), self._costop(w, now))
@@ -179,6 +302,8 @@ class Simulation:
                 progress(duration)
             return self._summary(start, end, duration - warmup, warmup)
         self.background_tasks.start()
+        if isinstance(self.uplink, SharedUplink):
+            self._start_traffic(duration)
         for server in self.servers:
             server.start()
         self._run_until(warmup, duration / self.PROGRESS_STEPS, progress)
@@ -210,7 +335,7 @@ class Simulation:
                    + end["uplink_dropped"] - start["uplink_dropped"])
         sent = end["uplink_sent"] - start["uplink_sent"]
         per_vm = [_conference_jitter(receiver, warmup) for receiver in self.receivers]
-        has_measuring = self.scenario.client.measuring_conference
+        has_measuring = self.measuring
         samples, measured, measured_lost = per_vm[0] if has_measuring else (np.zeros(0), 0, 0)
         frame = frame_bytes(self.ip_bytes)
         vms = {}
@@ -253,7 +378,7 @@ class Simulation:
                 "loss_fraction": dropped / emitted if emitted else 0.0,
                 "packet_rate_pps": sent / window,
                 "offered_pps": sum(w.streams for srv in self.servers for w in srv.workers)
-                               / self.servers[0].rtp_interval,
+                               / self.rtp_interval,
                 "bandwidth_mbps": sent * frame * 8 / window / 1e6,
                 "bandwidth_definition": f"Ethernet frames of {frame} B (header and FCS, no preamble or gap)",
             },
@@ -268,7 +393,7 @@ class Simulation:
         }
         vm = self.scenario.vm
         burst, _ = self.background
-        if burst > 0:
+        if burst > 0 and self.vms:
             bursts = end["background_bursts"] - start["background_bursts"]
             summary["guest_background"] = {
                 "bursts_per_vm_per_s": bursts / len(self.vms) / window,
@@ -277,6 +402,8 @@ class Simulation:
                 "definition": "Poisson bursts of guest background work queued with the media "
                               "ticks on a random worker vCPU, counted after warm-up",
             }
+        if isinstance(self.uplink, SharedUplink):
+            summary["uplink"] = uplink_summary(self, start, end, window, warmup)
         own = self.scenario.measured_vm.overrides()
         if own:
             measured, others = cpu_settings(self.scenario.vm_settings(0)), cpu_settings(vm)

@@ -7,7 +7,7 @@ works with typed, already-validated values. Every problem is reported as an
 and what was expected, on one line.
 
 Supported annotations: ``int``, ``float`` (ints accepted), ``bool``, ``str``,
-a union of ``bool``, ``int`` and ``float`` (any of them, kept as written),
+a union of ``bool``, ``int``, ``float`` and ``str`` (any of them, kept as written),
 ``Literal[...]``, ``X | None``, ``list[X]`` and ``tuple[X, ...]`` (both stored
 as tuples), ``dict[str, X]`` and nested dataclasses. ``bool`` is never
 accepted where a number is expected. Field metadata may carry ``min``,
@@ -81,14 +81,17 @@ def check_field(cls, name, value, *, source, path):
     return _convert(annotation, value, field.metadata, source, path)
 
 
-def scalar_fields(cls):
-    """Names of the fields of ``cls`` that hold one number or boolean (optional or not)."""
+def scalar_fields(cls, choices=False):
+    """Names of the fields of ``cls`` that hold one number or boolean (optional or not);
+    with ``choices``, also those holding one of a fixed set of strings (a ``Literal``)."""
     names = []
     for name, (annotation, _) in _schema(cls).items():
         kind, args = _kind(annotation)
         if kind == "optional":
             annotation = args[0]
-        if annotation in (int, float, bool):
+            kind, args = _kind(annotation)
+        if annotation in (int, float, bool) or (
+                choices and kind == "literal" and all(isinstance(arg, str) for arg in args)):
             names.append(name)
     return names
 
@@ -155,7 +158,7 @@ def _kind(annotation):
         present = tuple(arg for arg in args if arg is not type(None))
         if len(present) == 1 and len(args) == 2:
             return "optional", present
-        if present == args and all(arg in (bool, int, float) for arg in args):
+        if present == args and all(arg in (bool, int, float, str) for arg in args):
             return "scalars", args
     if origin is list and len(args) == 1:
         return "sequence", args

@@ -132,6 +132,8 @@ def axis(sweep):
     label = sweep.key + (f" ({meta['unit']})" if meta.get("unit") else "")
     if all(isinstance(x, bool) for x in xs):
         return [int(x) for x in xs], label, [(int(x), show(x)) for x in xs]
+    if all(isinstance(x, str) for x in xs):
+        return list(range(len(xs))), label, list(enumerate(xs))
     return xs, label, None
 
 

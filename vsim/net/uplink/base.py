@@ -146,7 +146,7 @@ class UplinkScheduler:
         classes = np.broadcast_to(np.asarray(classes, dtype=np.int64), times.shape)
         ports = np.broadcast_to(np.asarray(ports, dtype=np.int64), times.shape)
         queue = self.queue_index(classes, ports)
-        for q in np.unique(queue):
+        for q in ([queue[0]] if queue.min() == queue.max() else np.unique(queue)):
             mine = np.flatnonzero(queue == q)
             departures = self.queues[q].offer(times[mine], work[mine], units[mine])
             if self.non_preemptive and self._other_busy[q] > 0:

@@ -47,17 +47,25 @@ class NetiocScheduler(UplinkScheduler):
     def queue_index(self, classes, ports):
         classes = np.asarray(classes)
         ports = np.asarray(ports)
+        if ports.size and ports.min() == ports.max() and classes.min() == classes.max():
+            # one port and class (a vNIC's burst): one look-up
+            return np.full(ports.shape, self._leaf(int(ports.flat[0]), int(classes.flat[0])),
+                           dtype=np.int64)
         out = np.empty(ports.shape, dtype=np.int64)
         pairs, inverse = np.unique(np.stack((ports.ravel(), classes.ravel())), axis=1,
                                    return_inverse=True)
         looked = np.empty(pairs.shape[1], dtype=np.int64)
         for j, (port, cls) in enumerate(pairs.T.tolist()):
-            leaf = self._port_leaf.get(port, self._class_leaf.get(cls))
-            if leaf is None:
-                raise ValueError(f"port {port} of class {cls} is not mapped to a NetIOC leaf")
-            looked[j] = leaf
+            looked[j] = self._leaf(port, cls)
         out.ravel()[:] = looked[np.asarray(inverse).ravel()]
         return out
+
+    def _leaf(self, port, cls):
+        """Queue of a frame or flow from ``port`` in class ``cls``: by port, else by class."""
+        leaf = self._port_leaf.get(port, self._class_leaf.get(cls))
+        if leaf is None:
+            raise ValueError(f"port {port} of class {cls} is not mapped to a NetIOC leaf")
+        return leaf
 
     def service_rates(self, demand):
         demands = {leaf: float(d) * self.rate_bps for leaf, d in zip(self.leaves, demand)}

@@ -1,0 +1,74 @@
+"""The netioc-vsphere6 recipe: single-host claims from short runs, cluster claims not modelled."""
+
+import json
+
+import pytest
+
+from vsim.experiments import netioc_vsphere6
+from vsim.experiments.claims import in_band, load_claims
+from vsim.experiments.reproduce import (claim_rows, claims_json, recipe, results_json, run_studies,
+                                        write_study_outputs)
+from vsim.sweep.executor import RunPlan
+
+TINY = RunPlan(duration=20.0, warmup=1.0, replications=1)
+SINGLE_HOST = ("netioc6.reservation_cap_fraction", "netioc6.fig2.equal_shares.vm_gbps",
+               "netioc6.fig2.a.vm1_gbps", "netioc6.fig2.a.vm2_gbps", "netioc6.exp1.min_vm_mbps",
+               "netioc6.exp1.vm_throughput_cv")
+
+
+@pytest.fixture(scope="module")
+def reproduced():
+    results = run_studies([netioc_vsphere6.NAME], TINY, jobs=1)
+    return results, claim_rows(load_claims(), results)
+
+
+def test_the_study_is_registered():
+    assert recipe("netioc-vsphere6") is netioc_vsphere6
+
+
+def test_single_host_claims_have_values_and_the_rest_are_not_modelled(reproduced):
+    rows = {row.claim.id: row for row in reproduced[1] if row.claim.study == "netioc-vsphere6"}
+    for claim_id, row in rows.items():
+        if claim_id in SINGLE_HOST:
+            assert row.value is not None and row.kind != "not modelled", claim_id
+        else:
+            assert row.value is None and row.kind == "not modelled", claim_id
+    assert rows["netioc6.reservation_cap_fraction"].kind == "by construction"
+    assert rows["netioc6.fig2.a.vm1_gbps"].kind == "predicted"
+
+
+def test_the_values_follow_from_link_time_shares(reproduced):
+    values = {row.claim.id: row.value for row in reproduced[1]}
+    goodput = 1448 / 1538  # 1500-byte MTU with timestamps, per wire byte
+    assert values["netioc6.reservation_cap_fraction"] == pytest.approx(0.75, abs=1e-8)
+    assert values["netioc6.fig2.equal_shares.vm_gbps"] == pytest.approx(10 / 3 * goodput)
+    assert values["netioc6.fig2.a.vm1_gbps"] == pytest.approx((7.5 + 2.5 / 3) * goodput)
+    assert values["netioc6.fig2.a.vm2_gbps"] == pytest.approx(2.5 / 3 * goodput)
+    # Exp 1 after the vMotion starts: 4.8 Gb/s reserved plus half of the 5.2 Gb/s left
+    assert values["netioc6.exp1.min_vm_mbps"] == pytest.approx((4800 + 2600) / 12 * goodput)
+    assert values["netioc6.exp1.vm_throughput_cv"] == pytest.approx(0.0, abs=1e-12)
+    assert in_band(values["netioc6.fig2.equal_shares.vm_gbps"], [2.95, 3.25])
+
+
+def test_outputs_written(tmp_path, reproduced):
+    results, rows = reproduced
+    written = write_study_outputs(tmp_path, results[0], rows)
+    names = {path.name for path in written}
+    assert {"fig2_host1.png", "exp1.svg", "comparison.md", "results.json"} <= names
+    doc = json.loads(claims_json(rows))
+    assert any(entry["id"] == "netioc6.exp1.min_vm_mbps" and entry["value"] for entry in doc["claims"])
+
+
+def test_largest_reservable_fraction_finds_the_trees_rule():
+    assert netioc_vsphere6.largest_reservable_fraction(1e10) == pytest.approx(0.75, abs=1e-8)
+
+
+@pytest.mark.parametrize("values, cv", [([5.0, 5.0, 5.0], 0.0), ([1.0, 3.0], 0.5)])
+def test_coefficient_of_variation(values, cv):
+    assert netioc_vsphere6.coefficient_of_variation(values) == pytest.approx(cv)
+
+
+def test_parallel_runs_give_the_serial_claims(reproduced):
+    parallel = run_studies([netioc_vsphere6.NAME], TINY, jobs=2)
+    assert claims_json(claim_rows(load_claims(), parallel)) == claims_json(reproduced[1])
+    assert results_json(parallel[0]) == results_json(reproduced[0][0])

@@ -1,0 +1,136 @@
+"""The shared uplink: frames handed over spaced, counted per second, flows integrated."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from vsim.net.frames import serialization_time
+from vsim.net.hclock.tree import Node, Tree
+from vsim.net.shared_uplink import DELAY_BIN, SharedUplink
+from vsim.net.txpath.cost import PathCost
+from vsim.net.uplink import make_uplink_scheduler
+
+GIGABIT = 1e9
+VOICE_IP = 60
+
+
+def fifo(limit=1024, per_packet=0.0, latency=0.0, seed=1):
+    return SharedUplink(make_uplink_scheduler(
+        "fifo", GIGABIT, limit, rng=np.random.default_rng(seed), cost=PathCost(per_packet),
+        latency=latency))
+
+
+def test_frames_leave_spaced_and_end_at_the_job_end():
+    uplink = fifo(latency=1e-5)
+    port = uplink.add_port("vm0")
+    uplink.begin(10.0)
+    departures = uplink.send(port, 2.0, 5, 6e-6, VOICE_IP)
+    handed = 2.0 - 6e-6 * np.arange(4, -1, -1)
+    service = serialization_time(VOICE_IP, GIGABIT)
+    assert departures == pytest.approx(handed + service + 1e-5, abs=1e-12)
+    assert uplink.sent == 5 and uplink.dropped == 0
+    assert uplink.busy_time == pytest.approx(5 * service)
+    mean, p99 = uplink.delay_stats()
+    assert abs(mean - (service + 1e-5)) <= DELAY_BIN and abs(p99 - (service + 1e-5)) <= DELAY_BIN
+
+
+def test_frames_are_never_handed_before_earlier_ones():
+    uplink = fifo()
+    port = uplink.add_port("vm0")
+    uplink.begin(10.0)
+    uplink.send(port, 1.0, 3, 0.0, VOICE_IP)
+    departures = uplink.send(port, 1.0 + 1e-6, 10, 1e-6, VOICE_IP)  # would start at 0.999991
+    assert np.all(np.diff(departures) > 0) and departures[0] > 1.0
+
+
+def test_a_full_queue_drops_and_the_drops_are_counted_in_their_second():
+    uplink = fifo(limit=4)
+    port = uplink.add_port("vm0")
+    uplink.begin(3.0)
+    departures = uplink.send(port, 1.5, 10, 0.0, VOICE_IP)
+    assert np.isnan(departures).tolist() == [False] * 4 + [True] * 6  # four places in all
+    assert uplink.offered_per_s[port].tolist() == [0, 10, 0]
+    assert uplink.dropped_per_s[port].tolist() == [0, 6, 0]
+    assert (uplink.sent, uplink.dropped) == (4, 6)
+
+
+def test_a_burst_across_a_second_is_binned_frame_by_frame():
+    uplink = fifo()
+    port = uplink.add_port("vm0")
+    uplink.begin(3.0)
+    uplink.send(port, 2.25, 5, 0.125, VOICE_IP)  # frames at 1.75 .. 2.25
+    assert uplink.offered_per_s[port].tolist() == [0, 2, 3]
+
+
+def test_flows_are_integrated_over_the_rates_in_force():
+    uplink = fifo()
+    port = uplink.add_port("flood")
+    flow = uplink.add_flow(port, 1000, 1)
+    uplink.begin(10.0)
+    uplink.set_rate(0.0, flow, 0.0)
+    uplink.set_rate(2.0, flow, 50_000.0)  # 408 Mb/s of frames: under the link
+    uplink.set_rate(6.0, flow, 0.0)
+    offered, delivered = uplink.flow_packets(10.0)
+    assert offered == pytest.approx([200_000.0]) and delivered == pytest.approx([200_000.0])
+
+
+def test_an_overloaded_flow_is_delivered_at_the_stage_ceiling():
+    per_packet = 2.6e-6
+    uplink = fifo(per_packet=per_packet)
+    flow = uplink.add_flow(uplink.add_port("flood"), 264, 1)
+    uplink.begin(10.0)
+    uplink.set_rate(0.0, flow, 500_000.0)
+    offered, delivered = uplink.flow_packets(4.0)
+    assert offered[0] == pytest.approx(2_000_000.0)
+    assert delivered[0] == pytest.approx(4.0 / per_packet)
+
+
+def test_netioc_keeps_a_ports_frames_out_of_a_flooded_leaf():
+    tree = Tree([Node("voice", "class"), Node("flood", "class")], GIGABIT)
+    scheduler = make_uplink_scheduler("netioc", GIGABIT, 64, rng=np.random.default_rng(1),
+                                      cost=PathCost(2.6e-6), tree=tree,
+                                      port_leaf={0: "voice", 1: "flood"})
+    uplink = SharedUplink(scheduler)
+    voice, flood = uplink.add_port("vm0"), uplink.add_port("flood0")
+    flow = uplink.add_flow(flood, 264, 1)
+    uplink.begin(5.0)
+    uplink.set_rate(0.0, flow, 500_000.0)
+    lost = sum(np.count_nonzero(np.isnan(uplink.send(voice, 1.0 + k * 0.005, 30, 6e-6, VOICE_IP)))
+               for k in range(100))
+    assert lost == 0
+    assert uplink.dropped_per_s[voice].sum() == 0 and uplink.offered_per_s[voice].sum() == 3000
+
+
+def test_the_closed_form_engine_is_refused():
+    assert SharedUplink.supports_closed_form() is False
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.floats(0.0, 0.01), st.integers(1, 40), st.floats(0.0, 2e-5)),
+                min_size=1, max_size=30),
+       st.integers(2, 64))
+def test_every_frame_is_counted_once(bursts, limit):
+    uplink = fifo(limit=limit, per_packet=2e-6)
+    port = uplink.add_port("vm0")
+    uplink.begin(2.0)
+    t, handed, lost = 0.5, 0, 0
+    for gap, count, spacing in bursts:
+        t += gap + count * spacing
+        departures = uplink.send(port, t, count, spacing, VOICE_IP)
+        handed += count
+        lost += int(np.count_nonzero(np.isnan(departures)))
+    assert uplink.offered_per_s[port].sum() == handed == uplink.sent + uplink.dropped
+    assert uplink.dropped_per_s[port].sum() == lost == uplink.dropped
+    assert uplink.delays.sum() == uplink.sent
+
+
+def test_delivered_packets_are_binned_per_second_across_changes():
+    uplink = fifo()
+    flow = uplink.add_flow(uplink.add_port("flood"), 1000, 1)
+    uplink.begin(4.0)
+    uplink.set_rate(0.0, flow, 0.0)
+    uplink.set_rate(0.5, flow, 1000.0)
+    uplink.set_rate(2.25, flow, 3000.0)
+    offered, delivered = uplink.flow_packets(4.0)
+    assert uplink.delivered_per_s[flow].tolist() == pytest.approx([500.0, 1000.0, 2500.0, 3000.0])
+    assert uplink.delivered_per_s[flow].sum() == pytest.approx(delivered[0])

@@ -1,0 +1,56 @@
+"""Which uplink a host gets: the frames-only FIFO where it suffices, else a scheduler."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vsim.net.shared_uplink import SharedUplink
+from vsim.net.uniform_fifo import UniformFifo
+from vsim.net.uplink.fifo import FifoScheduler
+from vsim.net.uplink.multiqueue import MultiQueueScheduler
+from vsim.net.uplink.netioc import NetiocScheduler
+from vsim.scenario.host_uplink import make_host_uplink, needs_scheduler
+from vsim.scenario.load import load_scenario
+
+ROOT = Path(__file__).resolve().parents[2]
+FIG3 = ROOT / "configs" / "voip-vsphere5" / "fig3.toml"
+FIG6 = ROOT / "configs" / "voip-vsphere5" / "fig6.toml"
+NO_FLOOD = ["group=[]", "netioc.node=[]", "sweep.values=[\"fifo\"]"]
+
+
+def build(loaded, groups):
+    nic = loaded.models["nic"].values
+    return make_host_uplink(loaded.scenario, nic, 60, groups, np.random.default_rng(1), loaded.source)
+
+
+def test_frames_on_a_fifo_keep_the_uniform_fifo():
+    loaded = load_scenario(FIG3)
+    assert not needs_scheduler(loaded.scenario)
+    uplink = build(loaded, ["vm"] * 4)
+    assert isinstance(uplink, UniformFifo) and uplink.supports_closed_form()
+
+
+def test_bulk_traffic_on_a_fifo_gets_the_fifo_scheduler_with_the_transmit_stage():
+    loaded = load_scenario(FIG6)
+    assert needs_scheduler(loaded.scenario)
+    uplink = build(loaded, ["vm", "flood", "flood", "flood", "flood"])
+    assert isinstance(uplink, SharedUplink) and isinstance(uplink.scheduler, FifoScheduler)
+    assert uplink.scheduler.cost.per_packet == loaded.models["nic"].values.tx_stage_per_packet > 0
+    assert not uplink.supports_closed_form()
+
+
+@pytest.mark.parametrize("queues", [2, 8])
+def test_multiqueue_takes_the_hosts_queue_count(queues):
+    loaded = load_scenario(FIG6, NO_FLOOD + ["host.uplink=\"multiqueue\"", f"host.uplink_queues={queues}"])
+    assert needs_scheduler(loaded.scenario)
+    uplink = build(loaded, ["vm"])
+    assert isinstance(uplink.scheduler, MultiQueueScheduler) and uplink.scheduler.n_queues == queues
+
+
+def test_netioc_maps_each_port_to_its_groups_leaf():
+    loaded = load_scenario(FIG6, ["host.uplink=\"netioc\""])
+    uplink = build(loaded, ["vm", "flood", "flood"])
+    scheduler = uplink.scheduler
+    assert isinstance(scheduler, NetiocScheduler) and scheduler.leaves == ["voip", "flood"]
+    assert scheduler.queue_index(np.zeros(3, dtype=np.int64), np.arange(3)).tolist() == [0, 1, 1]

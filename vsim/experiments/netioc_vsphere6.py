@@ -1,0 +1,140 @@
+"""Study recipe for netioc-vsphere6: NetIOC's reservations, shares and limits on one host.
+
+Modelled, on host 1 alone: the 75 % cap on reservations; Figure 2 before
+any reservation (three TCP streams with equal shares, ``fig2_equal_shares.toml``)
+and at step a (VM1 reserving 7.5 Gb/s, ``fig2_reservation.toml``); Experiment
+1 (twelve VMs' streams beside NFS and vMotion, ``exp1.toml``). The steps of
+Figure 2 that DRS resolves by migrating a VM to host 2, the migration delay
+and Experiment 2 (Olio's response time) need a cluster and an application
+model and are not modelled; Experiment 3 (CPU cost of interleaving) and
+Figure 6 (TCP_RR latency) need the transmit path's CPU and request/response
+frames wired into scenarios, and are not modelled either. A TCP stream's
+throughput is its goodput.
+"""
+
+import math
+
+import numpy as np
+
+from vsim.core.errors import InputError
+from vsim.experiments.claims import Simulated
+from vsim.experiments.figures import Curve, Marks, Timeline, plot_sweep, plot_timeline
+from vsim.net.hclock.tree import Node, Tree
+
+NAME = "netioc-vsphere6"
+CONFIGS = {
+    "fig2_equal": "configs/netioc-vsphere6/fig2_equal_shares.toml",
+    "fig2_a": "configs/netioc-vsphere6/fig2_reservation.toml",
+    "exp1": "configs/netioc-vsphere6/exp1.toml",
+}
+UPLINK = "netioc"
+FIG2_VMS = ("vm1", "vm2", "vm3")
+
+# Claims whose value the scenario fixes whatever the model does, with why.
+BY_CONSTRUCTION = {
+    "netioc6.reservation_cap_fraction": "NetIOC's rule, checked where the tree is built "
+                                        "(vsim.net.hclock.tree): the largest reservation it accepts",
+    "netioc6.exp1.vm_throughput_cv": "the twelve streams share one leaf of the tree with equal "
+                                     "weights: equal rates by construction",
+}
+
+
+def _groups(sweep):
+    """The uplink groups of the sweep's only point, first replication (the runs are fluid)."""
+    return sweep.at(UPLINK).runs[0]["uplink"]["groups"]
+
+
+def vm_gbps(sweep, group):
+    """A Fig 2 VM's goodput in Gb/s, after warm-up."""
+    return _groups(sweep)[group]["per_vm_mbps"][0] / 1000
+
+
+def largest_reservable_fraction(capacity, tolerance=1e-9):
+    """The largest fraction of ``capacity`` a reservation may take: found by asking the tree
+    for ever closer reservations (bisection between accepted and refused)."""
+    accepted, refused = 0.0, 1.0
+    while refused - accepted > tolerance:
+        middle = (accepted + refused) / 2
+        try:
+            Tree([Node("probe", "class", reservation=middle * capacity)], capacity)
+            accepted = middle
+        except InputError:
+            refused = middle
+    return accepted
+
+
+def coefficient_of_variation(values):
+    """Population standard deviation over the mean (0 for equal values)."""
+    values = np.asarray(values, dtype=float)
+    return float(values.std() / values.mean()) if values.mean() else math.nan
+
+
+def claim_values(sweeps):
+    """Simulated value of every claim this recipe models, keyed by claim id."""
+    equal, reserved, exp1 = sweeps["fig2_equal"], sweeps["fig2_a"], sweeps["exp1"]
+    shares = [vm_gbps(equal, vm) for vm in FIG2_VMS]
+    netperf = _groups(exp1)["netperf"]
+    capacity = equal.at(UPLINK).runs[0]["uplink"]["capacity_bps"]
+    return {
+        "netioc6.reservation_cap_fraction": Simulated(largest_reservable_fraction(capacity), None,
+                                                      "fig2_equal"),
+        "netioc6.fig2.equal_shares.vm_gbps": Simulated(
+            float(np.mean(shares)), None, "fig2_equal",
+            f"mean of the three VMs ({', '.join(f'{v:.3f}' for v in shares)} Gb/s)"),
+        "netioc6.fig2.a.vm1_gbps": Simulated(vm_gbps(reserved, "vm1"), None, "fig2_a", RESERVATION_NOTE),
+        "netioc6.fig2.a.vm2_gbps": Simulated(vm_gbps(reserved, "vm2"), None, "fig2_a", RESERVATION_NOTE),
+        "netioc6.exp1.min_vm_mbps": Simulated(netperf["min_second_mbps"], None, "exp1",
+                                              "lowest goodput of any VM in any second after warm-up"),
+        "netioc6.exp1.vm_throughput_cv": Simulated(coefficient_of_variation(netperf["per_vm_mbps"]),
+                                                   None, "exp1"),
+    }
+
+
+RESERVATION_NOTE = ("the model's reservations and shares are link time (wire bytes with preamble "
+                    "and gap), so 7.5 Gb/s reserved is 7.06 Gb/s of goodput; the study's arithmetic "
+                    "(7.5 + 1.9/3) counts the reservation in goodput")
+
+
+def _fig2_figure(stem, sweeps, claims):
+    """Fig 2's host-1 steps: each VM's goodput with equal shares and with VM1's reservation."""
+    paper = {c.id: c for c in claims}
+    curves = [Curve(label, [1, 2, 3], [(vm_gbps(sweeps[name], vm), (vm_gbps(sweeps[name], vm),) * 2)
+                                       for vm in FIG2_VMS])
+              for label, name in (("equal shares", "fig2_equal"), ("VM1 reserves 7.5 Gb/s", "fig2_a"))]
+    marks = []
+    equal = paper.get("netioc6.fig2.equal_shares.vm_gbps")
+    if equal is not None:
+        marks.append(Marks("equal shares", [1, 2, 3], [equal.paper] * 3, [tuple(equal.band)] * 3))
+    step_a = [paper.get("netioc6.fig2.a.vm1_gbps"), paper.get("netioc6.fig2.a.vm2_gbps")]
+    if all(step_a):
+        marks.append(Marks("VM1 reserves 7.5 Gb/s", [1, 2, 3],
+                           [step_a[0].paper, step_a[1].paper, step_a[1].paper],
+                           [tuple(step_a[0].band), tuple(step_a[1].band), tuple(step_a[1].band)]))
+    return plot_sweep(stem, title="Fig 2 on host 1: TCP goodput per VM under NetIOC (simulated vs paper)",
+                      xlabel="VM", ylabel="goodput (Gb/s)", curves=curves, marks=marks,
+                      xticks=[(i, f"VM{i}") for i in (1, 2, 3)],
+                      caption="Fluid TCP streams: every replication the same, the first shown. Paper "
+                              "marks: the claim's acceptance band (VM3 as VM2). "
+                              f"Runs: {sweeps['fig2_a'].stamp()}.")
+
+
+def _exp1_figure(stem, sweep, claims):
+    """Fig 3: goodput per second of a netperf VM, the NFS load and the vMotion."""
+    groups = _groups(sweep)
+    labels = {"netperf": "each netperf VM (12)", "nfs": "NFS (Iometer)", "vmotion": "vMotion"}
+    timelines = [Timeline(labels[name], list(range(len(groups[name]["per_second_mbps"]) + 1)),
+                          groups[name]["per_second_mbps"] + groups[name]["per_second_mbps"][-1:])
+                 for name in labels]
+    floor = next((c for c in claims if c.id == "netioc6.exp1.min_vm_mbps"), None)
+    band = None if floor is None else (f"paper: a VM never below {floor.paper:g} Mb/s (band)",
+                                       *floor.band, 0, len(groups["netperf"]["per_second_mbps"]))
+    return plot_timeline(stem, title="Exp 1 (Fig 3): goodput beside NFS and vMotion, NetIOC",
+                         xlabel="time (s)", ylabel="goodput (Mb/s)", timelines=timelines, band=band,
+                         caption="Fluid TCP streams: every replication the same, the first shown. "
+                                 f"Runs: {sweep.stamp()}.")
+
+
+def draw_figures(outdir, sweeps, claims):
+    """Fig 2 (host 1) and Fig 3 in ``outdir``; returns the paths written."""
+    return (_fig2_figure(outdir / "fig2_host1", sweeps, claims)
+            + _exp1_figure(outdir / "exp1", sweeps["exp1"], claims))

@@ -1,0 +1,164 @@
+"""The host's uplink as the scenario's vNICs and traffic sources see it.
+
+An uplink scheduler (``vsim.net.uplink``) takes frames and bulk flows by
+integer port and class. This wrapper gives every vNIC a port and every bulk
+source a flow, keeps the flows' current rates and hands the scheduler the
+whole set whenever one changes, and counts what happened: per port, frames
+offered and dropped (in one-second bins over the run, for loss-per-second
+figures) and the uplink delay of the frames sent (a 1 µs histogram); per
+flow, packets offered and delivered, integrated over the rates in force, and
+delivered per second of the run.
+
+Frames of a vNIC burst are handed over spaced by the vNIC transmit world's
+time per frame, ending when its job ends: frames handed at one instant
+would compete for the queue's free places as one burst, which the
+transmit world never makes (``vsim/net/README.md``).
+"""
+
+import math
+
+import numpy as np
+
+from vsim.net.fluid.flows import Flows
+
+DELAY_BIN = 1e-6
+"""Width of the uplink-delay histogram's bins (s)."""
+
+DELAY_BINS = 100_000
+"""Bins of the histogram: delays up to 0.1 s; longer ones land in the last bin."""
+
+VOICE_CLASS = 0
+"""Class code of the media servers' frames; bulk flows take the codes after it."""
+
+
+class SharedUplink:
+    """Ports and flows of one host on ``scheduler``, with their counters; ``begin`` a run first."""
+
+    def __init__(self, scheduler):
+        self.scheduler = scheduler
+        self.bins = 0
+        self.port_names = []
+        self.offered_per_s = []
+        self.dropped_per_s = []
+        self.delays = np.zeros(DELAY_BINS, dtype=np.int64)
+        self.sent = 0
+        self.dropped = 0
+        self.busy_time = 0.0
+        self._flows = []
+        self._pps = []
+        self._offered = []
+        self._delivered = []
+        self._t = 0.0
+        self._work = {}
+        self._countdowns = {}
+
+    @staticmethod
+    def supports_closed_form():
+        """Bulk flows and per-frame schedulers need the event engine."""
+        return False
+
+    # ------------------------------------------------------------ set-up
+    def add_port(self, name):
+        """A new port (a vNIC); returns its code."""
+        self.port_names.append(name)
+        return len(self.port_names) - 1
+
+    def begin(self, duration):
+        """Start counting frames per second over a run of ``duration`` seconds."""
+        self.bins = max(1, math.ceil(duration))
+        self.offered_per_s = [np.zeros(self.bins, dtype=np.int64) for _ in self.port_names]
+        self.dropped_per_s = [np.zeros(self.bins, dtype=np.int64) for _ in self.port_names]
+        self.delivered_per_s = np.zeros((len(self._flows), self.bins))
+
+    def add_flow(self, port, ip_bytes, traffic_class, elastic=False, discrete=False):
+        """A new flow from ``port``, silent until ``set_rate``; returns its index."""
+        self._flows.append((ip_bytes, traffic_class, port, elastic, discrete))
+        self._pps.append(0.0)
+        self._offered.append(0.0)
+        self._delivered.append(0.0)
+        return len(self._flows) - 1
+
+    # ------------------------------------------------------------ run
+    def set_rate(self, t, flow, pps):
+        """From ``t`` flow ``flow`` offers ``pps`` packets/s."""
+        self._integrate(t)
+        self._pps[flow] = float(pps)
+        ip_bytes, classes, ports, elastic, discrete = zip(*self._flows)
+        self.scheduler.set_flows(t, Flows.of(self._pps, ip_bytes, classes, ports,
+                                             elastic=elastic, discrete=discrete))
+
+    def _integrate(self, t):
+        """Add the packets offered and delivered since the last change up to ``t``."""
+        span = t - self._t
+        if span > 0 and self._flows:
+            delivered = self.scheduler.flow_rates if len(self.scheduler.flow_rates) else self._pps
+            for index, (pps, rate) in enumerate(zip(self._pps, delivered)):
+                self._offered[index] += pps * span
+                self._delivered[index] += rate * span
+            self._bin(self._t, t, np.asarray(delivered, dtype=float))
+        self._t = max(self._t, t)
+
+    def _bin(self, start, end, rates):
+        """Add ``rates`` (per flow) held from ``start`` to ``end`` to the per-second bins."""
+        first, last = int(start), min(int(np.ceil(end)), self.bins)
+        if first >= last:
+            return
+        edges = np.arange(first, last + 1, dtype=float)
+        overlap = np.minimum(edges[1:], end) - np.maximum(edges[:-1], start)
+        self.delivered_per_s[:, first:last] += np.outer(rates, np.maximum(overlap, 0.0))
+
+    def send(self, port, end, count, spacing, ip_bytes):
+        """``count`` frames of ``ip_bytes`` from ``port``, handed ``spacing`` apart up to ``end``:
+        their departures (NaN where dropped)."""
+        times = end - spacing * self._countdown(count)
+        if times[0] < self.scheduler.t:  # never before frames already handed
+            times = np.maximum(times, self.scheduler.t)
+        departures = self.scheduler.transmit(times, ip_bytes, VOICE_CLASS, port)
+        kept = departures == departures  # not NaN
+        sent = int(np.count_nonzero(kept))
+        first, last = min(int(times[0]), self.bins - 1), min(int(times[-1]), self.bins - 1)
+        if first == last:  # a burst within one second: no per-frame binning
+            self.offered_per_s[port][first] += count
+            self.dropped_per_s[port][first] += count - sent
+        else:
+            seconds = np.minimum(times.astype(np.int64), self.bins - 1)
+            np.add.at(self.offered_per_s[port], seconds, 1)
+            np.add.at(self.dropped_per_s[port], seconds[~kept], 1)
+        delays = (departures[kept] - times[kept]) * (1 / DELAY_BIN)
+        np.add.at(self.delays, np.minimum(delays.astype(np.int64), DELAY_BINS - 1), 1)
+        self.sent += sent
+        self.dropped += count - sent
+        if ip_bytes not in self._work:
+            self._work[ip_bytes] = float(self.scheduler.work(ip_bytes))
+        self.busy_time += sent * self._work[ip_bytes]
+        return departures
+
+    def _countdown(self, count):
+        """count-1, ..., 1, 0 as floats (cached: bursts repeat their sizes)."""
+        countdown = self._countdowns.get(count)
+        if countdown is None:
+            countdown = self._countdowns[count] = np.arange(count - 1, -1, -1, dtype=float)
+        return countdown
+
+    def frames_rate(self, flow):
+        """Frames/s flow ``flow`` hands the host now: what it offers, or for an elastic flow
+        what the scheduler leaves it."""
+        if self._flows[flow][3]:
+            return float(self.scheduler.flow_rates[flow])
+        return self._pps[flow]
+
+    # ------------------------------------------------------------ counters
+    def flow_packets(self, t):
+        """(offered, delivered) packets of every flow up to ``t``."""
+        self._integrate(t)
+        return np.array(self._offered), np.array(self._delivered)
+
+    def delay_stats(self):
+        """(mean, 99th percentile) uplink delay of the frames sent, in seconds (None if none)."""
+        total = int(self.delays.sum())
+        if not total:
+            return None, None
+        centres = (np.arange(DELAY_BINS) + 0.5) * DELAY_BIN
+        mean = float((self.delays * centres).sum() / total)
+        p99 = float(centres[np.searchsorted(np.cumsum(self.delays), 0.99 * total)])
+        return mean, p99

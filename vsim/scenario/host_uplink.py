@@ -1,0 +1,42 @@
+"""Choose and build a scenario host's uplink.
+
+Scenarios whose only traffic is the media servers' frames on a FIFO uplink
+(every voip-vsphere5 Fig 2-4 scenario) keep the frames-only
+``UniformFifo``, which resolves a burst in O(1) and which the closed-form
+engine can drive. Any other host (``host.uplink`` multiqueue or netioc, or
+a [[group]] with bulk traffic) gets the uplink scheduler of that name
+(``vsim.net.uplink``) behind a ``SharedUplink``, one port per VM, its
+transmit stage costing ``tx_stage_per_packet`` of the NIC model per frame.
+"""
+
+from vsim.net.shared_uplink import SharedUplink
+from vsim.net.txpath.cost import PathCost
+from vsim.net.uniform_fifo import UniformFifo
+from vsim.net.uplink import make_uplink_scheduler
+from vsim.scenario.netioc import netioc_tree
+
+
+def needs_scheduler(scenario):
+    """Whether the host needs an uplink scheduler rather than the frames-only FIFO."""
+    return scenario.host.uplink != "fifo" or any(group.traffic is not None for group in scenario.group)
+
+
+def make_host_uplink(scenario, nic, ip_bytes, vm_groups, rng, source):
+    """The host's uplink for VMs whose groups are ``vm_groups`` (in port order).
+
+    ``nic`` is the NIC model's values, ``ip_bytes`` the media servers' frame
+    size, ``rng`` the uplink's own random stream.
+    """
+    if not needs_scheduler(scenario):
+        return UniformFifo(nic.rate_bps, nic.queue_packets, nic.latency, ip_bytes)
+    params = {}
+    if scenario.host.uplink == "multiqueue":
+        params["queues"] = scenario.host.uplink_queues
+    elif scenario.host.uplink == "netioc":
+        tree, leaf_of = netioc_tree(scenario, nic.rate_bps, source)
+        params["tree"] = tree
+        params["port_leaf"] = {port: leaf_of[group] for port, group in enumerate(vm_groups)}
+    scheduler = make_uplink_scheduler(
+        scenario.host.uplink, nic.rate_bps, nic.queue_packets, "packets", rng=rng,
+        cost=PathCost(per_packet=nic.tx_stage_per_packet), latency=nic.latency, **params)
+    return SharedUplink(scheduler)

@@ -1,0 +1,46 @@
+"""A scenario's ``[netioc]`` tables as the NetIOC tree of its uplink.
+
+``[[netioc.node]]`` tables list the nodes flat, each naming its parent, with
+rates in Mb/s; leaves name the VM groups whose vNICs they carry
+(``members``). This module turns them into a ``vsim.net.hclock.tree.Tree``
+(which checks what NetIOC refuses: reservations over 75 % of the uplink, a
+limit below a reservation, ...) and says which leaf each group's traffic is
+charged to.
+"""
+
+import math
+
+from vsim.core.errors import InputError
+from vsim.net.hclock.tree import Node, Tree
+from vsim.scenario.typed import fail
+
+MBPS = 1e6
+
+
+def netioc_tree(scenario, rate_bps, source):
+    """(Tree, {group name: leaf name}) of ``scenario``'s NetIOC tables on a ``rate_bps`` uplink."""
+    tables = scenario.netioc.node
+    children = {table.name: [] for table in tables}
+    for table in tables:
+        if table.parent is not None:
+            children[table.parent].append(table.name)
+    by_name = {table.name: table for table in tables}
+    leaf_of = {}
+    for index, table in enumerate(tables):
+        if table.members and children[table.name]:
+            fail(source, f"netioc.node[{index}].members",
+                 f"expected members on a leaf only; {table.name!r} has nodes below it")
+        leaf_of.update({member: table.name for member in table.members})
+
+    def build(name):
+        table = by_name[name]
+        limit = math.inf if table.limit_mbps is None else table.limit_mbps * MBPS
+        return Node(name, table.kind, table.shares, table.reservation_mbps * MBPS, limit,
+                    tuple(build(child) for child in children[name]))
+
+    roots = [build(table.name) for table in tables if table.parent is None]
+    try:
+        tree = Tree(roots, rate_bps, source=source)
+    except InputError as error:  # the tree names the node (parent.node.tag): keep it under netioc
+        raise InputError(source, f"netioc.{error.where}", error.expected) from None
+    return tree, leaf_of

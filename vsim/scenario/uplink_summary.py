@@ -1,0 +1,153 @@
+"""The ``uplink`` part of a run's summary, for hosts with an uplink scheduler.
+
+Per traffic group: packets offered and delivered per second and throughput,
+averaged over the part of the measuring window when the group's traffic
+runs (from its ``active_from`` to its ``active_until``; an on/off source's
+silences count), its loss, the lowest throughput of any of its VMs in any
+whole second of that time, and each second's throughput per VM over the
+whole run. For the media servers' frames (the voice): loss per second over
+the whole run (a Fig 6-style timeline), the uplink delay of the frames sent,
+and, over the seconds when bulk traffic runs, the loss rate, the loss
+fraction and the measuring conference's RFC 3550 jitter and latency, pooled
+and per stream.
+"""
+
+import math
+
+import numpy as np
+
+from vsim.core.units import to_ms
+from vsim.metrics.jitter import stream_jitter_samples
+from vsim.net.frames import frame_bytes
+
+US = 1e6
+
+
+def uplink_summary(sim, start, end, window, warmup):
+    """Summary of ``sim``'s ``SharedUplink`` between the ``start`` and ``end`` snapshots."""
+    uplink = sim.uplink
+    duration = warmup + window
+    groups = group_summary(sim, start["flows"], end["flows"], warmup, duration)
+    voice_ports = [vnic.port for vnic in sim.vnics]
+    offered = sum((uplink.offered_per_s[port] for port in voice_ports), np.zeros(uplink.bins, np.int64))
+    lost = sum((uplink.dropped_per_s[port] for port in voice_ports), np.zeros(uplink.bins, np.int64))
+    mean_delay, p99_delay = uplink.delay_stats()
+    traffic = traffic_window(sim, duration)
+    summary = {
+        "scheduler": sim.scenario.host.uplink,
+        "capacity_bps": uplink.scheduler.rate_bps,
+        "throughput_definition": "TCP streams: goodput (data bytes); floods: Ethernet frames "
+                                 "(header and FCS, no preamble or gap)",
+        "tx_stage_per_packet_us": uplink.scheduler.cost.per_packet * US,
+        "groups": groups,
+        "voice": {
+            "delay_mean_us": None if mean_delay is None else mean_delay * US,
+            "delay_p99_us": None if p99_delay is None else p99_delay * US,
+            "delay_definition": "from handing a frame to the uplink to its departure plus the "
+                                "NIC's latency, frames sent over the whole run",
+        },
+        "timeline": {
+            "voice_offered_per_s": offered.tolist(),
+            "voice_lost_per_s": lost.tolist(),
+            "definition": "media-server frames handed to the uplink and dropped there, per "
+                          "second of the whole run (second i covers [i, i+1))",
+        },
+        "traffic_window_s": list(traffic) if traffic else None,
+    }
+    if traffic:
+        summary["during_traffic"] = during_traffic(sim, offered, lost, traffic)
+    return summary
+
+
+def group_summary(sim, flows_at_start, flows_at_end, warmup, duration):
+    """Per traffic group: rates, throughput and loss while it runs after ``warmup``."""
+    uplink = sim.uplink
+    offered0, delivered0 = flows_at_start
+    offered1, delivered1 = flows_at_end
+    groups = {}
+    for vm, group in zip(sim.traffic, sim.traffic_groups):
+        first = max(vm.active[0] * duration, warmup)
+        last = min(vm.active[1] * duration, duration)
+        if last <= first:
+            continue
+        offered = (offered1 - offered0)[vm.flow] / (last - first)
+        delivered = (delivered1 - delivered0)[vm.flow] / (last - first)
+        mbps = throughput_mbps(vm.source, delivered)
+        entry = groups.setdefault(group, {"offered_pps": 0.0, "delivered_pps": 0.0,
+                                          "throughput_mbps": 0.0, "per_vm_mbps": [],
+                                          "min_second_mbps": None,
+                                          "per_second_mbps": np.zeros(uplink.bins)})
+        entry["offered_pps"] += offered
+        entry["delivered_pps"] += delivered
+        entry["throughput_mbps"] += mbps
+        entry["per_vm_mbps"].append(mbps)
+        entry["per_second_mbps"] = (entry["per_second_mbps"]
+                                    + throughput_mbps(vm.source, uplink.delivered_per_s[vm.flow]))
+        seconds = uplink.delivered_per_s[vm.flow, math.ceil(first):math.floor(last)]
+        if seconds.size:
+            lowest = throughput_mbps(vm.source, float(seconds.min()))
+            entry["min_second_mbps"] = (lowest if entry["min_second_mbps"] is None
+                                        else min(entry["min_second_mbps"], lowest))
+    for entry in groups.values():
+        entry["per_second_mbps"] = (entry["per_second_mbps"] / len(entry["per_vm_mbps"])).tolist()
+        entry["loss_fraction"] = (1 - entry["delivered_pps"] / entry["offered_pps"]
+                                  if entry["offered_pps"] else 0.0)
+    return groups
+
+
+def throughput_mbps(source, pps):
+    """Mb/s of ``pps`` packets of ``source``: a TCP stream's goodput, else Ethernet frame bits."""
+    if hasattr(source, "goodput_bps"):
+        return source.goodput_bps(pps) / 1e6
+    return pps * frame_bytes(source.ip_bytes) * 8 / 1e6
+
+
+def traffic_window(sim, duration):
+    """(first, last) second of the run when all bulk traffic runs, or None without traffic."""
+    if not sim.traffic:
+        return None
+    first = max(vm.active[0] for vm in sim.traffic) * duration
+    last = min(vm.active[1] for vm in sim.traffic) * duration
+    return (first, last) if last > first else None
+
+
+def during_traffic(sim, offered, lost, window):
+    """Voice loss and the measuring conference's jitter over the whole seconds of ``window``."""
+    first, last = math.ceil(window[0]), math.floor(window[1])
+    seconds = slice(first, last)
+    frames, dropped = int(offered[seconds].sum()), int(lost[seconds].sum())
+    span = max(last - first, 0)
+    out = {
+        "window_s": [first, last],
+        "voice_loss_pps": dropped / span if span else None,
+        "voice_loss_fraction": dropped / frames if frames else None,
+    }
+    if sim.measuring:
+        streams, send, recv = sim.client.arrays()
+        inside = send < last
+        received = inside & ~np.isnan(recv)
+        samples = stream_jitter_samples(send[received], recv[received], streams[received], first)
+        out["jitter_mean_ms"] = to_ms(float(samples.mean())) if samples.size else None
+        out["jitter_p99_ms"] = to_ms(float(np.percentile(samples, 99))) if samples.size else None
+        delays = (recv - send)[received & (send >= first)]
+        out["latency_mean_ms"] = to_ms(float(delays.mean())) if delays.size else None
+        out["latency_p99_ms"] = to_ms(float(np.percentile(delays, 99))) if delays.size else None
+        out["latency_definition"] = ("from a packet's RTP send time (its tick's nominal start) to "
+                                     "its arrival at the measuring client")
+        out["streams"] = [stream_entry(streams, send, recv, stream, first, last)
+                          for stream in np.unique(streams).tolist()]
+    return out
+
+
+def stream_entry(streams, send, recv, stream, first, last):
+    """One measured stream's loss, mean jitter and mean latency over [first, last)."""
+    mine = (streams == stream) & (send < last)
+    counted = mine & (send >= first)
+    got = mine & ~np.isnan(recv)
+    samples = stream_jitter_samples(send[got], recv[got], streams[got], first)
+    sent = int(np.count_nonzero(counted))
+    delays = (recv - send)[counted & ~np.isnan(recv)]
+    return {"stream": int(stream),
+            "loss_fraction": int(np.count_nonzero(counted & np.isnan(recv))) / sent if sent else None,
+            "jitter_mean_ms": to_ms(float(samples.mean())) if samples.size else None,
+            "latency_mean_ms": to_ms(float(delays.mean())) if delays.size else None}
