@@ -202,9 +202,10 @@ class HostSection:
     numa_home_nodes: bool = field(default=False, metadata={
         "doc": "confine each VM's vCPUs to one socket, its NUMA home node (VMs dealt round-robin "
                "over the sockets); the hypervisor's transmit worlds stay unconfined"})
-    uplink: Literal["fifo", "multiqueue", "netioc"] = field(default="fifo", metadata={
-        "doc": "uplink scheduler: one drop-tail FIFO, NIC transmit queues served round robin, or "
-               "NetIOC over the [netioc] tree"})
+    uplink: Literal["fifo", "multiqueue", "netioc", "pfifo"] = field(default="fifo", metadata={
+        "doc": "uplink scheduler: one drop-tail FIFO, NIC transmit queues served round robin, "
+               "NetIOC over the [netioc] tree, or Linux's pfifo qdisc (the NIC model's rate and "
+               "queue_packets as its limit, bytes counted as tc does)"})
     uplink_queues: int = field(default=4, metadata={
         "min": 1, "doc": "NIC transmit queues of the multiqueue uplink"})
     background_tasks: int = field(default=0, metadata={
