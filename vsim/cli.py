@@ -116,8 +116,9 @@ def build_parser():
                           "it applies")
     run.add_argument("--trace", metavar="PATH",
                      help="also write a vsim trace: the measuring client's packets (default) or the "
-                          "guest timer's wakeups (--trace-kind timer)")
-    run.add_argument("--trace-kind", choices=("packets", "timer"), default="packets",
+                          "guest timer's wakeups (--trace-kind timer) or the workers' ticks "
+                          "(--trace-kind cpu_ticks)")
+    run.add_argument("--trace-kind", choices=("packets", "timer", "cpu_ticks"), default="packets",
                      help="what --trace writes (default: packets)")
     run.set_defaults(handler=_run)
 
@@ -258,8 +259,11 @@ def _run(args):
     duration = run.duration if args.duration is None else args.duration
     warmup = default_warmup(run, duration)
     check_memory([(args.config, loaded, duration)], jobs=1)
+    ticks = args.trace is not None and args.trace_kind == "cpu_ticks"
     try:
-        sim = Simulation(loaded, seed, engine=args.engine)
+        sim = Simulation(loaded, seed, engine="events" if ticks and args.engine == "auto" else args.engine)
+        if ticks:
+            sim.record_ticks()
     except ValueError as exc:
         raise InputError(args.config, "--engine", str(exc)) from None
     if args.trace is not None and args.trace_kind == "timer":

@@ -177,3 +177,11 @@ def test_streams_of_one_tick_leave_in_stream_order_one_serialization_apart():
     for tick, arrivals in by_tick.items():
         times = [arrivals[k] for k in range(MEASURING)]
         assert np.diff(times) == pytest.approx(np.full(MEASURING - 1, spacing), rel=1e-6)
+
+
+def test_aligned_phases_put_every_worker_on_one_grid_and_drawn_phases_do_not():
+    aligned = Simulation(with_workload(fig3("vm.instances=3"), aligned_phases=True), 1)
+    drawn = Simulation(fig3("vm.instances=3"), 1)
+    assert {w.phase for s in aligned.servers for w in s.workers} == {0.0}
+    phases = [w.phase for s in drawn.servers for w in s.workers]
+    assert len(set(phases)) == len(phases) and all(0.0 <= p < 0.02 for p in phases)

@@ -224,3 +224,16 @@ def test_in_flight_counts_only_measured_frames_still_in_the_ring():
     assert np.isnan(recv).sum() == 2
     assert seen == [2]
     assert path.client.in_flight == 0
+
+
+def test_a_zero_cost_path_forwards_without_running_its_world():
+    """No CPU cost per frame: every post reaches the uplink at once (at the unlimited wake rate),
+    the transmit world never asks for a CPU, and a busy CPU delays nothing."""
+    path = Path(tx_cost=0.0, rx_cost=0.0, wake_rate_hz=math.inf, hog_shares=1e6)
+    for tick in range(5):
+        path.post_at(0.001 * tick + 1e-4, 3, tick=tick)
+    path.env.run(until=0.01)
+    assert path.wakes == []
+    assert path.uplink.offered == 15 and path.vnic.in_ring == 0
+    assert path.world.used == 0.0
+    path.conserved()

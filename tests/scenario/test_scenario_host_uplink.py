@@ -10,6 +10,7 @@ from vsim.net.uniform_fifo import UniformFifo
 from vsim.net.uplink.fifo import FifoScheduler
 from vsim.net.uplink.multiqueue import MultiQueueScheduler
 from vsim.net.uplink.netioc import NetiocScheduler
+from vsim.net.uplink.tc_fifo import PfifoScheduler
 from vsim.scenario.host_uplink import make_host_uplink, needs_scheduler
 from vsim.scenario.load import load_scenario
 
@@ -54,3 +55,13 @@ def test_netioc_maps_each_port_to_its_groups_leaf():
     scheduler = uplink.scheduler
     assert isinstance(scheduler, NetiocScheduler) and scheduler.leaves == ["voip", "flood"]
     assert scheduler.queue_index(np.zeros(3, dtype=np.int64), np.arange(3)).tolist() == [0, 1, 1]
+
+
+def test_a_pfifo_host_gets_linux_pfifo_at_the_nics_rate_and_packet_limit():
+    loaded = load_scenario(ROOT / "configs" / "validation" / "net_pfifo.toml")
+    uplink = build(loaded, ["vm", "flood"])
+    nic = loaded.models["nic"].values
+    assert isinstance(uplink, SharedUplink) and isinstance(uplink.scheduler, PfifoScheduler)
+    assert uplink.scheduler.rate_bps == nic.rate_bps == 2e6
+    assert [queue.limit for queue in uplink.scheduler.queues] == [nic.queue_packets] == [50]
+    assert uplink.scheduler.unit == "packets"

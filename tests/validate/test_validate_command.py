@@ -140,11 +140,6 @@ def test_bad_options_are_one_line_errors_with_exit_code_2(capsys, traces, extra,
 
 
 def test_traces_that_cannot_be_compared_are_one_line_errors(capsys, tmp_path, traces):
-    ticks = tmp_path / "ticks.csv"
-    ticks.write_text("# vsim-trace 1\n# kind: cpu_ticks\nvm,worker,tick,scheduled_s,start_s,end_s\n"
-                     "vm0,0,0,0.02,0.021,0.025\n")
-    code, _, err = vsim(capsys, "validate", ticks, "--scenario", FIG2, *SHORT)
-    assert code == 2 and f"{ticks}: kind: expected a packets or timer trace or a capture" in one_line_error(err)
     timer = tmp_path / "timer.csv"
     timer.write_text("# vsim-trace 1\n# kind: timer\nthread,tick,scheduled_s,lateness_s\n0,0,0.02,1e-05\n")
     code, _, err = vsim(capsys, "validate", traces["same"], timer, "--scenario", FIG2, *SHORT)

@@ -1,5 +1,5 @@
-"""Tests of a simulation's packets exported as a vsim trace: the columns, and the round trip through
-the trace reader."""
+"""Tests of a simulation's packets, timer wakeups and worker ticks exported as vsim traces: the columns,
+and the round trip through the trace reader."""
 
 from pathlib import Path
 
@@ -11,10 +11,13 @@ from vsim.scenario.load import load_scenario
 from vsim.scenario.simulate import Simulation
 from vsim.validate.detect import read_any
 from vsim.validate.trace_metrics import trace_samples
-from vsim.validate.simulation_trace import (CLOCK_RATE_HZ, packets_trace, run_meta, timer_trace,
-                                            write_simulation_trace)
+from vsim.validate.simulation_trace import (CLOCK_RATE_HZ, cpu_ticks_trace, packets_trace, run_meta,
+                                            timer_trace, write_simulation_trace)
 
-FIG2 = Path(__file__).resolve().parents[2] / "configs" / "voip-vsphere5" / "fig2.toml"
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+FIG2 = CONFIGS / "voip-vsphere5" / "fig2.toml"
+CPU_CGROUPS = CONFIGS / "validation" / "cpu_cgroups.toml"
+TIMER = CONFIGS / "validation" / "timer_python.toml"
 
 
 @pytest.fixture(scope="module")
@@ -114,3 +117,55 @@ def test_a_timer_trace_needs_the_wakeups_kept(simulated, tmp_path):
     fmt, back = read_any(tmp_path / "timer.csv")
     assert fmt == "vsim" and back.kind == "timer"
     assert np.array_equal(back.columns["lateness_s"], timer_trace(sim, {}).columns["lateness_s"])
+
+
+def ticks_run(config, seed=1, duration=2.0, overrides=()):
+    sim = Simulation(load_scenario(config, list(overrides)), seed, engine="events")
+    sim.record_wakeups()
+    sim.record_ticks()
+    sim.run(duration, 0.0)
+    return sim
+
+
+def test_an_uncontended_tick_starts_when_its_timer_fires_and_lasts_its_work():
+    """One thread on two idle CPUs: every tick gets a CPU the moment it wakes and runs its work."""
+    sim = ticks_run(TIMER)
+    trace = cpu_ticks_trace(sim, {})
+    wakes = np.array([when for _, when in sim.servers[0].workers[0].wakes])
+    work = load_scenario(TIMER).models["workload"].values.frame_cost
+    c = trace.columns
+    assert trace.kind == "cpu_ticks" and len(trace) == 100 and set(c["vm"]) == {"vm0"}
+    assert np.array_equal(c["start_s"], wakes[:len(trace)])
+    assert np.allclose(c["end_s"] - c["start_s"], work)
+    assert np.allclose(c["scheduled_s"], 0.02 * c["tick"])  # aligned phases: due on the grid from 0
+
+
+def test_contended_ticks_start_after_their_wakeup_and_in_order():
+    """Four 4 ms workers and three CPU-bound tasks on two CPUs: ticks wait, queue and stretch, but
+    none starts before its timer fired or before the worker's previous tick ended."""
+    sim = ticks_run(CPU_CGROUPS)
+    c = cpu_ticks_trace(sim, {"seed": 1}).columns
+    work = load_scenario(CPU_CGROUPS).models["workload"].values.frame_cost
+    assert sorted(set(c["vm"])) == ["vm0", "vm1"] and set(c["worker"].tolist()) == {0, 1}
+    vm = np.array(c["vm"])
+    for server in sim.servers:
+        for index, worker in enumerate(server.workers):
+            rows = (vm == worker.world.group.name) & (c["worker"] == index)
+            wakes = np.array([when for _, when in worker.wakes])[c["tick"][rows]]
+            start, end = c["start_s"][rows], c["end_s"][rows]
+            assert np.array_equal(c["tick"][rows], np.arange(rows.sum()))
+            assert np.all(start >= wakes - 1e-12)
+            assert np.all(end - start >= work - 1e-9)
+            assert np.all(start[1:] >= end[:-1] - 1e-12)
+    assert np.any(c["start_s"] - c["scheduled_s"] > 1e-3)  # some ticks waited for a CPU
+
+
+def test_the_ticks_are_the_same_for_the_same_seed_and_need_the_event_engine(simulated):
+    first, second = (cpu_ticks_trace(ticks_run(CPU_CGROUPS, seed=4), {}) for _ in range(2))
+    for name in first.columns:
+        assert np.array_equal(np.asarray(first.columns[name]), np.asarray(second.columns[name])), name
+    with pytest.raises(ValueError, match="record_ticks"):
+        cpu_ticks_trace(simulated[0], {})
+    closed = Simulation(load_scenario(TIMER), 1, engine="uncontended")
+    with pytest.raises(ValueError, match="event engine"):
+        closed.record_ticks()

@@ -78,3 +78,33 @@ def test_a_trace_without_any_samples_is_an_input_error(tmp_path):
     with pytest.raises(InputError, match="empty.csv: expected samples of at least one of lateness_ms on "
                                          "both sides, found none: lateness_ms: no measured samples"):
         run_validation(short([empty]))
+
+
+def packets_with_flood(path):
+    """A vsim packets trace of one voice stream (100 packets) and one flood stream (50)."""
+    from vsim.validate.vsim_trace import write_trace
+    send = np.concatenate([0.02 * np.arange(100), 0.001 + 0.04 * np.arange(50)])
+    write_trace(path, "packets", {
+        "stream": ["0x00000001"] * 100 + ["flood"] * 50, "class": ["voice"] * 100 + ["flood"] * 50,
+        "seq": np.concatenate([np.arange(100), np.arange(50)]), "rtp_timestamp": np.zeros(150, dtype=np.int64),
+        "send_s": send, "arrival_s": send + 0.001, "size_bytes": np.full(150, 78)}, {})
+    return path
+
+
+def test_a_traffic_class_keeps_only_its_packets_on_both_sides(tmp_path):
+    path = packets_with_flood(tmp_path / "mixed.csv")
+    everything = run_validation(short([path])).doc
+    voice = run_validation(short([path], overrides=('validate.traffic_class="voice"',))).doc
+    assert everything["metrics"]["loss_fraction"]["samples"]["measured"] == 2
+    assert voice["metrics"]["loss_fraction"]["samples"]["measured"] == 1
+    assert voice["metrics"]["transit_ms"]["samples"]["measured"] == 100
+    assert voice["traffic_class"] == "voice" and everything["traffic_class"] is None
+    assert voice["metrics"]["jitter_ms"]["samples"]["simulated"] == \
+        everything["metrics"]["jitter_ms"]["samples"]["simulated"]  # the simulation's packets are voice
+
+
+def test_a_traffic_class_the_measured_trace_lacks_is_an_input_error(tmp_path):
+    path = packets_with_flood(tmp_path / "mixed.csv")
+    with pytest.raises(InputError) as error:
+        run_validation(short([path], overrides=('validate.traffic_class="video"',)))
+    assert error.value.where == "class" and "found flood, voice" in error.value.expected

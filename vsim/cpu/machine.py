@@ -28,6 +28,9 @@ Features handled here because every policy shares them:
   group is throttled, and ``on_unthrottle(machine, world)``, called for each
   waiting world of a group whose throttling ends. A policy without them is
   never called there.
+- Start observer: a world's ``on_start``, when set, is called with the world
+  each time it starts on a logical CPU (a trace of when each job first got a
+  CPU); unset, it costs one attribute test per start.
 - Ticks: a busy CPU checks its quantum while anyone waits. A world stopped
   into the ready queue (preempted or throttled) arms the check of its own
   CPU only, unless the policy sets ``tick_every_cpu``: then every busy CPU is
@@ -261,6 +264,9 @@ class Machine:
             self._arm_limit(group)
         if group.skew_tracked and group.waiting:
             self._cosched_update(group)
+        on_start = world.on_start
+        if on_start is not None:
+            on_start(world)
 
     def _settle(self, world: World, now: float) -> None:
         """Drain the work done since the last mark at the current rate."""

@@ -71,7 +71,7 @@ class World:
     __slots__ = (
         "name", "group", "share", "state", "lcpu", "last_lcpu", "work", "rate", "t_mark",
         "run_start", "on_done", "version", "vtime", "used", "ready_time", "costop_time",
-        "t_state", "throttled", "progress", "slice_start", "affinity", "due", "on_due",
+        "t_state", "throttled", "progress", "slice_start", "affinity", "due", "on_due", "on_start",
     )
 
     def __init__(self, name: str, group: Group, affinity: Optional[Any] = None) -> None:
@@ -97,6 +97,7 @@ class World:
         self.slice_start = 0.0
         self.due = 0.0
         self.on_due: Any = None  # Machine._complete bound to this world
+        self.on_start: Any = None  # optional observer called with the world whenever it starts on a CPU
         self.affinity: Optional[frozenset[int]] = (
             frozenset(affinity) if affinity is not None else None)
         group.add(self)

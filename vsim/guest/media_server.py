@@ -18,6 +18,9 @@ lateness, then waiting for a logical CPU), plus the work of its vCPU's tick
 (stretched while the hyper-thread sibling is busy, interrupted by preemption
 or co-stop), plus the hypervisor's transmit path and the uplink.
 
+With ``aligned_phases`` every worker's ticks fall due at the same instants
+instead (threads started on one deadline, as ``vsim probe``'s are).
+
 Every guest's timer runs off the host's clock, so the workers' phases stay
 where they started for the whole run: which ticks collide on the host is
 decided once per run by the phases drawn for its seed, unless the scenario
@@ -74,7 +77,11 @@ class WorkerVcpu:
     (``vsim.guest.background``). One event per tick sets the next wakeup: the
     tick boundary plus the timer's lateness, so lateness never accumulates.
     ``wakes``, when set to a list, receives ``(tick, time)`` of every wakeup,
-    for a trace of the guest timer (``vsim.validate.simulation_trace``).
+    for a trace of the guest timer (``vsim.validate.simulation_trace``);
+    ``ticks``, when set by ``record_ticks``, receives ``(tick, start, end)``
+    of every tick's work: ``start`` when it first got a logical CPU (at once
+    when it follows the previous tick or burst on a running vCPU), ``end``
+    when it was done.
     """
 
     def __init__(self, server, world, streams, monitored_streams, costs, timer, phase):
@@ -87,6 +94,18 @@ class WorkerVcpu:
         self.phase = phase
         self.backlog = []
         self.wakes = None
+        self.ticks = None
+        self._head_start = None
+
+    def record_ticks(self):
+        """Keep every tick's start and end in ``ticks`` from now on; call before the run."""
+        self.ticks = []
+        self.world.on_start = self._started
+
+    def _started(self, _world):
+        """The vCPU got a logical CPU: the head of the queue started now, unless it had before."""
+        if self._head_start is None:
+            self._head_start = self.server.env.now
 
     def start(self):
         self._wake_at(0)
@@ -124,8 +143,13 @@ class WorkerVcpu:
         if not isinstance(tick, _Burst):
             send_time = self.phase + tick * self.server.rtp_interval
             self.server.emit(now, self.streams, tick, send_time, self.monitored_streams)
+            if self.ticks is not None:
+                self.ticks.append((tick, self._head_start, now))
         if self.backlog:
+            if self.ticks is not None:
+                self._head_start = now  # the vCPU keeps its CPU for the next item
             return self._job_work()
+        self._head_start = None
         return None
 
 
@@ -144,7 +168,7 @@ class MediaServer:
     def __init__(self, env, machine, vm_group, vnic, rng_streams, name, *, streams,
                  participants, tick, frame_cost, frame_cost_cv, tick_overhead,
                  timer_median, timer_sigma, measuring_conference,
-                 background_burst=0.0, background_interval=1.0):
+                 background_burst=0.0, background_interval=1.0, aligned_phases=False):
         self.env = env
         self.call_later = scheduler_for(env)
         self.machine = machine
@@ -170,7 +194,7 @@ class MediaServer:
             worker = f"{name}.vcpu{i}"
             costs = FrameCosts(rng_streams.stream(f"{worker}.frames"), total, frame_cost, frame_cost_cv)
             timer = TimerLatency(rng_streams.stream(f"{worker}.timer"), timer_median, timer_sigma)
-            phase = rng_streams.stream(f"{worker}.phase").uniform(0.0, tick)
+            phase = 0.0 if aligned_phases else rng_streams.stream(f"{worker}.phase").uniform(0.0, tick)
             monitored = sizes[-1] if i == monitored_vcpu else 0
             self.workers.append(WorkerVcpu(self, world, total, monitored, costs, timer, phase))
         self.background = None

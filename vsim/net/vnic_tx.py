@@ -7,7 +7,9 @@ the same stream's incoming leg (one in, one out per stream every 20 ms), and
 forwards the frames through the vSwitch to the uplink. It is woken at most
 ``wake_rate_hz`` times per second (the vNIC's rate-based interrupt coalescing);
 once running it keeps draining until the ring is empty. A full ring drops the
-frames that do not fit.
+frames that do not fit. A path of zero cost per frame forwards each batch when
+its world would wake, without running the world, so it takes no CPU time and
+no scheduling decision.
 
 A post may end with a monitored conference's frames (``monitored`` of them,
 one per stream); the vNIC tells its ``recorder`` when they were sent, lost at
@@ -91,7 +93,11 @@ class VnicTransmit:
         if self.world.state != IDLE or not self.pending:
             return
         self.last_wake = self.env.now
-        self.machine.submit(self.world, self.take_job(), self._job_done)
+        work = self.take_job()
+        if self.cost_per_frame == 0:  # a path that costs no CPU never waits for one
+            self._job_done(self.world)
+            return
+        self.machine.submit(self.world, work, self._job_done)
 
     def take_job(self):
         """Move the ring's pending frames into a job; return its work in core-seconds."""

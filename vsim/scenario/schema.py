@@ -153,6 +153,9 @@ class MediaServerModel:
              "worker vCPU (0: none)"))
     background_interval: float = field(metadata=positive(
         "s", "mean time between one VM's background bursts (Poisson arrivals)"))
+    aligned_phases: bool = field(default=False, metadata={
+        "doc": "every worker's ticks fall due at the same instants (threads started on one "
+               "deadline, as vsim probe's workers are), else each worker's phase is drawn uniformly"})
 
 
 @dataclass(frozen=True)
@@ -199,11 +202,15 @@ class HostSection:
     numa_home_nodes: bool = field(default=False, metadata={
         "doc": "confine each VM's vCPUs to one socket, its NUMA home node (VMs dealt round-robin "
                "over the sockets); the hypervisor's transmit worlds stay unconfined"})
-    uplink: Literal["fifo", "multiqueue", "netioc"] = field(default="fifo", metadata={
-        "doc": "uplink scheduler: one drop-tail FIFO, NIC transmit queues served round robin, or "
-               "NetIOC over the [netioc] tree"})
+    uplink: Literal["fifo", "multiqueue", "netioc", "pfifo"] = field(default="fifo", metadata={
+        "doc": "uplink scheduler: one drop-tail FIFO, NIC transmit queues served round robin, "
+               "NetIOC over the [netioc] tree, or Linux's pfifo qdisc (the NIC model's rate and "
+               "queue_packets as its limit, bytes counted as tc does)"})
     uplink_queues: int = field(default=4, metadata={
         "min": 1, "doc": "NIC transmit queues of the multiqueue uplink"})
+    background_tasks: int = field(default=0, metadata={
+        "min": 0, "doc": "always-runnable CPU-bound tasks outside the VMs, each in a group of its "
+                         "own at the default weight: the host's other work"})
 
 
 @dataclass(frozen=True)
@@ -425,6 +432,9 @@ class ValidateSection:
                          "0.2 ms of the measured one) or \"jitter_ms.ks\" = 0.2; metrics: "
                          + ", ".join(validate_tolerances.METRICS) + "; statistics: "
                          + ", ".join(validate_tolerances.STATS)})
+    traffic_class: str | None = field(default=None, metadata={
+        "doc": "compare only the packets of this class on both sides (packets traces), e.g. "
+               "\"voice\" when the measured trace also holds a flood the simulation does not export"})
 
     def validate(self, source, path):
         for key, value in self.tolerances.items():

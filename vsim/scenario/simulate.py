@@ -34,6 +34,7 @@ from vsim.net.shared_uplink import VOICE_CLASS, SharedUplink
 from vsim.net.sources import make_source
 from vsim.net.vnic_tx import VnicTransmit
 from vsim.scenario import cgroups, uncontended
+from vsim.scenario.host_background import BackgroundTasks
 from vsim.scenario.host_uplink import make_host_uplink
 from vsim.scenario.load import group_role
 from vsim.scenario.uplink_summary import uplink_summary
@@ -131,7 +132,8 @@ class Simulation:
                                  frame_cost_cv=work.frame_cost_cv, tick_overhead=work.tick_overhead,
                                  timer_median=work.timer_median, timer_sigma=work.timer_sigma,
                                  measuring_conference=spec.measuring,
-                                 background_burst=burst, background_interval=interval)
+                                 background_burst=burst, background_interval=interval,
+                                 aligned_phases=work.aligned_phases)
             if shared:
                 frames = sum(worker.streams for worker in server.workers)
                 flow = self.uplink.add_flow(port, self.ip_bytes, VOICE_CLASS, discrete=True)
@@ -155,8 +157,11 @@ class Simulation:
                 rng=streams.stream(f"{spec.name}.traffic"), cpu=cpu, source=loaded.source,
                 where=spec.where))
             self.traffic_groups.append(spec.group)
+        self.background_tasks = BackgroundTasks(self.machine, scenario.host.background_tasks, self.linux)
         components = [*self.servers, *self.traffic, self.uplink]
-        fits = uncontended.applies(self.machine) and all(c.supports_closed_form() for c in components)
+        # the closed form plays the VMs' worlds only; the host's other work needs the events
+        fits = (uncontended.applies(self.machine) and not self.background_tasks.worlds
+                and all(c.supports_closed_form() for c in components))
         if engine == "uncontended" and not fits:
             raise ValueError(f"expected a whole core per world, no limits, reservations or "
                              f"affinity, no bulk traffic and a FIFO uplink for the uncontended "
@@ -171,6 +176,16 @@ class Simulation:
         for server in self.servers:
             for worker in server.workers:
                 worker.wakes = []
+
+    def record_ticks(self):
+        """Keep every worker's tick starts and ends (``WorkerVcpu.ticks``); call before ``run``.
+
+        The ticks come from the event engine; ``ValueError`` on the closed form."""
+        if self.engine == "uncontended":
+            raise ValueError("expected the event engine for worker ticks (--engine events)")
+        for server in self.servers:
+            for worker in server.workers:
+                worker.record_ticks()
 
     def _add_vm(self, name, cpu, vcpus, affinity):
         """A VM's CPU group with its vCPU worlds, added to the machine (on a Linux host its
@@ -286,6 +301,7 @@ class Simulation:
             if progress is not None:
                 progress(duration)
             return self._summary(start, end, duration - warmup, warmup)
+        self.background_tasks.start()
         if isinstance(self.uplink, SharedUplink):
             self._start_traffic(duration)
         for server in self.servers:
@@ -300,6 +316,8 @@ class Simulation:
         """Run the events up to ``until``, in steps of ``step`` simulated seconds when
         reporting ``progress``. Stopping and resuming SimPy changes no event's time or
         order (events go by time, priority and scheduling order), so the run is the same."""
+        if until <= self.env.now:  # a warm-up of 0: nothing to run yet
+            return
         if progress is None:
             self.env.run(until=until)
             return

@@ -1,5 +1,5 @@
 """The simulated side of ``vsim validate``: a scenario's replications, each as a trace of the kind
-measured (``packets`` or ``timer``).
+measured (``packets``, ``timer`` or ``cpu_ticks``).
 
 Replication ``r`` runs with seed ``seed + r``, as sweeps do; the tasks hold
 only plain values, so ``vsim.sweep.executor.run_tasks`` can run them in
@@ -46,9 +46,11 @@ def run_trace_task(task):
     """Run ``task`` from its files: (its trace, wall seconds)."""
     start = time.perf_counter()
     loaded = load_scenario(task.config, task.overrides)
-    sim = Simulation(loaded, task.seed)
+    sim = Simulation(loaded, task.seed, engine="events" if task.kind == "cpu_ticks" else "auto")
     if task.kind == "timer":
         sim.record_wakeups()
+    if task.kind == "cpu_ticks":
+        sim.record_ticks()
     sim.run(task.duration, task.warmup)
     meta = run_meta(loaded.scenario, task.config, task.seed, task.duration, task.warmup, sim.engine)
     return simulation_trace(task.kind, sim, meta), time.perf_counter() - start

@@ -1,4 +1,4 @@
-"""A simulation's measured packets or guest timer wakeups as a vsim trace (``vsim run --trace``).
+"""A simulation's measured packets, guest timer wakeups or worker ticks as a vsim trace (``vsim run --trace``).
 
 The ``packets`` trace holds what the first VM's receiver (the measuring
 client, when the scenario has a measuring conference) recorded: one row per
@@ -17,6 +17,13 @@ wakeup is not part of it (the model has that as the vCPU's ready time), so
 it compares with a periodic probe thread on a host that is not contended.
 The simulation must keep the wakeups (``Simulation.record_wakeups`` before
 ``run``).
+
+The ``cpu_ticks`` trace holds every worker's finished ticks, VM by VM:
+when each was due, when its work first got a logical CPU (timer lateness
+plus the wait for a CPU, or the end of the work queued before it) and when
+it was done; ticks still unfinished at the end of the run are left out, as
+the CPU probe leaves out ticks it has not finished. The simulation must keep
+the ticks (``Simulation.record_ticks`` before ``run``).
 
 The header records the scenario, seed, run length and warm-up (``#
 warmup_s:``), so that ``vsim.validate.trace_metrics`` drops the warm-up as
@@ -72,7 +79,32 @@ def timer_trace(sim, meta):
     return Trace("timer", {key: str(value) for key, value in {**header, **meta}.items()}, columns)
 
 
-TRACES = {"packets": packets_trace, "timer": timer_trace}
+def cpu_ticks_trace(sim, meta):
+    """The ``cpu_ticks`` trace of ``sim``'s worker ticks after ``sim.run``; ``meta`` goes into its header."""
+    workers = [(server.workers[0].world.group.name, index, worker)
+               for server in sim.servers for index, worker in enumerate(server.workers)]
+    if any(worker.ticks is None for _, _, worker in workers):
+        raise ValueError("the simulation did not keep its ticks: call record_ticks() before run()")
+    period = sim.servers[0].rtp_interval
+    vm, number, tick, scheduled, start, end = [], [], [], [], [], []
+    for name, index, worker in workers:
+        rows = np.array(worker.ticks, dtype=float).reshape(-1, 3)
+        ticks = rows[:, 0].astype(np.int64)
+        vm.extend([name] * ticks.size)
+        number.append(np.full(ticks.size, index, dtype=np.int64))
+        tick.append(ticks)
+        scheduled.append(worker.phase + ticks * period)
+        start.append(rows[:, 1])
+        end.append(rows[:, 2])
+    columns = {"vm": vm, "worker": np.concatenate(number), "tick": np.concatenate(tick),
+               "scheduled_s": np.concatenate(scheduled), "start_s": np.concatenate(start),
+               "end_s": np.concatenate(end)}
+    header = {"source": "vsim simulation", "workers": "each VM's worker vCPUs, numbered within the VM",
+              "period_s": period}
+    return Trace("cpu_ticks", {key: str(value) for key, value in {**header, **meta}.items()}, columns)
+
+
+TRACES = {"packets": packets_trace, "timer": timer_trace, "cpu_ticks": cpu_ticks_trace}
 
 
 def simulation_trace(kind, sim, meta):

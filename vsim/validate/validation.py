@@ -11,8 +11,10 @@ how the runs were made, every statistic, every check) plus the samples
 themselves for the figures.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+
+import numpy as np
 
 from vsim.core.atomic import write_text
 from vsim.core.errors import InputError
@@ -23,13 +25,9 @@ from vsim.validate.capture_packets import capture_trace
 from vsim.validate.detect import describe_format, read_any
 from vsim.validate.distributions import compare
 from vsim.validate.replications import simulated_traces, trace_tasks
-from vsim.validate.simulation_trace import TRACES
 from vsim.validate.trace_metrics import METRICS, metrics_of_kind, trace_samples
 from vsim.validate.validation_figures import write_figures
 from vsim.validate.validation_report import report_markdown, results_json
-
-SIMULATED_KINDS = tuple(TRACES)
-
 
 @dataclass(frozen=True)
 class Options:
@@ -68,11 +66,24 @@ def measured_trace(path):
     if fmt != "vsim":
         raise InputError(path, None, f"expected a capture or a vsim trace to compare with a simulation, "
                                      f"found {describe_format(fmt)}")
-    if trace.kind not in SIMULATED_KINDS:
-        raise InputError(path, "kind", f"expected a {' or '.join(SIMULATED_KINDS)} trace or a capture: "
-                                       f"simulations give the measuring client's packets and the guest "
-                                       f"timer's wakeups, not {trace.kind} traces")
     return trace
+
+
+def of_class(trace, chosen, source):
+    """``trace`` with only the rows of traffic class ``chosen`` (``packets`` traces; others unchanged).
+
+    ``InputError`` naming ``source`` when a packets trace has no packet of that class.
+    """
+    if chosen is None or trace.kind != "packets":
+        return trace
+    keep = np.asarray(trace.columns["class"], dtype=object) == chosen
+    if not keep.any():
+        found = sorted(set(trace.columns["class"]))
+        raise InputError(source, "class", f"expected packets of class {chosen!r} "
+                                          f"(validate.traffic_class), found {', '.join(found) or 'none'}")
+    columns = {name: [v for v, k in zip(values, keep) if k] if isinstance(values, list) else values[keep]
+               for name, values in trace.columns.items()}
+    return replace(trace, columns=columns)
 
 
 def measured_kind(traces, paths):
@@ -131,7 +142,8 @@ def run_validation(options, progress=None):
     loaded = load_scenario(options.config, options.overrides)
     scenario = loaded.scenario
     stated = stated_tolerances(scenario.validate.tolerances, options.config, options.tolerances)
-    measured_traces = [measured_trace(path) for path in options.traces]
+    chosen = scenario.validate.traffic_class
+    measured_traces = [of_class(measured_trace(path), chosen, path) for path in options.traces]
     kind = measured_kind(measured_traces, options.traces)
     measured = _samples_by_metric(measured_traces, options.traces)
     run = scenario.run
@@ -141,7 +153,8 @@ def run_validation(options, progress=None):
     replications = run.replications if options.replications is None else options.replications
     stated = applicable(stated, kind)
     tasks = trace_tasks(kind, options.config, options.overrides, seed, duration, warmup, replications)
-    traces = simulated_traces(tasks, options.jobs, progress)
+    traces = [of_class(trace, chosen, task.label())
+              for trace, task in zip(simulated_traces(tasks, options.jobs, progress), tasks)]
     simulated = _samples_by_metric(traces, [task.label() for task in tasks])
     comparisons, skipped = {}, {}
     for metric in metrics_of_kind(kind):
@@ -164,6 +177,7 @@ def run_validation(options, progress=None):
     doc = {
         "scenario": scenario.name, "config": str(options.config), "overrides": list(options.overrides),
         "measured": [str(path) for path in options.traces], "kind": kind,
+        "traffic_class": chosen if kind == "packets" else None,
         "simulated": {"replications": replications, "seeds": [task.seed for task in tasks],
                       "duration_s": duration, "warmup_s": warmup,
                       "engine": traces[0].meta.get("engine") if traces else None},

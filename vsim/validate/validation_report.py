@@ -81,10 +81,16 @@ def verdict_line(doc):
     return f"all {total} checks within tolerance" if total > 1 else "the one check within tolerance"
 
 
+def _kind_label(doc):
+    """``packets``, or ``packets, class voice`` when one traffic class was compared."""
+    chosen = doc.get("traffic_class")
+    return doc["kind"] + (f", class {chosen}" if chosen else "")
+
+
 def _title(doc):
     measured = ", ".join(doc["measured"])
     return (f"{doc['scenario']} ({doc['config']}; {run_stamp(doc)}) against {measured} "
-            f"({doc['kind']})")
+            f"({_kind_label(doc)})")
 
 
 def report_text(doc):
@@ -114,7 +120,7 @@ def report_markdown(doc, figures):
     lines = [f"# Validation: {doc['scenario']}", "",
              f"Simulated: `{doc['config']}`" + (f" with {', '.join(doc['overrides'])}" if doc["overrides"] else "")
              + f", {run_stamp(doc)}, {doc['simulated']['engine']} engine.  ",
-             f"Measured: {', '.join(f'`{path}`' for path in doc['measured'])} ({doc['kind']}).", "",
+             f"Measured: {', '.join(f'`{path}`' for path in doc['measured'])} ({_kind_label(doc)}).", "",
              "Quantiles are of the pooled samples of each side; relative errors are (simulated - "
              "measured) / measured. Means come with 95 % cluster-bootstrap intervals over the "
              "replications (over batches of a single trace). KS is the two-sample "

@@ -1,0 +1,46 @@
+"""``vsim validate`` on every committed measured set in validation/, against its scenario in
+configs/validation/, in a short form (3 simulated seconds, one replication): the scenarios load, the
+simulation gives the measured trace's kind, and every tolerance the scenario states is checked. The
+full-length reports are made by validation/run_reports.sh."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vsim import cli
+from vsim.scenario.load import load_scenario
+from vsim.validate.trace_metrics import metrics_of_kind
+
+ROOT = Path(__file__).resolve().parents[2]
+SETS = {  # set: (scenario, measured traces, kind)
+    "cpu_cgroups": ("cpu_cgroups", ["cpu_ticks.csv"], "cpu_ticks"),
+    "cpu_cgroups_contended": ("cpu_cgroups_contended", ["cpu_ticks.csv"], "cpu_ticks"),
+    "timer_idle": ("timer_python", ["python.csv"], "timer"),
+    "timer_alternating": ("timer_cyclictest", ["cyclictest_1.csv", "cyclictest_2.csv", "cyclictest_3.csv"],
+                          "timer"),
+    "timer_cyclictest_modes": ("timer_cyclictest", ["cyclictest_verbose.csv"], "timer"),
+    "timer_threads": ("timer_threads_python", ["python_1.csv", "python_2.csv"], "timer"),
+    "timer_load": ("timer_load_cyclictest", ["cyclictest.csv"], "timer"),
+    "net_pfifo": ("net_pfifo", ["packets.csv"], "packets"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_a_short_validation_of_each_committed_set_checks_its_scenarios_tolerances(capsys, name):
+    scenario, traces, kind = SETS[name]
+    config = ROOT / "configs" / "validation" / f"{scenario}.toml"
+    paths = [str(ROOT / "validation" / name / trace) for trace in traces]
+    try:
+        code = cli.main(["validate", *paths, "--scenario", str(config), "--duration", "3",
+                         "--replications", "1", "--quiet", "--json", "-"])
+    except SystemExit as exit_:
+        code = exit_.code
+    out, err = capsys.readouterr()
+    assert code in (0, 1), err
+    result = json.loads(out)
+    assert result["kind"] == kind
+    assert set(result["metrics"]) == set(metrics_of_kind(kind))
+    stated = load_scenario(config).scenario.validate.tolerances
+    assert stated and {check["key"] for check in result["checks"]} == set(stated)
+    assert code == (1 if result["failed"] else 0)
