@@ -15,27 +15,11 @@ import pytest
 from vsim import cli
 from vsim.experiments.claims import load_claims
 from vsim.scenario.load import load_scenario
+from cli_run import vsim, one_line_error
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = str(REPO / "configs" / "voip-vsphere5" / "fig3.toml")
 SHORT = ["--duration", "2"]
-
-
-def vsim(capsys, *args):
-    """Run the CLI in-process; return (exit code, stdout, stderr)."""
-    try:
-        code = cli.main(list(args))
-    except SystemExit as exit_:
-        code = exit_.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line_error(err):
-    lines = err.splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("vsim: error: ")
-    return lines[0]
 
 
 @pytest.fixture

@@ -8,28 +8,12 @@ from pathlib import Path
 import pytest
 
 from vsim import cli
+from cli_run import vsim, one_line_error
 
 FIG2 = Path(__file__).resolve().parents[2] / "configs" / "voip-vsphere5" / "fig2.toml"
 SHORT = ["--duration", "8", "--replications", "2", "--quiet"]
 SENSIBLE = ["--tolerance", "jitter_ms.ks=0.3", "--tolerance", "jitter_ms.p99=0.3",
             "--tolerance", "jitter_ms.mean=0.1"]
-
-
-def vsim(capsys, *args):
-    """Run the CLI in-process; return (exit code, stdout, stderr)."""
-    try:
-        code = cli.main([str(arg) for arg in args])
-    except SystemExit as exit_:
-        code = exit_.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line_error(err):
-    lines = err.splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("vsim: error: ")
-    return lines[0]
 
 
 @pytest.fixture(scope="module")
