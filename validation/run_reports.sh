@@ -31,3 +31,4 @@ report $V/timer_threads/report/cyclictest $C/timer_threads_cyclictest.toml $V/ti
 report $V/timer_load/report/python $C/timer_load_python.toml $V/timer_load/python.csv
 report $V/timer_load/report/cyclictest $C/timer_load_cyclictest.toml $V/timer_load/cyclictest.csv
 report $V/net_pfifo/report $C/net_pfifo.toml $V/net_pfifo/packets.csv
+report $V/net_htb/report $C/net_htb.toml $V/net_htb/packets.csv

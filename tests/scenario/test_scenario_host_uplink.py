@@ -5,6 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from vsim.core.errors import InputError
 from vsim.net.shared_uplink import SharedUplink
 from vsim.net.uniform_fifo import UniformFifo
 from vsim.net.uplink.fifo import FifoScheduler
@@ -13,6 +14,7 @@ from vsim.net.uplink.netioc import NetiocScheduler
 from vsim.net.uplink.tc_fifo import PfifoScheduler
 from vsim.scenario.host_uplink import make_host_uplink, needs_scheduler
 from vsim.scenario.load import load_scenario
+from vsim.scenario.simulate import simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 FIG3 = ROOT / "configs" / "voip-vsphere5" / "fig3.toml"
@@ -65,3 +67,15 @@ def test_a_pfifo_host_gets_linux_pfifo_at_the_nics_rate_and_packet_limit():
     assert uplink.scheduler.rate_bps == nic.rate_bps == 2e6
     assert [queue.limit for queue in uplink.scheduler.queues] == [nic.queue_packets] == [50]
     assert uplink.scheduler.unit == "packets"
+
+
+def test_an_htb_uplink_puts_each_group_on_its_leaf_and_names_bad_trees():
+    htb = ROOT / "configs" / "validation" / "net_htb.toml"
+    summary = simulate(load_scenario(htb, ["run.duration=4"]), seed=2, duration=4)
+    assert summary["voice"]["loss_fraction"] == 0.0  # the voice class stays within its rate
+    with pytest.raises(InputError, match=r"htb.node\[2\].parent: expected a node listed before it"):
+        load_scenario(htb, ['htb.node=[{name = "root", rate_mbps = 2.0}, {name = "voice", parent = "root", '
+                            'members = ["vm"]}, {name = "flood", parent = "nowhere", members = ["flood"]}]'])
+    with pytest.raises(InputError, match=r"htb.node: expected VM group 'flood' among the members"):
+        load_scenario(htb, ['htb.node=[{name = "root", rate_mbps = 2.0}, {name = "voice", parent = "root", '
+                            'members = ["vm"]}]'])

@@ -23,6 +23,7 @@ SETS = {  # set: (scenario, measured traces, kind)
     "timer_threads": ("timer_threads_python", ["python_1.csv", "python_2.csv"], "timer"),
     "timer_load": ("timer_load_cyclictest", ["cyclictest.csv"], "timer"),
     "net_pfifo": ("net_pfifo", ["packets.csv"], "packets"),
+    "net_htb": ("net_htb", ["packets.csv"], "packets"),
 }
 
 

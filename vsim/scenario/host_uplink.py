@@ -13,6 +13,7 @@ from vsim.net.shared_uplink import SharedUplink
 from vsim.net.txpath.cost import PathCost
 from vsim.net.uniform_fifo import UniformFifo
 from vsim.net.uplink import make_uplink_scheduler
+from vsim.scenario.htb import htb_tree
 from vsim.scenario.netioc import netioc_tree
 
 
@@ -32,8 +33,11 @@ def make_host_uplink(scenario, nic, ip_bytes, vm_groups, rng, source):
     params = {}
     if scenario.host.uplink == "multiqueue":
         params["queues"] = scenario.host.uplink_queues
-    elif scenario.host.uplink == "netioc":
-        tree, leaf_of = netioc_tree(scenario, nic.rate_bps, source)
+    elif scenario.host.uplink in ("netioc", "htb"):
+        if scenario.host.uplink == "netioc":
+            tree, leaf_of = netioc_tree(scenario, nic.rate_bps, source)
+        else:
+            tree, leaf_of = htb_tree(scenario, source)
         params["tree"] = tree
         params["port_leaf"] = {port: leaf_of[group] for port, group in enumerate(vm_groups)}
     scheduler = make_uplink_scheduler(

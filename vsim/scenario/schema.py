@@ -202,10 +202,11 @@ class HostSection:
     numa_home_nodes: bool = field(default=False, metadata={
         "doc": "confine each VM's vCPUs to one socket, its NUMA home node (VMs dealt round-robin "
                "over the sockets); the hypervisor's transmit worlds stay unconfined"})
-    uplink: Literal["fifo", "multiqueue", "netioc", "pfifo"] = field(default="fifo", metadata={
+    uplink: Literal["fifo", "multiqueue", "netioc", "pfifo", "htb"] = field(default="fifo", metadata={
         "doc": "uplink scheduler: one drop-tail FIFO, NIC transmit queues served round robin, "
-               "NetIOC over the [netioc] tree, or Linux's pfifo qdisc (the NIC model's rate and "
-               "queue_packets as its limit, bytes counted as tc does)"})
+               "NetIOC over the [netioc] tree, Linux's pfifo qdisc (the NIC model's rate and "
+               "queue_packets as its limit, bytes counted as tc does) or Linux's htb over the "
+               "[htb] classes"})
     uplink_queues: int = field(default=4, metadata={
         "min": 1, "doc": "NIC transmit queues of the multiqueue uplink"})
     background_tasks: int = field(default=0, metadata={
@@ -370,17 +371,56 @@ class NetiocSection:
         "doc": "the nodes, parents before their children"})
 
     def validate(self, source, path):
-        names = set()
-        for index, node in enumerate(self.node):
-            where = f"{path}.node[{index}]"
-            if node.name in names:
-                fail(source, f"{where}.name", f"expected a name used once in the tree, got {node.name!r}")
-            if node.parent is not None and node.parent not in names:
-                fail(source, f"{where}.parent", f"expected a node listed before it, got {node.parent!r}")
-            names.add(node.name)
-        members = [m for node in self.node for m in node.members]
-        if len(set(members)) != len(members):
-            fail(source, f"{path}.node", "expected each VM group in the members of one node only")
+        check_tree_tables(self.node, source, path)
+
+
+def check_tree_tables(nodes, source, path):
+    """Nodes listed flat, parents first: each name once, each parent listed before its
+    children, each VM group among the members of one node only."""
+    names = set()
+    for index, node in enumerate(nodes):
+        where = f"{path}.node[{index}]"
+        if node.name in names:
+            fail(source, f"{where}.name", f"expected a name used once in the tree, got {node.name!r}")
+        if node.parent is not None and node.parent not in names:
+            fail(source, f"{where}.parent", f"expected a node listed before it, got {node.parent!r}")
+        names.add(node.name)
+    members = [m for node in nodes for m in node.members]
+    if len(set(members)) != len(members):
+        fail(source, f"{path}.node", "expected each VM group in the members of one node only")
+
+
+@dataclass(frozen=True)
+class HtbNodeSection:
+    """One htb class of the host's uplink, as ``tc class add ... htb`` sets it."""
+
+    name: str = field(metadata={"doc": "class name, unique in the tree"})
+    parent: str | None = field(default=None, metadata={"doc": "the class it belongs to (none: a top "
+                                                              "class under the qdisc)"})
+    rate_mbps: float = field(default=1.0, metadata=positive("Mb/s", "guaranteed rate (tc rate)"))
+    ceil_mbps: float | None = field(default=None, metadata=positive(
+        "Mb/s", "most it may borrow up to (tc ceil; default: its rate)"))
+    burst_bytes: float | None = field(default=None, metadata=positive("B", "tc burst (default: tc's)"))
+    cburst_bytes: float | None = field(default=None, metadata=positive("B", "tc cburst (default: tc's)"))
+    quantum_bytes: float | None = field(default=None, metadata=positive(
+        "B", "a leaf's share of what is borrowed (default: rate / r2q, as tc)"))
+    prio: int | None = field(default=None, metadata={"min": 0, "doc": "a leaf's borrowing priority "
+                                                                      "(lower first; default 0)"})
+    limit_packets: int | None = field(default=None, metadata={"min": 1, "doc": "a leaf's pfifo limit "
+                                                                               "(default: txqueuelen)"})
+    members: list[str] = field(default_factory=tuple, metadata={
+        "doc": "VM groups ('vm' for [vm]) whose vNICs a leaf carries"})
+
+
+@dataclass(frozen=True)
+class HtbSection:
+    """The htb classes of the host's uplink (used when host.uplink = "htb")."""
+
+    node: list[HtbNodeSection] = field(default_factory=tuple, metadata={
+        "doc": "the classes, parents before their children"})
+
+    def validate(self, source, path):
+        check_tree_tables(self.node, source, path)
 
 
 SWEPT_SECTIONS = {"host": HostSection, "vm": VmSection, "measured_vm": MeasuredVmSection,
@@ -459,6 +499,7 @@ class Scenario:
     group: list[GroupSection] = field(default_factory=tuple, metadata={
         "doc": "further groups of VMs ([[group]] tables), after [vm]'s"})
     netioc: NetiocSection = field(default_factory=NetiocSection)
+    htb: HtbSection = field(default_factory=HtbSection)
     sweep: SweepSection | None = None
     validate: ValidateSection = field(default_factory=ValidateSection)
 
@@ -473,21 +514,23 @@ class Scenario:
         return ["vm"] + [group.name for group in self.group]
 
     def check_uplink(self, source):
-        """The NetIOC tree names only known VM groups and, when the uplink uses it, places
-        every VM group on one leaf."""
+        """The NetIOC and htb trees name only known VM groups and, when the uplink uses one,
+        it places every VM group on one leaf."""
         names = self.group_names()
         placed_groups = names if self.vm.instances else names[1:]
-        for index, node in enumerate(self.netioc.node):
-            for member in node.members:
-                if member not in names:
-                    fail(source, f"netioc.node[{index}].members",
-                         f"expected VM groups ({', '.join(names)}), got {member!r}")
-        if self.host.uplink == "netioc":
-            if not self.netioc.node:
-                fail(source, "netioc.node", 'expected the NetIOC tree ([[netioc.node]] tables) '
-                     'with host.uplink = "netioc"')
-            placed = {m for node in self.netioc.node for m in node.members}
+        for key, table, label in (("netioc", self.netioc, "NetIOC"), ("htb", self.htb, "htb")):
+            for index, node in enumerate(table.node):
+                for member in node.members:
+                    if member not in names:
+                        fail(source, f"{key}.node[{index}].members",
+                             f"expected VM groups ({', '.join(names)}), got {member!r}")
+            if self.host.uplink != key:
+                continue
+            if not table.node:
+                fail(source, f"{key}.node", f'expected the {label} tree ([[{key}.node]] tables) '
+                     f'with host.uplink = "{key}"')
+            placed = {m for node in table.node for m in node.members}
             for name in placed_groups:
                 if name not in placed:
-                    fail(source, "netioc.node", f"expected VM group '{name}' among the members "
+                    fail(source, f"{key}.node", f"expected VM group '{name}' among the members "
                          "of a leaf")
