@@ -10,7 +10,7 @@ which leaf each group's traffic goes to.
 
 from vsim.core.errors import InputError
 from vsim.net.uplink.htb_tree import HtbClass, HtbTree
-from vsim.scenario.typed import fail
+from vsim.scenario.tree_tables import tree_layout
 
 MBPS = 1e6
 
@@ -18,17 +18,7 @@ MBPS = 1e6
 def htb_tree(scenario, source):
     """(HtbTree, {group name: leaf name}) of ``scenario``'s htb tables."""
     tables = scenario.htb.node
-    children = {table.name: [] for table in tables}
-    for table in tables:
-        if table.parent is not None:
-            children[table.parent].append(table.name)
-    by_name = {table.name: table for table in tables}
-    leaf_of = {}
-    for index, table in enumerate(tables):
-        if table.members and children[table.name]:
-            fail(source, f"htb.node[{index}].members",
-                 f"expected members on a leaf only; {table.name!r} has classes below it")
-        leaf_of.update({member: table.name for member in table.members})
+    children, by_name, leaf_of = tree_layout(tables, "htb", source)
 
     def build(name):
         table = by_name[name]

@@ -12,7 +12,7 @@ import math
 
 from vsim.core.errors import InputError
 from vsim.net.hclock.tree import Node, Tree
-from vsim.scenario.typed import fail
+from vsim.scenario.tree_tables import tree_layout
 
 MBPS = 1e6
 
@@ -20,17 +20,7 @@ MBPS = 1e6
 def netioc_tree(scenario, rate_bps, source):
     """(Tree, {group name: leaf name}) of ``scenario``'s NetIOC tables on a ``rate_bps`` uplink."""
     tables = scenario.netioc.node
-    children = {table.name: [] for table in tables}
-    for table in tables:
-        if table.parent is not None:
-            children[table.parent].append(table.name)
-    by_name = {table.name: table for table in tables}
-    leaf_of = {}
-    for index, table in enumerate(tables):
-        if table.members and children[table.name]:
-            fail(source, f"netioc.node[{index}].members",
-                 f"expected members on a leaf only; {table.name!r} has nodes below it")
-        leaf_of.update({member: table.name for member in table.members})
+    children, by_name, leaf_of = tree_layout(tables, "netioc", source)
 
     def build(name):
         table = by_name[name]

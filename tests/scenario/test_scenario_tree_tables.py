@@ -1,0 +1,32 @@
+"""Flat tree tables: children found by parent, leaves carrying VM groups, members on leaves only."""
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from vsim.core.errors import InputError
+from vsim.scenario.load import load_scenario
+from vsim.scenario.tree_tables import tree_layout
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def node(name, parent=None, members=()):
+    return SimpleNamespace(name=name, parent=parent, members=members)
+
+
+def test_children_and_leaves_follow_the_parents():
+    children, by_name, leaf_of = tree_layout(
+        [node("root"), node("voice", "root", ("vm",)), node("bulk", "root", ("flood", "nfs"))], "htb", "f")
+    assert children == {"root": ["voice", "bulk"], "voice": [], "bulk": []}
+    assert set(by_name) == {"root", "voice", "bulk"}
+    assert leaf_of == {"vm": "voice", "flood": "bulk", "nfs": "bulk"}
+
+
+@pytest.mark.parametrize("config, key", [("configs/validation/net_htb.toml", "htb"),
+                                         ("configs/voip-vsphere5/fig6.toml", "netioc")])
+def test_members_on_a_node_with_children_name_the_table(config, key):
+    with pytest.raises(InputError, match=rf"{key}.node\[0\].members: expected members on a leaf only"):
+        tree_layout([node("root", members=("vm",)), node("leaf", "root")], key, config)
+    assert load_scenario(ROOT / config).scenario  # the committed trees are well formed

@@ -1,0 +1,24 @@
+"""Trees written as flat tables (``[[netioc.node]]``, ``[[htb.node]]``): each node names its
+parent, and the leaves name the VM groups whose vNICs they carry."""
+
+from vsim.scenario.typed import fail
+
+
+def tree_layout(tables, key, source):
+    """(children by name, tables by name, {group: leaf name}) of the flat ``tables`` under ``key``.
+
+    Members are allowed on leaves only: a node with children and members is an error naming
+    ``key.node[i].members``. (Names, parents and members were checked when the section was read,
+    ``vsim.scenario.schema.check_tree_tables``.)
+    """
+    children = {table.name: [] for table in tables}
+    for table in tables:
+        if table.parent is not None:
+            children[table.parent].append(table.name)
+    leaf_of = {}
+    for index, table in enumerate(tables):
+        if table.members and children[table.name]:
+            fail(source, f"{key}.node[{index}].members",
+                 f"expected members on a leaf only; {table.name!r} has nodes below it")
+        leaf_of.update({member: table.name for member in table.members})
+    return children, {table.name: table for table in tables}, leaf_of
