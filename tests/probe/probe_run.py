@@ -1,9 +1,7 @@
-"""Running ``vsim probe`` from the probe tests, in-process or as a child process."""
+"""Running ``vsim probe`` from the probe tests as a child process (in-process: ``cli_run.vsim``)."""
 
 import subprocess
 import sys
-
-from cli_run import vsim  # noqa: F401  (the probe tests import it from here)
 
 
 def vsim_child(*args):

@@ -4,7 +4,7 @@ import os
 import subprocess
 
 from probe_helpers import made_by, needs_ip, needs_root
-from probe_run import vsim
+from cli_run import vsim
 from vsim.probe import cgroups, netns
 from vsim.probe.names import cgroup_name, netns_names, veth_names
 

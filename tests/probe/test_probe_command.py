@@ -3,7 +3,7 @@
 import pytest
 
 from probe_helpers import one_line_error
-from probe_run import vsim
+from cli_run import vsim
 from vsim.probe import machine
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from probe_helpers import made_by, needs_cpu_cgroup, needs_root
-from probe_run import vsim
+from cli_run import vsim
 from vsim.core.errors import InputError
 from vsim.probe.cpu_probe import parse_quota, parse_weight, per_vm, vm_summary
 from vsim.validate.vsim_trace import read_trace

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from probe_helpers import made_by, needs_ip, needs_root
-from probe_run import vsim, vsim_child
+from cli_run import vsim
+from probe_run import vsim_child
 from vsim.probe.net_probe import root_qdisc_drops
 from vsim.probe.pcap import read_udp_frames
 from vsim.validate.vsim_trace import read_trace

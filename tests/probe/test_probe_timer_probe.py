@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from probe_run import vsim
+from cli_run import vsim
 from vsim.probe.load import BUSY_LOOP
 from vsim.validate.vsim_trace import read_trace
 
