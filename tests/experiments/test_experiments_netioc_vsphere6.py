@@ -13,7 +13,8 @@ from vsim.sweep.executor import RunPlan
 TINY = RunPlan(duration=20.0, warmup=1.0, replications=1)
 SINGLE_HOST = ("netioc6.reservation_cap_fraction", "netioc6.fig2.equal_shares.vm_gbps",
                "netioc6.fig2.a.vm1_gbps", "netioc6.fig2.a.vm2_gbps", "netioc6.exp1.min_vm_mbps",
-               "netioc6.exp1.vm_throughput_cv")
+               "netioc6.exp1.vm_throughput_cv", "netioc6.exp3.cpu_overhead.small",
+               "netioc6.exp3.cpu_overhead.vm100")
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +36,18 @@ def test_single_host_claims_have_values_and_the_rest_are_not_modelled(reproduced
             assert row.value is None and row.kind == "not modelled", claim_id
     assert rows["netioc6.reservation_cap_fraction"].kind == "by construction"
     assert rows["netioc6.fig2.a.vm1_gbps"].kind == "predicted"
+    assert rows["netioc6.exp3.cpu_overhead.small"].kind == "fitted"
+    assert rows["netioc6.exp3.cpu_overhead.vm100"].kind == "fitted"
+
+
+def test_netioc_costs_host_cpu_through_more_interrupts(reproduced):
+    sweeps = reproduced[0][0].sweeps
+    overhead = netioc_vsphere6.cpu_overhead(sweeps["exp3_default"], sweeps["exp3_netioc"])
+    assert abs(overhead[1]) < 1e-9  # one VM: nothing to interleave
+    assert overhead[100] > overhead[12] > 0
+    interrupts = [sweeps[name].at(100).runs[0]["uplink"]["groups"]["netperf"]["interrupts_per_s"]
+                  for name in ("exp3_default", "exp3_netioc")]
+    assert interrupts[1] > 2 * interrupts[0]
 
 
 def test_the_values_follow_from_link_time_shares(reproduced):
@@ -54,7 +67,7 @@ def test_outputs_written(tmp_path, reproduced):
     results, rows = reproduced
     written = write_study_outputs(tmp_path, results[0], rows)
     names = {path.name for path in written}
-    assert {"fig2_host1.png", "exp1.svg", "comparison.md", "results.json"} <= names
+    assert {"fig2_host1.png", "exp1.svg", "exp3_cpu.png", "comparison.md", "results.json"} <= names
     doc = json.loads(claims_json(rows))
     assert any(entry["id"] == "netioc6.exp1.min_vm_mbps" and entry["value"] for entry in doc["claims"])
 

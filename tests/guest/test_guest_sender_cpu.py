@@ -1,6 +1,7 @@
-"""A traffic VM's CPU: sender threads that spin while it sends and a transmit world paid per frame."""
+"""A traffic VM's CPU: spinning or paced senders, their interrupts, a transmit world paid per frame."""
 
 import pytest
+from hypothesis import given, strategies as st
 
 from vsim.core.environment import Environment
 from vsim.cpu.machine import Machine
@@ -61,3 +62,58 @@ def test_a_busy_host_slows_the_senders():
     cpu.wake()
     env.run(until=2.0)
     assert sum(used(w, 2.0) for w in worlds + [tx]) == pytest.approx(2 * 2.0, rel=1e-6)
+
+
+class FixedInterrupts:
+    """Interrupts/s held constant, standing in for a vNIC's completions."""
+
+    def __init__(self, per_s):
+        self.per_s = per_s
+
+    def rate(self):
+        return self.per_s
+
+
+def tcp_sender(rates, interrupts, frame_cost=1e-6, interrupt_cost=5e-6):
+    """A paced (non-spinning) sender of one vCPU on an otherwise idle host."""
+    env = Environment()
+    machine = Machine(env, Topology(1, 4, 1, 1.0), make_policy("proportional_share"))
+    group = Group("tcp", shares=1000.0)
+    vcpu = World("tcp.vcpu0", group)
+    machine.add_group(group)
+    tx_group = Group("tcp.vnic-tx", cosched=False)
+    tx = World("tcp.vnic-tx", tx_group)
+    machine.add_group(tx_group)
+    cpu = SenderCpu(env, machine, [vcpu], tx, 3e-6, lambda: rates[0], spin=False,
+                    interrupts=FixedInterrupts(interrupts), interrupt_cost=interrupt_cost,
+                    frame_cost=frame_cost)
+    return env, vcpu, tx, cpu
+
+
+@given(st.floats(1e3, 2e5), st.floats(0, 4000))  # both worlds under one core
+def test_a_paced_sender_uses_what_its_frames_and_interrupts_cost(pps, per_s):
+    env, vcpu, tx, cpu = tcp_sender([pps], per_s)
+    cpu.wake()
+    env.run(until=1.0 + CHUNK / 2)
+    # the work of the 100 chunks of the first second, the last one's still running at most
+    assert cpu.interrupts == pytest.approx(per_s * 1.0)
+    work = pps * 1e-6 + per_s * 5e-6
+    assert used(vcpu, env.now) == pytest.approx(work, abs=work * CHUNK + 1e-12)
+    assert used(tx, env.now) == pytest.approx(pps * 3e-6, abs=pps * 3e-6 * CHUNK)
+
+
+def test_a_spinning_sender_counts_interrupts_but_pays_nothing_more():
+    env = Environment()
+    machine = Machine(env, Topology(1, 4, 1, 1.0), make_policy("proportional_share"))
+    group = Group("flood", shares=1000.0)
+    vcpu = World("flood.vcpu0", group)
+    machine.add_group(group)
+    tx_group = Group("flood.vnic-tx", cosched=False)
+    tx = World("flood.vnic-tx", tx_group)
+    machine.add_group(tx_group)
+    cpu = SenderCpu(env, machine, [vcpu], tx, 0.0, lambda: 1e5, interrupts=FixedInterrupts(2000),
+                    interrupt_cost=5e-6)
+    cpu.wake()
+    env.run(until=1.0 + CHUNK / 2)
+    assert cpu.interrupts == pytest.approx(2000.0)
+    assert used(vcpu, env.now) == pytest.approx(env.now, rel=1e-6)

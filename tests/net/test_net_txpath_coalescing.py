@@ -1,10 +1,10 @@
-"""Coalescing: batches from the scheduler's order, interrupts under the cap, CPU and wait."""
+"""Coalescing: batches from the scheduler's order, interrupts under the cap, the dispatch wait."""
 
 import pytest
 from hypothesis import given, strategies as st
 
 from vsim.net.txpath.coalescing import (Coalescing, completion_batch, dispatch_wait,
-                                        interleaving_cpu_overhead, interrupt_rate, run_length)
+                                        interrupt_rate, run_length)
 
 SERVICE_10G = 1538 * 8 / 10e9      # a full frame on 10 GbE
 LINE_PPS = 1 / SERVICE_10G
@@ -27,22 +27,6 @@ def test_interrupt_rate_is_capped():
     assert interrupt_rate(1e6, 10) == 4000
     assert interrupt_rate(1e4, 10) == 1000
     assert interrupt_rate(1e4, 10, Coalescing(max_rate=500)) == 500
-
-
-def overhead(ports, quantum=2):
-    return interleaving_cpu_overhead(ports, LINE_PPS / ports, burst=44, quantum=quantum,
-                                     service=SERVICE_10G, per_packet=1e-6, per_interrupt=20e-6)
-
-
-def test_interleaving_costs_nothing_while_both_hit_the_cap_and_more_with_many_ports():
-    assert overhead(1) == pytest.approx(0.0)
-    assert overhead(2) == pytest.approx(0.0)       # 400 K frames/s per port: capped either way
-    assert 0 < overhead(24) < overhead(100)
-
-
-@given(st.integers(1, 200), st.integers(1, 64))
-def test_interleaving_never_saves_cpu(ports, quantum):
-    assert overhead(ports, quantum) >= -1e-12
 
 
 def test_dispatch_wait_is_half_a_batch():

@@ -362,3 +362,24 @@ def test_members_belong_on_leaves(tmp_path):
 def test_bad_traffic_names_its_key(tmp_path, old, new, key, words):
     err = group_error(tmp_path, fig6_text(old, new))
     assert err.where == key and words in err.expected, str(err)
+
+
+EXP3 = ROOT / "configs" / "netioc-vsphere6" / "exp3_netioc.toml"
+
+
+def test_a_groups_number_key_can_be_swept_and_each_point_gets_its_value():
+    loaded = load_scenario(EXP3, ["sweep.values=[1, 3]"])
+    assert loaded.scenario.sweep.key == "group.netperf.count"
+    point = loaded.with_value("group.netperf.count", 3)
+    assert [group.count for group in point.scenario.group] == [3]
+    assert [group.count for group in loaded.scenario.group] == [1]
+
+
+@pytest.mark.parametrize("overrides, key, words", [
+    (['sweep.key="group.netperfs.count"'], "sweep.key", "naming a [[group]] of the scenario (netperf)"),
+    (['sweep.key="group.netperf.traffic"'], "sweep.key", "group.NAME.KEY"),
+    (["sweep.values=[1, 0]"], "sweep.values[1]", "expected an integer >= 1"),
+])
+def test_bad_group_sweep_names_the_key(tmp_path, overrides, key, words):
+    error = group_error(tmp_path, EXP3.read_text(), overrides)
+    assert error.where == key and words in error.expected

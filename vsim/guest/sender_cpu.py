@@ -1,29 +1,37 @@
-"""The CPU a VM sending bulk traffic uses: its busy sender threads and its transmit world.
+"""The CPU a VM sending bulk traffic uses: its sender threads, its interrupts, its transmit world.
 
-A traffic generator (a UDP flood, netperf) is CPU-bound while it sends: each
-of the VM's vCPUs runs a sender thread without sleeping. The hypervisor's
-transmit world for the VM's vNIC spends ``tx_cost`` core-seconds per frame
-it forwards. Both compete for logical CPUs with every other world, which is
-how a flood slows a neighbouring media server even when the uplink isolates
-its frames.
+A packet generator (a UDP flood) is CPU-bound while it sends: each of the
+VM's vCPUs runs a sender thread without sleeping (``spin``). A TCP sender
+(netperf TCP_STREAM) is paced by its window and the rate the uplink leaves
+it, not by its CPU: its first vCPU works only for what the traffic asks,
+``frame_cost`` core-seconds per frame sent (its stack and copy) and
+``interrupt_cost`` per transmit-completion interrupt its vNIC raises
+(``interrupts``, a ``vsim.net.txpath.completions.CompletionInterrupts``).
+The hypervisor's transmit world for the vNIC spends ``tx_cost`` core-seconds
+per frame it forwards (for a TCP sender, a TSO segment's share of it).
+All of it competes for logical CPUs with every other world, which is how a
+flood slows a neighbouring media server even when the uplink isolates its
+frames, and how a scheduler that breaks bursts up costs host CPU.
 
-Events, not packets: a sender vCPU works in ``CHUNK`` core-second jobs, one
-after another while the traffic runs; the transmit world is handed the work
-of the frames sent in each ``CHUNK`` of time, when it is idle.
+Events, not packets: a spinning vCPU works in ``CHUNK`` core-second jobs
+one after another while the traffic runs; every ``CHUNK`` of time the
+transmit world is handed the work of the frames sent and a TCP sender's
+first vCPU that of its frames and interrupts, each when it is idle.
 """
 
 from vsim.core.environment import scheduler_for
 from vsim.cpu.world import IDLE
 
 CHUNK = 0.01
-"""Seconds of a sender thread's job and of the transmit world's accounting period."""
+"""Seconds of a sender thread's job and of the accounting period of frames and interrupts."""
 
 
 class SenderCpu:
     """The vCPUs and transmit world of one traffic VM on ``machine``; ``rate()`` is the
-    frames/s the VM sends now."""
+    frames/s the VM sends now. ``interrupts`` counts the interrupts raised so far."""
 
-    def __init__(self, env, machine, vcpus, tx_world, tx_cost, rate):
+    def __init__(self, env, machine, vcpus, tx_world, tx_cost, rate, *, spin=True,
+                 interrupts=None, interrupt_cost=0.0, frame_cost=0.0):
         self.env = env
         self.call_later = scheduler_for(env)
         self.machine = machine
@@ -31,17 +39,24 @@ class SenderCpu:
         self.tx_world = tx_world
         self.tx_cost = tx_cost
         self.rate = rate
+        self.spin = spin
+        self.interrupt_rate = interrupts
+        self.interrupt_cost = interrupt_cost
+        self.frame_cost = frame_cost
+        self.interrupts = 0.0
         self.pending = 0.0
+        self.guest_pending = 0.0
         self._ticking = False
 
     def wake(self):
-        """The VM's rate changed: if it sends, its threads spin and its frames cost."""
+        """The VM's rate changed: if it sends, its threads spin (or not) and its frames cost."""
         if self.rate() <= 0:
             return
-        for world in self.vcpus:
-            if world.state == IDLE:
-                self.machine.submit(world, CHUNK, self._spin)
-        if not self._ticking and self.tx_cost > 0:
+        if self.spin:
+            for world in self.vcpus:
+                if world.state == IDLE:
+                    self.machine.submit(world, CHUNK, self._spin)
+        if not self._ticking:
             self._ticking = True
             self.call_later(CHUNK, self._tick, None)
 
@@ -50,12 +65,20 @@ class SenderCpu:
         return CHUNK if self.rate() > 0 else None
 
     def _tick(self, _arg):
-        """The frames of the last ``CHUNK`` of time go to the transmit world."""
+        """The frames and interrupts of the last ``CHUNK`` of time go to their worlds."""
         sending = self.rate()
         self.pending += sending * CHUNK * self.tx_cost
         if self.tx_world.state == IDLE and self.pending > 0:
             work, self.pending = self.pending, 0.0
             self.machine.submit(self.tx_world, work, self._transmitted)
+        raised = self.interrupt_rate.rate() * CHUNK if self.interrupt_rate is not None else 0.0
+        self.interrupts += raised
+        if not self.spin:  # a spinning vCPU does its sending and interrupts within its spin
+            self.guest_pending += sending * CHUNK * self.frame_cost + raised * self.interrupt_cost
+            vcpu = self.vcpus[0]
+            if vcpu.state == IDLE and self.guest_pending > 0:
+                work, self.guest_pending = self.guest_pending, 0.0
+                self.machine.submit(vcpu, work, self._serviced)
         if sending > 0:
             self.call_later(CHUNK, self._tick, None)
         else:
@@ -65,5 +88,12 @@ class SenderCpu:
         """The transmit world finished a job: the frames that arrived meanwhile, if any."""
         if self.pending > 0:
             work, self.pending = self.pending, 0.0
+            return work
+        return None
+
+    def _serviced(self, _world):
+        """The first vCPU finished its sending work: what came meanwhile, if any."""
+        if self.guest_pending > 0:
+            work, self.guest_pending = self.guest_pending, 0.0
             return work
         return None

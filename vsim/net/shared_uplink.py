@@ -51,6 +51,7 @@ class SharedUplink:
         self._t = 0.0
         self._work = {}
         self._countdowns = {}
+        self._bulk_sending = 0
 
     @staticmethod
     def supports_closed_form():
@@ -82,6 +83,8 @@ class SharedUplink:
     def set_rate(self, t, flow, pps):
         """From ``t`` flow ``flow`` offers ``pps`` packets/s."""
         self._integrate(t)
+        if not self._flows[flow][4]:
+            self._bulk_sending += (pps > 0) - (self._pps[flow] > 0)
         self._pps[flow] = float(pps)
         ip_bytes, classes, ports, elastic, discrete = zip(*self._flows)
         self.scheduler.set_flows(t, Flows.of(self._pps, ip_bytes, classes, ports,
@@ -146,6 +149,15 @@ class SharedUplink:
         if self._flows[flow][3]:
             return float(self.scheduler.flow_rates[flow])
         return self._pps[flow]
+
+    def flow_ip_bytes(self, flow):
+        """IP bytes of flow ``flow``'s packets."""
+        return self._flows[flow][0]
+
+    def backlogged_others(self, flow):
+        """Bulk flows other than ``flow`` sending now: the ports a scheduler takes turns over."""
+        mine = 1 if self._pps[flow] > 0 and not self._flows[flow][4] else 0
+        return self._bulk_sending - mine
 
     # ------------------------------------------------------------ counters
     def flow_packets(self, t):

@@ -36,6 +36,7 @@ def make_host_uplink(scenario, nic, ip_bytes, vm_groups, rng, source):
     elif scenario.host.uplink in ("netioc", "htb"):
         if scenario.host.uplink == "netioc":
             tree, leaf_of = netioc_tree(scenario, nic.rate_bps, source)
+            params["quantum_frames"] = nic.netioc_quantum_frames
         else:
             tree, leaf_of = htb_tree(scenario, source)
         params["tree"] = tree

@@ -220,6 +220,15 @@ def with_point(scenario, models, key, value, source):
         params[role] = dict(params.get(role, {}), **{name: value})
         return (replace(scenario, params=params),
                 apply_params(models, {role: {name: value}}, source))
+    if key.startswith("group."):
+        _, group_name, name = key.split(".")
+        names = [group.name for group in scenario.group]
+        if group_name not in names:
+            fail(source, "sweep.key", f"expected group.NAME.KEY naming a [[group]] of the scenario "
+                 f"({', '.join(names) or 'none'}), got {key!r}")
+        groups = [replace(group, **{name: value}) if group.name == group_name else group
+                  for group in scenario.group]
+        return replace(scenario, group=type(scenario.group)(groups)), models
     section, name = key.split(".")
     return replace(scenario, **{section: replace(getattr(scenario, section), **{name: value})}), models
 

@@ -123,6 +123,11 @@ class NicModel:
         "s", "serial transmit-stage time per frame (vSwitch, uplink scheduler, driver); the "
              "uplink serves a frame in the longer of this and its wire time. Used by the uplink "
              "schedulers; the frames-only FIFO of scenarios without bulk traffic models the wire"))
+    tx_completion_hold: float = field(default=0.0, metadata=non_negative(
+        "s", "longest time the uplink holds transmit completions so that close ones are signalled "
+             "together (ESXi Net.NetSchedCoalesceTxUsecs)"))
+    netioc_quantum_frames: int = field(default=1, metadata={
+        "min": 1, "doc": "frames NetIOC sends from one backlogged port before turning to the next"})
 
 
 @dataclass(frozen=True)
@@ -131,6 +136,13 @@ class VnicModel:
     wake_rate_hz: float = field(metadata=positive("1/s", "most transmit-world wakeups per second"))
     tx_cost: float = field(metadata=non_negative("s", "hypervisor CPU per transmitted frame"))
     rx_cost: float = field(metadata=non_negative("s", "hypervisor CPU per received frame"))
+    tso_frames: int = field(default=1, metadata={
+        "min": 1, "doc": "MTU frames a guest hands the vNIC at once when sending bulk data (a TSO "
+                         "segment's worth)"})
+    interrupt_cost: float = field(default=0.0, metadata=non_negative(
+        "s", "guest vCPU time per transmit-completion interrupt of a TCP sender"))
+    guest_tx_cost: float = field(default=0.0, metadata=non_negative(
+        "s", "guest vCPU time per MTU frame a TCP sender sends (its stack and copy)"))
 
 
 @dataclass(frozen=True)
@@ -437,26 +449,43 @@ def sweepable_keys():
     return keys
 
 
+def sweep_field(key):
+    """(section class, field name) a sweep ``key`` varies, or None: a key of
+    ``sweepable_keys``, or ``group.NAME.FIELD`` for a number key of a [[group]]
+    (``group.netperf.count``; that the group exists is checked with the scenario)."""
+    keys = sweepable_keys()
+    if key in keys:
+        return keys[key]
+    parts = key.split(".")
+    if (len(parts) == 3 and parts[0] == "group" and parts[1].isidentifier()
+            and parts[2] in scalar_fields(GroupSection)):
+        return GroupSection, parts[2]
+    return None
+
+
 @dataclass(frozen=True)
 class SweepSection:
     key: str = field(metadata={"doc": "the independent variable: a number, true/false or choice "
                                       "key of [host], [vm], [measured_vm] or [client] (vm.instances, "
                                       "host.hyperthreading, host.uplink, measured_vm.shares, "
-                                      "...) or a model parameter (params.host.ht_rate, ...)"})
+                                      "...), a number key of a [[group]] (group.NAME.count, ...) "
+                                      "or a model parameter (params.host.ht_rate, ...)"})
     values: list[bool | int | float | str] = field(metadata={
         "doc": "values of the independent variable, each checked as the key itself is"})
 
     def validate(self, source, path):
-        keys = sweepable_keys()
-        if self.key not in keys:
+        swept = sweep_field(self.key)
+        if swept is None:
+            keys = sweepable_keys()
             sections = [key for key in keys if not key.startswith("params.")]
             hint = (did_you_mean(self.key, list(keys))
-                    or f"one of: {', '.join(sections)} or params.ROLE.NAME")
+                    or f"one of: {', '.join(sections)}, group.NAME.KEY or params.ROLE.NAME")
             fail(source, f"{path}.key", f"expected a number or true/false key of [host], [vm], "
-                 f"[measured_vm] or [client], or params.ROLE.NAME; {hint}")
+                 f"[measured_vm] or [client], a [[group]]'s as group.NAME.KEY, or "
+                 f"params.ROLE.NAME; {hint}")
         if not self.values:
             fail(source, f"{path}.values", "expected at least one value")
-        cls, name = keys[self.key]
+        cls, name = swept
         for index, value in enumerate(self.values):
             check_field(cls, name, value, source=source, path=f"{path}.values[{index}]")
         if len(set(self.values)) != len(self.values):

@@ -32,6 +32,7 @@ from vsim.metrics.jitter import stream_jitter_samples
 from vsim.net.frames import frame_bytes, ip_bytes_for_rtp
 from vsim.net.shared_uplink import VOICE_CLASS, SharedUplink
 from vsim.net.sources import make_source
+from vsim.net.txpath.completions import CompletionInterrupts
 from vsim.net.vnic_tx import VnicTransmit
 from vsim.scenario import cgroups, uncontended
 from vsim.scenario.host_background import BackgroundTasks
@@ -149,8 +150,14 @@ class Simulation:
             probe = make_source(traffic.kind, traffic.params, loaded.source, spec.where)
             flow = self.uplink.add_flow(port, probe.ip_bytes, VOICE_CLASS + 1 + index,
                                         elastic=probe.elastic, discrete=probe.discrete)
-            cpu = SenderCpu(env, self.machine, group.worlds, tx_world, spec.vnic.tx_cost,
-                            partial(self.uplink.frames_rate, flow))
+            interrupts = CompletionInterrupts(self.uplink, flow, spec.vnic.tso_frames,
+                                              spec.vnic.wake_rate_hz, nic.tx_completion_hold)
+            # a TCP sender's vSwitch packets are TSO segments of tso_frames frames
+            segment = spec.vnic.tso_frames if probe.elastic else 1
+            cpu = SenderCpu(env, self.machine, group.worlds, tx_world, spec.vnic.tx_cost / segment,
+                            partial(self.uplink.frames_rate, flow), spin=not probe.elastic,
+                            interrupts=interrupts, interrupt_cost=spec.vnic.interrupt_cost,
+                            frame_cost=spec.vnic.guest_tx_cost)
             self.traffic.append(TrafficVm(
                 env, self.uplink, flow, traffic.kind, traffic.params,
                 active_from=traffic.active_from, active_until=traffic.active_until,
@@ -263,6 +270,7 @@ class Simulation:
         shared = isinstance(self.uplink, SharedUplink)
         return {
             "flows": self.uplink.flow_packets(now) if shared else None,
+            "interrupts": np.array([vm.cpu.interrupts for vm in self.traffic]),
             "lcpu_busy": np.array(self.machine.lcpu_utilisation(now)) * now,
             "core_busy": np.array(self.machine.core_utilisation(now)) * now,
             "worlds": {w.name: (self._used(w, now), self._ready(w, now), self._costop(w, now))

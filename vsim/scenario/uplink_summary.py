@@ -27,7 +27,7 @@ def uplink_summary(sim, start, end, window, warmup):
     """Summary of ``sim``'s ``SharedUplink`` between the ``start`` and ``end`` snapshots."""
     uplink = sim.uplink
     duration = warmup + window
-    groups = group_summary(sim, start["flows"], end["flows"], warmup, duration)
+    groups = group_summary(sim, start, end, warmup, duration)
     voice_ports = [vnic.port for vnic in sim.vnics]
     offered = sum((uplink.offered_per_s[port] for port in voice_ports), np.zeros(uplink.bins, np.int64))
     lost = sum((uplink.dropped_per_s[port] for port in voice_ports), np.zeros(uplink.bins, np.int64))
@@ -59,13 +59,15 @@ def uplink_summary(sim, start, end, window, warmup):
     return summary
 
 
-def group_summary(sim, flows_at_start, flows_at_end, warmup, duration):
-    """Per traffic group: rates, throughput and loss while it runs after ``warmup``."""
+def group_summary(sim, start, end, warmup, duration):
+    """Per traffic group: rates, throughput, loss and interrupts while it runs after ``warmup``,
+    between the ``start`` and ``end`` snapshots."""
     uplink = sim.uplink
-    offered0, delivered0 = flows_at_start
-    offered1, delivered1 = flows_at_end
+    offered0, delivered0 = start["flows"]
+    offered1, delivered1 = end["flows"]
+    interrupts = end["interrupts"] - start["interrupts"]
     groups = {}
-    for vm, group in zip(sim.traffic, sim.traffic_groups):
+    for index, (vm, group) in enumerate(zip(sim.traffic, sim.traffic_groups)):
         first = max(vm.active[0] * duration, warmup)
         last = min(vm.active[1] * duration, duration)
         if last <= first:
@@ -76,11 +78,13 @@ def group_summary(sim, flows_at_start, flows_at_end, warmup, duration):
         entry = groups.setdefault(group, {"offered_pps": 0.0, "delivered_pps": 0.0,
                                           "throughput_mbps": 0.0, "per_vm_mbps": [],
                                           "min_second_mbps": None,
+                                          "interrupts_per_s": 0.0,
                                           "per_second_mbps": np.zeros(uplink.bins)})
         entry["offered_pps"] += offered
         entry["delivered_pps"] += delivered
         entry["throughput_mbps"] += mbps
         entry["per_vm_mbps"].append(mbps)
+        entry["interrupts_per_s"] += float(interrupts[index]) / (last - first)
         entry["per_second_mbps"] = (entry["per_second_mbps"]
                                     + throughput_mbps(vm.source, uplink.delivered_per_s[vm.flow]))
         seconds = uplink.delivered_per_s[vm.flow, math.ceil(first):math.floor(last)]

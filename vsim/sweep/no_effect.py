@@ -16,7 +16,7 @@ import json
 import math
 
 from vsim.cpu.policies.proportional_share import share_price
-from vsim.scenario.schema import sweepable_keys
+from vsim.scenario.schema import sweep_field
 from vsim.scenario.simulate import Simulation
 
 
@@ -64,7 +64,7 @@ def no_effect_notes(key, reports, loaded):
 def _values(key, xs, contiguous):
     """``0 .. 0.5 CPUs`` for a run of neighbouring numbers, else ``0, 1 CPUs`` or ``true, false``:
     the swept values of a note, with their unit."""
-    cls, name = sweepable_keys()[key]
+    cls, name = sweep_field(key)
     unit = {f.name: f.metadata for f in cls.__dataclass_fields__.values()}[name].get("unit")
     numeric = all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs)
     if numeric and contiguous:

@@ -20,11 +20,15 @@ import numpy as np
 
 from vsim.core.atomic import write_text
 from vsim.metrics.stats import INTERVAL, trimmed_mean, trimmed_mean_interval
-from vsim.scenario.schema import sweepable_keys
+from vsim.scenario.schema import sweep_field
 
 
 def _per_vm_mean(field):
-    return lambda summary: float(np.mean([vm[field] for vm in summary["vms"].values()]))
+    """Mean of ``field`` over the media-server VMs (None without any: shown as n/a)."""
+    def read(summary):
+        values = [vm[field] for vm in summary["vms"].values()]
+        return float(np.mean(values)) if values else None
+    return read
 
 
 def _sent_of_offered(summary):
@@ -126,7 +130,7 @@ def report_json(title, sweep, reports):
 
 def axis(sweep):
     """(x positions, x-axis label, tick labels or None) for the swept key."""
-    cls, name = sweepable_keys()[sweep.key]
+    cls, name = sweep_field(sweep.key)
     meta = {f.name: f.metadata for f in dataclasses.fields(cls)}[name]
     xs = sweep.xs()
     label = sweep.key + (f" ({meta['unit']})" if meta.get("unit") else "")

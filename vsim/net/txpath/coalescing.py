@@ -19,9 +19,11 @@ until the rate cap binds, hence more CPU (Exp 3, Fig 5: 4-5 % with up to
 24 VMs, 12 % at 100) and, because every frame of a port now waits for the
 scheduler's pass over the others, a few µs more latency (Fig 6: 4-5 µs).
 
-Costs per interrupt and per frame, ``quantum`` and the NetIOC dispatch
-batch are parameters to fit (claims ``netioc6.exp3.cpu_overhead.*`` and
-``netioc6.fig6.rr_latency_overhead_us``); no published number gives them.
+The interrupts a vNIC raises from this (``vsim.net.txpath.completions``)
+cost its guest CPU (``vsim.guest.sender_cpu``). The cost per interrupt and
+NetIOC's quantum have no published value: they are fitted to the claims
+``netioc6.exp3.cpu_overhead.*`` (models/vnics/vmxnet3.toml,
+models/nics/intel_82599_10gbe.toml).
 """
 
 import math
@@ -69,23 +71,6 @@ def completion_batch(run, competitors, service, window):
 def interrupt_rate(packet_rate, batch, coalescing=Coalescing()):
     """Interrupts/s for ``packet_rate`` completions/s in batches of ``batch``, under the cap."""
     return np.minimum(coalescing.max_rate, np.asarray(packet_rate, dtype=float) / batch)
-
-
-def cpu_load(packet_rate, batch, per_packet, per_interrupt, coalescing=Coalescing()):
-    """Core-seconds per second one port's transmit costs: its frames and its interrupts."""
-    return packet_rate * per_packet + interrupt_rate(packet_rate, batch, coalescing) * per_interrupt
-
-
-def interleaving_cpu_overhead(ports, packet_rate, burst, quantum, service, per_packet,
-                              per_interrupt, coalescing=Coalescing()):
-    """Relative CPU increase of ``ports`` backlogged ports under an interleaving scheduler
-    against the default one, each port sending ``packet_rate`` frames/s in bursts of ``burst``."""
-    others = ports - 1
-    default = completion_batch(run_length(burst, others), others, service, coalescing.window)
-    shared = completion_batch(run_length(burst, others, quantum), others, service, coalescing.window)
-    before = cpu_load(packet_rate, default, per_packet, per_interrupt, coalescing)
-    after = cpu_load(packet_rate, shared, per_packet, per_interrupt, coalescing)
-    return after / before - 1.0
 
 
 def dispatch_wait(batch, service):

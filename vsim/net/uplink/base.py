@@ -28,6 +28,7 @@ from vsim.net.fluid.flows import Flows
 from vsim.net.fluid.queue import FluidPacketQueue
 from vsim.net.frames import frame_bytes
 from vsim.net.hclock.waterfill import waterfill
+from vsim.net.txpath.coalescing import run_length
 from vsim.net.txpath.cost import PathCost, service_time
 
 
@@ -65,6 +66,11 @@ class UplinkScheduler:
         """Rate (fraction of the link) each queue is served at while it has work queued,
         given every queue's offered work rate ``demand``."""
         return np.ones(self.n_queues)
+
+    def run_length(self, burst, competitors):
+        """Frames of a port's ``burst`` that leave back to back while ``competitors`` other
+        ports are backlogged: the whole burst, unless the scheduler interleaves ports."""
+        return run_length(burst, competitors)
 
     # ------------------------------------------------------------ interface
     def work(self, ip_bytes):
