@@ -208,3 +208,83 @@ def test_conservation_through_rate_changes_and_bursts(seed, steps):
     assert -1e-12 <= queue.fluid_accepted_work <= queue.fluid_offered_work + 1e-12
     served = queue.fluid_accepted_work + queue.packets_accepted * SERVICE - queue.work
     assert served <= end * (1 + 1e-9) + 1e-12
+
+
+def net_pfifo_load(seed, duration=30.0):
+    """validation/net_pfifo in link work: a 2 Mbit/s link counting wire bytes, a flood of 215.9
+    1028 B packets/s (92 % of it alone) and ten 60 B voice frames 55 µs apart every 20 ms
+    (20 % more): the two together overload the 51-place queue, neither alone does."""
+    flood_pps, flood_work, voice_work = 215.9, 1066 * 8 / 2e6, 98 * 8 / 2e6
+    ticks = np.arange(0.0, duration, 0.02) + 0.0003
+    bursts = ticks[:, None] + 55e-6 * np.arange(10)[None, :]
+    queue = FluidPacketQueue(51, "packets", np.random.default_rng(seed))
+    queue.set_fluid(0.0, flood_pps * flood_work, flood_pps, flood_pps, discrete_work=500 * voice_work)
+    return queue, bursts, flood_pps, flood_work, voice_work
+
+
+def test_jointly_overloaded_queue_agrees_with_a_per_packet_simulation():
+    """The net_pfifo load against every flood packet simulated: the flood loses its share of the
+    excess too, so the voice loses about 15 % (not the 57 % of a fluid that is never dropped),
+    within four standard errors of one-second batches, and waits as long."""
+    duration = 30.0
+    queue, bursts, flood_pps, flood_work, voice_work = net_pfifo_load(21, duration)
+    got = np.concatenate([queue.offer(b, voice_work, 1.0) for b in bursts])
+    queue.advance(duration)
+    voice = bursts.ravel()
+    rng = np.random.default_rng(22)
+    flood = reference.poisson_flood(rng, flood_pps, 0.0, duration)
+    times = np.concatenate((voice, flood))
+    work = np.concatenate((np.full(voice.size, voice_work), np.full(flood.size, flood_work)))
+    order = np.argsort(times, kind="stable")
+    ref = np.empty(times.size)
+    ref[order] = reference.drop_tail_fifo(times[order], work[order], 51)
+    ref_voice = ref[:voice.size]
+    per_second = bursts.shape[0] // int(duration)
+    batches = [np.isnan(x.reshape(-1, per_second * 10)).mean(axis=1) for x in (got, ref_voice)]
+    se = math.hypot(*(b.std(ddof=1) / math.sqrt(b.size) for b in batches))
+    assert abs(batches[0].mean() - batches[1].mean()) < 4 * se
+    assert 0.08 < batches[1].mean() < 0.25
+    flood_lost_ref = np.isnan(ref[voice.size:]).mean()
+    flood_lost = 1 - queue.fluid_accepted_work / queue.fluid_offered_work
+    assert flood_lost == pytest.approx(flood_lost_ref, abs=0.03)
+    assert np.nanmean(got - voice) == pytest.approx(np.nanmean(ref_voice - voice), rel=0.15)
+
+
+def test_joint_overload_drops_the_excess_work():
+    """Drop-tail under overload: the link stays busy, so the work dropped from flood and frames
+    together is what was offered beyond the link's time, (offered - served) / offered."""
+    duration = 20.0
+    queue, bursts, _, _, voice_work = net_pfifo_load(23, duration)
+    got = np.concatenate([queue.offer(b, voice_work, 1.0) for b in bursts])
+    queue.advance(duration)
+    offered = queue.fluid_offered_work + got.size * voice_work
+    accepted = queue.fluid_accepted_work + np.count_nonzero(~np.isnan(got)) * voice_work
+    served = accepted - queue.work
+    assert served == pytest.approx(duration, rel=0.01)
+    assert queue.fluid_accepted_work < queue.fluid_offered_work * 0.97   # the flood loses too
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**31), st.floats(0.3, 0.99), st.floats(0.05, 1.0), st.integers(1, 20))
+def test_joint_regime_keeps_every_frame_accounted_for(seed, flood, declared, burst):
+    """Frames sent = delivered + dropped + queued, and the flood never gains, whenever the
+    flood alone fits the link and the declared frames push it over."""
+    rng = np.random.default_rng(seed)
+    queue = FluidPacketQueue(30, "packets", rng, excludes_in_service=bool(seed % 2))
+    queue.set_fluid(0.0, flood, flood / SERVICE, flood / SERVICE, discrete_work=declared)
+    assert queue.jointly_overloaded() == (flood + declared > 1)
+    t = 0.0
+    for _ in range(20):
+        t += rng.uniform(0, 100) * SERVICE
+        times = t + np.arange(burst) * rng.uniform(0, 2) * SERVICE
+        out = queue.offer(times, SERVICE, 1.0)
+        kept = ~np.isnan(out)
+        assert np.all(out[kept] >= times[kept] + SERVICE * (1 - 1e-9))
+        t = float(times[-1])
+    end = t + 1e-3
+    queue.advance(end)
+    delivered = queue.packets_accepted - queue.in_system(end)
+    assert queue.packets_offered == 20 * burst == delivered + queue.packets_dropped + queue.in_system(end)
+    assert 0 <= queue.fluid_accepted_work <= queue.fluid_offered_work
+    served = queue.fluid_accepted_work + queue.packets_accepted * SERVICE - queue.work
+    assert served <= end * (1 + 1e-9) + 1e-12

@@ -15,7 +15,7 @@ system (their departure times). The limit counts what the real queue counts:
 in packets the fluid backlog is its work divided by the fluid's work per
 packet, in bytes by its work per byte; the packets count as themselves.
 
-A packet sees one of two regimes:
+A packet sees one of three regimes:
 
 - *open*: the fluid does not hold the queue at its limit. The backlog
   evolves deterministically (fluid in at its rate, out at ``rate``), each
@@ -32,6 +32,14 @@ A packet sees one of two regimes:
   packets of a burst fit more often than the last. A packet that fits waits
   for the full queue less its free places. Packets more than
   ``MIXING_SERVICES`` fluid service times apart see independent instants.
+- *joint*: the fluid offers less than ``rate`` on its own, but with the
+  discrete traffic declared to the queue (``set_fluid``'s ``discrete_work``,
+  the mean work rate of the frames that will be offered) more. The queue
+  then fills to its limit and the excess must be dropped from the flood as
+  well as from the frames, which the fluid (whose backlog below its own
+  capacity only drains) cannot be; the flood's packets are realized one by
+  one and the queue is an exact per-packet drop-tail FIFO
+  (``vsim.net.fluid.realized``) for as long as the regime holds.
 
 Fluid accounting is exact bookkeeping on the backlog: accepted fluid work =
 backlog change + work served - packet work added, so offered = accepted +
@@ -44,6 +52,7 @@ import math
 import numpy as np
 
 from vsim.net.fluid.free_slots import draw_free_slots
+from vsim.net.fluid.realized import RealizedFlood
 
 MIXING_SERVICES = 200
 """Gap, in fluid service times, past which a packet sees the free places of
@@ -81,6 +90,8 @@ class FluidPacketQueue:
         self.fluid_work = 0.0
         self.fluid_pps = 0.0
         self.fluid_units = 0.0
+        self.discrete_work = 0.0
+        self.realized = None
         self.run_start_work = 0.0
         self.units_per_work = None
         self.work_per_packet = None
@@ -99,22 +110,56 @@ class FluidPacketQueue:
         if not rate > 0:
             raise ValueError(f"rate must be positive, got {rate!r}")
         self.advance(t)
+        self._end_joint()
         self.rate = float(rate)
+        self._begin_joint()
 
-    def set_fluid(self, t, work_rate, packet_rate, unit_rate):
+    def set_fluid(self, t, work_rate, packet_rate, unit_rate, discrete_work=0.0):
         """From ``t`` the fluid offers ``work_rate`` link-seconds/s in ``packet_rate``
-        packets/s totalling ``unit_rate`` limit units/s."""
-        if work_rate < 0 or packet_rate < 0 or unit_rate < 0:
+        packets/s totalling ``unit_rate`` limit units/s, beside discrete packets expected to
+        bring ``discrete_work`` link-seconds/s (their declared mean: it decides whether the
+        two together overload the queue, the joint regime)."""
+        if work_rate < 0 or packet_rate < 0 or unit_rate < 0 or discrete_work < 0:
             raise ValueError("fluid rates must be non-negative")
         if (work_rate > 0) != (packet_rate > 0):
             raise ValueError("a fluid with work must have packets, and the reverse")
         self.advance(t)
+        self._end_joint()
         self.fluid_work = float(work_rate)
         self.fluid_pps = float(packet_rate)
         self.fluid_units = float(unit_rate)
+        self.discrete_work = float(discrete_work)
         if work_rate > 0:
             self.units_per_work = unit_rate / work_rate
             self.work_per_packet = work_rate / packet_rate
+        self._begin_joint()
+
+    # ------------------------------------------------------------ joint regime
+    def jointly_overloaded(self):
+        """Whether the fluid alone fits the queue's rate but fluid and declared packets do not."""
+        return 0 < self.fluid_work <= self.rate < self.fluid_work + self.discrete_work
+
+    def _begin_joint(self):
+        """Realize the fluid packet by packet if the queue is now jointly overloaded."""
+        if self.realized is not None or not self.jointly_overloaded():
+            return
+        self.realized = RealizedFlood(self.limit, self.excludes_in_service, self.rng)
+        self.realized.begin(self.t, self.rate, self.fluid_pps, self.work_per_packet,
+                            self.fluid_units / self.fluid_pps, self.work,
+                            (self._dep, self._dwork, self._dunits))
+
+    def _end_joint(self):
+        """Back to the fluid: the realized queue's backlog becomes the fluid state's."""
+        if self.realized is None:
+            return
+        self.work = self.realized.backlog_work(self.t)
+        self.realized = None
+
+    def _realized_counts(self, before_offered, before_accepted):
+        """Add the flood's packets realized since the counts were ``before_*`` to the fluid work."""
+        per_packet = self.work_per_packet
+        self.fluid_offered_work += (self.realized.flood_offered - before_offered) * per_packet
+        self.fluid_accepted_work += (self.realized.flood_accepted - before_accepted) * per_packet
 
     # ------------------------------------------------------------ time
     def advance(self, t):
@@ -123,6 +168,14 @@ class FluidPacketQueue:
         if dt < 0:
             raise ValueError(f"time {t!r} precedes the queue's time {self.t!r}")
         if dt == 0:
+            return
+        if self.realized is not None:
+            counts = self.realized.flood_offered, self.realized.flood_accepted
+            self.realized.advance(t)
+            self._realized_counts(*counts)
+            self.work = self.realized.backlog_work(t)
+            self.t = float(t)
+            self._forget(t)
             return
         w0 = self.work
         net = self.fluid_work - self.rate
@@ -159,6 +212,8 @@ class FluidPacketQueue:
         if units.shape != times.shape:
             units = np.broadcast_to(units, times.shape)
         self.packets_offered += n
+        if self.realized is not None:
+            return self._offer_realized(times, work, units)
         i = 0
         while i < n:
             self.advance(times[i])
@@ -177,6 +232,20 @@ class FluidPacketQueue:
         return max(0.0, self.work - self._discrete_at(self.t)[0])
 
     # ------------------------------------------------------------ internals
+    def _offer_realized(self, times, work, units):
+        """Packets through the per-packet FIFO of the joint regime."""
+        counts = self.realized.flood_offered, self.realized.flood_accepted
+        out = self.realized.offer(times, work, units)
+        self._realized_counts(*counts)
+        last = float(times[-1])
+        self.t = last
+        self._forget(last)
+        kept = np.flatnonzero(~np.isnan(out))
+        self._admit(work[kept], units[kept], out[kept])
+        self._drop(int(times.size - kept.size))
+        self.work = self.realized.backlog_work(last)
+        return out
+
     def _pinned(self):
         return (self.fluid_work > self.rate
                 and self.work >= self._work_cap(self.t) * (1 - TOLERANCE))

@@ -101,7 +101,7 @@ class UplinkScheduler:
         packet_work = np.bincount(queue[~fluid], weights=work[~fluid], minlength=self.n_queues)
         for q, fq in enumerate(self.queues):
             fq.set_rate(t, self.rates[q])
-            fq.set_fluid(t, fluid_work[q], fluid_pps[q], fluid_units[q])
+            fq.set_fluid(t, fluid_work[q], fluid_pps[q], fluid_units[q], packet_work[q])
         # a queue's fluid gets through at what the queue's rate leaves after its packets
         room = np.maximum(self.rates - packet_work, 0.0)
         kept = np.minimum(1.0, room / np.where(fluid_work > 0, fluid_work, 1.0))
