@@ -40,7 +40,11 @@ ABSOLUTE_DELAY_KNEE = 100.0  # mT, ms: no absolute-delay impairment below it
 
 
 def talker_echo_impairment(t_ms):
-    """G.107 ``Idte``: the talker's echo, for mean one-way delay ``t_ms`` of the echo path."""
+    """G.107 ``Idte``: the talker's echo, for mean one-way delay ``t_ms`` of the echo path.
+
+    G.107's formula dips to -0.1 for T between 0 and about 4.5 ms (its -1
+    term); no voice path here is that short, the codec alone adding 25 ms.
+    """
     terv = (TALKER_ECHO_LOUDNESS - 40 * math.log10((1 + t_ms / 10) / (1 + t_ms / 150))
             + 6 * math.exp(-0.3 * t_ms ** 2))
     roe_minus_re = BASIC_SNR - (80 + 2.5 * (terv - 14))

@@ -23,9 +23,10 @@ buffer are modelled, both on one stream's packets in send order:
   talkspurts are taken as consecutive ``talkspurt``-long spans of send time
   from the stream's first packet.
 
-Network delays are taken in whole nanoseconds (the resolution of a
-receiver's clock), so that the rounding noise of floating-point times is
-never mistaken for delay variation: a stream of constant delay has none.
+Network delays and talkspurt boundaries are taken in whole nanoseconds (the
+resolution of a receiver's clock), so that the rounding noise of
+floating-point times is never mistaken for delay variation (a stream of
+constant delay has none) nor moves a packet sent on a boundary.
 The averages are first-order IIR filters, run with ``scipy.signal.lfilter``.
 """
 
@@ -129,7 +130,7 @@ def _adaptive_deadlines(send, origin, delay_ns, buffer):
     mean = lfilter([1 - a], [1, -a], offset)
     variation = lfilter([1 - a], [1, -a], np.abs(mean - offset))
     allowance = mean + buffer.variation_factor * variation
-    talkspurt = np.floor((send - origin[0]) / buffer.talkspurt)
+    talkspurt = np.rint((send - origin[0]) * NS) // np.rint(buffer.talkspurt * NS)
     starts = np.flatnonzero(np.concatenate(([True], talkspurt[1:] != talkspurt[:-1])))
     lengths = np.diff(np.append(starts, talkspurt.size))
     return delay_ns[0] + np.repeat(allowance[starts], lengths)
