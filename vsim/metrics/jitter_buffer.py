@@ -96,7 +96,7 @@ def playout(send_times, recv_times, buffer):
     if isinstance(buffer, FixedBuffer):
         deadline_ns = _fixed_deadlines(delay_ns, buffer)
     elif isinstance(buffer, AdaptiveBuffer):
-        deadline_ns = _adaptive_deadlines(send[received], send[:1], delay_ns, buffer)
+        deadline_ns = _adaptive_deadlines(send, received, delay_ns, buffer)
     else:
         raise ValueError(f"expected a FixedBuffer or AdaptiveBuffer, got {buffer!r}")
     late = np.zeros(send.size, dtype=bool)
@@ -115,11 +115,14 @@ def _fixed_deadlines(delay_ns, buffer):
     return np.full(delay_ns.size, delay_ns[0] + np.rint(buffer.nominal * NS))
 
 
-def _adaptive_deadlines(send, origin, delay_ns, buffer):
+def _adaptive_deadlines(send, received, delay_ns, buffer):
     """Every received packet's playout delay (ns), set at the first packet of its talkspurt.
 
-    The estimates run on the delays less the first packet's, which keeps
-    them exact integers-as-floats while the delay does not change.
+    ``send`` holds every packet's send time, ``received`` the indices of those
+    received (with network delays ``delay_ns``); talkspurts count from the
+    stream's first packet. The estimates run on the delays less the first
+    packet's, which keeps them exact integers-as-floats while the delay does
+    not change.
     """
     if not delay_ns.size:
         return delay_ns
@@ -130,7 +133,7 @@ def _adaptive_deadlines(send, origin, delay_ns, buffer):
     mean = lfilter([1 - a], [1, -a], offset)
     variation = lfilter([1 - a], [1, -a], np.abs(mean - offset))
     allowance = mean + buffer.variation_factor * variation
-    talkspurt = np.rint((send - origin[0]) * NS) // np.rint(buffer.talkspurt * NS)
+    talkspurt = np.rint((send[received] - send[0]) * NS) // np.rint(buffer.talkspurt * NS)
     starts = np.flatnonzero(np.concatenate(([True], talkspurt[1:] != talkspurt[:-1])))
     lengths = np.diff(np.append(starts, talkspurt.size))
     return delay_ns[0] + np.repeat(allowance[starts], lengths)

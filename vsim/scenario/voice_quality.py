@@ -49,9 +49,9 @@ def jitter_buffer(client, model):
     if client.jitter_buffer == "adaptive":
         return AdaptiveBuffer(model.playout_smoothing, model.playout_variation_factor,
                               model.talkspurt)
-    nominal = model.jitter_buffer_nominal if client.jitter_buffer_nominal is None \
-        else client.jitter_buffer_nominal
-    return FixedBuffer(nominal)
+    if client.jitter_buffer_nominal is None:
+        return FixedBuffer(model.jitter_buffer_nominal)
+    return FixedBuffer(client.jitter_buffer_nominal)
 
 
 def buffer_description(buffer):
@@ -94,8 +94,7 @@ def quality_entry(records, codec):
     jitter = _pooled(records, "jitter")
     effective = (lost + late) / sent if sent else None
     burst = emodel.burst_ratio([r.lost | r.late for r in records])
-    mouth_to_ear = None
-    r_factor = score = None
+    mouth_to_ear = r_factor = score = None
     if playout_delay.size and codec.has_e_model():
         mouth_to_ear = to_ms(codec.packet_interval + codec.lookahead + float(playout_delay.mean()))
         r_factor = emodel.rating(mouth_to_ear, effective, codec.equipment_impairment,
