@@ -66,6 +66,28 @@ def test_run_without_json_prints_a_readable_summary(capsys):
     assert "jitter" in out and "esxtop PCPU UTIL" in out and "vm0" in out and "costop" in out
 
 
+def test_run_prints_voice_quality_per_conference_and_group(capsys):
+    code, out, _ = vsim(capsys, "run", CONFIG, *SHORT, "--set", 'client.jitter_buffer="adaptive"')
+    assert code == 0
+    lines = [line for line in out.splitlines() if "jitter buffer" in line]
+    assert len(lines) == 2 and lines[0].startswith("quality    R ")
+    assert "(measuring conference, adaptive jitter buffer)" in lines[0]
+    assert "(group vm, adaptive jitter buffer)" in lines[1] and "MOS" in lines[1]
+
+
+def test_run_json_holds_the_voice_quality_section(capsys):
+    code, out, _ = vsim(capsys, "run", CONFIG, *SHORT, "--json", "-")
+    section = json.loads(out)["summary"]["voice_quality"]
+    assert code == 0 and section["jitter_buffer"]["kind"] == "fixed"
+    assert 1 <= section["measuring_conference"]["mos"] <= 4.5
+
+
+def test_bad_jitter_buffer_is_one_line_error(capsys):
+    code, _, err = vsim(capsys, "run", CONFIG, *SHORT, "--set", 'client.jitter_buffer="big"')
+    assert code == 2
+    assert "client.jitter_buffer: expected one of 'fixed', 'adaptive'" in one_line_error(err)
+
+
 def test_run_shows_a_progress_bar_only_on_a_terminal(capsys, monkeypatch):
     code, _, err = vsim(capsys, "run", CONFIG, *SHORT, "--set", "vm.instances=2")
     assert code == 0 and err == ""

@@ -328,7 +328,28 @@ def _human_summary(name, config, seed, duration, engine, summary, params=None):
     lines += [f"{vm:<10} used {v['used_pct']:.1f}%  ready {v['ready_pct']:.1f}%  "
               f"costop {v['costop_pct']:.1f}%  jitter {_ms(v['jitter_mean_ms'])}  "
               f"p99 {_ms(v['jitter_p99_ms'])}" for vm, v in summary["vms"].items()]
+    lines += _quality_lines(summary["voice_quality"])
     return "\n".join(lines)
+
+
+def _quality_lines(quality):
+    """The voice-quality lines of ``vsim run``: the measuring conference, then each VM group."""
+    buffer = quality["jitter_buffer"]
+    kind = (f"fixed jitter buffer {buffer['nominal_ms']:g} ms" if buffer["kind"] == "fixed"
+            else "adaptive jitter buffer")
+    rows = [("measuring conference", quality["measuring_conference"])]
+    rows += [(f"group {name}", entry) for name, entry in quality["groups"].items()]
+    lines = []
+    for label, entry in rows:
+        if entry is None or not entry["packets"]:
+            continue
+        rating = ("R n/a  MOS n/a" if entry["r_factor"] is None
+                  else f"R {entry['r_factor']:.1f}  MOS {entry['mos']:.2f}")
+        lines.append(f"{'quality' if not lines else '':<10} {rating}  "
+                     f"loss {100 * entry['network_loss_fraction']:.3f}% + late "
+                     f"{100 * entry['late_fraction']:.3f}%  delay {_ms(entry['one_way_delay_mean_ms'])} "
+                     f"+ buffer {_ms(entry['buffer_delay_mean_ms'])}  ({label}, {kind})")
+    return lines
 
 
 # ------------------------------------------------------------ reproduce

@@ -1,1 +1,1 @@
-"""Measurement: RFC 3550 jitter, loss, summary statistics, voice quality."""
+"""Measurement: RFC 3550 jitter, jitter buffers, the G.107 E-model, summary statistics."""

@@ -147,8 +147,30 @@ class VnicModel:
 
 @dataclass(frozen=True)
 class CodecModel:
+    """A voice codec's packets and, for the E-model (``vsim.metrics.emodel``), its
+    impairments; a codec without them gets no R or MOS."""
+
     payload_bytes: int = field(metadata={"min": 1, "unit": "B"})
     packet_interval: float = field(metadata=positive("s"))
+    equipment_impairment: float | None = field(default=None, metadata={
+        "min": 0, "max": 95, "doc": "E-model Ie: the codec's impairment without loss"})
+    loss_robustness: float | None = field(default=None, metadata=positive(
+        None, "E-model Bpl: the codec's robustness to packet loss"))
+    lookahead: float | None = field(default=None, metadata=non_negative(
+        "s", "the encoder's look-ahead, added to a packet's interval in the mouth-to-ear delay"))
+
+    E_MODEL = ("equipment_impairment", "loss_robustness", "lookahead")
+
+    def validate(self, source, path):
+        given = [name for name in self.E_MODEL if getattr(self, name) is not None]
+        if given and len(given) != len(self.E_MODEL):
+            missing = next(name for name in self.E_MODEL if getattr(self, name) is None)
+            fail(source, f"{path}.{missing}", f"expected all of {', '.join(self.E_MODEL)} "
+                 f"(the E-model's codec values) or none")
+
+    def has_e_model(self):
+        """Whether the E-model's codec values are given."""
+        return self.equipment_impairment is not None
 
 
 @dataclass(frozen=True)
@@ -173,6 +195,16 @@ class MediaServerModel:
 @dataclass(frozen=True)
 class ClientModel:
     latency: float = field(metadata=non_negative("s", "constant receive-path latency"))
+    jitter_buffer_nominal: float = field(metadata=positive(
+        "s", "fixed jitter buffer: playout delay beyond the first packet's network delay"))
+    playout_smoothing: float = field(metadata={
+        "min": 0, "max": 1, "min_exclusive": True, "max_exclusive": True,
+        "doc": "adaptive jitter buffer: weight a of the old estimate in the delay and "
+               "variation averages"})
+    playout_variation_factor: float = field(metadata=non_negative(
+        None, "adaptive jitter buffer: playout delay = mean delay + this x its variation"))
+    talkspurt: float = field(metadata=positive(
+        "s", "adaptive jitter buffer: span of send time between re-settings of its playout delay"))
 
 
 # The model class of each role a scenario's models play (the codec comes with the workload).
@@ -290,6 +322,21 @@ class MeasuredVmSection:
 class ClientSection:
     model: str = field(default="clients/measuring_client", metadata={"doc": "measuring client model"})
     measuring_conference: bool = field(default=True, metadata={"doc": "add the measuring conference"})
+    jitter_buffer: Literal["fixed", "adaptive"] = field(default="fixed", metadata={
+        "doc": "the receivers' jitter buffer: a fixed playout delay or Ramjee et al.'s adaptive "
+               "one (its parameters in the client model); late packets count as lost"})
+    jitter_buffer_nominal: float | None = field(default=None, metadata=positive(
+        "s", "the fixed jitter buffer's playout delay beyond the first packet's network delay "
+             "(default: the client model's)"))
+
+    def validate(self, source, path):
+        if self.jitter_buffer_nominal is not None and self.jitter_buffer != "fixed":
+            fail(source, f"{path}.jitter_buffer_nominal",
+                 f'expected no nominal delay with jitter_buffer = "{self.jitter_buffer}" '
+                 '(it applies to the fixed jitter buffer only)')
+        if self.jitter_buffer_nominal is not None and not math.isfinite(self.jitter_buffer_nominal):
+            fail(source, f"{path}.jitter_buffer_nominal",
+                 f"expected a finite time (s), got {self.jitter_buffer_nominal}")
 
 
 @dataclass(frozen=True)

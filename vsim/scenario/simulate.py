@@ -39,6 +39,7 @@ from vsim.scenario.host_background import BackgroundTasks
 from vsim.scenario.host_uplink import make_host_uplink
 from vsim.scenario.load import group_role
 from vsim.scenario.uplink_summary import uplink_summary
+from vsim.scenario.voice_quality import jitter_buffer, voice_quality_summary
 
 
 class _ServerVm(NamedTuple):
@@ -77,7 +78,8 @@ class Simulation:
     applies, since it gives the same packets and jitter, the events elsewhere.
 
     ``receivers`` holds one recorder per media-server VM for its monitored
-    conference; ``client`` is the first [vm] VM's (None without one), the
+    conference (``receiver_groups`` its VM group, ``jitter_buffer`` the buffer
+    they play through); ``client`` is the first [vm] VM's (None without one), the
     measuring client when the scenario has a measuring conference. The
     closed form is taken only when the machine and every component (media
     servers, traffic VMs, the uplink) say they support it.
@@ -113,6 +115,9 @@ class Simulation:
                                        streams.stream("uplink"), loaded.source)
         shared = isinstance(self.uplink, SharedUplink)
         self.receivers = [MeasuringClient(m["client"].latency) for _ in specs]
+        self.receiver_groups = [spec.group for spec in specs]
+        self.codec = codec
+        self.jitter_buffer = jitter_buffer(scenario.client, m["client"])
         self.client = self.receivers[0] if vm.instances else None
         self.measuring = scenario.client.measuring_conference and vm.instances > 0
         self.rtp_interval = codec.packet_interval
@@ -398,6 +403,7 @@ class Simulation:
                 "uplink_util_pct": 100 * (end["uplink_busy"] - start["uplink_busy"]) / window,
             },
             "vms": vms,
+            "voice_quality": voice_quality_summary(self, warmup),
         }
         vm = self.scenario.vm
         burst, _ = self.background
