@@ -14,7 +14,7 @@ TINY = RunPlan(duration=20.0, warmup=1.0, replications=1)
 SINGLE_HOST = ("netioc6.reservation_cap_fraction", "netioc6.fig2.equal_shares.vm_gbps",
                "netioc6.fig2.a.vm1_gbps", "netioc6.fig2.a.vm2_gbps", "netioc6.exp1.min_vm_mbps",
                "netioc6.exp1.vm_throughput_cv", "netioc6.exp3.cpu_overhead.small",
-               "netioc6.exp3.cpu_overhead.vm100")
+               "netioc6.exp3.cpu_overhead.vm100", "netioc6.fig6.rr_latency_overhead_us")
 
 
 @pytest.fixture(scope="module")

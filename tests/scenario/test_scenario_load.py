@@ -354,7 +354,7 @@ def test_members_belong_on_leaves(tmp_path):
 
 @pytest.mark.parametrize("old, new, key, words", [
     ('kind = "udp_flood"', 'kind = "udp_flod"', "group[0].traffic.kind", "'udp_flood'"),
-    ('kind = "udp_flood"', 'kind = "tcp_rr"', "group[0].traffic.kind", "not wired"),
+    ('kind = "udp_flood"', 'kind = "tcp_rr"', "group[0].traffic.params.ip_bytes", "a parameter of tcp_rr"),
     ("pps = 97500.0", "pps = -1.0", "group[0].traffic.params.pps", ""),
     ("pps = 97500.0", "ppps = 97500.0", "group[0].traffic.params.ppps", "a parameter of udp_flood"),
     ('workload = "idle"', 'workload = "media_server"\nstreams = 4', "group[0].traffic", "idle VM"),

@@ -9,8 +9,10 @@ and at step a (VM1 reserving 7.5 Gb/s, ``fig2_reservation.toml``); Experiment
 defeats interrupt coalescing, ``vsim.net.txpath.completions``). The steps of
 Figure 2 that DRS resolves by migrating a VM to host 2, the migration delay
 and Experiment 2 (Olio's response time) need a cluster and an application
-model and are not modelled; Figure 6 (TCP_RR latency) needs request/response
-frames wired into scenarios, and is not modelled either. A TCP stream's
+model and are not modelled. Figure 6 (twelve VMs' TCP_RR one-way latency,
+default scheduler vs NetIOC, ``fig6.toml``) is: its overhead comes from
+NetIOC's dispatch waiting for the NIC's held transmit completions
+(``vsim.net.uplink.completion_gate``). A TCP stream's
 throughput is its goodput.
 """
 
@@ -30,6 +32,7 @@ CONFIGS = {
     "exp1": "configs/netioc-vsphere6/exp1.toml",
     "exp3_default": "configs/netioc-vsphere6/exp3_default.toml",
     "exp3_netioc": "configs/netioc-vsphere6/exp3_netioc.toml",
+    "fig6": "configs/netioc-vsphere6/fig6.toml",
 }
 UPLINK = "netioc"
 FIG2_VMS = ("vm1", "vm2", "vm3")
@@ -92,6 +95,7 @@ def claim_values(sweeps):
         "netioc6.exp1.vm_throughput_cv": Simulated(coefficient_of_variation(netperf["per_vm_mbps"]),
                                                    None, "exp1"),
         **exp3_claims(sweeps["exp3_default"], sweeps["exp3_netioc"]),
+        "netioc6.fig6.rr_latency_overhead_us": fig6_overhead(sweeps["fig6"]),
     }
 
 
@@ -201,9 +205,50 @@ def _exp3_figure(stem, default, netioc, claims):
                               f"Runs: {netioc.stamp()}.")
 
 
+FIG6_DEFAULT, FIG6_NETIOC = "multiqueue", "netioc"
+
+
+def fig6_latencies(sweep, uplink):
+    """Each replication's per-VM mean TCP_RR one-way latency (µs) under ``uplink``."""
+    return [[vm["one_way_latency_mean_us"]
+             for vm in run["uplink"]["request_response"]["netperf"]["per_vm"]]
+            for run in sweep.at(uplink).runs]
+
+
+def fig6_overhead(sweep):
+    """NetIOC's mean one-way latency over the twelve VMs less the default scheduler's, µs,
+    averaged over the replications (each pairs both schedulers on one seed)."""
+    default = np.mean(fig6_latencies(sweep, FIG6_DEFAULT), axis=1)
+    netioc = np.mean(fig6_latencies(sweep, FIG6_NETIOC), axis=1)
+    runs = ", ".join(f"{d:.2f} -> {n:.2f}" for d, n in zip(default, netioc))
+    return Simulated(float(np.mean(netioc - default)), None, "fig6",
+                     f"mean one-way latency over 12 VMs, default -> NetIOC per replication "
+                     f"(us): {runs}")
+
+
+def _fig6_figure(stem, sweep, claims):
+    """Fig 6: each VM's mean TCP_RR one-way latency under the default scheduler and NetIOC."""
+    vms = list(range(1, 13))
+    curves = []
+    for label, uplink in (("default scheduler", FIG6_DEFAULT), ("NetIOC", FIG6_NETIOC)):
+        per_run = np.array(fig6_latencies(sweep, uplink))
+        curves.append(Curve(label, vms, [(float(m), (float(lo), float(hi))) for m, lo, hi in
+                                         zip(per_run.mean(axis=0), per_run.min(axis=0),
+                                             per_run.max(axis=0))]))
+    claim = next((c for c in claims if c.id == "netioc6.fig6.rr_latency_overhead_us"), None)
+    caption = ("Mean over the replications, bars from the lowest to the highest. "
+               + ("" if claim is None else f"Paper: NetIOC adds {claim.paper:g} us "
+                  f"(band {claim.band[0]:g}-{claim.band[1]:g}). ")
+               + f"Runs: {sweep.stamp()}.")
+    return plot_sweep(stem, title="Fig 6: TCP_RR one-way latency per VM, default scheduler vs NetIOC",
+                      xlabel="VM", ylabel="one-way latency (us)", curves=curves, marks=[],
+                      xticks=[(i, f"VM{i}") for i in vms], caption=caption)
+
+
 def draw_figures(outdir, sweeps, claims):
-    """Fig 2 (host 1), Fig 3 and Fig 5 in ``outdir``; returns the paths written."""
+    """Fig 2 (host 1), Fig 3, Fig 5 and Fig 6 in ``outdir``; returns the paths written."""
     return (_fig2_figure(outdir / "fig2_host1", sweeps, claims)
             + _exp1_figure(outdir / "exp1", sweeps["exp1"], claims)
             + _exp3_figure(outdir / "exp3_cpu", sweeps["exp3_default"], sweeps["exp3_netioc"],
-                           claims))
+                           claims)
+            + _fig6_figure(outdir / "fig6", sweeps["fig6"], claims))

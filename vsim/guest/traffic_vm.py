@@ -52,10 +52,11 @@ class TrafficVm:
         return times[keep], rates[keep]
 
     def start(self, duration, rate_bps):
-        """Schedule the flow's rate changes for a run of ``duration``."""
+        """Schedule the flow's rate changes for a run of ``duration``; returns their times."""
         times, rates = self.rate_schedule(duration, rate_bps)
         for when, pps in zip(times.tolist(), rates.tolist()):
             self.call_later(when - self.env.now, self._set, pps)
+        return times
 
     def _set(self, pps):
         self.uplink.set_rate(self.env.now, self.flow, pps)

@@ -15,6 +15,7 @@ would compete for the queue's free places as one burst, which the
 transmit world never makes (``vsim/net/README.md``).
 """
 
+import copy
 import math
 
 import numpy as np
@@ -135,6 +136,31 @@ class SharedUplink:
             self._work[ip_bytes] = float(self.scheduler.work(ip_bytes))
         self.busy_time += sent * self._work[ip_bytes]
         return departures
+
+    def transmit_frames(self, times, ip_bytes, classes, ports):
+        """Frames of any ports at ``times`` (sorted; request/response traffic): their departures
+        (NaN where dropped), with the link time they take counted."""
+        departures = self.scheduler.transmit(times, ip_bytes, classes, ports)
+        self._count_busy(ip_bytes, departures)
+        return departures
+
+    def trial(self):
+        """A copy of the scheduler to try frames on without changing this uplink."""
+        return copy.deepcopy(self.scheduler)
+
+    def adopt(self, trial, ip_bytes, departures):
+        """Make ``trial`` (from ``trial()``, given frames since) the scheduler, as if those frames
+        of ``ip_bytes`` with ``departures`` had been sent here with ``transmit_frames``."""
+        self.scheduler = trial
+        self._count_busy(ip_bytes, departures)
+
+    def fluid_active(self):
+        """Whether any bulk (non-discrete) flow offers packets now."""
+        return any(pps > 0 and not flow[4] for pps, flow in zip(self._pps, self._flows))
+
+    def _count_busy(self, ip_bytes, departures):
+        kept = departures == departures  # not NaN
+        self.busy_time += float(np.sum(self.scheduler.work(np.asarray(ip_bytes, dtype=float)[kept])))
 
     def _countdown(self, count):
         """count-1, ..., 1, 0 as floats (cached: bursts repeat their sizes)."""

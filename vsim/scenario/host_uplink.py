@@ -6,7 +6,9 @@ Scenarios whose only traffic is the media servers' frames on a FIFO uplink
 engine can drive. Any other host (``host.uplink`` multiqueue or netioc, or
 a [[group]] with bulk traffic) gets the uplink scheduler of that name
 (``vsim.net.uplink``) behind a ``SharedUplink``, one port per VM, its
-transmit stage costing ``tx_stage_per_packet`` of the NIC model per frame.
+transmit stage costing ``tx_stage_per_packet`` of the NIC model per frame;
+NetIOC's dispatch waits for the NIC's transmit completions as long as the
+NIC model holds them (``NicModel.completion_hold``).
 """
 
 from vsim.net.shared_uplink import SharedUplink
@@ -37,6 +39,7 @@ def make_host_uplink(scenario, nic, ip_bytes, vm_groups, rng, source):
         if scenario.host.uplink == "netioc":
             tree, leaf_of = netioc_tree(scenario, nic.rate_bps, source)
             params["quantum_frames"] = nic.netioc_quantum_frames
+            params["completion_hold"] = nic.completion_hold()
         else:
             tree, leaf_of = htb_tree(scenario, source)
         params["tree"] = tree

@@ -197,16 +197,13 @@ def check_groups(scenario, lcpus, source):
 
 
 def check_traffic(group, where, source):
-    """A group's traffic: a bulk source of the registry, from an idle VM, with its parameters."""
+    """A group's traffic: a source of the registry, from an idle VM, with its parameters."""
     kind = group.traffic.kind
     if kind not in SOURCES:
         fail(source, f"{where}.traffic.kind", f"expected one of {sorted(SOURCES)}, got {kind!r}")
     if group.workload != "idle":
-        fail(source, f"{where}.traffic", "expected bulk traffic from an idle VM only (a media "
+        fail(source, f"{where}.traffic", "expected traffic from an idle VM only (a media "
              "server's traffic is its frames)")
-    if SOURCES[kind].discrete:
-        fail(source, f"{where}.traffic.kind", f"expected a bulk source (udp_flood, tcp_stream); "
-             f"{kind}'s frames one by one are not wired into scenarios")
     make_source(kind, group.traffic.params, source, f"{where}.traffic.params",
                 np.random.default_rng(0))  # its own checks of the parameters
 

@@ -123,11 +123,24 @@ class NicModel:
         "s", "serial transmit-stage time per frame (vSwitch, uplink scheduler, driver); the "
              "uplink serves a frame in the longer of this and its wire time. Used by the uplink "
              "schedulers; the frames-only FIFO of scenarios without bulk traffic models the wire"))
+    tx_completion_window: float = field(default=33e-6, metadata=non_negative(
+        "s", "most the uplink may delay signalling transmit completions (ESXi's "
+             "Net.NetSchedCoalesceTxUsecs)"))
     tx_completion_hold: float = field(default=0.0, metadata=non_negative(
-        "s", "longest time the uplink holds transmit completions so that close ones are signalled "
-             "together (ESXi Net.NetSchedCoalesceTxUsecs)"))
+        "s", "time the NIC holds a transmit completion before signalling it, capped by "
+             "tx_completion_window; NetIOC's next dispatch waits for the signal (0: at once)"))
     netioc_quantum_frames: int = field(default=1, metadata={
         "min": 1, "doc": "frames NetIOC sends from one backlogged port before turning to the next"})
+    peer_turnaround: float = field(default=10e-6, metadata=non_negative(
+        "s", "request/response traffic: the peer machine's time from a request's arrival to its "
+             "response leaving (receive path, application, transmit path)"))
+    host_path_latency: float = field(default=20e-6, metadata=non_negative(
+        "s", "request/response traffic: a small frame's time through a VM's guest stack, vNIC and "
+             "hypervisor, out and back in together (not the uplink queue or the wire)"))
+
+    def completion_hold(self):
+        """The time NetIOC's dispatch waits for a completion signal: the hold, at most the window."""
+        return min(self.tx_completion_hold, self.tx_completion_window)
 
 
 @dataclass(frozen=True)
@@ -341,13 +354,15 @@ class ClientSection:
 
 @dataclass(frozen=True)
 class TrafficSection:
-    """Bulk traffic a group's VMs send, one source each, from the registry of sources."""
+    """Traffic a group's VMs send, one source each, from the registry of sources."""
 
-    kind: str = field(metadata={"doc": "traffic source: udp_flood or tcp_stream "
+    kind: str = field(metadata={"doc": "traffic source: udp_flood, tcp_stream (bulk fluids) or "
+                                       "tcp_rr (request/response transactions, closed loop) "
                                        "(vsim.net.sources)"})
     params: dict[str, bool | int | float] = field(default_factory=dict, metadata={
         "doc": "the source's parameters per VM (udp_flood: pps, ip_bytes, on, off, ...; "
-               "tcp_stream: mtu, window_bytes, rtt)"})
+               "tcp_stream: mtu, window_bytes, rtt; tcp_rr: request_bytes, response_bytes, "
+               "outstanding, think_time, timestamps)"})
     active_from: float = field(default=0.0, metadata={
         "min": 0, "max": 1, "doc": "fraction of the run after which the traffic starts, so a "
                                    "shortened run keeps the scenario's shape"})

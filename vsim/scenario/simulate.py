@@ -6,8 +6,9 @@ its share of the uplink; the first VM also serves the measuring conference,
 whose packets the measuring client timestamps. Every VM's last conference is
 timestamped the same way by its own receiver, so each VM's jitter is reported
 too. ``[[group]]`` VMs follow: more media servers with their own settings,
-and VMs sending bulk traffic (``vsim.guest.traffic_vm``) on the host's
-uplink (``vsim.scenario.host_uplink``). Everything random draws from streams
+and VMs sending bulk traffic (``vsim.guest.traffic_vm``) or request/response
+transactions (``vsim.guest.request_response``) on the host's uplink
+(``vsim.scenario.host_uplink``). Everything random draws from streams
 named after the component, so the same seed gives the same run.
 """
 
@@ -26,6 +27,7 @@ from vsim.core.rng import RandomStreams
 from vsim.core.units import to_ms
 from vsim.guest.measuring_client import MeasuringClient
 from vsim.guest.media_server import MediaServer
+from vsim.guest.request_response import RequestResponseTraffic
 from vsim.guest.sender_cpu import SenderCpu
 from vsim.guest.traffic_vm import TrafficVm
 from vsim.metrics.jitter import stream_jitter_samples
@@ -147,16 +149,21 @@ class Simulation:
             self.vms.append(group)
             self.vnics.append(tx)
             self.servers.append(server)
+        self.rr = None
         for index, spec in enumerate(traffic_specs):
             group = self._add_vm(spec.name, spec.cpu, spec.vcpus, None)
-            tx_world = self._add_transmit_world(spec.name)
-            port = self.uplink.add_port(spec.name)
             traffic = spec.traffic
             probe = make_source(traffic.kind, traffic.params, loaded.source, spec.where)
+            if probe.discrete:
+                self._add_request_response(spec, probe, index, nic, exclusive=not specs,
+                                           rng=streams.stream(f"{spec.name}.traffic"))
+                continue
+            tx_world = self._add_transmit_world(spec.name)
+            port = self.uplink.add_port(spec.name)
             flow = self.uplink.add_flow(port, probe.ip_bytes, VOICE_CLASS + 1 + index,
                                         elastic=probe.elastic, discrete=probe.discrete)
             interrupts = CompletionInterrupts(self.uplink, flow, spec.vnic.tso_frames,
-                                              spec.vnic.wake_rate_hz, nic.tx_completion_hold)
+                                              spec.vnic.wake_rate_hz, nic.completion_hold())
             # a TCP sender's vSwitch packets are TSO segments of tso_frames frames
             segment = spec.vnic.tso_frames if probe.elastic else 1
             cpu = SenderCpu(env, self.machine, group.worlds, tx_world, spec.vnic.tx_cost / segment,
@@ -170,7 +177,7 @@ class Simulation:
                 where=spec.where))
             self.traffic_groups.append(spec.group)
         self.background_tasks = BackgroundTasks(self.machine, scenario.host.background_tasks, self.linux)
-        components = [*self.servers, *self.traffic, self.uplink]
+        components = [*self.servers, *self.traffic, self.uplink] + ([self.rr] if self.rr else [])
         # the closed form plays the VMs' worlds only; the host's other work needs the events
         fits = (uncontended.applies(self.machine) and not self.background_tasks.worlds
                 and all(c.supports_closed_form() for c in components))
@@ -182,6 +189,17 @@ class Simulation:
         if engine == "auto":
             engine = "uncontended" if fits else "events"
         self.engine = engine
+
+    def _add_request_response(self, spec, source, index, nic, exclusive, rng):
+        """A VM of request/response chains (``vsim.guest.request_response``) on a port of its
+        own; its CPU is not modelled (the NIC model's host path latency stands for its stack)."""
+        if self.rr is None:
+            self.rr = RequestResponseTraffic(self.env, self.uplink, nic, exclusive)
+        port = self.uplink.add_port(spec.name)
+        traffic_class = VOICE_CLASS + 1 + index
+        flow = self.uplink.add_flow(port, source.ip_bytes, traffic_class, discrete=True)
+        self.rr.add_vm(spec.name, spec.group, port, flow, traffic_class, source,
+                       (spec.traffic.active_from, spec.traffic.active_until), rng)
 
     def record_wakeups(self):
         """Keep every worker's timer wakeups (``WorkerVcpu.wakes``); call before ``run``."""
@@ -261,14 +279,17 @@ class Simulation:
         node = index % topology.sockets
         return range(node * per_node, (node + 1) * per_node)
 
-    def _start_traffic(self, duration):
-        """Declare the media servers' frame rates to the uplink and schedule the bulk traffic."""
+    def _start_traffic(self, duration, warmup):
+        """Declare the media servers' frame rates to the uplink and schedule the bulk traffic
+        and the request/response chains (which batch their requests between the bulk flows'
+        changes)."""
         self.uplink.begin(duration)
         for flow, pps in self.voice_flows:
             self.uplink.set_rate(0.0, flow, pps)
         rate = self.uplink.scheduler.rate_bps
-        for vm in self.traffic:
-            vm.start(duration, rate)
+        changes = [vm.start(duration, rate) for vm in self.traffic]
+        if self.rr is not None:
+            self.rr.start(duration, warmup, np.concatenate([[0.0], *changes]))
 
     def _snapshot(self):
         now = self.env.now
@@ -316,7 +337,7 @@ class Simulation:
             return self._summary(start, end, duration - warmup, warmup)
         self.background_tasks.start()
         if isinstance(self.uplink, SharedUplink):
-            self._start_traffic(duration)
+            self._start_traffic(duration, warmup)
         for server in self.servers:
             server.start()
         self._run_until(warmup, duration / self.PROGRESS_STEPS, progress)

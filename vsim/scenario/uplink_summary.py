@@ -9,7 +9,9 @@ whole run. For the media servers' frames (the voice): loss per second over
 the whole run (a Fig 6-style timeline), the uplink delay of the frames sent,
 and, over the seconds when bulk traffic runs, the loss rate, the loss
 fraction and the measuring conference's RFC 3550 jitter and latency, pooled
-and per stream.
+and per stream. Request/response groups (netperf TCP_RR) report their
+transactions/s, one-way latency and uplink delay
+(``RequestResponseTraffic.summary``).
 """
 
 import math
@@ -56,6 +58,8 @@ def uplink_summary(sim, start, end, window, warmup):
     }
     if traffic:
         summary["during_traffic"] = during_traffic(sim, offered, lost, traffic)
+    if sim.rr is not None:
+        summary["request_response"] = sim.rr.summary()
     return summary
 
 

@@ -7,7 +7,9 @@ queues and wires, the peer's turnaround), and its rate is ``outstanding /
 round trip`` transactions/s. The request leaves as one small packet (64
 bytes of data in seed 001: 64 + 20 + 20 + 12 = 116 IP bytes), a discrete
 packet that sees the uplink's queue; ``request_times`` lays out the
-transactions of one chain from the round trips each met.
+transactions of one chain from the round trips each met. With
+``think_time`` the client waits that long after each response before the
+next request (0: netperf's back-to-back transactions).
 """
 
 import numpy as np
@@ -15,7 +17,7 @@ import numpy as np
 from vsim.core.errors import InputError
 from vsim.net.frames import IPV4_HEADER
 from vsim.net.sources.tcp_stream import TCP_HEADER, TIMESTAMPS_OPTION
-from vsim.net.sources.validate import positive
+from vsim.net.sources.validate import non_negative, positive
 
 
 class TcpRequestResponse:
@@ -25,13 +27,14 @@ class TcpRequestResponse:
     discrete = True
 
     def __init__(self, request_bytes=64, response_bytes=64, outstanding=1, timestamps=True,
-                 source="<input>", where="traffic"):
+                 think_time=0.0, source="<input>", where="traffic"):
         self.request_bytes = positive(request_bytes, "request_bytes", source, where)
         self.response_bytes = positive(response_bytes, "response_bytes", source, where)
         count = positive(outstanding, "outstanding", source, where)
         if count != int(count):
             raise InputError(source, f"{where}.outstanding", f"a whole number, got {outstanding!r}")
         self.outstanding = int(count)
+        self.think_time = non_negative(think_time, "think_time", source, where)
         overhead = IPV4_HEADER + TCP_HEADER + (TIMESTAMPS_OPTION if timestamps else 0)
         self.ip_bytes = self.request_bytes + overhead
         self.response_ip_bytes = self.response_bytes + overhead

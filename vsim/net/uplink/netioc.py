@@ -18,6 +18,12 @@ port's burst (a TSO segment's frames) leaves in runs cut by the others'
 Frames and flows are charged to a leaf by port (``port_leaf``), else by
 class (``class_leaf``). Rates in the tree are b/s of link time, i.e. wire
 bytes, or the transmit stage's time where it is the longer.
+
+NetIOC dispatches frames to the NIC itself and runs its next pass when the
+NIC signals the last dispatch complete: with ``completion_hold`` (the time
+the NIC holds transmit completions, at most Net.NetSchedCoalesceTxUsecs) a
+frame waits at its port for that signal (``vsim.net.uplink.completion_gate``),
+a wait added to its leaf queue's; the default 0 lets it through at once.
 """
 
 import math
@@ -28,6 +34,7 @@ from vsim.core.errors import InputError
 from vsim.net.hclock.allocator import allocate
 from vsim.net.txpath.coalescing import run_length
 from vsim.net.uplink.base import UplinkScheduler
+from vsim.net.uplink.completion_gate import CompletionGate
 
 
 class NetiocScheduler(UplinkScheduler):
@@ -37,11 +44,13 @@ class NetiocScheduler(UplinkScheduler):
     non_preemptive = True
 
     def __init__(self, rate_bps, limit, unit="packets", *, tree, port_leaf=None, class_leaf=None,
-                 quantum_frames=1, **kwargs):
+                 quantum_frames=1, completion_hold=0.0, **kwargs):
         if not quantum_frames >= 1:
             raise ValueError(f"quantum_frames must be at least 1, got {quantum_frames!r}")
         self.quantum_frames = quantum_frames
         self.tree = tree
+        self.gate = CompletionGate(completion_hold)
+        self._sending = False
         self.leaves = list(tree.leaves)
         self.n_queues = len(self.leaves)
         index = {name: i for i, name in enumerate(self.leaves)}
@@ -53,6 +62,21 @@ class NetiocScheduler(UplinkScheduler):
         self._port_leaf = {int(k): index[v] for k, v in (port_leaf or {}).items()}
         self._class_leaf = {int(k): index[v] for k, v in (class_leaf or {}).items()}
         super().__init__(rate_bps, limit, unit, **kwargs)
+
+    def set_flows(self, t, flows):
+        super().set_flows(t, flows)
+        self._sending = bool(np.any(self.flow_rates[~flows.discrete] > 0))
+
+    def transmit(self, times, ip_bytes, classes, ports):
+        """Departures (plus latency) of frames that also wait at their port for NetIOC's next
+        dispatch (``completion_hold``): that wait adds to their leaf queue's."""
+        departures = super().transmit(times, ip_bytes, classes, ports)
+        if self.gate.hold == 0:
+            return departures
+        times = np.asarray(times, dtype=float)
+        dispatched = self.gate.dispatch(times, self.work(np.broadcast_to(
+            np.asarray(ip_bytes, dtype=float), times.shape)), self._sending)
+        return departures + (dispatched - times)
 
     def queue_index(self, classes, ports):
         classes = np.asarray(classes)

@@ -1,0 +1,25 @@
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from vsim.net.uplink.completion_gate import CompletionGate
+
+
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=30))
+def test_without_a_hold_every_frame_goes_at_once(times):
+    times = np.sort(times)
+    assert np.array_equal(CompletionGate(0.0).dispatch(times, 1e-7, False), times)
+
+
+def test_frames_within_the_hold_wait_for_the_completion_signal():
+    gate = CompletionGate(10e-6)
+    out = gate.dispatch(np.array([0.0, 5e-6, 50e-6]), 1e-6, False)
+    # the first goes at once; the second waits for its completion (1 us + 10 us hold)
+    assert out == pytest.approx([0.0, 11e-6, 50e-6])
+
+
+@given(st.lists(st.floats(0, 1e-3), min_size=1, max_size=30), st.floats(0, 50e-6))
+def test_dispatch_never_precedes_arrival_and_keeps_order(times, hold):
+    times = np.sort(times)
+    out = CompletionGate(hold).dispatch(times, 1e-7, False)
+    assert np.all(out >= times) and np.all(np.diff(out) >= 0)

@@ -1,0 +1,361 @@
+"""Request/response clients (netperf TCP_RR) in VMs: closed loops through the host's uplink.
+
+Each VM runs ``outstanding`` chains of transactions. A chain hands its
+request to the host's uplink scheduler as a discrete frame on the VM's port
+(so it waits behind whatever the bulk flows and other frames left in its
+queue, and under NetIOC is charged to the port's leaf and waits for its
+dispatch); when the request has left the uplink and crossed the switch, the
+peer turns it around, the response crosses back, passes the VM's stack,
+and after ``think_time`` the next request goes out. So a transaction's round
+trip is
+
+    host path + uplink (dispatch, queue, request's wire time) + switch latency
+    + peer turnaround + switch latency + response's wire time,
+
+the fixed parts being parameters of the NIC model (``peer_turnaround``,
+``host_path_latency``, ``latency``, ``rate_bps``), and a chain's rate is one
+transaction per round trip plus think time. A dropped request is sent again
+after TCP's minimum retransmission timeout.
+
+One object drives every chain of the scenario, so their frames reach the
+uplink in time order. Events come at transactions, never per packet, and
+several transactions are handled per event where that changes nothing:
+
+- frames only, no bulk flow and no other frame source on the uplink: the
+  chains' next requests are predicted over a horizon (each repeating the
+  cycle of uplink delays its chain met last), tried on a copy of the scheduler and kept up to
+  the first request whose delay differs from the prediction (the uplink is
+  deterministic without fluid, so the copy answers what the uplink would);
+- bulk flows but no other frame source: the requests due within the
+  shortest possible round trip (nothing sent now can cause another before);
+- media servers' frames on the same uplink: each request at its own time.
+
+Horizons end at every change of the bulk flows, at the warm-up's end and at
+the run's end.
+"""
+
+import math
+
+import numpy as np
+
+from vsim.core.environment import scheduler_for
+from vsim.net.frames import serialization_time
+
+RTO_MIN = 0.2
+"""Seconds before a lost request is sent again: Linux's minimum retransmission timeout
+(TCP_RTO_MIN, 200 ms)."""
+
+HORIZON_FIRST, HORIZON_MAX = 1e-3, 20e-3
+"""Seconds of predicted transactions tried at once: the first horizon, and the most after
+every try of the last one held."""
+
+HISTORY = 8
+"""Uplink delays remembered per chain; predictions repeat the last ones with the shortest
+period (up to half of them) they show: chains sharing NetIOC's passes settle into cycles."""
+
+MATCH = 1e-9
+"""Seconds within which a predicted request counts as sent when its chain's last transaction
+would have sent it: NetIOC's passes, set by other chains' requests, drift by fractions of a
+picosecond a round while the chains' phases settle, and 1 ns is far below every delay reported
+(the requests then go out within 1 ns of the exact closed loop, never drifting further)."""
+
+BIN = 1e-7
+"""Width of the latency histograms' bins (s)."""
+
+BINS = 100_000
+"""Bins of each histogram: up to 10 ms; longer values land in the last bin."""
+
+US = 1e6
+
+
+class RequestResponseTraffic:
+    """Every request/response chain on ``uplink`` (a ``SharedUplink``); ``nic`` is the NIC
+    model's values; ``exclusive`` says no other frames (media servers') share the uplink."""
+
+    def __init__(self, env, uplink, nic, exclusive):
+        self.env = env
+        self.call_later = scheduler_for(env)
+        self.uplink = uplink
+        self.nic = nic
+        self.exclusive = exclusive
+        self.vms = []
+        self.groups = []
+        self.horizon = HORIZON_FIRST
+
+    @staticmethod
+    def supports_closed_form():
+        """Frames through a scheduler need the event engine."""
+        return False
+
+    def add_vm(self, name, group, port, flow, traffic_class, source, active, rng):
+        """A VM of ``group`` sending ``source``'s transactions (a ``TcpRequestResponse``) on
+        ``port`` (declared as discrete ``flow``) from ``active[0]`` to ``active[1]`` of the run;
+        ``rng`` draws its chains' starting phases."""
+        self.vms.append({"name": name, "group": group, "port": port, "flow": flow,
+                         "class": traffic_class, "source": source, "active": active, "rng": rng})
+        if group not in self.groups:
+            self.groups.append(group)
+
+    # ------------------------------------------------------------ set-up
+    def rest_of_loop(self, source):
+        """Seconds of a round trip outside the uplink's scheduler and the request's departure:
+        the switch both ways, the peer, the response's wire time, the VM's path, then think time."""
+        nic = self.nic
+        response_wire = float(serialization_time(source.response_ip_bytes, nic.rate_bps))
+        return (nic.latency + nic.peer_turnaround + response_wire + nic.host_path_latency
+                + source.think_time)
+
+    def lone_round_trip(self, source):
+        """Round trip of a transaction meeting nothing at the uplink (no think time)."""
+        scheduler = self.uplink.scheduler
+        return (float(scheduler.work(source.ip_bytes)) + scheduler.latency
+                + self.rest_of_loop(source) - source.think_time)
+
+    def start(self, duration, warmup, barriers):
+        """Lay out the chains and schedule the first requests for a run of ``duration``;
+        ``barriers`` are the times the bulk flows change."""
+        self.duration, self.warmup = duration, warmup
+        chain_vm, starts, stops, rests, ips = [], [], [], [], []
+        edges = [warmup, duration]
+        for index, vm in enumerate(self.vms):
+            source = vm["source"]
+            first, last = (fraction * duration for fraction in vm["active"])
+            lone = self.lone_round_trip(source)
+            cycle = lone + source.think_time
+            phases = vm["rng"].uniform(0.0, cycle, source.outstanding)
+            vm["window"] = (max(first, warmup), min(last, duration))
+            for phase in phases.tolist():
+                chain_vm.append(index)
+                starts.append(first + phase)
+                stops.append(last)
+                rests.append(self.rest_of_loop(source))
+                ips.append(source.ip_bytes)
+            self.call_later(first - self.env.now, self._declare, (vm["flow"], source.outstanding / cycle))
+            if last < duration:
+                self.call_later(last - self.env.now, self._declare, (vm["flow"], 0.0))
+            edges += [first, last]
+        self.chain_vm = np.array(chain_vm, dtype=np.int64)
+        names = self.groups
+        self.chain_group = np.array([names.index(self.vms[i]["group"]) for i in chain_vm],
+                                    dtype=np.int64)
+        count = len(self.vms)
+        self.vm_transactions = np.zeros(count, dtype=np.int64)
+        self.vm_round_trips = np.zeros(count)
+        self.vm_requests = np.zeros(count, dtype=np.int64)
+        self.vm_delays = np.zeros(count)
+        self.vm_retransmissions = np.zeros(count, dtype=np.int64)
+        self.round_trip_hist = np.zeros((len(names), BINS), dtype=np.int64)
+        self.delay_hist = np.zeros((len(names), BINS), dtype=np.int64)
+        self.ports = np.array([self.vms[i]["port"] for i in chain_vm], dtype=np.int64)
+        self.classes = np.array([self.vms[i]["class"] for i in chain_vm], dtype=np.int64)
+        self.ip_bytes = np.array(ips, dtype=float)
+        self.rest = np.array(rests, dtype=float)
+        self.think = np.array([self.vms[i]["source"].think_time for i in chain_vm], dtype=float)
+        self.stop = np.array(stops, dtype=float)
+        self.next_request = np.where(np.array(starts) < self.stop, starts, math.inf)
+        self.txn_start = self.next_request.copy()
+        scheduler = self.uplink.scheduler
+        lone = scheduler.work(self.ip_bytes) + scheduler.latency
+        self.delays = np.repeat(lone[:, None], HISTORY, axis=1)
+        self.lookahead = float(self.rest.min()) + scheduler.latency if self.rest.size else math.inf
+        self.barriers = np.unique(np.concatenate((np.asarray(barriers, dtype=float), edges)))
+        self._schedule()
+
+    def _declare(self, flow_rate):
+        """Declare a VM's request rate to the uplink (share-based schedulers allocate by it)."""
+        flow, pps = flow_rate
+        self.uplink.set_rate(self.env.now, flow, pps)
+
+    def _schedule(self):
+        """The next step at the earliest pending request, if the run reaches it."""
+        if not self.next_request.size:
+            return
+        t = float(self.next_request.min())
+        if t < self.duration:
+            self.call_later(t - self.env.now, self._step, None)
+
+    # ------------------------------------------------------------ run
+    def _next_barrier(self, now):
+        k = int(np.searchsorted(self.barriers, now, side="right"))
+        return float(self.barriers[k]) if k < self.barriers.size else math.inf
+
+    def _step(self, _):
+        now = self.env.now
+        if not self.exclusive:
+            self._commit(np.flatnonzero(self.next_request <= now))
+        elif self.uplink.fluid_active():
+            end = min(now + self.lookahead, self._next_barrier(now))
+            self._commit(np.flatnonzero(self.next_request < end))
+        else:
+            self._predicted(now, self._next_barrier(now))
+        self._schedule()
+
+    def _commit(self, chains):
+        """Send the next request of each of ``chains`` (all certain) on the real uplink."""
+        if not chains.size:
+            return
+        times = self.next_request[chains]
+        order = np.lexsort((chains, times))
+        chains, times = chains[order], times[order]
+        departures = self.uplink.transmit_frames(times, self.ip_bytes[chains], self.classes[chains],
+                                                 self.ports[chains])
+        self._record(chains, times, departures)
+
+    def _predicted(self, now, barrier):
+        """Requests up to a horizon (at most ``barrier``), predicted, tried and kept while they hold."""
+        end = min(now + self.horizon, barrier)
+        self.horizon = min(2 * self.horizon, HORIZON_MAX)
+        if end <= now + self.lookahead:  # one round: every request due is certain
+            self._commit(np.flatnonzero(self.next_request < end))
+            return
+        chains, times = self._predict(end)
+        if not chains.size:
+            return
+        trial = self.uplink.trial()
+        departures = trial.transmit(times, self.ip_bytes[chains], self.classes[chains],
+                                    self.ports[chains])
+        keep = self._holding(chains, times, departures, end)
+        if keep == times.size:
+            self.uplink.adopt(trial, self.ip_bytes[chains], departures)
+            self._record(chains, times, departures)
+            return
+        self.horizon = max(self.lookahead, (float(times[keep - 1]) - now) / 2)
+        chains, times = chains[:keep], times[:keep]
+        departures = self.uplink.transmit_frames(times, self.ip_bytes[chains],
+                                                 self.classes[chains], self.ports[chains])
+        self._record(chains, times, departures)
+
+    def _predict(self, end):
+        """(chains, times) of every chain's requests before ``end`` (and its stop), each chain's
+        spaced by its last uplink delay and the rest of its loop; sorted by time, then chain."""
+        last = np.minimum(end, self.stop)
+        pending = np.flatnonzero(self.next_request < last)
+        if not pending.size:
+            return pending, np.empty(0)
+        first = self.next_request[pending]
+        history = self.delays[pending]
+        period = np.full(pending.size, HISTORY // 2)
+        for m in range(HISTORY // 2, 0, -1):  # the shortest period the last delays repeat with
+            repeats = np.all(np.abs(history[:, -m:] - history[:, -2 * m:-m]) <= MATCH, axis=1)
+            period = np.where(repeats, m, period)
+        shortest = history.min(axis=1) + self.rest[pending]
+        counts = np.ceil((last[pending] - first) / shortest).astype(np.int64)
+        chains = np.repeat(pending, counts)
+        offsets = np.arange(chains.size) - np.repeat(np.cumsum(counts) - counts, counts)
+        row = np.repeat(np.arange(pending.size), counts)
+        m = period[row]
+        delay = history[row, HISTORY - m + offsets % m]
+        step = delay + self.rest[chains]
+        before = np.cumsum(step) - step  # the steps before each frame, from the first chain's
+        times = np.repeat(first, counts) + before - np.repeat(before[np.cumsum(counts) - counts], counts)
+        inside = times < np.repeat(last[pending], counts)
+        chains, times = chains[inside], times[inside]
+        order = np.lexsort((chains, times))
+        return chains[order], times[order]
+
+    def _holding(self, chains, times, departures, end):
+        """How many of the tried requests (in time order, up to ``end``) are what the real
+        uplink would give: all before the first whose successor the delay it met would have
+        sent elsewhere (or before ``end`` where none was tried)."""
+        by_chain = np.lexsort((times, chains))
+        c, t, d = chains[by_chain], times[by_chain], departures[by_chain]
+        has_next = np.append(c[1:] == c[:-1], False)
+        implied = t + (d - t) + self.rest[c]
+        wrong = np.where(has_next, ~(np.abs(np.roll(t, -1) - implied) <= MATCH),
+                         ~(implied >= np.minimum(end, self.stop[c])))  # one due was left out
+        if not wrong.any():
+            return times.size
+        first_wrong = float(t[wrong].min())
+        return max(int(np.searchsorted(times, first_wrong + float(self.rest.min()), side="left")),
+                   int(np.searchsorted(times, first_wrong, side="right")))
+
+    def _record(self, chains, times, departures):
+        """Account the requests sent (each chain's in time order) and move every chain on."""
+        sent = departures == departures  # not NaN
+        delays = departures - times
+        by_chain = np.lexsort((times, chains))
+        c, t, d, ok = chains[by_chain], times[by_chain], delays[by_chain], sent[by_chain]
+        first_of_chain = np.append(True, c[1:] != c[:-1])
+        last_of_chain = np.append(c[1:] != c[:-1], True)
+        starts = np.where(first_of_chain, self.txn_start[c], t)
+        back = t + d + self.rest[c] - self.think[c]
+        self._account(c, t, d, ok, back - starts, back)
+        ends = last_of_chain
+        tail = c[ends]
+        nxt = np.where(ok[ends], back[ends] + self.think[tail], t[ends] + RTO_MIN)
+        self.txn_start[tail] = np.where(ok[ends], nxt, starts[ends])
+        for chain in np.unique(c[ok]).tolist():
+            self.delays[chain] = np.concatenate((self.delays[chain], d[ok & (c == chain)]))[-HISTORY:]
+        self.next_request[tail] = np.where(nxt < self.stop[tail], nxt, math.inf)
+
+    def _account(self, chains, times, delays, sent, round_trips, back):
+        """Add completed transactions (response back in the window) and uplink delays (requests
+        sent in the window) to their VM and group."""
+        count = len(self.vms)
+        vm_of = self.chain_vm[chains]
+        group_of = self.chain_group[chains]
+        done = sent & (back >= self.warmup) & (back < self.duration)
+        measured = sent & (times >= self.warmup) & (times < self.duration)
+        waited = delays - self.uplink.scheduler.latency
+        self.vm_transactions += np.bincount(vm_of[done], minlength=count)
+        self.vm_round_trips += np.bincount(vm_of[done], weights=round_trips[done], minlength=count)
+        self.vm_requests += np.bincount(vm_of[measured], minlength=count)
+        self.vm_delays += np.bincount(vm_of[measured], weights=waited[measured], minlength=count)
+        self.vm_retransmissions += np.bincount(vm_of[~sent], minlength=count)
+        _add(self.round_trip_hist, group_of[done], round_trips[done])
+        _add(self.delay_hist, group_of[measured], waited[measured])
+
+    # ------------------------------------------------------------ results
+    def summary(self):
+        """Per group: transactions/s, one-way latency (round trip / 2, as netperf reports it)
+        and the requests' uplink delay, over the measuring window; per VM its own."""
+        out = {}
+        for g, name in enumerate(self.groups):
+            mine = [i for i, vm in enumerate(self.vms) if vm["group"] == name]
+            per_vm = []
+            for i in mine:
+                first, last = self.vms[i]["window"]
+                n, requests = int(self.vm_transactions[i]), int(self.vm_requests[i])
+                per_vm.append({
+                    "vm": self.vms[i]["name"],
+                    "transactions_per_s": n / (last - first) if last > first else None,
+                    "one_way_latency_mean_us": float(self.vm_round_trips[i]) / n / 2 * US if n else None,
+                    "uplink_delay_mean_us": (float(self.vm_delays[i]) / requests * US
+                                             if requests else None),
+                    "retransmissions": int(self.vm_retransmissions[i]),
+                })
+            total = int(self.vm_transactions[mine].sum())
+            requests = int(self.vm_requests[mine].sum())
+            rates = [entry["transactions_per_s"] for entry in per_vm
+                     if entry["transactions_per_s"] is not None]
+            out[name] = {
+                "transactions_per_s": sum(rates) if rates else None,
+                "transactions_per_s_per_vm": sum(rates) / len(rates) if rates else None,
+                "one_way_latency_mean_us": (float(self.vm_round_trips[mine].sum()) / total / 2 * US
+                                            if total else None),
+                "one_way_latency_p99_us": _p99(self.round_trip_hist[g], US / 2),
+                "uplink_delay_mean_us": (float(self.vm_delays[mine].sum()) / requests * US
+                                         if requests else None),
+                "uplink_delay_p99_us": _p99(self.delay_hist[g], US),
+                "per_vm": per_vm,
+                "definition": "netperf TCP_RR: transactions completed in the measuring window per "
+                              "second; one-way latency = round trip / 2; uplink delay = a request's "
+                              "time from its hand-over to the uplink until it has left (NetIOC's "
+                              "dispatch wait, queue and wire time), requests sent in the window",
+            }
+        return out
+
+
+def _add(histograms, rows, values):
+    """Count ``values`` (s) into the ``BIN``-wide bins of ``histograms``' ``rows``."""
+    if values.size:
+        np.add.at(histograms, (rows, np.minimum((values / BIN).astype(np.int64), BINS - 1)), 1)
+
+
+def _p99(histogram, scale):
+    """The 99th percentile of a histogram (bin centre) times ``scale``, None when empty."""
+    total = int(histogram.sum())
+    if not total:
+        return None
+    k = int(np.searchsorted(np.cumsum(histogram), 0.99 * total))
+    return (k + 0.5) * BIN * scale
