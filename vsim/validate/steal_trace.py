@@ -87,31 +87,31 @@ def steal_trace_of(trace, path="<trace>", lines=None):
     start = trace.columns["start_s"]
     end = trace.columns["end_s"]
     stolen = trace.columns["steal_s"]
+    start_list, end_list, stolen_list = start.tolist(), end.tolist(), stolen.tolist()  # plain floats for messages
     resolution = _resolution(trace.meta, path)
     count = int(cpu.max()) + 1
     if cpu.min() < 0:
         raise InputError(path, f"line {lines[int(np.argmin(cpu))]}",
                          f"expected a CPU index >= 0, got {int(cpu.min())}")
     last_end = {}
-    for row in range(rows):
+    for row, (c, begin, finish, steal) in enumerate(zip(cpu.tolist(), start_list, end_list, stolen_list)):
         where = f"line {lines[row]}"
-        c = int(cpu[row])
-        if end[row] <= start[row]:
-            raise InputError(path, where, f"expected end_s after start_s ({start[row]!r}), got {end[row]!r}")
-        if c in last_end and abs(start[row] - last_end[c]) > CONTIGUOUS_S:
+        if finish <= begin:
+            raise InputError(path, where, f"expected end_s after start_s ({begin!r}), got {finish!r}")
+        if c in last_end and abs(begin - last_end[c]) > CONTIGUOUS_S:
             raise InputError(path, where, f"expected CPU {c}'s next interval to start at {last_end[c]!r} "
-                                          f"(where its previous one ended), got {start[row]!r}")
-        last_end[c] = end[row]
-        if stolen[row] < 0:
-            raise InputError(path, where, f"expected steal_s >= 0, got {stolen[row]!r}")
-        if stolen[row] > end[row] - start[row] + resolution + CONTIGUOUS_S:
+                                          f"(where its previous one ended), got {begin!r}")
+        last_end[c] = finish
+        if steal < 0:
+            raise InputError(path, where, f"expected steal_s >= 0, got {steal!r}")
+        if steal > finish - begin + resolution + CONTIGUOUS_S:
             raise InputError(path, where, f"expected steal_s at most the interval's "
-                                          f"{end[row] - start[row]:.6g} s plus the counter's resolution "
-                                          f"({resolution:g} s), got {stolen[row]!r}")
+                                          f"{finish - begin:.6g} s plus the counter's resolution "
+                                          f"({resolution:g} s), got {steal!r}")
     missing = sorted(set(range(count)) - set(last_end))
     if missing:
         raise InputError(path, "cpu", f"expected rows for every CPU 0..{count - 1}, none for CPU {missing[0]}")
-    first = [start[cpu == c][0] for c in range(count)]
+    first = [float(start[cpu == c][0]) for c in range(count)]
     final = [last_end[c] for c in range(count)]
     for c in range(1, count):
         if abs(first[c] - first[0]) > CONTIGUOUS_S or abs(final[c] - final[0]) > CONTIGUOUS_S:
