@@ -10,34 +10,21 @@ and standing for that stolen time, runs there at once and is never preempted:
   waiting (only if the machine's co-scheduling filled its CPU in the same
   instant) wins the CPU at the next pick or tick there;
 - the inner policy never sees outer worlds: they are not woken, charged or
-  queued there, and when it looks at the machine (running worlds for its
-  virtual clock or a preemption victim, groups for entitlements) it gets a
-  view in which their CPUs look idle and their groups do not exist, so the
-  host's scheduler goes on as it would, short of those CPUs for a while.
+  queued there, and while it decides, the machine's lists it reads (running
+  worlds per CPU, ready worlds, groups) have them taken out, their CPUs
+  showing idle, and put back right after, so the host's scheduler goes on as
+  it would, short of those CPUs for a while. (The policies only read those
+  lists; the compiled ones also insist on the machine itself, so a copy
+  will not do.)
 
 Outer worlds are registered with ``add_outer`` before they first wake. With
-none active, every call goes straight to the inner policy with the machine
-itself, so a host without steal schedules exactly as before.
+none active, every call goes straight to the inner policy, so a host without
+steal schedules exactly as before.
 """
 
 from typing import List, Optional
 
 from vsim.cpu.world import READY
-
-
-class _InnerView:
-    """The machine as the inner policy should see it: outer worlds' CPUs idle, their groups absent."""
-
-    def __init__(self, machine, outer):
-        self._machine = machine
-        self.env = machine.env
-        self.lcpu_world = [None if world in outer else world for world in machine.lcpu_world]
-        self.ready = [world for world in machine.ready if world not in outer]
-        outer_groups = {world.group for world in outer}
-        self.groups = [group for group in machine.groups if group not in outer_groups]
-
-    def __getattr__(self, name):
-        return getattr(self._machine, name)
 
 
 class OuterFirst:
@@ -59,33 +46,59 @@ class OuterFirst:
         self.outer.add(world)
         self._outer_list.append(world)
 
-    def _view(self, machine):
-        return _InnerView(machine, self.outer) if self._active else machine
+    def _hidden(self, machine, call, *args, groups=False):
+        """``call(machine, *args)`` with the outer worlds (and with ``groups``, their groups) out of
+        the machine's lists for its duration."""
+        if not self._active and not groups:
+            return call(machine, *args)
+        outer = self.outer
+        running = machine.lcpu_world
+        taken = [(lcpu, world) for lcpu, world in enumerate(running) if world is not None and world in outer]
+        for lcpu, _ in taken:
+            running[lcpu] = None
+        ready = machine.ready
+        waiting = [(index, world) for index, world in enumerate(ready) if world in outer]
+        for index, _ in reversed(waiting):
+            del ready[index]
+        kept = machine.groups
+        outer_groups = {world.group for world in outer}
+        absent = [(index, group) for index, group in enumerate(kept) if group in outer_groups] if groups else []
+        for index, _ in reversed(absent):
+            del kept[index]
+        try:
+            return call(machine, *args)
+        finally:
+            for index, group in absent:
+                kept.insert(index, group)
+            for index, world in waiting:
+                ready.insert(index, world)
+            for lcpu, world in taken:
+                running[lcpu] = world
 
     # ------------------------------------------------------------ the machine's calls
     def entitle(self, machine) -> None:
-        self.inner.entitle(_InnerView(machine, self.outer) if self.outer else machine)
+        self._hidden(machine, self.inner.entitle, groups=True)
 
     def on_wake(self, machine, world) -> None:
         if world in self.outer:
             self._active += 1
             return
-        self.inner.on_wake(self._view(machine), world)
+        self._hidden(machine, self.inner.on_wake, world)
 
     def on_block(self, machine, world) -> None:
         if world in self.outer:
             self._active -= 1
             return
         if self._inner_on_block is not None:
-            self._inner_on_block(self._view(machine), world)
+            self._hidden(machine, self._inner_on_block, world)
 
     def on_unthrottle(self, machine, world) -> None:
         if world not in self.outer and self._inner_on_unthrottle is not None:
-            self._inner_on_unthrottle(self._view(machine), world)
+            self._hidden(machine, self._inner_on_unthrottle, world)
 
     def charge(self, machine, world, occupancy: float) -> None:
         if world not in self.outer:
-            self.inner.charge(self._view(machine), world, occupancy)
+            self._hidden(machine, self.inner.charge, world, occupancy)
 
     def pick(self, machine, ready: List, lcpu: int) -> Optional[object]:
         if not self._active:
@@ -96,19 +109,19 @@ class OuterFirst:
         for world in self._outer_list:
             if world.state == READY and lcpu in world.affinity:
                 return world
-        view = _InnerView(machine, self.outer)
-        return self.inner.pick(view, view.ready, lcpu)
+        others = [world for world in ready if world not in self.outer]
+        return self._hidden(machine, self.inner.pick, others, lcpu)
 
     def preempt_victim(self, machine, world) -> Optional[int]:
         if world in self.outer:
             (lcpu,) = world.affinity
             running = machine.lcpu_world[lcpu]
             return lcpu if running is not None and running not in self.outer else None
-        return self.inner.preempt_victim(self._view(machine), world)
+        return self._hidden(machine, self.inner.preempt_victim, world)
 
     def preempts_at_quantum(self, machine, best, current) -> bool:
         if current in self.outer:
             return False
         if best in self.outer:
             return True
-        return self.inner.preempts_at_quantum(self._view(machine), best, current)
+        return self._hidden(machine, self.inner.preempts_at_quantum, best, current)
