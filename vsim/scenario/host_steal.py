@@ -16,7 +16,8 @@ when the run is longer:
   taken whole and the rest is carried into the next interval's block, so the
   time taken over a run is the trace's stolen time, to within one interval;
 - blocks that touch (a whole interval taken, then the next one's block) are
-  one block.
+  one block, up to the trace's span (a CPU taken whole is taken block after
+  block).
 
 The outer world keeps its logical CPU busy: it counts in PCPU UTIL like any
 other work, and a hyper-thread sibling runs at the hyper-threading rate beside
@@ -56,8 +57,8 @@ def check_trace_cpus(trace, logical_cpus, source):
 
 def blocks(trace, cpu):
     """The (start, end) times, s from the run's start, in which ``cpu`` of ``trace`` is taken, for
-    ever (the trace looped), merged where they touch."""
-    starts, ends, stolen = trace.starts[cpu], trace.ends[cpu], trace.stolen[cpu]
+    ever (the trace looped), merged where they touch into blocks of at most the trace's span."""
+    starts, ends, stolen = trace.starts[cpu].tolist(), trace.ends[cpu].tolist(), trace.stolen[cpu].tolist()
     span = trace.span_s
     carry = 0.0
     pending = None
@@ -71,7 +72,8 @@ def blocks(trace, cpu):
             if taken <= 0:
                 continue
             begin = offset + start
-            if pending is not None and begin - pending[1] <= TOUCHING_S:
+            if (pending is not None and begin - pending[1] <= TOUCHING_S
+                    and pending[1] - pending[0] < span - TOUCHING_S):
                 pending = (pending[0], begin + taken)
                 continue
             if pending is not None:
