@@ -2,7 +2,6 @@
 
 import itertools
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -146,8 +145,11 @@ def test_a_trace_with_more_cpus_than_the_host_is_refused():
 
 # ------------------------------------------------------------- in a scenario
 def scenario_dir(tmp_path, config, stolen):
-    """``config`` copied into ``tmp_path`` with a 2-CPU steal trace beside it, 20 intervals of 50 ms."""
-    shutil.copy(CONFIGS / config, tmp_path / "scenario.toml")
+    """``config`` copied into ``tmp_path`` without its own steal trace, and a 2-CPU steal trace beside
+    it, 20 intervals of 50 ms."""
+    text = (CONFIGS / config).read_text()
+    (tmp_path / "scenario.toml").write_text(
+        "\n".join(line for line in text.splitlines() if not line.startswith("steal_trace")) + "\n")
     write_trace(tmp_path / "steal.csv", "steal", steal_columns([0.05] * 20, stolen),
                 {"steal_resolution_s": TICK})
     return tmp_path / "scenario.toml"
