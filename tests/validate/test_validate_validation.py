@@ -10,6 +10,7 @@ from rtp_captures import voice_stream, write_capture
 from test_validate_esxtop import esxtop_text
 from vsim.core.errors import InputError
 from vsim.validate.validation import Options, measured_trace, run_validation, stated_tolerances
+from vsim.validate.vsim_trace import write_trace
 
 FIG2 = str(Path(__file__).resolve().parents[2] / "configs" / "voip-vsphere5" / "fig2.toml")
 
@@ -49,6 +50,13 @@ def test_other_trace_formats_are_refused_by_name(tmp_path):
     with pytest.raises(InputError, match="host.csv: expected a capture or a vsim trace to compare with a "
                                          "simulation, found esxtop batch-mode CSV"):
         measured_trace(esxtop)
+
+
+def test_a_steal_trace_is_refused_as_something_to_compare(tmp_path):
+    steal = tmp_path / "steal.csv"
+    write_trace(steal, "steal", {"cpu": [0], "start_s": [0.0], "end_s": [0.05], "steal_s": [0.0]})
+    with pytest.raises(InputError, match="steal.csv: kind: expected a trace to compare .* host.steal_trace"):
+        measured_trace(steal)
 
 
 def test_a_capture_without_rtp_is_refused(tmp_path):

@@ -17,5 +17,6 @@ exact setup, so that a scenario can reproduce it. One module per job:
   in Python and by rt-tests, idle or under CPU load;
 - ``netns``, ``qdisc``, ``rtp``, ``send``, ``sink``, ``pcap``, ``netstats``,
   ``net_probe``: the network probe;
-- ``cgroups``, ``cpu_worker``, ``cpu_probe``: the CPU probe.
+- ``cgroups``, ``cpu_worker``, ``cpu_probe``: the CPU probe;
+- ``steal``, ``steal_probe``: each CPU's steal time, sampled from /proc/stat.
 """

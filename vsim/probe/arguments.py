@@ -21,7 +21,7 @@ def _duration(bounded):
 
 
 def add_probe_arguments(probe, bounded):
-    """Add ``timer``, ``net``, ``cpu`` and ``cleanup`` under ``probe``; ``bounded`` builds number types."""
+    """Add ``timer``, ``net``, ``cpu``, ``steal`` and ``cleanup`` under ``probe``; ``bounded`` builds number types."""
     probes = probe.add_subparsers(dest="probe", required=True, metavar="PROBE")
     period = bounded(float, 0.001, True)
     count = bounded(int, 1, True)
@@ -83,6 +83,13 @@ def add_probe_arguments(probe, bounded):
     cpu.add_argument("--duration", type=_duration(bounded), default=30.0, metavar="S",
                      help="seconds of ticks (default 30)")
     cpu.add_argument("--out", required=True, metavar="TRACE", help="the cpu_ticks trace to write")
+
+    steal = probes.add_parser("steal", help="each CPU's steal time (an outer hypervisor's) from /proc/stat")
+    steal.add_argument("--interval", type=bounded(float, 0.01, True), default=0.05, metavar="S",
+                       help="sample interval, s (>= 0.01, default 0.05)")
+    steal.add_argument("--duration", type=_duration(bounded), default=30.0, metavar="S",
+                       help="seconds to record (default 30)")
+    steal.add_argument("--out", required=True, metavar="TRACE", help="the steal trace to write")
 
     cleanup = probes.add_parser("cleanup", help="remove namespaces, veths and cgroups left by dead probes")
     cleanup.add_argument("--force", action="store_true",

@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 from vsim.core.errors import InputError
-from vsim.probe import cleanup, cpu_probe, net_probe, timer_probe
+from vsim.probe import cleanup, cpu_probe, net_probe, steal_probe, timer_probe
 from vsim.probe.guard import HardTimeout, Interrupted
 
 EXIT_INTERRUPTED = 130
@@ -30,7 +30,8 @@ def check_output(path, option="--out"):
 def run_probe(args):
     """Run the probe named by ``args.probe`` (progress lines on stderr, the result on stdout);
     interruptions clean up, then exit 130 with one line."""
-    probes = {"timer": timer_probe.run, "net": net_probe.run, "cpu": cpu_probe.run, "cleanup": cleanup.run}
+    probes = {"timer": timer_probe.run, "net": net_probe.run, "cpu": cpu_probe.run, "steal": steal_probe.run,
+              "cleanup": cleanup.run}
     for option in ("out", "pcap"):
         if getattr(args, option, None) is not None:
             check_output(getattr(args, option), f"--{option}")

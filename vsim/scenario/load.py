@@ -7,6 +7,7 @@ logical CPUs, reservations against capacity, affinity against the topology).
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -14,19 +15,23 @@ from vsim.core.errors import InputError
 from vsim.net.sources import SOURCES, make_source
 from vsim.scenario import schema
 from vsim.scenario.cgroups import check_cgroup_settings
+from vsim.scenario.host_steal import check_trace_cpus
 from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
 from vsim.scenario.netioc import netioc_tree
 from vsim.scenario.toml_io import apply_overrides, load_toml
 from vsim.scenario.typed import check_field, did_you_mean, fail, from_dict, scalar_fields
+from vsim.validate.steal_trace import read_steal_trace
 
 
 @dataclass(frozen=True)
 class Loaded:
-    """A validated scenario with its component models."""
+    """A validated scenario with its component models and, when ``host.steal_trace`` names one,
+    the steal trace read and checked (``vsim.validate.steal_trace.StealTrace``)."""
 
     source: str
     scenario: schema.Scenario
     models: dict
+    steal: Any = None
 
     def fitted_claims(self):
         """Claim ids that any parameter of the scenario's models was fitted to."""
@@ -47,7 +52,22 @@ def load_scenario(path, overrides=(), models_dir=DEFAULT_MODELS_DIR):
     scenario = from_dict(schema.Scenario, data, source=source)
     models = apply_params(resolve_models(scenario, source, Path(models_dir)), scenario.params, source)
     check_against_models(scenario, models, source)
-    return Loaded(source=source, scenario=scenario, models=models)
+    steal = steal_trace(scenario, source)
+    check_trace_cpus(steal, logical_cpus(scenario, models["host"].values), source)
+    return Loaded(source=source, scenario=scenario, models=models, steal=steal)
+
+
+def steal_trace(scenario, source):
+    """The steal trace that ``host.steal_trace`` names, relative to the scenario file (None: none);
+    ``InputError`` when the file is missing or is not a well-formed steal trace."""
+    name = scenario.host.steal_trace
+    if name is None:
+        return None
+    path = Path(source).parent / name
+    if not path.is_file():
+        fail(source, "host.steal_trace", f"expected a steal trace file (vsim probe steal), relative to "
+             f"this file; {path} is not a file")
+    return read_steal_trace(path)
 
 
 def apply_params(models, params, source):

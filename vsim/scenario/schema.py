@@ -269,6 +269,10 @@ class HostSection:
     background_tasks: int = field(default=0, metadata={
         "min": 0, "doc": "always-runnable CPU-bound tasks outside the VMs, each in a group of its "
                          "own at the default weight: the host's other work"})
+    steal_trace: str | None = field(default=None, metadata={
+        "doc": "a steal trace (vsim probe steal; path relative to this file) replayed on the logical "
+               "CPUs: logical CPU i loses trace CPU (i mod N)'s stolen time in each interval, at its "
+               "start, to an outer hypervisor that preempts everything (none: no steal)"})
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from vsim.net.txpath.completions import CompletionInterrupts
 from vsim.net.vnic_tx import VnicTransmit
 from vsim.scenario import cgroups, uncontended
 from vsim.scenario.host_background import BackgroundTasks
+from vsim.scenario.host_steal import HostSteal, policy_for
 from vsim.scenario.host_uplink import make_host_uplink
 from vsim.scenario.load import group_role
 from vsim.scenario.uplink_summary import uplink_summary
@@ -102,7 +103,7 @@ class Simulation:
         threads = host.threads_per_core if scenario.host.hyperthreading else 1
         self.topology = Topology(host.sockets, host.cores_per_socket, threads, host.ht_rate)
         sched = m["scheduler"]
-        policy = make_policy(sched.policy, **sched.policy_params())
+        policy = policy_for(make_policy(sched.policy, **sched.policy_params()), loaded.steal)
         self.machine = Machine(env, self.topology, policy, quantum=sched.quantum, period=sched.period,
                                costop_threshold=sched.machine_costop_threshold())
         self.linux = sched.policy == cgroups.POLICY
@@ -177,14 +178,16 @@ class Simulation:
                 where=spec.where))
             self.traffic_groups.append(spec.group)
         self.background_tasks = BackgroundTasks(self.machine, scenario.host.background_tasks, self.linux)
-        components = [*self.servers, *self.traffic, self.uplink] + ([self.rr] if self.rr else [])
+        self.host_steal = HostSteal(self.machine, loaded.steal, loaded.source)
+        components = ([*self.servers, *self.traffic, self.uplink, self.host_steal]
+                      + ([self.rr] if self.rr else []))
         # the closed form plays the VMs' worlds only; the host's other work needs the events
         fits = (uncontended.applies(self.machine) and not self.background_tasks.worlds
                 and all(c.supports_closed_form() for c in components))
         if engine == "uncontended" and not fits:
             raise ValueError(f"expected a whole core per world, no limits, reservations or "
-                             f"affinity, no bulk traffic and a FIFO uplink for the uncontended "
-                             f"engine; this host runs "
+                             f"affinity, no bulk traffic, a FIFO uplink and no steal for the "
+                             f"uncontended engine; this host runs "
                              f"{len(self.machine.worlds)} worlds on {self.topology.cores} cores")
         if engine == "auto":
             engine = "uncontended" if fits else "events"
@@ -336,6 +339,7 @@ class Simulation:
                 progress(duration)
             return self._summary(start, end, duration - warmup, warmup)
         self.background_tasks.start()
+        self.host_steal.start()
         if isinstance(self.uplink, SharedUplink):
             self._start_traffic(duration, warmup)
         for server in self.servers:
@@ -439,12 +443,29 @@ class Simulation:
             }
         if isinstance(self.uplink, SharedUplink):
             summary["uplink"] = uplink_summary(self, start, end, window, warmup)
+        if self.host_steal.cpus:
+            summary["host_steal"] = self._steal_summary(start, end, window)
         own = self.scenario.measured_vm.overrides()
         if own:
             measured, others = cpu_settings(self.scenario.vm_settings(0)), cpu_settings(vm)
             summary["measured_vm"] = {
                 key: {"measured": measured[key], "others": others[key]} for key in own}
         return summary
+
+
+    def _steal_summary(self, start, end, window):
+        """The time the outer hypervisor took from each logical CPU after warm-up (``host.steal_trace``)."""
+        stolen = [0.0] * len(self.machine.lcpu_world)
+        for cpu in self.host_steal.cpus:
+            world = cpu.world
+            (lcpu,) = world.affinity
+            stolen[lcpu] = end["worlds"][world.name][0] - start["worlds"][world.name][0]
+        return {
+            "stolen_pct": 100 * sum(stolen) / (window * len(stolen)),
+            "lcpu_stolen_pct": [100 * s / window for s in stolen],
+            "definition": "time each logical CPU was taken by the outer hypervisor replaying the "
+                          "steal trace, after warm-up (counted in the host's PCPU UTIL too)",
+        }
 
 
 def cpu_settings(vm):

@@ -66,6 +66,11 @@ def measured_trace(path):
     if fmt != "vsim":
         raise InputError(path, None, f"expected a capture or a vsim trace to compare with a simulation, "
                                      f"found {describe_format(fmt)}")
+    if not metrics_of_kind(trace.kind):
+        compared = sorted({metric.kind for metric in METRICS.values()})
+        raise InputError(path, "kind", f"expected a trace to compare ({', '.join(compared)}), got a "
+                                       f"{trace.kind} trace (a steal trace is a scenario's input: "
+                                       f"host.steal_trace)")
     return trace
 
 

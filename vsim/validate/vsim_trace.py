@@ -18,6 +18,10 @@ setup, so that a scenario can reproduce it); then one CSV header row with
 exactly the kind's columns in order, then the rows. An empty field is a
 missing value (a lost packet has no arrival time), allowed only in the
 columns that say so. Times are seconds; sizes are bytes.
+
+A ``steal`` trace is not compared with a simulation but fed into one (a
+scenario's ``host.steal_trace``); ``vsim.validate.steal_trace`` reads it and
+checks what its rows must add up to.
 """
 
 import csv
@@ -67,6 +71,12 @@ SCHEMAS = {
         Column("scheduled_s", float, "when the tick was due, s"),
         Column("start_s", float, "when the worker started the tick's work, s"),
         Column("end_s", float, "when the tick's work was done, s"),
+    ),
+    "steal": (
+        Column("cpu", int, "index of the (virtual) CPU, from 0"),
+        Column("start_s", float, "start of the sample interval, s"),
+        Column("end_s", float, "end of the sample interval, s (the next interval's start)"),
+        Column("steal_s", float, "CPU time the outer hypervisor stole from this CPU in the interval, s"),
     ),
 }
 
