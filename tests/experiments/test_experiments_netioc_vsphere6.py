@@ -36,6 +36,7 @@ def test_single_host_claims_have_values_and_the_rest_are_not_modelled(reproduced
             assert row.value is None and row.kind == "not modelled", claim_id
     assert rows["netioc6.reservation_cap_fraction"].kind == "by construction"
     assert rows["netioc6.fig2.a.vm1_gbps"].kind == "predicted"
+    assert rows["netioc6.fig6.rr_latency_overhead_us"].kind == "fitted"
     assert rows["netioc6.exp3.cpu_overhead.small"].kind == "fitted"
     assert rows["netioc6.exp3.cpu_overhead.vm100"].kind == "fitted"
 
@@ -50,15 +51,20 @@ def test_netioc_costs_host_cpu_through_more_interrupts(reproduced):
     assert interrupts[1] > 2 * interrupts[0]
 
 
-def test_the_values_follow_from_link_time_shares(reproduced):
+def test_the_values_follow_from_counted_bytes(reproduced):
+    """Shares and reservations divide the bytes NetIOC counts: a TSO segment of 45 frames
+    as the switch holds it, 45 x 1448 data bytes and one 66-byte header."""
     values = {row.claim.id: row.value for row in reproduced[1]}
-    goodput = 1448 / 1538  # 1500-byte MTU with timestamps, per wire byte
+    counted = 1448 + 66 / 45          # bytes counted per 1538-byte wire frame
+    goodput = 1448 / counted          # data per counted byte
+    capacity = 10 * counted / 1538    # Gb/s of counted bytes the link carries
     assert values["netioc6.reservation_cap_fraction"] == pytest.approx(0.75, abs=1e-8)
-    assert values["netioc6.fig2.equal_shares.vm_gbps"] == pytest.approx(10 / 3 * goodput)
-    assert values["netioc6.fig2.a.vm1_gbps"] == pytest.approx((7.5 + 2.5 / 3) * goodput)
-    assert values["netioc6.fig2.a.vm2_gbps"] == pytest.approx(2.5 / 3 * goodput)
-    # Exp 1 after the vMotion starts: 4.8 Gb/s reserved plus half of the 5.2 Gb/s left
-    assert values["netioc6.exp1.min_vm_mbps"] == pytest.approx((4800 + 2600) / 12 * goodput)
+    assert values["netioc6.fig2.equal_shares.vm_gbps"] == pytest.approx(capacity / 3 * goodput)
+    assert values["netioc6.fig2.a.vm1_gbps"] == pytest.approx((7.5 + (capacity - 7.5) / 3) * goodput)
+    assert values["netioc6.fig2.a.vm2_gbps"] == pytest.approx((capacity - 7.5) / 3 * goodput)
+    # Exp 1 after the vMotion starts: 4.8 Gb/s reserved plus half of what is left
+    assert values["netioc6.exp1.min_vm_mbps"] == pytest.approx(
+        (4800 + (1000 * capacity - 4800) / 2) / 12 * goodput)
     assert values["netioc6.exp1.vm_throughput_cv"] == pytest.approx(0.0, abs=1e-12)
     assert in_band(values["netioc6.fig2.equal_shares.vm_gbps"], [2.95, 3.25])
 

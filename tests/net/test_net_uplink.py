@@ -129,7 +129,8 @@ def test_netioc_fluid_rates_are_the_allocation():
 
 def test_packet_shares_follow_the_fluid_allocation_within_one_percent():
     """Three ports offering frames (Poisson) at 0.6 of the link each: the frames they get
-    through over a long run are the hClock allocation's rates."""
+    through over a long run are the hClock allocation's rates, in the bytes NetIOC counts
+    (Ethernet header and IP packet) of what the link carries of them."""
     tree = Tree([Node("vm", kind="class", reservation=3e8, children=(
         Node("a", shares=25, reservation=3e8), Node("b", shares=50), Node("c", shares=100)))],
         GIGABIT)
@@ -150,8 +151,9 @@ def test_packet_shares_follow_the_fluid_allocation_within_one_percent():
     window = (departures > warmup) & (departures <= duration)
     got = np.array([np.count_nonzero(window & (ports == p))
                     for p in (1, 2, 3)]) * work / (duration - warmup)
-    want = allocate(tree, {n: pps * work * GIGABIT for n in "abc"})
-    expected = np.array([want[n] for n in "abc"]) / GIGABIT
+    counted = (1000 + 14) * 8 / (work * GIGABIT)      # counted bits per bit of link time
+    want = allocate(tree, {n: pps * (1000 + 14) * 8 for n in "abc"}, GIGABIT * counted)
+    expected = np.array([want[n] for n in "abc"]) / (GIGABIT * counted)
     assert got == pytest.approx(expected, rel=0.01)
 
 

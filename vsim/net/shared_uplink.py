@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from vsim.net.fluid.flows import Flows
+from vsim.net.frames import ETH_HEADER
 
 DELAY_BIN = 1e-6
 """Width of the uplink-delay histogram's bins (s)."""
@@ -72,9 +73,12 @@ class SharedUplink:
         self.dropped_per_s = [np.zeros(self.bins, dtype=np.int64) for _ in self.port_names]
         self.delivered_per_s = np.zeros((len(self._flows), self.bins))
 
-    def add_flow(self, port, ip_bytes, traffic_class, elastic=False, discrete=False):
-        """A new flow from ``port``, silent until ``set_rate``; returns its index."""
-        self._flows.append((ip_bytes, traffic_class, port, elastic, discrete))
+    def add_flow(self, port, ip_bytes, traffic_class, elastic=False, discrete=False,
+                 counted_bytes=None):
+        """A new flow from ``port``, silent until ``set_rate``; returns its index.
+        ``counted_bytes``: bytes a metering scheduler counts per packet (``Flows``)."""
+        counted = ip_bytes + ETH_HEADER if counted_bytes is None else counted_bytes
+        self._flows.append((ip_bytes, traffic_class, port, elastic, discrete, counted))
         self._pps.append(0.0)
         self._offered.append(0.0)
         self._delivered.append(0.0)
@@ -87,9 +91,9 @@ class SharedUplink:
         if not self._flows[flow][4]:
             self._bulk_sending += (pps > 0) - (self._pps[flow] > 0)
         self._pps[flow] = float(pps)
-        ip_bytes, classes, ports, elastic, discrete = zip(*self._flows)
-        self.scheduler.set_flows(t, Flows.of(self._pps, ip_bytes, classes, ports,
-                                             elastic=elastic, discrete=discrete))
+        ip_bytes, classes, ports, elastic, discrete, counted = zip(*self._flows)
+        self.scheduler.set_flows(t, Flows.of(self._pps, ip_bytes, classes, ports, elastic=elastic,
+                                             discrete=discrete, counted_bytes=counted))
 
     def _integrate(self, t):
         """Add the packets offered and delivered since the last change up to ``t``."""

@@ -161,8 +161,11 @@ class Simulation:
                 continue
             tx_world = self._add_transmit_world(spec.name)
             port = self.uplink.add_port(spec.name)
+            counted = (probe.counted_bytes(spec.vnic.tso_frames) if hasattr(probe, "counted_bytes")
+                       else None)
             flow = self.uplink.add_flow(port, probe.ip_bytes, VOICE_CLASS + 1 + index,
-                                        elastic=probe.elastic, discrete=probe.discrete)
+                                        elastic=probe.elastic, discrete=probe.discrete,
+                                        counted_bytes=counted)
             interrupts = CompletionInterrupts(self.uplink, flow, spec.vnic.tso_frames,
                                               spec.vnic.wake_rate_hz, nic.completion_hold())
             # a TCP sender's vSwitch packets are TSO segments of tso_frames frames

@@ -5,12 +5,17 @@ A flow is a rate of packets of one size from one port in one traffic class.
 overflow a queue; inelastic ones (UDP floods) keep offering and are dropped.
 ``discrete`` flows are not fluid: they declare the rate of packets their
 source hands to ``transmit`` one by one, so that the allocation and the
-queue's overload account for them.
+queue's overload account for them. ``counted_bytes`` is what a scheduler
+that meters bytes in software (NetIOC) counts per wire packet: the packet as
+the virtual switch holds it, Ethernet header and IP packet, a TSO segment's
+share for a TCP sender (``vsim.net.sources.tcp_stream``).
 """
 
 from dataclasses import dataclass
 
 import numpy as np
+
+from vsim.net.frames import ETH_HEADER
 
 
 @dataclass(frozen=True)
@@ -23,10 +28,12 @@ class Flows:
     ports: np.ndarray
     elastic: np.ndarray
     discrete: np.ndarray
+    counted_bytes: np.ndarray
 
     @classmethod
-    def of(cls, pps, ip_bytes, classes, ports, elastic=False, discrete=False):
-        """Flows from sequences (or scalars broadcast to the length of ``pps``)."""
+    def of(cls, pps, ip_bytes, classes, ports, elastic=False, discrete=False, counted_bytes=None):
+        """Flows from sequences (or scalars broadcast to the length of ``pps``); ``counted_bytes``
+        defaults to each packet's Ethernet header and IP packet."""
         pps = np.atleast_1d(np.asarray(pps, dtype=float))
         shape = pps.shape
         ip_bytes = np.broadcast_to(np.asarray(ip_bytes, dtype=float), shape).copy()
@@ -34,13 +41,17 @@ class Flows:
         ports = np.broadcast_to(np.asarray(ports, dtype=np.int64), shape).copy()
         elastic = np.broadcast_to(np.asarray(elastic, dtype=bool), shape).copy()
         discrete = np.broadcast_to(np.asarray(discrete, dtype=bool), shape).copy()
+        counted_bytes = (ip_bytes + ETH_HEADER if counted_bytes is None else
+                         np.broadcast_to(np.asarray(counted_bytes, dtype=float), shape).copy())
         if pps.ndim != 1:
             raise ValueError("flows are one-dimensional arrays")
         if not (np.all(np.isfinite(pps)) and np.all(pps >= 0)):
             raise ValueError("flow packet rates must be finite and non-negative")
         if not np.all(ip_bytes > 0):
             raise ValueError("flow packet sizes must be positive")
-        return cls(pps, ip_bytes, classes, ports, elastic, discrete)
+        if not np.all(counted_bytes > 0):
+            raise ValueError("counted bytes per packet must be positive")
+        return cls(pps, ip_bytes, classes, ports, elastic, discrete, counted_bytes)
 
     @classmethod
     def none(cls):

@@ -16,8 +16,13 @@ port's burst (a TSO segment's frames) leaves in runs cut by the others'
 (``vsim.net.txpath.coalescing``).
 
 Frames and flows are charged to a leaf by port (``port_leaf``), else by
-class (``class_leaf``). Rates in the tree are b/s of link time, i.e. wire
-bytes, or the transmit stage's time where it is the longer.
+class (``class_leaf``). The tree counts bytes as NetIOC meters them in software: each
+packet as the virtual switch holds it, Ethernet header and IP packet (a TCP
+sender's packet is a whole TSO segment, so its headers count once per
+segment), not the wire's preamble, FCS and gap; the capacity it shares out
+is what the link carries of those bytes (``Flows.counted_bytes``). A leaf's
+link time is its allocation over its bytes' ratio to wire time, the
+transmit stage's where that is the longer.
 
 NetIOC dispatches frames to the NIC itself and runs its next pass when the
 NIC signals the last dispatch complete: with ``completion_hold`` (the time
@@ -48,6 +53,7 @@ class NetiocScheduler(UplinkScheduler):
         if not quantum_frames >= 1:
             raise ValueError(f"quantum_frames must be at least 1, got {quantum_frames!r}")
         self.quantum_frames = quantum_frames
+        self._counted_per_wire = None
         self.tree = tree
         self.gate = CompletionGate(completion_hold)
         self._sending = False
@@ -64,8 +70,25 @@ class NetiocScheduler(UplinkScheduler):
         super().__init__(rate_bps, limit, unit, **kwargs)
 
     def set_flows(self, t, flows):
+        self._counted_per_wire = self._counted_ratios(flows)
         super().set_flows(t, flows)
         self._sending = bool(np.any(self.flow_rates[~flows.discrete] > 0))
+
+    def _counted_ratios(self, flows):
+        """Per leaf queue: bits NetIOC counts per bit of link time its flows take (1 without
+        flows), weighted by the flows' packet rates (equally while all are silent)."""
+        ratios = np.ones(self.n_queues)
+        if not len(flows):
+            return ratios
+        queue = self.queue_index(flows.classes, flows.ports)
+        weight = np.where(flows.pps > 0, flows.pps, 0.0)
+        for q in np.unique(queue):
+            mine = queue == q
+            w = weight[mine] if weight[mine].sum() > 0 else np.ones(int(mine.sum()))
+            counted = float((w * flows.counted_bytes[mine] * 8).sum())
+            link = float((w * self.work(flows.ip_bytes[mine])).sum()) * self.rate_bps
+            ratios[q] = counted / link
+        return ratios
 
     def transmit(self, times, ip_bytes, classes, ports):
         """Departures (plus latency) of frames that also wait at their port for NetIOC's next
@@ -108,8 +131,29 @@ class NetiocScheduler(UplinkScheduler):
         return leaf
 
     def service_rates(self, demand):
-        demands = {leaf: float(d) * self.rate_bps for leaf, d in zip(self.leaves, demand)}
+        """Each leaf's rate (fraction of the link) while it is backlogged: the tree divides
+        counted bytes, so a leaf's link time is its allocation over its counted ratio, and
+        the capacity shared out is what the link carries of the leaves' counted bytes."""
+        ratio = self._counted_per_wire
+        counted = {leaf: float(d) * self.rate_bps * r
+                   for leaf, d, r in zip(self.leaves, demand, ratio)}
         rates = np.empty(self.n_queues)
         for q, leaf in enumerate(self.leaves):
-            rates[q] = allocate(self.tree, {**demands, leaf: math.inf})[leaf] / self.rate_bps
+            rates[q] = self._link_share(q, {**counted, leaf: math.inf}, ratio)
         return np.maximum(rates, 1e-12)
+
+    FILL_ITERATIONS = 20
+    """Most refinements of the counted capacity that keeps the link full (one suffices when
+    every leaf counts bytes alike)."""
+
+    def _link_share(self, q, demands, ratio):
+        """Link fraction of leaf ``q`` when the leaves offer ``demands`` (counted b/s): the
+        counted capacity is refined until the allocations fill the link's time exactly."""
+        available, before = self.rate_bps * float(ratio[q]), None
+        for _ in range(self.FILL_ITERATIONS):
+            rates = allocate(self.tree, demands, available)
+            used = sum(rates[leaf] / r for leaf, r in zip(self.leaves, ratio)) / self.rate_bps
+            if abs(used - 1.0) < 1e-12 or used == before:  # full, or limits hold every leaf
+                break
+            available, before = available / used, used
+        return rates[self.leaves[q]] / (self.rate_bps * float(ratio[q]))
