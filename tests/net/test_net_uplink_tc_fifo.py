@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from benchmark_scripts import load_benchmark
 from vsim.net.fifo_link import FifoLink
 from vsim.net.fluid.flows import Flows
 from vsim.net.txpath.cost import PathCost, service_time
@@ -132,3 +133,58 @@ def test_voice_beside_a_flood_below_the_rate_loses_as_the_kernel_fifo_does():
     se = math.hypot(*(b.std(ddof=1) / math.sqrt(b.size) for b in lost))
     assert abs(lost[0].mean() - lost[1].mean()) < 4 * se
     assert lost[1].mean() < 0.3
+
+
+net_pfifo_reference = load_benchmark("net_pfifo_reference")
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), limit=st.integers(1, 40), load=st.floats(0.5, 3.0))
+def test_a_pfifo_under_tbf_is_the_kernels_token_queue_packet_by_packet(seed, limit, load):
+    """Under tbf the rate charges skb_len and the packet waiting for tokens holds one of the
+    pfifo's places: exactly the per-packet tbf + pfifo of benchmarks/net_pfifo_reference.py
+    with an empty bucket, frame by frame."""
+    rate = 2e6
+    r = np.random.default_rng(seed)
+    ip = r.choice([60.0, 200.0, 1028.0, 1486.0], size=500)
+    mean = float(np.mean(skb_len(ip))) * 8 / rate
+    times = np.cumsum(r.exponential(mean / load, ip.size) * (r.random(ip.size) < 0.7))
+    pfifo = make_uplink_scheduler("pfifo", rate, limit, rng=np.random.default_rng(0), shaper="tbf")
+    got = np.concatenate([pfifo.transmit(t, s, 0, 0) for t, s in
+                          zip(np.array_split(times, 5), np.array_split(ip, 5))])
+    want = net_pfifo_reference.tbf_pfifo(times, skb_len(ip), rate, burst=0, limit=limit)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.allclose(got[~np.isnan(got)], want[~np.isnan(want)], rtol=0, atol=1e-12)
+
+
+def test_under_tbf_a_packet_costs_its_skb_len_and_the_waiting_head_counts():
+    tbf = make_uplink_scheduler("pfifo", 2e6, 3, rng=np.random.default_rng(0), shaper="tbf")
+    wire = make_uplink_scheduler("pfifo", 2e6, 3, rng=np.random.default_rng(0))
+    # a 60-byte RTP packet: 74 bytes at the qdisc, 98 on an Ethernet wire
+    assert tbf.work(60.0) == pytest.approx(74 * 8 / 2e6)
+    assert wire.work(60.0) == pytest.approx(98 * 8 / 2e6)
+    # a burst of six: three places in all under tbf, three behind the frame on the wire
+    assert np.isnan(tbf.transmit(np.zeros(6), 60.0, 0, 0)).tolist() == [False] * 3 + [True] * 3
+    assert np.isnan(wire.transmit(np.zeros(6), 60.0, 0, 0)).tolist() == [False] * 4 + [True] * 2
+    with pytest.raises(ValueError, match="shaper"):
+        make_uplink_scheduler("pfifo", 2e6, 3, rng=np.random.default_rng(0), shaper="htb")
+    with pytest.raises(ValueError, match="finite rate"):
+        make_uplink_scheduler("pfifo", math.inf, 3, rng=np.random.default_rng(0), shaper="tbf")
+
+
+@settings(max_examples=30, deadline=None)
+@given(ip=st.sampled_from([60.0, 200.0, 1028.0, 1486.0]), overload=st.floats(1.05, 3.0),
+       limit=st.integers(1, 200))
+def test_under_tbf_a_flood_loses_the_excess_of_its_skb_bytes(ip, overload, limit):
+    """Drop-tail under a fluid overload: once the queue is full, the loss is
+    (offered - capacity) / offered with both counted in the bytes tbf charges, skb_len."""
+    rate = 2e6
+    served = rate / (8 * skb_len(ip))
+    pfifo = make_uplink_scheduler("pfifo", rate, limit, rng=np.random.default_rng(0), shaper="tbf")
+    pfifo.set_flows(0.0, Flows.of([overload * served], ip, 0, 0))
+    assert pfifo.flow_rates == pytest.approx([served])
+    duration = 100.0
+    pfifo.advance(duration)
+    fill = limit / ((overload - 1) * served)   # the limit's places, the waiting head among them
+    lost = 1 - pfifo.fluid_accepted_work / pfifo.fluid_offered_work
+    assert lost == pytest.approx((overload - 1) / overload * (1 - fill / duration), rel=1e-6)

@@ -128,6 +128,11 @@ class NicModel:
              "together (ESXi Net.NetSchedCoalesceTxUsecs)"))
     netioc_quantum_frames: int = field(default=1, metadata={
         "min": 1, "doc": "frames NetIOC sends from one backlogged port before turning to the next"})
+    shaper: Literal["wire", "tbf"] = field(default="wire", metadata={
+        "doc": "what serves the uplink at rate_bps: the wire (Ethernet frames with FCS, preamble "
+               "and gap; a frame the driver has taken has left the queue) or a Linux tc tbf on a "
+               "veth (tokens charge skb_len, and the packet waiting for them counts against the "
+               "pfifo's limit; host.uplink pfifo only)"})
 
 
 @dataclass(frozen=True)
