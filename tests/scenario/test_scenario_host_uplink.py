@@ -14,7 +14,7 @@ from vsim.net.uplink.netioc import NetiocScheduler
 from vsim.net.uplink.tc_fifo import PfifoScheduler
 from vsim.scenario.host_uplink import make_host_uplink, needs_scheduler
 from vsim.scenario.load import load_scenario
-from vsim.scenario.simulate import simulate
+from vsim.scenario.simulate import Simulation, simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 FIG3 = ROOT / "configs" / "voip-vsphere5" / "fig3.toml"
@@ -92,3 +92,14 @@ def test_an_htb_uplink_puts_each_group_on_its_leaf_and_names_bad_trees():
     with pytest.raises(InputError, match=r"htb.node: expected VM group 'flood' among the members"):
         load_scenario(htb, ['htb.node=[{name = "root", rate_mbps = 2.0}, {name = "voice", parent = "root", '
                             'members = ["vm"]}]'])
+
+
+def test_a_scenarios_flood_declares_its_arrivals_to_the_uplink():
+    net_pfifo = ROOT / "configs" / "validation" / "net_pfifo.toml"
+    paced = Simulation(load_scenario(net_pfifo), seed=1).uplink.scheduler.arrivals
+    assert paced == {(1, 1): "paced"}   # the flood VM's port, its class after the voice's
+    poisson = Simulation(load_scenario(
+        net_pfifo, ['group=[{name = "flood", vcpus = 1, vnic = "vnics/none", traffic = {kind = '
+                    '"udp_flood", params = {pps = 215.9, ip_bytes = 1028, arrivals = "poisson"}}}]']),
+        seed=1).uplink.scheduler.arrivals
+    assert poisson == {(1, 1): "poisson"}

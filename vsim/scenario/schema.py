@@ -350,9 +350,9 @@ class TrafficSection:
 
     kind: str = field(metadata={"doc": "traffic source: udp_flood or tcp_stream "
                                        "(vsim.net.sources)"})
-    params: dict[str, bool | int | float] = field(default_factory=dict, metadata={
-        "doc": "the source's parameters per VM (udp_flood: pps, ip_bytes, on, off, ...; "
-               "tcp_stream: mtu, window_bytes, rtt)"})
+    params: dict[str, bool | int | float | str] = field(default_factory=dict, metadata={
+        "doc": "the source's parameters per VM (udp_flood: pps, ip_bytes, on, off, arrivals "
+               "(\"paced\" or \"poisson\"), ...; tcp_stream: mtu, window_bytes, rtt)"})
     active_from: float = field(default=0.0, metadata={
         "min": 0, "max": 1, "doc": "fraction of the run after which the traffic starts, so a "
                                    "shortened run keeps the scenario's shape"})

@@ -155,6 +155,8 @@ class Simulation:
             probe = make_source(traffic.kind, traffic.params, loaded.source, spec.where)
             flow = self.uplink.add_flow(port, probe.ip_bytes, VOICE_CLASS + 1 + index,
                                         elastic=probe.elastic, discrete=probe.discrete)
+            if not (probe.elastic or probe.discrete):  # a flood: its packets' arrivals
+                self.uplink.scheduler.declare_arrivals(port, VOICE_CLASS + 1 + index, probe.arrivals)
             interrupts = CompletionInterrupts(self.uplink, flow, spec.vnic.tso_frames,
                                               spec.vnic.wake_rate_hz, nic.tx_completion_hold)
             # a TCP sender's vSwitch packets are TSO segments of tso_frames frames
