@@ -403,7 +403,7 @@ def test_sweep_of_an_unknown_key_is_a_one_line_error(capsys):
 
 
 @pytest.mark.parametrize("name", ["overcommit", "hyperthreading", "guest_background",
-                                  "protect_measured_vm", "linux_host"])
+                                  "protect_measured_vm", "linux_host", "voice_beside_flood"])
 def test_whatif_templates_load_with_their_sweeps(name):
     loaded = load_scenario(WHATIF / f"{name}.toml")
     assert loaded.scenario.sweep is not None and len(loaded.scenario.sweep.values) >= 2

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from benchmark_scripts import load_benchmark
+from vsim.net.fluid.arrivals import FloodPackets
 from vsim.net.fluid.queue import FluidPacketQueue
 
 reference = load_benchmark("uplink_packet_reference")
@@ -265,13 +266,16 @@ def test_joint_overload_drops_the_excess_work():
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(0, 2**31), st.floats(0.3, 0.99), st.floats(0.05, 1.0), st.integers(1, 20))
-def test_joint_regime_keeps_every_frame_accounted_for(seed, flood, declared, burst):
+@given(st.integers(0, 2**31), st.floats(0.3, 0.99), st.floats(0.05, 1.0), st.integers(1, 20),
+       st.booleans())
+def test_joint_regime_keeps_every_frame_accounted_for(seed, flood, declared, burst, paced):
     """Frames sent = delivered + dropped + queued, and the flood never gains, whenever the
-    flood alone fits the link and the declared frames push it over."""
+    flood alone fits the link and the declared frames push it over, its packets paced or
+    Poisson."""
     rng = np.random.default_rng(seed)
     queue = FluidPacketQueue(30, "packets", rng, excludes_in_service=bool(seed % 2))
-    queue.set_fluid(0.0, flood, flood / SERVICE, flood / SERVICE, discrete_work=declared)
+    queue.set_fluid(0.0, flood, flood / SERVICE, flood / SERVICE, discrete_work=declared,
+                    packets=FloodPackets.of(flood / SERVICE, SERVICE, 1.0, paced, ("flood",)))
     assert queue.jointly_overloaded() == (flood + declared > 1)
     t = 0.0
     for _ in range(20):

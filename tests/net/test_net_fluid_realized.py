@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from benchmark_scripts import load_benchmark
+from vsim.net.fluid.arrivals import FloodPackets
 from vsim.net.fluid.realized import RealizedFlood
 
 reference = load_benchmark("uplink_packet_reference")
@@ -26,7 +27,7 @@ def test_without_a_flood_it_is_the_drop_tail_fifo(seed, limit, excludes_in_servi
     being one more place."""
     times, work = frames(seed)
     queue = RealizedFlood(limit, excludes_in_service, np.random.default_rng(seed))
-    queue.begin(0.0, 1.0, 0.0, SERVICE, 1.0, 0.0, (np.empty(0), np.empty(0), np.empty(0)))
+    queue.begin(0.0, 1.0, FloodPackets.none(), 0.0, (np.empty(0), np.empty(0), np.empty(0)))
     got = np.concatenate([queue.offer(t, w, np.ones(t.size)) for t, w in
                           zip(np.array_split(times, batches), np.array_split(work, batches)) if t.size])
     want = reference.drop_tail_fifo(times, work, limit + (1 if excludes_in_service else 0))
@@ -37,7 +38,7 @@ def test_without_a_flood_it_is_the_drop_tail_fifo(seed, limit, excludes_in_servi
 def test_a_fluid_backlog_becomes_whole_packets_in_the_gaps_the_frames_leave():
     queue = RealizedFlood(100, False, np.random.default_rng(1))
     # 10 services queued from t=0: a frame of 2 services leaves at 5, the rest is the flood's 8
-    queue.begin(0.0, 1.0, 0.0, SERVICE, 1.0, 10 * SERVICE,
+    queue.begin(0.0, 1.0, FloodPackets.poisson(1e-9, SERVICE, 1.0), 10 * SERVICE,
                 (np.array([5 * SERVICE]), np.array([2 * SERVICE]), np.array([1.0])))
     departures = sorted(entry[0] for entry in queue._system)
     assert departures == pytest.approx(np.array([1, 2, 3, 5, 6, 7, 8, 9, 10]) * SERVICE)
@@ -46,12 +47,13 @@ def test_a_fluid_backlog_becomes_whole_packets_in_the_gaps_the_frames_leave():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 2**31), st.floats(0.2, 1.5), st.integers(2, 40))
-def test_every_packet_is_delivered_dropped_or_in_the_system(seed, flood_load, limit):
+@given(st.integers(0, 2**31), st.floats(0.2, 1.5), st.integers(2, 40), st.booleans())
+def test_every_packet_is_delivered_dropped_or_in_the_system(seed, flood_load, limit, paced):
     rng = np.random.default_rng(seed)
     times, work = frames(seed, n=200)
     queue = RealizedFlood(limit, True, rng)
-    queue.begin(0.0, 1.0, flood_load / SERVICE, SERVICE, 1.0, 0.0, (np.empty(0), np.empty(0), np.empty(0)))
+    queue.begin(0.0, 1.0, FloodPackets.of(flood_load / SERVICE, SERVICE, 1.0, paced, (None,)), 0.0,
+                (np.empty(0), np.empty(0), np.empty(0)))
     out = queue.offer(times, work, np.ones(times.size))
     end = float(times[-1])
     kept = ~np.isnan(out)
@@ -63,3 +65,44 @@ def test_every_packet_is_delivered_dropped_or_in_the_system(seed, flood_load, li
     # what is in the system is the accepted packets not yet gone, and never over the limit + 1
     assert in_system <= limit + 1
     assert frames_in <= in_system
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31), st.floats(0.05, 0.99), st.integers(1, 5), st.booleans(),
+       st.integers(1, 8))
+def test_an_evenly_paced_flood_below_the_rate_alone_loses_nothing(seed, load, limit,
+                                                                   excludes_in_service, pieces):
+    """Each paced packet finds the one before it gone (its gap exceeds its service), so even a
+    queue of one place keeps them all, however the time is cut."""
+    queue = RealizedFlood(limit, excludes_in_service, np.random.default_rng(seed))
+    queue.begin(0.0, 1.0, FloodPackets.of(load / SERVICE, SERVICE, 1.0, True, ("flood",)), 0.0,
+                (np.empty(0), np.empty(0), np.empty(0)))
+    for until in np.sort(np.random.default_rng(seed).uniform(0, 2000 * SERVICE, pieces)):
+        queue.advance(float(until))
+    queue.advance(2000 * SERVICE)
+    assert queue.flood_offered == pytest.approx(2000 * load, abs=1)
+    assert queue.flood_accepted == queue.flood_offered
+    assert queue.flood_accepted_work == pytest.approx(queue.flood_offered_work)
+
+
+def test_a_poisson_flood_at_the_same_load_does_lose_in_a_small_queue():
+    queue = RealizedFlood(1, False, np.random.default_rng(5))
+    queue.begin(0.0, 1.0, FloodPackets.poisson(0.9 / SERVICE, SERVICE, 1.0), 0.0,
+                (np.empty(0), np.empty(0), np.empty(0)))
+    queue.advance(20_000 * SERVICE)
+    # M/D/1/1: a packet is lost when it finds the server busy, 0.9 / 1.9 of the time
+    assert 1 - queue.flood_accepted / queue.flood_offered == pytest.approx(0.9 / 1.9, abs=0.02)
+
+
+def test_a_paced_flow_keeps_its_phase_from_one_realization_to_the_next():
+    flood = FloodPackets.of(0.5 / SERVICE, SERVICE, 1.0, True, ("flood",))
+    first = RealizedFlood(10, False, np.random.default_rng(6))
+    first.begin(0.0, 1.0, flood, 0.0, (np.empty(0), np.empty(0), np.empty(0)))
+    first.advance(7.3 * SERVICE)
+    phases = first.phases()
+    second = RealizedFlood(10, False, np.random.default_rng(7))
+    second.begin(7.3 * SERVICE, 1.0, flood, 0.0, (np.empty(0), np.empty(0), np.empty(0)), phases)
+    assert second.phases() == phases
+    other = FloodPackets.of(0.4 / SERVICE, SERVICE, 1.0, True, ("flood",))   # another rate: new phase
+    second.begin(7.3 * SERVICE, 1.0, other, 0.0, (np.empty(0), np.empty(0), np.empty(0)), phases)
+    assert second.phases()["flood"][0] == 0.4 / SERVICE

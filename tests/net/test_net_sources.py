@@ -103,3 +103,12 @@ def test_request_response_closed_loop():
     assert rr.request_times(1.0, [1e-4, 2e-4, 3e-4]) == pytest.approx([1.0, 1.0001, 1.0003])
     with pytest.raises(InputError, match="rr.outstanding: a whole number"):
         make_source("tcp_rr", {"outstanding": 1.5}, where="rr")
+
+
+def test_a_flood_declares_its_packets_paced_unless_it_says_poisson():
+    assert make_source("udp_flood", {"pps": 10.0, "ip_bytes": 100}).arrivals == "paced"
+    assert make_source("udp_flood", {"pps": 10.0, "ip_bytes": 100,
+                                     "arrivals": "poisson"}).arrivals == "poisson"
+    with pytest.raises(InputError, match=r"s.toml: g.traffic.arrivals: one of \['paced', 'poisson'\]"):
+        make_source("udp_flood", {"pps": 10.0, "ip_bytes": 100, "arrivals": "bursty"},
+                    source="s.toml", where="g.traffic")

@@ -3,7 +3,8 @@
 import pytest
 
 from vsim.net.frames import frame_bytes
-from vsim.net.uplink.tc_bytes import charged_bytes, htb_default_quantum, skb_len, skb_len_for_rtp
+from vsim.net.uplink.tc_bytes import (charged_bytes, htb_default_quantum, skb_len, skb_len_for_rtp,
+                                       token_time)
 
 
 def test_an_rtp_packet_is_its_payload_plus_54_bytes_at_the_qdisc():
@@ -27,3 +28,9 @@ def test_default_quantum_is_rate_over_r2q_clamped():
     assert htb_default_quantum(10e3) == 1000
     assert htb_default_quantum(1e9) == 200_000
     assert htb_default_quantum(1e6, r2q=5) == 25_000
+
+
+def test_token_time_is_the_charged_skb_bytes_at_the_rate():
+    assert token_time(60, 2e6) == pytest.approx(74 * 8 / 2e6)
+    assert token_time(1028, 2e6) == pytest.approx(1042 * 8 / 2e6)
+    assert token_time(200, 1e6, overhead=24, linklayer="atm") == pytest.approx(5 * 53 * 8 / 1e6)  # 238 B in 5 cells

@@ -14,7 +14,7 @@ from vsim.net.uplink.netioc import NetiocScheduler
 from vsim.net.uplink.tc_fifo import PfifoScheduler
 from vsim.scenario.host_uplink import make_host_uplink, needs_scheduler
 from vsim.scenario.load import load_scenario
-from vsim.scenario.simulate import simulate
+from vsim.scenario.simulate import Simulation, simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 FIG3 = ROOT / "configs" / "voip-vsphere5" / "fig3.toml"
@@ -67,6 +67,19 @@ def test_a_pfifo_host_gets_linux_pfifo_at_the_nics_rate_and_packet_limit():
     assert uplink.scheduler.rate_bps == nic.rate_bps == 2e6
     assert [queue.limit for queue in uplink.scheduler.queues] == [nic.queue_packets] == [50]
     assert uplink.scheduler.unit == "packets"
+    # the NIC model's rate is tbf's: tokens of skb_len, the waiting head among the 50
+    assert nic.shaper == "tbf" and uplink.scheduler.shaper == "tbf"
+    assert uplink.scheduler.work(60.0) == pytest.approx(74 * 8 / 2e6)
+    assert not uplink.scheduler.queues[0].excludes_in_service
+
+
+def test_a_tbf_nic_takes_only_the_pfifo_uplink_and_an_ethernet_nic_keeps_its_wire():
+    net_pfifo = ROOT / "configs" / "validation" / "net_pfifo.toml"
+    with pytest.raises(InputError, match=r"host.uplink: expected \"pfifo\""):
+        build(load_scenario(net_pfifo, ['host.uplink="fifo"']), ["vm", "flood"])
+    loaded = load_scenario(net_pfifo, ['host.nic="nics/broadcom_netxtreme2_1gbe"'])
+    scheduler = build(loaded, ["vm", "flood"]).scheduler
+    assert scheduler.shaper == "wire" and scheduler.queues[0].excludes_in_service
 
 
 def test_an_htb_uplink_puts_each_group_on_its_leaf_and_names_bad_trees():
@@ -79,3 +92,14 @@ def test_an_htb_uplink_puts_each_group_on_its_leaf_and_names_bad_trees():
     with pytest.raises(InputError, match=r"htb.node: expected VM group 'flood' among the members"):
         load_scenario(htb, ['htb.node=[{name = "root", rate_mbps = 2.0}, {name = "voice", parent = "root", '
                             'members = ["vm"]}]'])
+
+
+def test_a_scenarios_flood_declares_its_arrivals_to_the_uplink():
+    net_pfifo = ROOT / "configs" / "validation" / "net_pfifo.toml"
+    paced = Simulation(load_scenario(net_pfifo), seed=1).uplink.scheduler.arrivals
+    assert paced == {(1, 1): "paced"}   # the flood VM's port, its class after the voice's
+    poisson = Simulation(load_scenario(
+        net_pfifo, ['group=[{name = "flood", vcpus = 1, vnic = "vnics/none", traffic = {kind = '
+                    '"udp_flood", params = {pps = 215.9, ip_bytes = 1028, arrivals = "poisson"}}}]']),
+        seed=1).uplink.scheduler.arrivals
+    assert poisson == {(1, 1): "poisson"}

@@ -8,9 +8,13 @@ a [[group]] with bulk traffic) gets the uplink scheduler of that name
 (``vsim.net.uplink``) behind a ``SharedUplink``, one port per VM, its
 transmit stage costing ``tx_stage_per_packet`` of the NIC model per frame;
 NetIOC's dispatch waits for the NIC's transmit completions as long as the
-NIC model holds them (``NicModel.completion_hold``).
+NIC model holds them (``NicModel.completion_hold``). A NIC model whose rate
+is a tc token bucket's (``shaper = "tbf"``, a veth with tbf over a pfifo)
+makes the pfifo count bytes and places as the kernel does under tbf
+(``vsim.net.uplink.tc_fifo``); it has no other uplink.
 """
 
+from vsim.core.errors import InputError
 from vsim.net.shared_uplink import SharedUplink
 from vsim.net.txpath.cost import PathCost
 from vsim.net.uniform_fifo import UniformFifo
@@ -30,9 +34,12 @@ def make_host_uplink(scenario, nic, ip_bytes, vm_groups, rng, source):
     ``nic`` is the NIC model's values, ``ip_bytes`` the media servers' frame
     size, ``rng`` the uplink's own random stream.
     """
+    if nic.shaper == "tbf" and scenario.host.uplink != "pfifo":
+        raise InputError(source, "host.uplink", f'expected "pfifo" (the tbf child the NIC model '
+                         f'{scenario.host.nic} describes), got {scenario.host.uplink!r}')
     if not needs_scheduler(scenario):
         return UniformFifo(nic.rate_bps, nic.queue_packets, nic.latency, ip_bytes)
-    params = {}
+    params = {"shaper": nic.shaper} if scenario.host.uplink == "pfifo" else {}
     if scenario.host.uplink == "multiqueue":
         params["queues"] = scenario.host.uplink_queues
     elif scenario.host.uplink in ("netioc", "htb"):

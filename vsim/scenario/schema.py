@@ -131,6 +131,11 @@ class NicModel:
              "tx_completion_window; NetIOC's next dispatch waits for the signal (0: at once)"))
     netioc_quantum_frames: int = field(default=1, metadata={
         "min": 1, "doc": "frames NetIOC sends from one backlogged port before turning to the next"})
+    shaper: Literal["wire", "tbf"] = field(default="wire", metadata={
+        "doc": "what serves the uplink at rate_bps: the wire (Ethernet frames with FCS, preamble "
+               "and gap; a frame the driver has taken has left the queue) or a Linux tc tbf on a "
+               "veth (tokens charge skb_len, and the packet waiting for them counts against the "
+               "pfifo's limit; host.uplink pfifo only)"})
     peer_turnaround: float = field(default=10e-6, metadata=non_negative(
         "s", "request/response traffic: the peer machine's time from a request's arrival to its "
              "response leaving (receive path, application, transmit path)"))
@@ -363,10 +368,10 @@ class TrafficSection:
     kind: str = field(metadata={"doc": "traffic source: udp_flood, tcp_stream (bulk fluids) or "
                                        "tcp_rr (request/response transactions, closed loop) "
                                        "(vsim.net.sources)"})
-    params: dict[str, bool | int | float] = field(default_factory=dict, metadata={
-        "doc": "the source's parameters per VM (udp_flood: pps, ip_bytes, on, off, ...; "
-               "tcp_stream: mtu, window_bytes, rtt; tcp_rr: request_bytes, response_bytes, "
-               "outstanding, think_time, timestamps)"})
+    params: dict[str, bool | int | float | str] = field(default_factory=dict, metadata={
+        "doc": "the source's parameters per VM (udp_flood: pps, ip_bytes, on, off, arrivals "
+               "(\"paced\" or \"poisson\"), ...; tcp_stream: mtu, window_bytes, rtt; tcp_rr: "
+               "request_bytes, response_bytes, outstanding, think_time, timestamps)"})
     active_from: float = field(default=0.0, metadata={
         "min": 0, "max": 1, "doc": "fraction of the run after which the traffic starts, so a "
                                    "shortened run keeps the scenario's shape"})

@@ -166,6 +166,8 @@ class Simulation:
             flow = self.uplink.add_flow(port, probe.ip_bytes, VOICE_CLASS + 1 + index,
                                         elastic=probe.elastic, discrete=probe.discrete,
                                         counted_bytes=counted)
+            if not (probe.elastic or probe.discrete):  # a flood: its packets' arrivals
+                self.uplink.scheduler.declare_arrivals(port, VOICE_CLASS + 1 + index, probe.arrivals)
             interrupts = CompletionInterrupts(self.uplink, flow, spec.vnic.tso_frames,
                                               spec.vnic.wake_rate_hz, nic.completion_hold())
             # a TCP sender's vSwitch packets are TSO segments of tso_frames frames

@@ -38,8 +38,10 @@ A packet sees one of three regimes:
   then fills to its limit and the excess must be dropped from the flood as
   well as from the frames, which the fluid (whose backlog below its own
   capacity only drains) cannot be; the flood's packets are realized one by
-  one and the queue is an exact per-packet drop-tail FIFO
-  (``vsim.net.fluid.realized``) for as long as the regime holds.
+  one, each flow's as its source declares (``set_fluid``'s ``packets``:
+  paced or Poisson, ``vsim.net.fluid.arrivals``), and the queue is an exact
+  per-packet drop-tail FIFO (``vsim.net.fluid.realized``) for as long as the
+  regime holds.
 
 Fluid accounting is exact bookkeeping on the backlog: accepted fluid work =
 backlog change + work served - packet work added, so offered = accepted +
@@ -51,6 +53,7 @@ import math
 
 import numpy as np
 
+from vsim.net.fluid.arrivals import FloodPackets
 from vsim.net.fluid.free_slots import draw_free_slots
 from vsim.net.fluid.realized import RealizedFlood
 
@@ -91,7 +94,9 @@ class FluidPacketQueue:
         self.fluid_pps = 0.0
         self.fluid_units = 0.0
         self.discrete_work = 0.0
+        self.flood_packets = None
         self.realized = None
+        self._phases = {}
         self.run_start_work = 0.0
         self.units_per_work = None
         self.work_per_packet = None
@@ -114,11 +119,13 @@ class FluidPacketQueue:
         self.rate = float(rate)
         self._begin_joint()
 
-    def set_fluid(self, t, work_rate, packet_rate, unit_rate, discrete_work=0.0):
+    def set_fluid(self, t, work_rate, packet_rate, unit_rate, discrete_work=0.0, packets=None):
         """From ``t`` the fluid offers ``work_rate`` link-seconds/s in ``packet_rate``
         packets/s totalling ``unit_rate`` limit units/s, beside discrete packets expected to
         bring ``discrete_work`` link-seconds/s (their declared mean: it decides whether the
-        two together overload the queue, the joint regime)."""
+        two together overload the queue, the joint regime). ``packets`` (``FloodPackets``,
+        the same totals) says the fluid's flows and how each one's packets arrive, for the
+        joint regime; without it the fluid is one Poisson flow."""
         if work_rate < 0 or packet_rate < 0 or unit_rate < 0 or discrete_work < 0:
             raise ValueError("fluid rates must be non-negative")
         if (work_rate > 0) != (packet_rate > 0):
@@ -132,6 +139,10 @@ class FluidPacketQueue:
         if work_rate > 0:
             self.units_per_work = unit_rate / work_rate
             self.work_per_packet = work_rate / packet_rate
+            self.flood_packets = packets if packets is not None else FloodPackets.poisson(
+                packet_rate, self.work_per_packet, unit_rate / packet_rate)
+        else:
+            self.flood_packets = None
         self._begin_joint()
 
     # ------------------------------------------------------------ joint regime
@@ -144,22 +155,21 @@ class FluidPacketQueue:
         if self.realized is not None or not self.jointly_overloaded():
             return
         self.realized = RealizedFlood(self.limit, self.excludes_in_service, self.rng)
-        self.realized.begin(self.t, self.rate, self.fluid_pps, self.work_per_packet,
-                            self.fluid_units / self.fluid_pps, self.work,
-                            (self._dep, self._dwork, self._dunits))
+        self.realized.begin(self.t, self.rate, self.flood_packets, self.work,
+                            (self._dep, self._dwork, self._dunits), self._phases)
 
     def _end_joint(self):
         """Back to the fluid: the realized queue's backlog becomes the fluid state's."""
         if self.realized is None:
             return
         self.work = self.realized.backlog_work(self.t)
+        self._phases.update(self.realized.phases())
         self.realized = None
 
     def _realized_counts(self, before_offered, before_accepted):
-        """Add the flood's packets realized since the counts were ``before_*`` to the fluid work."""
-        per_packet = self.work_per_packet
-        self.fluid_offered_work += (self.realized.flood_offered - before_offered) * per_packet
-        self.fluid_accepted_work += (self.realized.flood_accepted - before_accepted) * per_packet
+        """Add the flood's work realized since it was ``before_*`` to the fluid's."""
+        self.fluid_offered_work += self.realized.flood_offered_work - before_offered
+        self.fluid_accepted_work += self.realized.flood_accepted_work - before_accepted
 
     # ------------------------------------------------------------ time
     def advance(self, t):
@@ -170,7 +180,7 @@ class FluidPacketQueue:
         if dt == 0:
             return
         if self.realized is not None:
-            counts = self.realized.flood_offered, self.realized.flood_accepted
+            counts = self.realized.flood_offered_work, self.realized.flood_accepted_work
             self.realized.advance(t)
             self._realized_counts(*counts)
             self.work = self.realized.backlog_work(t)
@@ -234,7 +244,7 @@ class FluidPacketQueue:
     # ------------------------------------------------------------ internals
     def _offer_realized(self, times, work, units):
         """Packets through the per-packet FIFO of the joint regime."""
-        counts = self.realized.flood_offered, self.realized.flood_accepted
+        counts = self.realized.flood_offered_work, self.realized.flood_accepted_work
         out = self.realized.offer(times, work, units)
         self._realized_counts(*counts)
         last = float(times[-1])

@@ -10,9 +10,9 @@ and finds those its own earlier departures and the flood's gaps left. A
 fluid, whose backlog below its own capacity only ever drains, would never
 be dropped there and would push the whole excess onto the frames.
 
-So in that regime the flood's packets are drawn one by one (Poisson at the
-fluid's packet rate, as the free-place law of ``free_slots`` assumes for
-the overloaded flood) and every packet, flood or frame, goes through an
+So in that regime the flood's packets are drawn one by one, each flow's as
+its source declares (``vsim.net.fluid.arrivals``: evenly paced with a random
+phase, or Poisson), and every packet, flood or frame, goes through an
 exact drop-tail FIFO: admitted if what is in the system (less the packet in
 service, with ``excludes_in_service``) plus its size fits the limit, served
 in arrival order. The cost is one loop step per packet, so it is meant for
@@ -24,8 +24,16 @@ from collections import deque
 
 import numpy as np
 
+from vsim.net.fluid.arrivals import first_paced, paced_times, poisson_times
+
 TOLERANCE = 1e-9
 """Relative slack in the limit test, as in ``vsim.net.fluid.queue``."""
+
+
+def resumed(phases, key, pps):
+    """The next arrival ``phases`` kept for flow ``key`` if it was paced at ``pps``, else None."""
+    earlier = phases.get(key)
+    return earlier[1] if earlier is not None and earlier[0] == pps else None
 
 
 class RealizedFlood:
@@ -38,32 +46,50 @@ class RealizedFlood:
         self.t = 0.0
         self.rate = 1.0
         self.free_at = 0.0
-        self.flood_pps = 0.0
+        self.flood = None
         self.flood_work = 0.0
         self.flood_units = 0.0
         self.flood_offered = 0
         self.flood_accepted = 0
+        self.flood_offered_work = 0.0
+        self.flood_accepted_work = 0.0
+        self._next_at = np.empty(0)  # each paced flow's next arrival
         self._system = deque()  # (departure, service start, units) in departure order
         self._occupied = 0.0
 
-    def begin(self, t, rate, flood_pps, flood_work, flood_units, backlog_work, discrete):
+    def begin(self, t, rate, flood, backlog_work, discrete, phases=None):
         """Start at ``t`` from a fluid state: ``backlog_work`` of link work queued in all,
         ``discrete`` = (departures, works, units) of the frames among it; the rest is the
-        flood's, cut into packets of ``flood_work`` placed in the service gaps the frames leave.
-        From ``t`` the queue serves at ``rate`` and the flood offers ``flood_pps`` packets/s of
-        ``flood_work`` link work and ``flood_units`` limit units each."""
+        flood's, cut into packets of its mean size placed in the service gaps the frames leave.
+        From ``t`` the queue serves at ``rate`` and the flood's flows (``FloodPackets``) offer
+        their packets; a paced flow whose key ``phases`` holds (from ``phases()`` of an earlier
+        realization) at the same rate keeps its spacing, any other gets a random phase."""
         self.t, self.rate = float(t), float(rate)
-        self.flood_pps, self.flood_work, self.flood_units = flood_pps, flood_work, flood_units
+        self.flood = flood
+        total = float(flood.pps.sum())
+        self.flood_work = float(flood.pps @ flood.work) / total if total > 0 else 0.0
+        self.flood_units = float(flood.pps @ flood.units) / total if total > 0 else 0.0
+        phases = phases or {}
+        self._next_at = np.array([
+            first_paced(self.rng, t, 1.0 / pps, resumed(phases, key, pps)) if paced else np.nan
+            for pps, paced, key in zip(flood.pps.tolist(), flood.paced.tolist(), flood.keys)])
         self.free_at = t + backlog_work / rate
         dep, dwork, dunits = (np.asarray(a, dtype=float) for a in discrete)
         keep = dep > t
         dep, dwork, dunits = dep[keep], dwork[keep], dunits[keep]
         flood_dep = self._flood_in_gaps(t, dep, dwork / rate)
-        starts = np.concatenate((dep - dwork / rate, flood_dep - flood_work / rate))
+        starts = np.concatenate((dep - dwork / rate, flood_dep - self.flood_work / rate))
+        units = np.concatenate((dunits, np.full(flood_dep.size, self.flood_units)))
         entries = sorted(zip(np.concatenate((dep, flood_dep)).tolist(), starts.tolist(),
-                             np.concatenate((dunits, np.full(flood_dep.size, flood_units))).tolist()))
+                             units.tolist()))
         self._system = deque(entries)
         self._occupied = float(sum(entry[2] for entry in entries))
+
+    def phases(self):
+        """Key -> (packets/s, next arrival) of the paced flows, for a later realization."""
+        return {key: (pps, float(next_at)) for key, pps, paced, next_at in
+                zip(self.flood.keys, self.flood.pps.tolist(), self.flood.paced.tolist(),
+                    self._next_at) if paced}
 
     def _flood_in_gaps(self, t, dep, service):
         """Departures of the flood's whole packets in the busy time from ``t`` to ``free_at``
@@ -103,19 +129,36 @@ class RealizedFlood:
         units, among the flood's packets up to the last of them: departures, NaN if dropped."""
         return self._run(float(times[-1]), times, work, units)
 
+    def _flood_arrivals(self, until):
+        """The flood's packets from ``t`` to ``until``, sorted: (times, link work, units)."""
+        flood = self.flood
+        times, work, units = [], [], []
+        for i in range(len(flood)):
+            if flood.paced[i]:
+                arrived, self._next_at[i] = paced_times(self._next_at[i], 1.0 / flood.pps[i], until)
+            else:
+                arrived = poisson_times(self.rng, flood.pps[i], self.t, until)
+            times.append(arrived)
+            work.append(np.full(arrived.size, flood.work[i]))
+            units.append(np.full(arrived.size, flood.units[i]))
+        if len(flood) <= 1:
+            return (times[0], work[0], units[0]) if times else (np.empty(0),) * 3
+        times, work, units = (np.concatenate(x) for x in (times, work, units))
+        order = np.argsort(times, kind="stable")
+        return times[order], work[order], units[order]
+
     def _run(self, until, times, work, units):
         span = until - self.t
         if span < 0:
             raise ValueError(f"time {until!r} precedes the queue's time {self.t!r}")
-        count = self.rng.poisson(self.flood_pps * span) if span > 0 and self.flood_pps > 0 else 0
-        flood = np.sort(self.rng.uniform(self.t, until, count)) if count else np.empty(0)
+        flood, flood_work, flood_units = self._flood_arrivals(until)
+        count = flood.size
         self.flood_offered += count
+        self.flood_offered_work += float(flood_work.sum())
         at = np.concatenate((flood, times))
-        is_frame = np.concatenate((np.zeros(count, bool), np.ones(times.size, bool)))
         order = np.argsort(at, kind="stable")  # at equal times the flood's packet first
-        service = np.concatenate((np.full(count, self.flood_work / self.rate),
-                                  np.asarray(work, dtype=float) / self.rate))
-        size = np.concatenate((np.full(count, self.flood_units), np.asarray(units, dtype=float)))
+        service = np.concatenate((flood_work, np.asarray(work, dtype=float))) / self.rate
+        size = np.concatenate((flood_units, np.asarray(units, dtype=float)))
         departures = np.full(at.size, np.nan)
         limit = self.limit * (1 + TOLERANCE)
         system = self._system
@@ -133,7 +176,9 @@ class RealizedFlood:
             system.append((done, start, float(size[i])))
             self._occupied += float(size[i])
             departures[i] = done
-        self.flood_accepted += int(np.count_nonzero(~np.isnan(departures[:count])))
+        accepted = ~np.isnan(departures[:count])
+        self.flood_accepted += int(np.count_nonzero(accepted))
+        self.flood_accepted_work += float(flood_work[accepted].sum())
         self.t = until
         self._leave(until)
         return departures[count:]

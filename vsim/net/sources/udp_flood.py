@@ -7,6 +7,13 @@ and ``off`` seconds silent, with fixed durations or, with ``random_periods``,
 exponential ones of those means (a two-state Markov-modulated source), drawn
 from the generator the scenario names for this source. The rate is
 piecewise constant, so the uplink sees a handful of changes, not packets.
+
+While it sends, a flood's packets are evenly paced (``arrivals = "paced"``,
+one every ``1/pps`` seconds, as a sender sleeping to absolute deadlines
+makes them: ``vsim probe net``'s flood) or, if the source says so,
+independent (``"poisson"``: many senders' packets merged). A queue that
+draws the flood's packets one by one follows it
+(``vsim.net.fluid.arrivals``).
 """
 
 import math
@@ -15,6 +22,7 @@ import numpy as np
 
 from vsim.core.errors import InputError
 from vsim.core.units import BITS_PER_BYTE
+from vsim.net.fluid.arrivals import ARRIVALS
 from vsim.net.frames import frame_bytes, wire_bytes
 from vsim.net.sources.validate import non_negative, positive
 
@@ -28,13 +36,15 @@ def pps_for_bitrate(bitrate_bps, ip_bytes, level="frame"):
 
 
 class UdpFlood:
-    """``pps`` packets/s of ``ip_bytes`` from ``start`` to ``stop``; on/off if ``on`` and ``off`` given."""
+    """``pps`` packets/s of ``ip_bytes`` from ``start`` to ``stop``; on/off if ``on`` and ``off``
+    given; packets ``arrivals`` "paced" (evenly spaced) or "poisson"."""
 
     elastic = False
     discrete = False
 
     def __init__(self, pps, ip_bytes, start=0.0, stop=math.inf, on=None, off=None,
-                 random_periods=False, rng=None, source="<input>", where="traffic"):
+                 random_periods=False, arrivals="paced", rng=None, source="<input>",
+                 where="traffic"):
         self.pps = positive(pps, "pps", source, where)
         self.ip_bytes = positive(ip_bytes, "ip_bytes", source, where)
         self.start = non_negative(start, "start", source, where)
@@ -49,6 +59,9 @@ class UdpFlood:
         if random_periods and rng is None:
             raise ValueError("random on/off periods need a random generator")
         self.random_periods = bool(random_periods)
+        if arrivals not in ARRIVALS:
+            raise InputError(source, f"{where}.arrivals", f"one of {list(ARRIVALS)}, got {arrivals!r}")
+        self.arrivals = arrivals
         self.rng = rng
 
     def mean_pps(self):

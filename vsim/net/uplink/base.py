@@ -20,10 +20,15 @@ queue its fluid, resolves frames per queue, and keeps the counters
 A frame's service (its *work*) is the longer of its wire time and the
 transmit stage's per-frame time (``vsim.net.txpath.cost``); queue limits
 count packets or frame bytes, as the real queue does.
+
+A flow's packets arrive as its source declares (``declare_arrivals``:
+evenly paced or Poisson; undeclared flows are Poisson), which a queue
+follows where it draws them one by one (``vsim.net.fluid.arrivals``).
 """
 
 import numpy as np
 
+from vsim.net.fluid.arrivals import ARRIVALS, FloodPackets
 from vsim.net.fluid.flows import Flows
 from vsim.net.fluid.queue import FluidPacketQueue
 from vsim.net.frames import frame_bytes
@@ -55,6 +60,7 @@ class UplinkScheduler:
         self.rates = np.ones(self.n_queues)
         self._other_busy = np.zeros(self.n_queues)
         self._other_work = np.zeros(self.n_queues)
+        self.arrivals = {}
         self.t = 0.0
 
     # ------------------------------------------------------------ subclass hooks
@@ -83,6 +89,13 @@ class UplinkScheduler:
             return np.ones(np.shape(ip_bytes))
         return np.asarray(frame_bytes(np.asarray(ip_bytes)), dtype=float)
 
+    def declare_arrivals(self, port, traffic_class, arrivals):
+        """The packets of the flow from ``port`` in ``traffic_class`` arrive ``arrivals``
+        ("paced" or "poisson")."""
+        if arrivals not in ARRIVALS:
+            raise ValueError(f"arrivals must be one of {ARRIVALS}, got {arrivals!r}")
+        self.arrivals[(int(port), int(traffic_class))] = arrivals
+
     def set_flows(self, t, flows):
         """From ``t`` the bulk flows are ``flows``; elastic ones take what is left them."""
         self._advance(t)
@@ -101,7 +114,9 @@ class UplinkScheduler:
         packet_work = np.bincount(queue[~fluid], weights=work[~fluid], minlength=self.n_queues)
         for q, fq in enumerate(self.queues):
             fq.set_rate(t, self.rates[q])
-            fq.set_fluid(t, fluid_work[q], fluid_pps[q], fluid_units[q], packet_work[q])
+            fq.set_fluid(t, fluid_work[q], fluid_pps[q], fluid_units[q], packet_work[q],
+                         self._flood_packets(flows, fluid & (queue == q) & (offered > 0),
+                                             offered, per_packet))
         # a queue's fluid gets through at what the queue's rate leaves after its packets
         room = np.maximum(self.rates - packet_work, 0.0)
         kept = np.minimum(1.0, room / np.where(fluid_work > 0, fluid_work, 1.0))
@@ -109,6 +124,15 @@ class UplinkScheduler:
         self._neighbours(np.minimum(fluid_work + packet_work, self.rates),
                          np.divide(fluid_work, fluid_pps, out=np.zeros(self.n_queues),
                                    where=fluid_pps > 0))
+
+    def _flood_packets(self, flows, mine, offered, per_packet):
+        """The fluid flows ``mine`` (a mask) as packets, each with its declared arrivals."""
+        if not mine.any():
+            return None
+        keys = tuple(zip(flows.ports[mine].tolist(), flows.classes[mine].tolist()))
+        paced = [self.arrivals.get(key, "poisson") == "paced" for key in keys]
+        return FloodPackets.of(offered[mine], per_packet[mine], self.units(flows.ip_bytes[mine]),
+                               paced, keys)
 
     def _shape_elastic(self, flows, queue, per_packet):
         """Packet rates the flows offer: elastic ones share, equally and up to their demand,

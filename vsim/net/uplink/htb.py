@@ -52,7 +52,7 @@ from vsim.net.fluid.queue import FluidPacketQueue
 from vsim.net.txpath.cost import PathCost
 from vsim.net.uplink.base import UplinkScheduler
 from vsim.net.uplink.htb_allocator import allocate
-from vsim.net.uplink.tc_bytes import LINKLAYERS, TXQUEUELEN, charged_bytes, skb_len
+from vsim.net.uplink.tc_bytes import LINKLAYERS, TXQUEUELEN, skb_len, token_time
 
 
 class HtbScheduler(UplinkScheduler):
@@ -98,9 +98,7 @@ class HtbScheduler(UplinkScheduler):
 
     def work(self, ip_bytes):
         """A frame's charged bytes at the reference rate."""
-        length = charged_bytes(skb_len(np.asarray(ip_bytes, dtype=float)), self.overhead,
-                               self.linklayer)
-        return np.asarray(length, dtype=float) * BITS_PER_BYTE / self.reference_bps
+        return token_time(ip_bytes, self.reference_bps, self.overhead, self.linklayer)
 
     def units(self, ip_bytes):
         if self.unit == "packets":

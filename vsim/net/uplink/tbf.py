@@ -45,7 +45,7 @@ import numpy as np
 from vsim.core.units import BITS_PER_BYTE
 from vsim.net.fluid.queue import FluidPacketQueue
 from vsim.net.uplink.base import UplinkScheduler
-from vsim.net.uplink.tc_bytes import LINKLAYERS, charged_bytes, skb_len
+from vsim.net.uplink.tc_bytes import LINKLAYERS, charged_bytes, skb_len, token_time
 
 
 def fifo_departures(arrivals, service, free_at):
@@ -107,8 +107,7 @@ class TbfScheduler(UplinkScheduler):
 
     def work(self, ip_bytes):
         """Service at the token rate, or at the link's pace where that is slower."""
-        tokens = charged_bytes(skb_len(np.asarray(ip_bytes, dtype=float)), self.overhead,
-                               self.linklayer) * BITS_PER_BYTE / self.token_rate
+        tokens = token_time(ip_bytes, self.token_rate, self.overhead, self.linklayer)
         return np.maximum(tokens, self.link_work(ip_bytes))
 
     def units(self, ip_bytes):

@@ -27,6 +27,7 @@ counts FCS, padding, preamble and gap there.
 
 import numpy as np
 
+from vsim.core.units import BITS_PER_BYTE
 from vsim.net.frames import ETH_HEADER, _plain, ip_bytes_for_rtp
 
 VLAN_TAG = 4
@@ -73,6 +74,14 @@ def charged_bytes(length, overhead=0, linklayer="ethernet"):
     if linklayer == "atm":
         total = np.ceil(total / ATM_PAYLOAD) * ATM_CELL
     return _plain(total)
+
+
+def token_time(ip_bytes, rate_bps, overhead=0, linklayer="ethernet"):
+    """Seconds of tokens a tc rate of ``rate_bps`` charges IP packets of ``ip_bytes``:
+    ``psched_l2t_ns(rate, qdisc_pkt_len(skb))`` (include/net/sch_generic.h), their
+    ``charged_bytes`` at that rate."""
+    length = charged_bytes(skb_len(np.asarray(ip_bytes, dtype=float)), overhead, linklayer)
+    return np.asarray(length, dtype=float) * BITS_PER_BYTE / rate_bps
 
 
 def htb_default_quantum(rate_bps, r2q=HTB_R2Q):
