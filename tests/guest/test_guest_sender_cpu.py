@@ -74,17 +74,18 @@ class FixedInterrupts:
         return self.per_s
 
 
-def tcp_sender(rates, interrupts, frame_cost=1e-6, interrupt_cost=5e-6):
-    """A paced (non-spinning) sender of one vCPU on an otherwise idle host."""
+def one_vcpu_sender(rate, interrupts, *, spin, tx_cost=3e-6, frame_cost=1e-6,
+                    interrupt_cost=5e-6):
+    """A one-vCPU sender raising ``interrupts``/s on an otherwise idle 4-core host."""
     env = Environment()
     machine = Machine(env, Topology(1, 4, 1, 1.0), make_policy("proportional_share"))
-    group = Group("tcp", shares=1000.0)
-    vcpu = World("tcp.vcpu0", group)
+    group = Group("sender", shares=1000.0)
+    vcpu = World("sender.vcpu0", group)
     machine.add_group(group)
-    tx_group = Group("tcp.vnic-tx", cosched=False)
-    tx = World("tcp.vnic-tx", tx_group)
+    tx_group = Group("sender.vnic-tx", cosched=False)
+    tx = World("sender.vnic-tx", tx_group)
     machine.add_group(tx_group)
-    cpu = SenderCpu(env, machine, [vcpu], tx, 3e-6, lambda: rates[0], spin=False,
+    cpu = SenderCpu(env, machine, [vcpu], tx, tx_cost, lambda: rate, spin=spin,
                     interrupts=FixedInterrupts(interrupts), interrupt_cost=interrupt_cost,
                     frame_cost=frame_cost)
     return env, vcpu, tx, cpu
@@ -92,7 +93,7 @@ def tcp_sender(rates, interrupts, frame_cost=1e-6, interrupt_cost=5e-6):
 
 @given(st.floats(1e3, 2e5), st.floats(0, 4000))  # both worlds under one core
 def test_a_paced_sender_uses_what_its_frames_and_interrupts_cost(pps, per_s):
-    env, vcpu, tx, cpu = tcp_sender([pps], per_s)
+    env, vcpu, tx, cpu = one_vcpu_sender(pps, per_s, spin=False)
     cpu.wake()
     env.run(until=1.0 + CHUNK / 2)
     # the work of the 100 chunks of the first second, the last one's still running at most
@@ -103,16 +104,7 @@ def test_a_paced_sender_uses_what_its_frames_and_interrupts_cost(pps, per_s):
 
 
 def test_a_spinning_sender_counts_interrupts_but_pays_nothing_more():
-    env = Environment()
-    machine = Machine(env, Topology(1, 4, 1, 1.0), make_policy("proportional_share"))
-    group = Group("flood", shares=1000.0)
-    vcpu = World("flood.vcpu0", group)
-    machine.add_group(group)
-    tx_group = Group("flood.vnic-tx", cosched=False)
-    tx = World("flood.vnic-tx", tx_group)
-    machine.add_group(tx_group)
-    cpu = SenderCpu(env, machine, [vcpu], tx, 0.0, lambda: 1e5, interrupts=FixedInterrupts(2000),
-                    interrupt_cost=5e-6)
+    env, vcpu, tx, cpu = one_vcpu_sender(1e5, 2000, spin=True, tx_cost=0.0)
     cpu.wake()
     env.run(until=1.0 + CHUNK / 2)
     assert cpu.interrupts == pytest.approx(2000.0)

@@ -9,11 +9,12 @@ import pytest
 import simpy
 from hypothesis import given, settings, strategies as st
 
+from busy_worlds import add_busy_worlds
 from vsim.core.errors import InputError
 from vsim.cpu.machine import Machine
 from vsim.cpu.policies import make_policy
 from vsim.cpu.topology import Topology
-from vsim.cpu.world import RUN, Group, World
+from vsim.cpu.world import RUN
 from vsim.scenario.host_steal import HostSteal, blocks, policy_for
 from vsim.scenario.load import load_scenario
 from vsim.scenario.simulate import Simulation
@@ -65,16 +66,6 @@ def host(cpus, threads, linux, trace):
     return machine, HostSteal(machine, trace)
 
 
-def add_busy(machine, count, linux):
-    worlds = []
-    for index in range(count):
-        group = Group(f"busy{index}", shares=100.0 if linux else 1000.0, cosched=False)
-        worlds.append(World(f"busy{index}", group))
-        machine.add_group(group)
-    for world in worlds:
-        machine.submit(world, 1e9, lambda _w: None)
-
-
 def taken_so_far(world, now):
     return world.used + (now - world.run_start if world.state == RUN else 0.0)
 
@@ -109,7 +100,7 @@ def test_the_time_taken_is_the_traces_stolen_time_within_one_sample(case):
     cpus, threads, linux, busy, intervals, stolen, duration = case
     trace = steal_trace(intervals, stolen)
     machine, steal = host(cpus, threads, linux, trace)
-    add_busy(machine, busy, linux)
+    add_busy_worlds(machine, busy, linux)
     steal.start()
     machine.env.run(until=duration)
     taken = {next(iter(cpu.world.affinity)): taken_so_far(cpu.world, duration) for cpu in steal.cpus}
@@ -125,7 +116,7 @@ def test_a_block_holds_its_cpu_exactly_its_length_beside_a_busy_sibling():
     work more slowly beside the busy thread 1, and still ends after 20 ms."""
     trace = steal_trace([0.05], [[0.02], [0.0]])
     machine, steal = host(1, 2, False, trace)
-    add_busy(machine, 2, False)
+    add_busy_worlds(machine, 2, False)
     assert [next(iter(cpu.world.affinity)) for cpu in steal.cpus] == [0]  # thread 1 loses nothing
     world = steal.cpus[0].world
     runs = []

@@ -44,8 +44,10 @@ class Marks:
 
 
 def _yerr(centres, intervals):
-    return [[c - low for c, (low, _) in zip(centres, intervals)],
-            [high - c for c, (_, high) in zip(centres, intervals)]]
+    """Error-bar lengths below and above each centre (never negative: a centre computed apart
+    from its interval, such as a mean of equal values, may sit a rounding error outside it)."""
+    return [[max(0.0, c - low) for c, (low, _) in zip(centres, intervals)],
+            [max(0.0, high - c) for c, (_, high) in zip(centres, intervals)]]
 
 
 @dataclass(frozen=True)

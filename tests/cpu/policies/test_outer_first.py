@@ -4,6 +4,7 @@ import pytest
 import simpy
 from hypothesis import given, settings, strategies as st
 
+from busy_worlds import add_busy_worlds
 from vsim.core.environment import scheduler_for
 from vsim.cpu.machine import Machine
 from vsim.cpu.policies import make_policy
@@ -21,18 +22,6 @@ def host(cpus, linux, threads=1, ht_rate=1.0):
     return Machine(simpy.Environment(), Topology(1, cpus, threads, ht_rate), policy, quantum=0.004), policy
 
 
-def busy_worlds(machine, count, linux):
-    """``count`` always-runnable worlds, each in a group of its own at the default weight."""
-    worlds = []
-    for index in range(count):
-        group = Group(f"busy{index}", shares=100.0 if linux else 1000.0, cosched=False)
-        worlds.append(World(f"busy{index}", group))
-        machine.add_group(group)
-    for world in worlds:
-        machine.submit(world, 1e9, lambda _w: None)
-    return worlds
-
-
 def outer_world(machine, policy, lcpu):
     group = Group(f"outer{lcpu}", cosched=False)
     world = World(f"outer{lcpu}", group, affinity=(lcpu,))
@@ -48,7 +37,7 @@ def used(world, now):
 @pytest.mark.parametrize("linux", [False, True])
 def test_an_outer_world_takes_its_cpu_at_once_and_keeps_it(linux):
     machine, policy = host(2, linux)
-    busy = busy_worlds(machine, 3, linux)
+    busy = add_busy_worlds(machine, 3, linux)
     outer = outer_world(machine, policy, 1)
     starts = []
     outer.on_start = lambda world: starts.append(machine.env.now)
@@ -84,7 +73,7 @@ def test_the_host_shares_what_is_left_fairly(linux, count, fraction):
     """Half a CPU (or a quarter, or three) taken in 20 ms blocks from CPU 0 of two: the host's
     equal worlds still share the rest equally, and the rest is all they get."""
     machine, policy = host(2, linux)
-    busy = busy_worlds(machine, count, linux)
+    busy = add_busy_worlds(machine, count, linux)
     outer = outer_world(machine, policy, 0)
     period = 0.02
     call_later = scheduler_for(machine.env)
@@ -135,7 +124,7 @@ def test_the_inner_policy_never_sees_an_outer_world(linux):
     policy.add_outer(world)
     outer.add(world)
     machine.add_group(group)
-    busy_worlds(machine, 3, linux)
+    add_busy_worlds(machine, 3, linux)
     call_later = scheduler_for(machine.env)
 
     def sleeper(_arg):  # a world that wakes every 3 ms, so the inner policy is asked often
