@@ -201,22 +201,61 @@ class RequestResponseTraffic:
         self._record(chains, times, departures)
 
     def _resolve(self, lanes, end):
-        """Every request before ``end``, chain after chain in time order (ties by chain), each
-        through ``lanes`` (a ``FrameLanes``) as a lone frame, its departure setting its chain's
-        next request."""
+        """Every request before ``end`` through ``lanes`` (a ``FrameLanes``), in time order (ties
+        by chain), each as a lone frame whose departure sets its chain's next request: first
+        the run of them finding their queues empty, where the lanes can say so at once, then
+        one by one."""
+        sent = []
+        if lanes.predictable:
+            sent.append(self._quiet(lanes, end))
+        sent.append(self._one_by_one(lanes, end))
+        chains, times, departures = (np.concatenate(column) for column in zip(*sent))
+        self.uplink.close_lanes(lanes, times, self.queue[chains], self.ip_bytes[chains],
+                                departures)
+
+    def _quiet(self, lanes, end):
+        """The requests before ``end`` that find their queues empty, in a row from the first:
+        each chain's laid out with its lone delay (the same sums as ``_one_by_one``), all
+        merged and taken up to the first that would meet another; (chains, times, departures)."""
+        pending = np.flatnonzero(self.next_request < end)
+        sojourn = lanes.lone_sojourn(self.queue, self.work)
+        latency = lanes.latency
+        rest, think = self.rest.tolist(), self.think.tolist()
+        chains, times = [], []
+        for c, t, last in zip(pending.tolist(), self.next_request[pending].tolist(),
+                              np.minimum(self.stop[pending], end).tolist()):
+            a, r, h = float(sojourn[c]), rest[c], think[c]
+            mine = []
+            while t < last:
+                mine.append(t)
+                t = t + (t + a + latency - t) + r - h + h
+            chains.append(np.full(len(mine), c, dtype=np.int64))
+            times.append(mine)
+        chains = np.concatenate(chains) if chains else np.empty(0, dtype=np.int64)
+        times = np.concatenate(times) if times else np.empty(0)
+        order = np.lexsort((chains, times))
+        chains, times = chains[order], times[order]
+        taken = lanes.take_quiet(times, self.queue[chains], self.work[chains])
+        chains, times = chains[:taken], times[:taken]
+        departures = times + sojourn[chains] + latency
+        if taken:
+            self._record(chains, times, departures)
+        return chains, times, departures
+
+    def _one_by_one(self, lanes, end):
+        """The requests before ``end``, chain after chain in time order (ties by chain), each
+        through ``lanes``; (chains, times, departures)."""
         pending = np.flatnonzero(self.next_request < end)
         heap = list(zip(self.next_request[pending].tolist(), pending.tolist()))
         heapq.heapify(heap)
-        queue, work, units = self.queue.tolist(), self.work.tolist(), self.units.tolist()
+        queue, work = self.queue.tolist(), self.work.tolist()
         rest, think, stop = self.rest.tolist(), self.think.tolist(), self.stop.tolist()
         send, replace, pop = lanes.send, heapq.heapreplace, heapq.heappop
-        chains, times, departures = [], [], []
+        sent = []
         while heap:
             t, c = heap[0]
-            departure = send(t, queue[c], work[c], units[c])
-            chains.append(c)
-            times.append(t)
-            departures.append(departure)
+            departure = send(t, queue[c], work[c])
+            sent.append((c, t, departure))
             if departure == departure:  # sent; the same sums as _record's
                 nxt = t + (departure - t) + rest[c] - think[c] + think[c]
             else:
@@ -225,10 +264,11 @@ class RequestResponseTraffic:
                 replace(heap, (nxt, c))
             else:
                 pop(heap)
-        chains, departures = np.array(chains, dtype=np.int64), np.array(departures)
-        self.uplink.close_lanes(lanes, self.ip_bytes[chains], departures)
-        if chains.size:
-            self._record(chains, np.array(times), departures)
+        if not sent:
+            return np.empty(0, dtype=np.int64), np.empty(0), np.empty(0)
+        chains, times, departures = (np.array(column) for column in zip(*sent))
+        self._record(chains, times, departures)
+        return chains, times, departures
 
     def _record(self, chains, times, departures):
         """Account the requests sent (each chain's in time order) and move every chain on."""

@@ -148,10 +148,12 @@ class SharedUplink:
         None where it has none now; hand it back with ``close_lanes``."""
         return self.scheduler.frame_lanes(queues, frames, units)
 
-    def close_lanes(self, lanes, ip_bytes, departures):
-        """Give the scheduler the frames sent through ``lanes``, of ``ip_bytes`` with
-        ``departures``, with the link time they took counted as ``transmit_frames`` does."""
-        lanes.close()
+    def close_lanes(self, lanes, times, queues, ip_bytes, departures):
+        """Give the scheduler the frames sent through ``lanes`` (arrays in the order sent: arrival
+        ``times``, ``queues``, ``ip_bytes``, ``departures``), with the link time they took
+        counted as ``transmit_frames`` does."""
+        scheduler = self.scheduler
+        lanes.close(times, queues, scheduler.work(ip_bytes), scheduler.units(ip_bytes))
         self._count_busy(ip_bytes, departures)
 
     def _count_busy(self, ip_bytes, departures):
