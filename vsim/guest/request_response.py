@@ -26,7 +26,9 @@ packet:
   to ``STRETCH`` ahead, merged in time order (a heap of the chains' next
   requests), each sent as a lone frame through the scheduler's per-frame
   path, its departure setting its chain's next request; the closed loops
-  are exact, each request meeting the ones before it;
+  are exact, each request meeting the ones before it. Where a frame's
+  delay depends only on its queue (no completion gate, nothing drawn), the
+  run of requests finding their queues empty is laid out at once first;
 - fluid in those queues but no other frame source: the requests due within
   the shortest possible round trip (nothing sent now can cause another
   before), as one burst through the scheduler;
@@ -215,8 +217,9 @@ class RequestResponseTraffic:
 
     def _quiet(self, lanes, end):
         """The requests before ``end`` that find their queues empty, in a row from the first:
-        each chain's laid out with its lone delay (the same sums as ``_one_by_one``), all
-        merged and taken up to the first that would meet another; (chains, times, departures)."""
+        each chain's laid out as if every one of its requests found its queue empty (the same
+        sums as ``_one_by_one``), all merged in time order and taken up to the first that
+        would find its queue busy; (chains, times, departures)."""
         pending = np.flatnonzero(self.next_request < end)
         sojourn = lanes.lone_sojourn(self.queue, self.work)
         latency = lanes.latency
