@@ -101,7 +101,7 @@ class FrameLanes:
         """Time in their ``queues`` of frames of service ``work`` finding them empty, where
         ``predictable``: such a frame departs at ``arrival + sojourn + latency``."""
         rate = np.array(self.rate)[queues]
-        return work / rate + 0.0 / rate
+        return work / rate + 0.0 / rate  # send's sum with an empty queue, to the last bit
 
     def take_quiet(self, times, queues, work):
         """Of frames arriving at ``times`` (sorted) at ``queues`` with service ``work``, where
