@@ -18,22 +18,27 @@ transaction per round trip plus think time. A dropped request is sent again
 after TCP's minimum retransmission timeout.
 
 One object drives every chain of the scenario, so their frames reach the
-uplink in time order. Events come at transactions, never per packet, and
-several transactions are handled per event where that changes nothing:
+uplink in time order. Events come at stretches of transactions, never per
+packet:
 
-- frames only, no bulk flow and no other frame source on the uplink: the
-  chains' next requests are predicted over a horizon (each repeating the
-  cycle of uplink delays its chain met last), tried on a copy of the scheduler and kept up to
-  the first request whose delay differs from the prediction (the uplink is
-  deterministic without fluid, so the copy answers what the uplink would);
-- bulk flows but no other frame source: the requests due within the
-  shortest possible round trip (nothing sent now can cause another before);
+- no other frame source on the uplink and no fluid in the queues the
+  requests use (``UplinkScheduler.frame_lanes``): every chain's requests up
+  to ``STRETCH`` ahead, merged in time order (a heap of the chains' next
+  requests), each sent as a lone frame through the scheduler's per-frame
+  path, its departure setting its chain's next request; the closed loops
+  are exact, each request meeting the ones before it. Where a frame's
+  delay depends only on its queue (no completion gate, nothing drawn), the
+  run of requests finding their queues empty is laid out at once first;
+- fluid in those queues but no other frame source: the requests due within
+  the shortest possible round trip (nothing sent now can cause another
+  before), as one burst through the scheduler;
 - media servers' frames on the same uplink: each request at its own time.
 
-Horizons end at every change of the bulk flows, at the warm-up's end and at
+Stretches end at every change of the bulk flows, at the warm-up's end and at
 the run's end.
 """
 
+import heapq
 import math
 
 import numpy as np
@@ -45,19 +50,8 @@ RTO_MIN = 0.2
 """Seconds before a lost request is sent again: Linux's minimum retransmission timeout
 (TCP_RTO_MIN, 200 ms)."""
 
-HORIZON_FIRST, HORIZON_MAX = 1e-3, 20e-3
-"""Seconds of predicted transactions tried at once: the first horizon, and the most after
-every try of the last one held."""
-
-HISTORY = 8
-"""Uplink delays remembered per chain; predictions repeat the last ones with the shortest
-period (up to half of them) they show: chains sharing NetIOC's passes settle into cycles."""
-
-MATCH = 1e-9
-"""Seconds within which a predicted request counts as sent when its chain's last transaction
-would have sent it: NetIOC's passes, set by other chains' requests, drift by fractions of a
-picosecond a round while the chains' phases settle, and 1 ns is far below every delay reported
-(the requests then go out within 1 ns of the exact closed loop, never drifting further)."""
+STRETCH = 20e-3
+"""Seconds of transactions resolved per event where the requests go frame by frame."""
 
 BIN = 1e-7
 """Width of the latency histograms' bins (s)."""
@@ -80,7 +74,6 @@ class RequestResponseTraffic:
         self.exclusive = exclusive
         self.vms = []
         self.groups = []
-        self.horizon = HORIZON_FIRST
 
     @staticmethod
     def supports_closed_form():
@@ -154,10 +147,15 @@ class RequestResponseTraffic:
         self.stop = np.array(stops, dtype=float)
         self.next_request = np.where(np.array(starts) < self.stop, starts, math.inf)
         self.txn_start = self.next_request.copy()
+        chains = len(chain_vm)
+        self.chain_begun = np.zeros(chains, dtype=np.int64)
+        self.chain_completed = np.zeros(chains, dtype=np.int64)
+        self.chain_back = np.full(chains, -math.inf)
         scheduler = self.uplink.scheduler
-        lone = scheduler.work(self.ip_bytes) + scheduler.latency
-        self.delays = np.repeat(lone[:, None], HISTORY, axis=1)
         self.lookahead = float(self.rest.min()) + scheduler.latency if self.rest.size else math.inf
+        self.queue = scheduler.queue_index(self.classes, self.ports)
+        self.work = scheduler.work(self.ip_bytes)
+        self.units = scheduler.units(self.ip_bytes)
         self.barriers = np.unique(np.concatenate((np.asarray(barriers, dtype=float), edges)))
         self._schedule()
 
@@ -183,11 +181,14 @@ class RequestResponseTraffic:
         now = self.env.now
         if not self.exclusive:
             self._commit(np.flatnonzero(self.next_request <= now))
-        elif self.uplink.fluid_active():
-            end = min(now + self.lookahead, self._next_barrier(now))
-            self._commit(np.flatnonzero(self.next_request < end))
         else:
-            self._predicted(now, self._next_barrier(now))
+            end = min(now + STRETCH, self._next_barrier(now))
+            lanes = self.uplink.frame_lanes(self.queue, self.chain_vm.size,
+                                            float(self.units.max()))
+            if lanes is not None:
+                self._resolve(lanes, end)
+            else:
+                self._commit(np.flatnonzero(self.next_request < min(end, now + self.lookahead)))
         self._schedule()
 
     def _commit(self, chains):
@@ -201,73 +202,76 @@ class RequestResponseTraffic:
                                                  self.ports[chains])
         self._record(chains, times, departures)
 
-    def _predicted(self, now, barrier):
-        """Requests up to a horizon (at most ``barrier``), predicted, tried and kept while they hold."""
-        end = min(now + self.horizon, barrier)
-        self.horizon = min(2 * self.horizon, HORIZON_MAX)
-        if end <= now + self.lookahead:  # one round: every request due is certain
-            self._commit(np.flatnonzero(self.next_request < end))
-            return
-        chains, times = self._predict(end)
-        if not chains.size:
-            return
-        trial = self.uplink.trial()
-        departures = trial.transmit(times, self.ip_bytes[chains], self.classes[chains],
-                                    self.ports[chains])
-        keep = self._holding(chains, times, departures, end)
-        if keep == times.size:
-            self.uplink.adopt(trial, self.ip_bytes[chains], departures)
-            self._record(chains, times, departures)
-            return
-        self.horizon = max(self.lookahead, (float(times[keep - 1]) - now) / 2)
-        chains, times = chains[:keep], times[:keep]
-        departures = self.uplink.transmit_frames(times, self.ip_bytes[chains],
-                                                 self.classes[chains], self.ports[chains])
-        self._record(chains, times, departures)
+    def _resolve(self, lanes, end):
+        """Every request before ``end`` through ``lanes`` (a ``FrameLanes``), in time order (ties
+        by chain), each as a lone frame whose departure sets its chain's next request: first
+        the run of them finding their queues empty, where the lanes can say so at once, then
+        one by one."""
+        sent = []
+        if lanes.predictable:
+            sent.append(self._quiet(lanes, end))
+        sent.append(self._one_by_one(lanes, end))
+        chains, times, departures = (np.concatenate(column) for column in zip(*sent))
+        self.uplink.close_lanes(lanes, times, self.queue[chains], self.ip_bytes[chains],
+                                departures)
 
-    def _predict(self, end):
-        """(chains, times) of every chain's requests before ``end`` (and its stop), each chain's
-        spaced by its last uplink delay and the rest of its loop; sorted by time, then chain."""
-        last = np.minimum(end, self.stop)
-        pending = np.flatnonzero(self.next_request < last)
-        if not pending.size:
-            return pending, np.empty(0)
-        first = self.next_request[pending]
-        history = self.delays[pending]
-        period = np.full(pending.size, HISTORY // 2)
-        for m in range(HISTORY // 2, 0, -1):  # the shortest period the last delays repeat with
-            repeats = np.all(np.abs(history[:, -m:] - history[:, -2 * m:-m]) <= MATCH, axis=1)
-            period = np.where(repeats, m, period)
-        shortest = history.min(axis=1) + self.rest[pending]
-        counts = np.ceil((last[pending] - first) / shortest).astype(np.int64)
-        chains = np.repeat(pending, counts)
-        offsets = np.arange(chains.size) - np.repeat(np.cumsum(counts) - counts, counts)
-        row = np.repeat(np.arange(pending.size), counts)
-        m = period[row]
-        delay = history[row, HISTORY - m + offsets % m]
-        step = delay + self.rest[chains]
-        before = np.cumsum(step) - step  # the steps before each frame, from the first chain's
-        times = np.repeat(first, counts) + before - np.repeat(before[np.cumsum(counts) - counts], counts)
-        inside = times < np.repeat(last[pending], counts)
-        chains, times = chains[inside], times[inside]
+    def _quiet(self, lanes, end):
+        """The requests before ``end`` that find their queues empty, in a row from the first:
+        each chain's laid out as if every one of its requests found its queue empty (the same
+        sums as ``_one_by_one``), all merged in time order and taken up to the first that
+        would find its queue busy; (chains, times, departures)."""
+        pending = np.flatnonzero(self.next_request < end)
+        sojourn = lanes.lone_sojourn(self.queue, self.work)
+        latency = lanes.latency
+        rest, think = self.rest.tolist(), self.think.tolist()
+        chains, times = [], []
+        for c, t, last in zip(pending.tolist(), self.next_request[pending].tolist(),
+                              np.minimum(self.stop[pending], end).tolist()):
+            a, r, h = float(sojourn[c]), rest[c], think[c]
+            mine = []
+            while t < last:
+                mine.append(t)
+                t = t + (t + a + latency - t) + r - h + h
+            chains.append(np.full(len(mine), c, dtype=np.int64))
+            times.append(mine)
+        chains = np.concatenate(chains) if chains else np.empty(0, dtype=np.int64)
+        times = np.concatenate(times) if times else np.empty(0)
         order = np.lexsort((chains, times))
-        return chains[order], times[order]
+        chains, times = chains[order], times[order]
+        taken = lanes.take_quiet(times, self.queue[chains], self.work[chains])
+        chains, times = chains[:taken], times[:taken]
+        departures = times + sojourn[chains] + latency
+        if taken:
+            self._record(chains, times, departures)
+        return chains, times, departures
 
-    def _holding(self, chains, times, departures, end):
-        """How many of the tried requests (in time order, up to ``end``) are what the real
-        uplink would give: all before the first whose successor the delay it met would have
-        sent elsewhere (or before ``end`` where none was tried)."""
-        by_chain = np.lexsort((times, chains))
-        c, t, d = chains[by_chain], times[by_chain], departures[by_chain]
-        has_next = np.append(c[1:] == c[:-1], False)
-        implied = t + (d - t) + self.rest[c]
-        wrong = np.where(has_next, ~(np.abs(np.roll(t, -1) - implied) <= MATCH),
-                         ~(implied >= np.minimum(end, self.stop[c])))  # one due was left out
-        if not wrong.any():
-            return times.size
-        first_wrong = float(t[wrong].min())
-        return max(int(np.searchsorted(times, first_wrong + float(self.rest.min()), side="left")),
-                   int(np.searchsorted(times, first_wrong, side="right")))
+    def _one_by_one(self, lanes, end):
+        """The requests before ``end``, chain after chain in time order (ties by chain), each
+        through ``lanes``; (chains, times, departures)."""
+        pending = np.flatnonzero(self.next_request < end)
+        heap = list(zip(self.next_request[pending].tolist(), pending.tolist()))
+        heapq.heapify(heap)
+        queue, work = self.queue.tolist(), self.work.tolist()
+        rest, think, stop = self.rest.tolist(), self.think.tolist(), self.stop.tolist()
+        send, replace, pop = lanes.send, heapq.heapreplace, heapq.heappop
+        sent = []
+        while heap:
+            t, c = heap[0]
+            departure = send(t, queue[c], work[c])
+            sent.append((c, t, departure))
+            if departure == departure:  # sent; the same sums as _record's
+                nxt = t + (departure - t) + rest[c] - think[c] + think[c]
+            else:
+                nxt = t + RTO_MIN
+            if nxt < end and nxt < stop[c]:
+                replace(heap, (nxt, c))
+            else:
+                pop(heap)
+        if not sent:
+            return np.empty(0, dtype=np.int64), np.empty(0), np.empty(0)
+        chains, times, departures = (np.array(column) for column in zip(*sent))
+        self._record(chains, times, departures)
+        return chains, times, departures
 
     def _record(self, chains, times, departures):
         """Account the requests sent (each chain's in time order) and move every chain on."""
@@ -284,9 +288,17 @@ class RequestResponseTraffic:
         tail = c[ends]
         nxt = np.where(ok[ends], back[ends] + self.think[tail], t[ends] + RTO_MIN)
         self.txn_start[tail] = np.where(ok[ends], nxt, starts[ends])
-        for chain in np.unique(c[ok]).tolist():
-            self.delays[chain] = np.concatenate((self.delays[chain], d[ok & (c == chain)]))[-HISTORY:]
         self.next_request[tail] = np.where(nxt < self.stop[tail], nxt, math.inf)
+        chains_count = self.chain_begun.size
+        self.chain_begun += np.bincount(c[t == starts], minlength=chains_count)
+        self.chain_completed += np.bincount(c[ok & (back < self.duration)], minlength=chains_count)
+        self.chain_back[tail] = np.where(ok[ends], back[ends], math.inf)
+
+    def chain_counts(self):
+        """Per chain over the run: (transactions begun, completed by the run's end, in flight
+        at its end: begun, its response not back, its request perhaps awaiting a resend)."""
+        in_flight = ((self.chain_begun > 0) & (self.chain_back >= self.duration)).astype(np.int64)
+        return self.chain_begun.copy(), self.chain_completed.copy(), in_flight
 
     def _account(self, chains, times, delays, sent, round_trips, back):
         """Add completed transactions (response back in the window) and uplink delays (requests

@@ -15,7 +15,6 @@ would compete for the queue's free places as one burst, which the
 transmit world never makes (``vsim/net/README.md``).
 """
 
-import copy
 import math
 
 import numpy as np
@@ -148,19 +147,18 @@ class SharedUplink:
         self._count_busy(ip_bytes, departures)
         return departures
 
-    def trial(self):
-        """A copy of the scheduler to try frames on without changing this uplink."""
-        return copy.deepcopy(self.scheduler)
+    def frame_lanes(self, queues, frames, units):
+        """The scheduler's per-frame path for frames of ``queues`` (``UplinkScheduler.frame_lanes``),
+        None where it has none now; hand it back with ``close_lanes``."""
+        return self.scheduler.frame_lanes(queues, frames, units)
 
-    def adopt(self, trial, ip_bytes, departures):
-        """Make ``trial`` (from ``trial()``, given frames since) the scheduler, as if those frames
-        of ``ip_bytes`` with ``departures`` had been sent here with ``transmit_frames``."""
-        self.scheduler = trial
+    def close_lanes(self, lanes, times, queues, ip_bytes, departures):
+        """Give the scheduler the frames sent through ``lanes`` (arrays in the order sent: arrival
+        ``times``, ``queues``, ``ip_bytes``, ``departures``), with the link time they took
+        counted as ``transmit_frames`` does."""
+        scheduler = self.scheduler
+        lanes.close(times, queues, scheduler.work(ip_bytes), scheduler.units(ip_bytes))
         self._count_busy(ip_bytes, departures)
-
-    def fluid_active(self):
-        """Whether any bulk (non-discrete) flow offers packets now."""
-        return any(pps > 0 and not flow[4] for pps, flow in zip(self._pps, self._flows))
 
     def _count_busy(self, ip_bytes, departures):
         kept = departures == departures  # not NaN

@@ -35,6 +35,7 @@ from vsim.net.frames import frame_bytes
 from vsim.net.hclock.waterfill import waterfill
 from vsim.net.txpath.coalescing import run_length
 from vsim.net.txpath.cost import PathCost, service_time
+from vsim.net.uplink.frame_lanes import FrameLanes
 
 
 class UplinkScheduler:
@@ -186,6 +187,22 @@ class UplinkScheduler:
             out[mine] = departures
         self.t = float(times[-1])
         return out + self.latency
+
+    def frame_lanes(self, queues, frames, units):
+        """A ``FrameLanes`` sending lone frames as ``transmit`` would, for frames of ``queues``
+        (indices) of which at most ``frames`` are in the system at once, each of at most
+        ``units``; None where it cannot: a subclass sending frames its own way, fluid in those
+        queues, or a limit they could reach."""
+        if type(self).transmit is not UplinkScheduler.transmit:
+            return None
+        return self._lanes(queues, frames, units)
+
+    def _lanes(self, queues, frames, units, gate=None, sending=False):
+        if not FrameLanes.fit(self, queues, frames, units):
+            return None
+        if self.non_preemptive and self.n_queues > 1:
+            return FrameLanes(self, self._other_busy, self._other_work, gate, sending)
+        return FrameLanes(self, np.zeros(self.n_queues), np.zeros(self.n_queues), gate, sending)
 
     def advance(self, t):
         """Bring every queue's fluid to ``t`` (before reading counters at ``t``)."""

@@ -26,6 +26,11 @@ passes then follow one another every ``hold`` (plus the batch's
 transmission) whether frames come or not, and a frame waits for the next.
 ``hold`` is the time the NIC actually holds a completion, at most the
 window; with ``hold = 0`` the gate lets every frame through at once.
+
+The gate remembers the pass it has planned last, so a frame handed later
+that arrives by that pass's start joins its batch: frames handed one at a
+time (``dispatch_one``, as a closed loop of request/response chains hands
+them) are dispatched exactly as when handed all at once.
 """
 
 import math
@@ -40,37 +45,43 @@ class CompletionGate:
         if not (hold >= 0 and math.isfinite(hold)):
             raise ValueError(f"hold must be a non-negative finite time, got {hold!r}")
         self.hold = float(hold)
-        self.signal_at = -math.inf
-        """When the outstanding dispatch's completion is signalled (-inf: none outstanding)."""
+        self.pass_at = -math.inf
+        """When NetIOC's last planned pass dispatches its batch (-inf: none yet)."""
+        self.batch = 0.0
+        """Work of that pass's batch so far (s)."""
+
+    @property
+    def signal_at(self):
+        """When the last planned dispatch's completion is signalled (-inf: none outstanding)."""
+        return self.pass_at + self.batch + self.hold
 
     def dispatch(self, times, work, sending):
-        """Dispatch times of frames arriving at ``times`` (sorted) with service ``work`` each;
-        ``sending`` says whether bulk traffic keeps the NIC's completions coming."""
+        """Dispatch times of frames arriving at ``times`` (sorted, none before a frame handed
+        earlier) with service ``work`` each; ``sending`` says whether bulk traffic keeps the
+        NIC's completions coming."""
         times = np.asarray(times, dtype=float)
         if self.hold == 0 or not times.size:
             return times
         work = np.broadcast_to(np.asarray(work, dtype=float), times.shape).tolist()
-        out = np.empty(times.size)
-        signal, hold = self.signal_at, self.hold
-        i, n = 0, times.size
-        arrivals = times.tolist()
-        while i < n:
-            t = arrivals[i]
-            if t < signal:
-                start = signal
-            elif sending and signal > -math.inf:
-                # the bulk traffic's completions kept NetIOC's passes going every hold
-                start = signal + hold * math.ceil((t - signal) / hold)
-            else:
-                start = t
-            # every frame arrived by the pass goes in its batch
-            batch = 0.0
-            j = i
-            while j < n and arrivals[j] <= start:
-                out[j] = start
-                batch += work[j]
-                j += 1
-            signal = start + batch + hold
-            i = j
-        self.signal_at = signal
-        return out
+        one = self.dispatch_one
+        return np.array([one(t, w, sending) for t, w in zip(times.tolist(), work)])
+
+    def dispatch_one(self, t, work, sending):
+        """Dispatch time of one frame arriving at ``t`` (not before a frame handed earlier)
+        with service ``work``: the planned pass if it has not begun, else the next one."""
+        if self.hold == 0:
+            return t
+        start = self.pass_at
+        if t <= start:  # the pass has not begun: every frame arrived by then goes in its batch
+            self.batch += work
+            return start
+        signal = start + self.batch + self.hold
+        if t < signal:
+            start = signal
+        elif sending and signal > -math.inf:
+            # the bulk traffic's completions kept NetIOC's passes going every hold
+            start = signal + self.hold * math.ceil((t - signal) / self.hold)
+        else:
+            start = t
+        self.pass_at, self.batch = start, work
+        return start

@@ -101,6 +101,12 @@ class NetiocScheduler(UplinkScheduler):
             np.asarray(ip_bytes, dtype=float), times.shape)), self._sending)
         return departures + (dispatched - times)
 
+    def frame_lanes(self, queues, frames, units):
+        """Lone frames as ``transmit`` sends them, through the completion gate too."""
+        if type(self).transmit is not NetiocScheduler.transmit:
+            return None
+        return self._lanes(queues, frames, units, self.gate, self._sending)
+
     def queue_index(self, classes, ports):
         classes = np.asarray(classes)
         ports = np.asarray(ports)

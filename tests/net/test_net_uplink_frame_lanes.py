@@ -1,0 +1,132 @@
+"""Per-frame sending: the same departures as lone frames through ``transmit``."""
+
+import copy
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from vsim.net.fluid.flows import Flows
+from vsim.net.hclock.tree import Node, Tree
+from vsim.net.uplink import make_uplink_scheduler
+
+TEN_GIGABIT = 1e10
+PORTS = 6
+
+
+BULK_PORT = 99
+
+
+def multiqueue():
+    """Four queues; a bulk flow on port ``BULK_PORT`` fills one of them, so frames of the others
+    may wait for its frames on the wire (drawn at random)."""
+    scheduler = make_uplink_scheduler("multiqueue", TEN_GIGABIT, 4096, rng=np.random.default_rng(5),
+                                      latency=1e-5)
+    scheduler.set_flows(0.0, Flows.of([300_000.0, 20_000.0], [1500, 116], [1, 2],
+                                      [BULK_PORT, 0], discrete=[False, True]))
+    return scheduler
+
+
+def frame_ports(scheduler):
+    """``PORTS`` ports whose frames share no queue with the bulk flow of ``multiqueue()``."""
+    if scheduler.n_queues == 1:
+        return np.arange(PORTS)
+    candidates = np.arange(BULK_PORT)
+    queues = scheduler.queue_index(candidates, candidates)
+    bulk = scheduler.queue_index(np.array([1]), np.array([BULK_PORT]))[0]
+    return candidates[queues != bulk][:PORTS]
+
+
+def netioc(hold=19.3e-6):
+    tree = Tree([Node("vm", kind="class", children=(Node("ports", kind="port"),))], TEN_GIGABIT)
+    return make_uplink_scheduler("netioc", TEN_GIGABIT, 4096, rng=np.random.default_rng(5),
+                                 latency=1e-5, tree=tree,
+                                 port_leaf={p: "ports" for p in range(PORTS)},
+                                 completion_hold=hold)
+
+
+def fifo():
+    return make_uplink_scheduler("fifo", TEN_GIGABIT, 4096, rng=np.random.default_rng(5),
+                                 latency=1e-5)
+
+
+SCHEDULERS = {"multiqueue": multiqueue, "netioc": netioc, "fifo": fifo}
+
+frames = st.lists(st.tuples(st.floats(0, 3e-6), st.integers(0, PORTS - 1),
+                            st.sampled_from([116, 600, 1500])), min_size=1, max_size=60)
+
+
+def _lay_out(scheduler, drawn):
+    gaps, ports, sizes = (np.array(column) for column in zip(*drawn))
+    ports = frame_ports(scheduler)[ports]
+    times = 1e-3 + np.cumsum(gaps)
+    queues = scheduler.queue_index(np.zeros(ports.size, dtype=np.int64), ports)
+    return times, ports, sizes.astype(float), queues
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(sorted(SCHEDULERS)), frames)
+def test_lanes_send_as_lone_frames_through_transmit(name, drawn):
+    scheduler = SCHEDULERS[name]()
+    reference = copy.deepcopy(scheduler)
+    times, ports, sizes, queues = _lay_out(scheduler, drawn)
+    lanes = scheduler.frame_lanes(queues, times.size, 1.0)
+    assert lanes is not None
+    work = scheduler.work(sizes)
+    got = [lanes.send(t, q, w) for t, q, w in zip(times.tolist(), queues.tolist(), work.tolist())]
+    want = [float(reference.transmit(times[i:i + 1], sizes[i:i + 1], 0, ports[i:i + 1])[0])
+            for i in range(times.size)]
+    assert got == want
+    lanes.close(times, queues, work, scheduler.units(sizes))
+    assert scheduler.frames_offered == reference.frames_offered == times.size
+    assert scheduler.frames_in_system(times[-1]) == reference.frames_in_system(times[-1])
+    if name == "multiqueue":  # the random stream is left where the lone frames left it
+        assert scheduler.rng.random() == reference.rng.random()
+
+
+@settings(max_examples=60, deadline=None)
+@given(frames)
+def test_the_quiet_run_ends_at_the_first_frame_finding_its_queue_busy(drawn):
+    scheduler = fifo()
+    times, ports, sizes, queues = _lay_out(scheduler, drawn)
+    work = scheduler.work(sizes)
+    one_by_one = copy.deepcopy(scheduler).frame_lanes(queues, times.size, 1.0)
+    lanes = scheduler.frame_lanes(queues, times.size, 1.0)
+    assert lanes.predictable
+    sojourn = lanes.lone_sojourn(queues, work)
+    departures = [one_by_one.send(t, q, w) for t, q, w in zip(times.tolist(), queues.tolist(),
+                                                               work.tolist())]
+    waited = np.array(departures) != times + sojourn + lanes.latency
+    taken = lanes.take_quiet(times, queues, work)
+    assert taken == (int(np.argmax(waited)) if waited.any() else times.size)
+    # the lanes stand where sending the taken frames one at a time leaves them
+    replay = copy.deepcopy(fifo()).frame_lanes(queues, times.size, 1.0)
+    for t, q, w in zip(times[:taken].tolist(), queues[:taken].tolist(), work[:taken].tolist()):
+        replay.send(t, q, w)
+    later = float(times[-1]) + 1e-7
+    assert lanes.send(later, 0, 1e-7) == replay.send(later, 0, 1e-7)
+
+
+def test_no_lanes_with_fluid_in_the_queue_or_a_limit_within_reach():
+    scheduler = make_uplink_scheduler("fifo", TEN_GIGABIT, 10, rng=np.random.default_rng(5))
+    assert scheduler.frame_lanes(np.array([0]), 10, 1.0) is not None
+    assert scheduler.frame_lanes(np.array([0]), 11, 1.0) is None
+    scheduler.set_flows(0.0, Flows.of([100_000.0], [1500], [1], [3]))
+    assert scheduler.frame_lanes(np.array([0]), 1, 1.0) is None
+
+
+def test_a_gate_or_a_draw_makes_the_lanes_unpredictable():
+    one_leaf = np.zeros(PORTS, dtype=np.int64)
+    assert not netioc().frame_lanes(one_leaf, PORTS, 1.0).predictable
+    assert netioc(hold=0.0).frame_lanes(one_leaf, PORTS, 1.0).predictable
+    mq = multiqueue()
+    ports = frame_ports(mq)
+    assert not mq.frame_lanes(mq.queue_index(ports, ports), PORTS, 1.0).predictable
+    idle = make_uplink_scheduler("multiqueue", TEN_GIGABIT, 4096, rng=np.random.default_rng(5))
+    assert idle.frame_lanes(idle.queue_index(ports, ports), PORTS, 1.0).predictable
+
+
+def test_schedulers_sending_frames_their_own_way_have_no_lanes():
+    tbf = make_uplink_scheduler("tbf", TEN_GIGABIT, 100_000, "bytes",
+                                rng=np.random.default_rng(5), rate=1e9, burst=10_000)
+    assert tbf.frame_lanes(np.array([0]), 1, 1.0) is None

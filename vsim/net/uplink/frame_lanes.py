@@ -1,0 +1,150 @@
+"""Frames handed to an uplink scheduler one at a time, cheaply, while their queues hold no fluid.
+
+A closed loop (request/response chains) hands the uplink one frame at a
+time, each frame's departure deciding when the next arrives, so it cannot
+batch frames into one ``transmit`` call, and a call per frame costs the
+numpy set-up of a burst. While every queue the frames use holds only
+discrete frames (no fluid offered or backlogged, not the joint regime) and
+cannot fill to its limit, what ``UplinkScheduler.transmit`` does to a lone
+frame is a few scalar steps, done here in plain Python:
+
+- the queue: the backlog (frames, and fluid left from earlier that only
+  drains) drains at the queue's rate since the last frame, the frame waits
+  for it and adds its service (Lindley's recursion, the open regime of
+  ``vsim.net.fluid.queue``);
+- a non-preemptive scheduler's frame may find another queue's frame on the
+  wire (with the probability and mean rest ``transmit`` uses, drawn from
+  the scheduler's random stream per frame: each frame its own burst; with
+  no rest to wait out, nothing is drawn);
+- the uplink's latency;
+- NetIOC's completion gate (``vsim.net.uplink.completion_gate``), if any.
+
+Without a gate and without draws, a frame that finds its queue empty
+leaves a fixed time after it arrives (``lone_sojourn``), so frames that keep
+finding their queues empty can be taken many at once (``take_quiet``).
+
+``close`` then hands the frames to their queues in one ``offer`` per queue,
+so the scheduler's state and counters are those of the frames having been
+sent (the queues recompute the same departures, vectorised). Nothing else
+may use the scheduler between ``FrameLanes`` and ``close``.
+"""
+
+import numpy as np
+
+BLOCK = 4096
+"""Uniforms drawn from the scheduler's stream at once; ``close`` leaves the stream where the
+draws the frames took, one at a time, would have left it."""
+
+
+class FrameLanes:
+    """Per-frame sending on ``scheduler`` (built by its ``frame_lanes``): a frame of queue
+    ``q`` finds another queue's frame on the wire with probability ``wire_busy[q]`` and then
+    waits a uniform part of ``wire_rest[q]``; ``gate`` and ``sending`` are NetIOC's completion
+    gate and whether bulk traffic keeps its completions coming."""
+
+    def __init__(self, scheduler, wire_busy, wire_rest, gate=None, sending=False):
+        self.scheduler = scheduler
+        self.gate = gate if gate is not None and gate.hold > 0 else None
+        self.sending = sending
+        queues = scheduler.queues
+        self.rate = [q.rate for q in queues]
+        self.backlog = [q.work for q in queues]
+        self.at = [q.t for q in queues]
+        self.latency = scheduler.latency
+        self.rest = [float(w) for w in wire_rest]
+        self.busy = [float(b) if w > 0 else 0.0 for b, w in zip(wire_busy, self.rest)]
+        self.predictable = self.gate is None and not any(self.busy)
+        """Whether a frame's delay depends only on what its queue holds."""
+        self.rng = scheduler.rng
+        self.start = scheduler.rng.bit_generator.state
+        self.uniforms = self._uniforms()
+        self.draws = 0
+
+    @staticmethod
+    def fit(scheduler, queues, frames, units):
+        """Whether ``queues`` of ``scheduler`` take no fluid now (what is left of earlier fluid
+        only drains) and ``frames`` more frames of at most ``units`` each, beside what is in
+        them, fit under every queue's limit."""
+        for q in set(int(q) for q in queues):
+            queue = scheduler.queues[q]
+            if queue.realized is not None or queue.fluid_work > 0:
+                return False
+            fluid_units = queue.fluid_backlog_work() * (queue.units_per_work or 0.0)
+            if (queue.in_system(queue.t) + frames) * units + fluid_units > queue.limit:
+                return False
+        return True
+
+    def send(self, t, q, work):
+        """Departure (plus latency) of a frame of service ``work`` arriving at ``t`` (not before
+        any frame sent before) at queue ``q``."""
+        rate = self.rate[q]
+        backlog = self.backlog[q]
+        elapsed = t - self.at[q]
+        if elapsed > 0:
+            backlog = max(0.0, backlog + (0.0 - rate) * elapsed)
+        after = work / rate + backlog / rate
+        self.backlog[q] = after * rate
+        self.at[q] = t
+        departure = t + after
+        busy = self.busy[q]
+        if busy > 0:
+            self.draws += 1
+            if next(self.uniforms) < busy:
+                self.draws += 1
+                departure = departure + next(self.uniforms) * self.rest[q]
+        departure = departure + self.latency
+        if self.gate is not None:
+            departure = departure + (self.gate.dispatch_one(t, work, self.sending) - t)
+        return departure
+
+    def lone_sojourn(self, queues, work):
+        """Time in their ``queues`` of frames of service ``work`` finding them empty, where
+        ``predictable``: such a frame departs at ``arrival + sojourn + latency``."""
+        rate = np.array(self.rate)[queues]
+        return work / rate + 0.0 / rate  # send's sum with an empty queue, to the last bit
+
+    def take_quiet(self, times, queues, work):
+        """Of frames arriving at ``times`` (sorted) at ``queues`` with service ``work``, where
+        ``predictable``: how many in a row from the first find their queue empty, as ``send``
+        would see them; those are taken as sent (they depart ``lone_sojourn`` after their
+        arrivals, plus the latency)."""
+        n = times.size
+        if not n:
+            return 0
+        rate = np.array(self.rate)[queues]
+        # each frame's predecessor in its queue: the last frame sent, then those taken here
+        by_queue = np.lexsort((np.arange(n), queues))
+        q, t = queues[by_queue], times[by_queue]
+        first = np.append(True, q[1:] != q[:-1])
+        previous_at = np.where(first, np.array(self.at)[q], np.roll(t, 1))
+        previous_backlog = np.where(first, np.array(self.backlog)[q],
+                                    np.roll(work[by_queue] / rate[by_queue] * rate[by_queue], 1))
+        elapsed = t - previous_at
+        empty = np.where(elapsed > 0, previous_backlog + (0.0 - rate[by_queue]) * elapsed <= 0,
+                         previous_backlog == 0)
+        busy = np.flatnonzero(~empty)
+        taken = int(by_queue[busy].min()) if busy.size else n
+        for lane in np.unique(queues[:taken]).tolist():
+            last = int(np.flatnonzero(queues[:taken] == lane)[-1])
+            rate_q = self.rate[lane]
+            self.at[lane] = float(times[last])
+            self.backlog[lane] = (float(work[last]) / rate_q + 0.0 / rate_q) * rate_q
+        return taken
+
+    def _uniforms(self):
+        """The scheduler's uniforms one by one, as its ``random()`` would give them."""
+        while True:
+            yield from self.rng.random(BLOCK).tolist()
+
+    def close(self, times, queues, work, units):
+        """Hand the frames sent (arrays, in the order sent: arrival ``times``, ``queues``, service
+        ``work`` and ``units`` of the limit) to their queues and bring the scheduler's clock to
+        the last."""
+        self.rng.bit_generator.state = self.start
+        self.rng.random(self.draws)
+        if not times.size:
+            return
+        for q in np.unique(queues).tolist():
+            mine = queues == q
+            self.scheduler.queues[q].offer(times[mine], work[mine], units[mine])
+        self.scheduler.t = max(self.scheduler.t, float(times[-1]))
