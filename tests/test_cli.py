@@ -75,6 +75,33 @@ def test_run_prints_voice_quality_per_conference_and_group(capsys):
     assert "(group vm, adaptive jitter buffer)" in lines[1] and "MOS" in lines[1]
 
 
+def test_run_prints_the_uplink_groups_and_the_voice_beside_the_flood(capsys):
+    code, out, _ = vsim(capsys, "run", REPO / "configs" / "voip-vsphere5" / "fig6.toml",
+                        "--duration", "6")
+    assert code == 0
+    lines = out.splitlines()
+    assert "uplink     fifo, 1000 Mb/s" in lines
+    (flood,) = [line for line in lines if "group flood:" in line]
+    assert "of 390000 packets/s offered" in flood and "interrupts/s" in flood
+    assert any(line.strip().startswith("voice while the bulk traffic runs: loss") for line in lines)
+
+
+def test_run_prints_request_response_transactions_and_latency(capsys):
+    code, out, _ = vsim(capsys, "run", REPO / "configs" / "netioc-vsphere6" / "fig6.toml",
+                        "--duration", "0.2")
+    assert code == 0
+    (line,) = [line for line in out.splitlines() if "group netperf:" in line]
+    assert "transactions/s" in line and "one-way" in line and " us" in line
+
+
+def test_run_prints_the_steal_a_trace_replays(capsys):
+    code, out, _ = vsim(capsys, "run", REPO / "configs" / "validation" / "cpu_cgroups.toml",
+                        "--duration", "2")
+    assert code == 0
+    assert any(line.startswith("steal      ") and "host.steal_trace" in line
+               for line in out.splitlines())
+
+
 def test_run_json_holds_the_voice_quality_section(capsys):
     code, out, _ = vsim(capsys, "run", CONFIG, *SHORT, "--json", "-")
     section = json.loads(out)["summary"]["voice_quality"]

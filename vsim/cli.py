@@ -329,7 +329,36 @@ def _human_summary(name, config, seed, duration, engine, summary, params=None):
               f"costop {v['costop_pct']:.1f}%  jitter {_ms(v['jitter_mean_ms'])}  "
               f"p99 {_ms(v['jitter_p99_ms'])}" for vm, v in summary["vms"].items()]
     lines += _quality_lines(summary["voice_quality"])
+    if summary.get("uplink") is not None:
+        lines += _uplink_lines(summary["uplink"])
+    steal = summary.get("host_steal")
+    if steal is not None:
+        lines.append(f"steal      {steal['stolen_pct']:.3f}% of the logical CPUs' time  "
+                     f"(the outer hypervisor, replayed from host.steal_trace)")
     return "\n".join(lines)
+
+
+def _uplink_lines(uplink):
+    """The uplink lines of ``vsim run``: each traffic group, each request/response group and
+    the voice while the bulk traffic runs."""
+    lines = [f"uplink     {uplink['scheduler']}, {uplink['capacity_bps'] / 1e6:g} Mb/s"]
+    for name, group in uplink["groups"].items():
+        lowest = group["min_second_mbps"]
+        lines.append(f"{'':<10} group {name}: {group['throughput_mbps']:.1f} Mb/s "
+                     f"(lowest VM second {'n/a' if lowest is None else f'{lowest:.1f}'})  "
+                     f"{group['delivered_pps']:.0f} of {group['offered_pps']:.0f} packets/s offered  "
+                     f"{group['interrupts_per_s']:.0f} interrupts/s")
+    for name, group in (uplink.get("request_response") or {}).items():
+        lines.append(f"{'':<10} group {name}: {group['transactions_per_s']:.0f} transactions/s  "
+                     f"one-way {group['one_way_latency_mean_us']:.2f} us  "
+                     f"p99 {group['one_way_latency_p99_us']:.2f} us")
+    during = uplink.get("during_traffic")
+    if during is not None and during.get("voice_loss_fraction") is not None:
+        lines.append(f"{'':<10} voice while the bulk traffic runs: loss {during['voice_loss_pps']:.0f}/s "
+                     f"({100 * during['voice_loss_fraction']:.2f}%)"
+                     + (f"  jitter {_ms(during['jitter_mean_ms'])}  p99 {_ms(during['jitter_p99_ms'])}"
+                        if "jitter_mean_ms" in during else ""))
+    return lines
 
 
 def _quality_lines(quality):
