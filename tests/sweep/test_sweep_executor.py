@@ -68,3 +68,15 @@ def test_progress_of_tasks_that_cost_nothing_does_not_divide_by_zero():
     lines = []
     run_tasks(tasks, jobs=1, progress=lines.append)
     assert len(lines) == 2 and all("left" in line for line in lines)
+
+
+def test_bulk_traffic_vms_weigh_by_their_kind():
+    root = Path(__file__).resolve().parents[2] / "configs"
+    fig6 = load_scenario(root / "voip-vsphere5" / "fig6.toml")
+    more_floods = fig6.with_value("group.flood.count", 8)
+    per_flood_vm = (run_cost(more_floods, 10.0) - run_cost(fig6, 10.0)) / 4 / 10.0
+    exp1 = load_scenario(root / "netioc-vsphere6" / "exp1.toml")
+    more_tcp = exp1.with_value("group.netperf.count", 24)
+    per_tcp_vm = (run_cost(more_tcp, 10.0) - run_cost(exp1, 10.0)) / 12 / 10.0
+    assert per_flood_vm == pytest.approx(1 + executor.FLOOD_VM_COST)
+    assert per_tcp_vm == pytest.approx(1 + executor.TCP_VM_COST)

@@ -69,15 +69,32 @@ class Task:
 STREAMS_PER_VCPU_COST = 33.0
 
 
+# What a VM sending bulk traffic costs per simulated second beyond its vCPUs, in the units
+# above, from wall time per simulated second: a flooding VM 14 (voip-vsphere5 Fig 6, one
+# media server beside four flood VMs: 0.038 s against 0.045 s at 12 instances of Fig 3, its
+# voice frames meeting the flood's full queue), a TCP sender 2 (100 of them: 0.14 s).
+FLOOD_VM_COST = 14.0
+TCP_VM_COST = 2.0
+
+
 def run_cost(loaded, duration):
     """The relative wall time of one replication: simulated seconds times the VMs' vCPUs and
     streams, weighted by what each costs (``STREAMS_PER_VCPU_COST``), counting ``[[group]]``
-    VMs like ``[vm]``'s; never zero, since even a host of idle VMs takes some time."""
+    VMs like ``[vm]``'s and a VM's bulk traffic by its kind (``FLOOD_VM_COST``,
+    ``TCP_VM_COST``); never zero, since even a host of idle VMs takes some time."""
     vm = loaded.scenario.vm
     per_second = vm.instances * (vm.vcpus + vm.streams_per_instance / STREAMS_PER_VCPU_COST)
-    per_second += sum(group.count * (group.vcpus + group.streams / STREAMS_PER_VCPU_COST)
+    per_second += sum(group.count * (group.vcpus + group.streams / STREAMS_PER_VCPU_COST
+                                     + _traffic_cost(group.traffic))
                       for group in loaded.scenario.group)
     return duration * max(per_second, 1.0)
+
+
+def _traffic_cost(traffic):
+    """Per simulated second, what a group VM's traffic adds to its cost."""
+    if traffic is None:
+        return 0.0
+    return FLOOD_VM_COST if traffic.kind == "udp_flood" else TCP_VM_COST
 
 
 def sweep_tasks(config, loaded, duration, warmup, replications, overrides=()):
