@@ -383,3 +383,9 @@ def test_a_groups_number_key_can_be_swept_and_each_point_gets_its_value():
 def test_bad_group_sweep_names_the_key(tmp_path, overrides, key, words):
     error = group_error(tmp_path, EXP3.read_text(), overrides)
     assert error.where == key and words in error.expected
+
+
+def test_a_tree_leaf_that_no_traffic_uses_is_refused(tmp_path):
+    text = fig6_text() + '\n[[netioc.node]]\nname = "nfs"\nkind = "class"\nshares = 50.0\n'
+    error = group_error(tmp_path, text)
+    assert error.where == "netioc.node[2].members" and "no traffic uses it" in error.expected

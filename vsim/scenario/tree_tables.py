@@ -7,8 +7,8 @@ from vsim.scenario.typed import fail
 def tree_layout(tables, key, source):
     """(children by name, tables by name, {group: leaf name}) of the flat ``tables`` under ``key``.
 
-    Members are allowed on leaves only: a node with children and members is an error naming
-    ``key.node[i].members``. (Names, parents and members were checked when the section was read,
+    Members are allowed on leaves only, and every leaf needs some: a node with children and
+    members, or a leaf that no traffic uses, is an error naming ``key.node[i].members``. (Names, parents and members were checked when the section was read,
     ``vsim.scenario.schema.check_tree_tables``.)
     """
     children = {table.name: [] for table in tables}
@@ -20,5 +20,9 @@ def tree_layout(tables, key, source):
         if table.members and children[table.name]:
             fail(source, f"{key}.node[{index}].members",
                  f"expected members on a leaf only; {table.name!r} has nodes below it")
+        if not table.members and not children[table.name]:
+            fail(source, f"{key}.node[{index}].members",
+                 f"expected the VM groups whose traffic leaf {table.name!r} carries; no traffic "
+                 f"uses it")
         leaf_of.update({member: table.name for member in table.members})
     return children, {table.name: table for table in tables}, leaf_of
