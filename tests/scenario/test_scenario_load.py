@@ -332,15 +332,23 @@ def test_bad_group_or_tree_names_the_key(tmp_path, old, new, key, words):
     assert err.where == key and words in err.expected, str(err)
 
 
+FLOOD_NODE = '''[[netioc.node]]
+name = "flood"
+kind = "class"
+shares = 50.0
+members = ["flood"]
+'''
+
+
 def test_netioc_needs_every_group_on_a_leaf(tmp_path):
-    text = fig6_text('members = ["flood"]', "members = []")
+    text = fig6_text(FLOOD_NODE, "")
     load_text(tmp_path, text, ["sweep.values=[\"fifo\"]"])  # the FIFO uplink does not use the tree
     err = group_error(tmp_path, text, ["host.uplink=\"netioc\"", "sweep.values=[\"fifo\"]"])
     assert err.where == "netioc.node" and "'flood'" in err.expected
 
 
 def test_a_sweep_to_netioc_is_checked_at_every_point(tmp_path):
-    text = fig6_text('members = ["flood"]', "members = []")
+    text = fig6_text(FLOOD_NODE, "")
     err = group_error(tmp_path, text, ["sweep.values=[\"fifo\", \"netioc\"]"])
     assert err.where == "sweep.values[1]" and "'flood'" in err.expected
 
