@@ -26,6 +26,29 @@ CHUNK = 0.01
 """Seconds of a sender thread's job and of the accounting period of frames and interrupts."""
 
 
+class _Backlog:
+    """Work owed by one world, handed to it as one job whenever it is idle, and what
+    piled up meanwhile as the next job when that one ends."""
+
+    def __init__(self, machine, world):
+        self.machine = machine
+        self.world = world
+        self.pending = 0.0
+
+    def add(self, work):
+        """Owe ``work`` more core-seconds; start a job if the world is idle."""
+        self.pending += work
+        if self.world.state == IDLE and self.pending > 0:
+            job, self.pending = self.pending, 0.0
+            self.machine.submit(self.world, job, self._done)
+
+    def _done(self, _world):
+        if self.pending > 0:
+            job, self.pending = self.pending, 0.0
+            return job
+        return None
+
+
 class SenderCpu:
     """The vCPUs and transmit world of one traffic VM on ``machine``; ``rate()`` is the
     frames/s the VM sends now. ``interrupts`` counts the interrupts raised so far."""
@@ -36,7 +59,6 @@ class SenderCpu:
         self.call_later = scheduler_for(env)
         self.machine = machine
         self.vcpus = list(vcpus)
-        self.tx_world = tx_world
         self.tx_cost = tx_cost
         self.rate = rate
         self.spin = spin
@@ -44,8 +66,8 @@ class SenderCpu:
         self.interrupt_cost = interrupt_cost
         self.frame_cost = frame_cost
         self.interrupts = 0.0
-        self.pending = 0.0
-        self.guest_pending = 0.0
+        self.transmit = _Backlog(machine, tx_world)
+        self.guest = _Backlog(machine, self.vcpus[0])
         self._ticking = False
 
     def wake(self):
@@ -67,33 +89,12 @@ class SenderCpu:
     def _tick(self, _arg):
         """The frames and interrupts of the last ``CHUNK`` of time go to their worlds."""
         sending = self.rate()
-        self.pending += sending * CHUNK * self.tx_cost
-        if self.tx_world.state == IDLE and self.pending > 0:
-            work, self.pending = self.pending, 0.0
-            self.machine.submit(self.tx_world, work, self._transmitted)
+        self.transmit.add(sending * CHUNK * self.tx_cost)
         raised = self.interrupt_rate.rate() * CHUNK if self.interrupt_rate is not None else 0.0
         self.interrupts += raised
         if not self.spin:  # a spinning vCPU does its sending and interrupts within its spin
-            self.guest_pending += sending * CHUNK * self.frame_cost + raised * self.interrupt_cost
-            vcpu = self.vcpus[0]
-            if vcpu.state == IDLE and self.guest_pending > 0:
-                work, self.guest_pending = self.guest_pending, 0.0
-                self.machine.submit(vcpu, work, self._serviced)
+            self.guest.add(sending * CHUNK * self.frame_cost + raised * self.interrupt_cost)
         if sending > 0:
             self.call_later(CHUNK, self._tick, None)
         else:
             self._ticking = False
-
-    def _transmitted(self, _world):
-        """The transmit world finished a job: the frames that arrived meanwhile, if any."""
-        if self.pending > 0:
-            work, self.pending = self.pending, 0.0
-            return work
-        return None
-
-    def _serviced(self, _world):
-        """The first vCPU finished its sending work: what came meanwhile, if any."""
-        if self.guest_pending > 0:
-            work, self.guest_pending = self.guest_pending, 0.0
-            return work
-        return None

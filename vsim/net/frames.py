@@ -47,6 +47,12 @@ def ip_bytes_for_rtp(payload_bytes):
     return _plain(np.asarray(payload_bytes) + IPV4_HEADER + UDP_HEADER + RTP_HEADER)
 
 
+def packet_bytes(ip_bytes):
+    """Bytes of the packet a host's stack or virtual switch holds for an IP packet: the Ethernet
+    header and the packet, no FCS, preamble or gap (Linux's skb->len, what NetIOC meters)."""
+    return _plain(np.asarray(ip_bytes) + ETH_HEADER)
+
+
 def frame_bytes(ip_bytes):
     """Ethernet frame size (header to FCS) for an IP packet, with padding to the minimum frame."""
     return _plain(np.maximum(np.asarray(ip_bytes), MIN_PAYLOAD) + ETH_HEADER + FCS)

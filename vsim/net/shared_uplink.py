@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from vsim.net.fluid.flows import Flows
-from vsim.net.frames import ETH_HEADER
+from vsim.net.frames import packet_bytes
 
 DELAY_BIN = 1e-6
 """Width of the uplink-delay histogram's bins (s)."""
@@ -76,7 +76,7 @@ class SharedUplink:
                  counted_bytes=None):
         """A new flow from ``port``, silent until ``set_rate``; returns its index.
         ``counted_bytes``: bytes a metering scheduler counts per packet (``Flows``)."""
-        counted = ip_bytes + ETH_HEADER if counted_bytes is None else counted_bytes
+        counted = packet_bytes(ip_bytes) if counted_bytes is None else counted_bytes
         self._flows.append((ip_bytes, traffic_class, port, elastic, discrete, counted))
         self._pps.append(0.0)
         self._offered.append(0.0)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vsim.net.frames import ETH_HEADER
+from vsim.net.frames import packet_bytes
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class Flows:
         ports = np.broadcast_to(np.asarray(ports, dtype=np.int64), shape).copy()
         elastic = np.broadcast_to(np.asarray(elastic, dtype=bool), shape).copy()
         discrete = np.broadcast_to(np.asarray(discrete, dtype=bool), shape).copy()
-        counted_bytes = (ip_bytes + ETH_HEADER if counted_bytes is None else
+        counted_bytes = (packet_bytes(ip_bytes) if counted_bytes is None else
                          np.broadcast_to(np.asarray(counted_bytes, dtype=float), shape).copy())
         if pps.ndim != 1:
             raise ValueError("flows are one-dimensional arrays")

@@ -15,7 +15,7 @@ import math
 
 from vsim.core.errors import InputError
 from vsim.core.units import BITS_PER_BYTE
-from vsim.net.frames import ETH_HEADER, IPV4_HEADER, serialization_time
+from vsim.net.frames import IPV4_HEADER, packet_bytes, serialization_time
 from vsim.net.sources.validate import positive
 
 TCP_HEADER = 20
@@ -51,7 +51,7 @@ class TcpStream:
         """Bytes per wire frame of the packets a virtual switch holds when the guest sends
         TSO segments of ``segment_frames`` frames: one Ethernet, IP and TCP header per
         segment, the data of every frame."""
-        return self.payload + (ETH_HEADER + self.mtu - self.payload) / segment_frames
+        return self.payload + (packet_bytes(self.mtu) - self.payload) / segment_frames
 
     def line_pps(self, rate_bps):
         """Segments/s that fill a link of ``rate_bps``."""

@@ -158,13 +158,19 @@ class UplinkScheduler:
         self._other_work = np.divide(weighted.sum() - weighted, others,
                                      out=np.zeros(self.n_queues), where=others > 0)
 
-    def transmit(self, times, ip_bytes, classes, ports):
-        """Departures (plus latency) of a burst of frames; NaN where dropped."""
+    def checked_times(self, times):
+        """``times`` as a float array, refused unless one-dimensional, sorted and not earlier
+        than frames already handed."""
         times = np.asarray(times, dtype=float)
         if times.ndim != 1:
             raise ValueError("times must be a one-dimensional array")
         if times.size and not (times[0] >= self.t and np.all(np.diff(times) >= 0)):
             raise ValueError("frame times must be sorted and not earlier than those already handed")
+        return times
+
+    def transmit(self, times, ip_bytes, classes, ports):
+        """Departures (plus latency) of a burst of frames; NaN where dropped."""
+        times = self.checked_times(times)
         if not times.size:
             return np.full(0, np.nan)
         ip_bytes = np.broadcast_to(np.asarray(ip_bytes, dtype=float), times.shape)

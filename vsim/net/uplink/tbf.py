@@ -114,11 +114,7 @@ class TbfScheduler(UplinkScheduler):
         return np.asarray(skb_len(np.asarray(ip_bytes)), dtype=float)
 
     def transmit(self, times, ip_bytes, classes, ports):
-        times = np.asarray(times, dtype=float)
-        if times.ndim != 1:
-            raise ValueError("times must be a one-dimensional array")
-        if times.size and not (times[0] >= self.t and np.all(np.diff(times) >= 0)):
-            raise ValueError("frame times must be sorted and not earlier than those already handed")
+        times = self.checked_times(times)
         out = np.full(times.size, np.nan)
         if not times.size:
             return out

@@ -28,7 +28,7 @@ counts FCS, padding, preamble and gap there.
 import numpy as np
 
 from vsim.core.units import BITS_PER_BYTE
-from vsim.net.frames import ETH_HEADER, _plain, ip_bytes_for_rtp
+from vsim.net.frames import _plain, ip_bytes_for_rtp, packet_bytes
 
 VLAN_TAG = 4
 """IEEE 802.1Q tag, in the socket buffer when the VLAN is tagged in software."""
@@ -58,7 +58,7 @@ LINKLAYERS = ("ethernet", "atm")
 
 def skb_len(ip_bytes, vlan=False):
     """Bytes a qdisc on an Ethernet device or veth counts for IP packets of ``ip_bytes``."""
-    return _plain(np.asarray(ip_bytes) + ETH_HEADER + (VLAN_TAG if vlan else 0))
+    return _plain(np.asarray(packet_bytes(ip_bytes)) + (VLAN_TAG if vlan else 0))
 
 
 def skb_len_for_rtp(payload_bytes, vlan=False):
