@@ -246,6 +246,19 @@ class FairQueue:
     def pickable(world: World, lcpu: int) -> bool:
         return not world.throttled and (world.affinity is None or lcpu in world.affinity)
 
+    def running_rivals(self, machine, world: World) -> List[_Entity]:
+        """The queued entities running on logical CPUs ``world`` may use: the candidates a waking
+        ``world`` may preempt."""
+        allowed = world.affinity
+        rivals = []
+        for running in machine.lcpu_world:
+            if running is None or (allowed is not None and running.lcpu not in allowed):
+                continue
+            e = self.entity(running)
+            if e.queued:
+                rivals.append(e)
+        return rivals
+
     # --------------------------------------------------------------- loads
     def _loads(self, machine, joining: Optional[_Entity]) -> Dict[World, float]:
         """The load each queued task (and ``joining``) is queued with: its cgroup's load
@@ -426,15 +439,9 @@ class Eevdf(FairQueue):
         average, _ = self.average(now)
         if not self.eligible(waker, average, now):
             return None
-        allowed = world.affinity
         victim: Optional[_Entity] = None
         victim_eligible = True
-        for running in machine.lcpu_world:
-            if running is None or (allowed is not None and running.lcpu not in allowed):
-                continue
-            e = self.entity(running)
-            if not e.queued:
-                continue
+        for e in self.running_rivals(machine, world):
             self.bring_up_to_date(e, now)
             self.after_update(machine, e, now)
             eligible = e.vruntime <= average + TIE
@@ -516,18 +523,12 @@ class Cfs(FairQueue):
             return None
         threshold = (waker.vruntime + self.wakeup_granularity * self.factor(machine)
                      * NICE_0_LOAD / waker.weight)
-        allowed = world.affinity
-        victim: Optional[World] = None
-        for running in machine.lcpu_world:
-            if running is None or (allowed is not None and running.lcpu not in allowed):
-                continue
-            e = self.entity(running)
-            if not e.queued:
-                continue
+        victim: Optional[_Entity] = None
+        for e in self.running_rivals(machine, world):
             v = self.vruntime(e, now)
             if v > threshold:
-                victim, threshold = running, v
-        return None if victim is None else victim.lcpu
+                victim, threshold = e, v
+        return None if victim is None else victim.world.lcpu
 
     def sched_slice(self, machine, e: _Entity) -> float:
         """``period * w / W`` per CPU, at least the minimum granularity."""
