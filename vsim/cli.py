@@ -94,6 +94,19 @@ def _studies_text():
     return text
 
 
+def _add_run_options(command, default_from, quick_purpose):
+    """``--quick``, ``--duration``, ``--replications`` and ``--jobs``, as ``reproduce`` and ``sweep``
+    both take them; ``default_from`` says where the defaults come from (``"run."`` or a longer phrase)."""
+    command.add_argument("--quick", action="store_true",
+                         help=f"{quick_purpose}: {QUICK.duration:g} s x {QUICK.replications} replications")
+    command.add_argument("--duration", type=_bounded(float, 0, False), metavar="S",
+                         help=f"simulated seconds per run (default: {default_from}duration)")
+    command.add_argument("--replications", type=_bounded(int, 1, True), metavar="N",
+                         help=f"runs per point (default: {default_from}replications)")
+    command.add_argument("--jobs", type=_bounded(int, 1, True), default=1, metavar="N",
+                         help="worker processes (default: 1)")
+
+
 def build_parser():
     """The ``vsim`` parser with its ``run``, ``reproduce``, ``sweep`` and ``describe`` subcommands."""
     parser = Parser(prog="vsim", description="Discrete-event simulator of virtualized hosts.")
@@ -126,14 +139,7 @@ def build_parser():
                                     description="Run the studies behind the paper claims. " + _studies_text())
     reproduce.add_argument("studies", nargs="*", metavar="STUDY",
                            help="studies to run (default: all): " + ", ".join(_study_names()))
-    reproduce.add_argument("--quick", action="store_true",
-                           help=f"short runs for CI: {QUICK.duration:g} s x {QUICK.replications} replications")
-    reproduce.add_argument("--duration", type=_bounded(float, 0, False), metavar="S",
-                           help="simulated seconds per run (default: each config's run.duration)")
-    reproduce.add_argument("--replications", type=_bounded(int, 1, True), metavar="N",
-                           help="runs per point (default: each config's run.replications)")
-    reproduce.add_argument("--jobs", type=_bounded(int, 1, True), default=1, metavar="N",
-                           help="worker processes (default: 1)")
+    _add_run_options(reproduce, "each config's run.", "short runs for CI")
     reproduce.add_argument("--json", metavar="PATH|-",
                            help="write claims JSON to PATH (its directory must exist), or stdout for -")
     reproduce.add_argument("--figures", type=Path, metavar="DIR",
@@ -153,14 +159,7 @@ def build_parser():
     sweep.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                        help="override a dotted key of the config, sweep.key and sweep.values "
                             "included (repeatable)")
-    sweep.add_argument("--quick", action="store_true",
-                       help=f"short runs: {QUICK.duration:g} s x {QUICK.replications} replications")
-    sweep.add_argument("--duration", type=_bounded(float, 0, False), metavar="S",
-                       help="simulated seconds per run (default: run.duration)")
-    sweep.add_argument("--replications", type=_bounded(int, 1, True), metavar="N",
-                       help="runs per point (default: run.replications)")
-    sweep.add_argument("--jobs", type=_bounded(int, 1, True), default=1, metavar="N",
-                       help="worker processes (default: 1)")
+    _add_run_options(sweep, "run.", "short runs")
     sweep.add_argument("--json", metavar="PATH|-",
                        help="write the report and every run's summary as JSON to PATH (its directory "
                             "must exist), or stdout for -")
