@@ -3,11 +3,13 @@
 import re
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from hypothesis import given, strategies as st
 
 from vsim.scenario.load import load_scenario
-from vsim.sweep.executor import Task, _duration, run_cost, run_tasks, sweep_tasks
+from vsim.sweep.executor import QUICK, RunPlan, Task, _duration, run_cost, run_tasks, sweep_tasks
 from vsim.sweep import executor
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,3 +82,21 @@ def test_bulk_traffic_vms_weigh_by_their_kind():
     per_tcp_vm = (run_cost(more_tcp, 10.0) - run_cost(exp1, 10.0)) / 12 / 10.0
     assert per_flood_vm == pytest.approx(1 + executor.FLOOD_VM_COST)
     assert per_tcp_vm == pytest.approx(1 + executor.TCP_VM_COST)
+
+
+@given(config_duration=st.floats(0.5, 1000.0), config_warmup=st.floats(0.0, 100.0),
+       plan_duration=st.floats(0.5, 1000.0), plan_warmup=st.floats(0.0, 100.0))
+def test_a_shortened_plan_always_leaves_half_its_run_to_measure(config_duration, config_warmup,
+                                                               plan_duration, plan_warmup):
+    """``--quick`` on a config shorter than its warm-up (netioc-vsphere6's 2 s Fig 6) measured nothing."""
+    run = SimpleNamespace(duration=config_duration, warmup=config_warmup, replications=5)
+    duration, warmup, _ = RunPlan(plan_duration, plan_warmup, 3).resolve(run)
+    assert duration == min(plan_duration, config_duration)
+    assert 0 <= warmup <= duration / 2 and warmup <= plan_warmup
+
+
+def test_quick_runs_of_a_config_shorter_than_the_quick_warmup_measure_its_second_half():
+    loaded = load_scenario(ROOT / "configs" / "netioc-vsphere6" / "fig6.toml")
+    assert loaded.scenario.run.duration < 2 * QUICK.warmup
+    duration, warmup, _ = QUICK.resolve(loaded.scenario.run)
+    assert (duration, warmup) == (loaded.scenario.run.duration, loaded.scenario.run.duration / 2)

@@ -26,7 +26,8 @@ from vsim.scenario.simulate import default_warmup, simulate
 @dataclass(frozen=True)
 class RunPlan:
     """Run length and replications for every sweep; None keeps the config's own value.
-    A shortened plan never runs a config longer than the config itself asks."""
+    A shortened plan never runs a config longer than the config itself asks, and its
+    warm-up, like a config's own, takes at most half of the run, so something is measured."""
 
     duration: float | None = None
     warmup: float | None = None
@@ -35,7 +36,7 @@ class RunPlan:
     def resolve(self, run):
         """(duration, warmup, replications) for a config's ``[run]`` table."""
         duration = run.duration if self.duration is None else min(self.duration, run.duration)
-        warmup = default_warmup(run, duration) if self.warmup is None else self.warmup
+        warmup = default_warmup(run, duration) if self.warmup is None else min(self.warmup, duration / 2)
         replications = run.replications if self.replications is None else self.replications
         return duration, warmup, replications
 
