@@ -10,7 +10,9 @@ honest kind:
   (the packet rate of the configured streams, zero loss on a lightly loaded
   link);
 - *predicted*: everything else the model computes;
-- *not modelled*: no simulated value yet.
+- *not modelled*: no simulated value yet;
+- *not run*: the claim's study is modelled but was not among the studies
+  this invocation ran (``vsim reproduce OTHER-STUDY``), so it has no value here.
 
 The note column says when a design choice was selected on the claim
 (``models/design_choices.toml``) and anything else a reader must know to
@@ -26,6 +28,7 @@ from vsim.core.atomic import write_text
 from vsim.experiments.claims import Claim, in_band
 
 FITTED, BY_CONSTRUCTION, PREDICTED, NOT_MODELLED = "fitted", "by construction", "predicted", "not modelled"
+NOT_RUN = "not run"
 LEGEND = ("kinds: fitted = a model parameter was fitted to this claim (models/, models/CALIBRATION.md); "
           "by construction = the scenario fixes the value whatever the model does; predicted = "
           "computed by the model, nothing fitted to it; not modelled = no simulated value yet. "
@@ -55,13 +58,16 @@ class Row:
 
 
 def summary_line(rows):
-    """``N of M modelled claims in band (F fitted, B by construction, P predicted); U not modelled yet``."""
-    modelled = [row for row in rows if row.kind != NOT_MODELLED]
+    """``N of M modelled claims in band (F fitted, B by construction, P predicted); U not modelled yet``,
+    and ``; R not run`` when some rows belong to a modelled study this invocation did not run."""
+    modelled = [row for row in rows if row.kind not in (NOT_MODELLED, NOT_RUN)]
     hits = [row for row in modelled if row.in_band]
     counts = ", ".join(f"{sum(row.kind == kind for row in hits)} {kind}"
                        for kind in (FITTED, BY_CONSTRUCTION, PREDICTED))
+    not_run = sum(row.kind == NOT_RUN for row in rows)
     return (f"{len(hits)} of {len(modelled)} modelled claims in band ({counts}); "
-            f"{len(rows) - len(modelled)} not modelled yet")
+            f"{sum(row.kind == NOT_MODELLED for row in rows)} not modelled yet"
+            + (f"; {not_run} not run" if not_run else ""))
 
 
 def _text(value, short=False):

@@ -16,7 +16,7 @@ from pathlib import Path
 from vsim.core.atomic import write_text
 from vsim.core.data_dirs import data_root
 from vsim.core.errors import InputError
-from vsim.experiments.comparison import (BY_CONSTRUCTION, FITTED, NOT_MODELLED, PREDICTED, Row,
+from vsim.experiments.comparison import (BY_CONSTRUCTION, FITTED, NOT_MODELLED, NOT_RUN, PREDICTED, Row,
                                          write_comparison)
 from vsim.experiments.ledger import load_design_choices, selected_on
 from vsim.scenario.load import load_scenario
@@ -100,15 +100,20 @@ def claim_rows(claims, results, choices=None):
 
     A claim is *fitted* when a model parameter of its sweep was fitted to it,
     *by construction* when its study recipe says the configuration fixes it,
-    *predicted* otherwise; a claim no modelled study computes is *not
-    modelled*. ``choices`` (default: ``models/design_choices.toml``) marks the
-    claims a design choice was selected on.
+    *predicted* otherwise; a claim of a modelled study left out of ``results``
+    is *not run*, and one no modelled study computes is *not modelled*.
+    ``choices`` (default: ``models/design_choices.toml``) marks the claims a
+    design choice was selected on.
     """
     marks = selected_on(load_design_choices() if choices is None else choices)
     found = {claim_id: (result, simulated) for result in results
              for claim_id, simulated in result.simulated.items()}
+    ran = {result.name for result in results}
     rows = []
     for claim in claims:
+        if claim.study in STUDIES and claim.study not in ran:
+            rows.append(Row(claim, None, None, NOT_RUN, "", f"run `vsim reproduce {claim.study}` for it"))
+            continue
         if claim.id not in found:
             rows.append(Row(claim, None, None, NOT_MODELLED, ""))
             continue
