@@ -12,7 +12,7 @@ from vsim.metrics.jitter_buffer import AdaptiveBuffer, FixedBuffer
 from vsim.scenario.load import load_scenario
 from vsim.scenario.models import DEFAULT_MODELS_DIR
 from vsim.scenario.simulate import Simulation, simulate
-from vsim.scenario.voice_quality import jitter_buffer
+from vsim.scenario.voice_quality import StreamRecord, jitter_buffer, quality_entry, start_up_note
 
 ROOT = Path(__file__).resolve().parents[2]
 FIG3 = ROOT / "configs" / "voip-vsphere5" / "fig3.toml"
@@ -65,7 +65,7 @@ def test_every_rating_is_the_e_model_of_its_own_numbers(packed):
         assert entry["mouth_to_ear_ms"] > 20 + 5 + entry["one_way_delay_mean_ms"] * 0.99
         expected = emodel.rating(entry["mouth_to_ear_ms"], entry["effective_loss_fraction"],
                                  11.0, 19.0, entry["burst_ratio"])
-        assert entry["r_factor"] == pytest.approx(expected, rel=1e-12)
+        assert entry["r_factor"] == pytest.approx(max(0.0, expected), rel=1e-12)
         assert entry["mos"] == emodel.mos(entry["r_factor"])
         assert 1.0 <= entry["mos"] <= 4.5
 
@@ -101,7 +101,9 @@ def test_adaptive_buffer_reports_its_algorithm_and_waits_less_than_the_fixed_one
     adaptive = quality(fig3("vm.instances=12", 'client.jitter_buffer="adaptive"'))["voice_quality"]
     assert adaptive["jitter_buffer"] == {"kind": "adaptive", "algorithm": "Ramjee et al. 1994, Algorithm 1",
                                          "smoothing": 0.998002, "variation_factor": 4.0,
-                                         "talkspurt_ms": 1000.0}
+                                         "talkspurt_ms": 1000.0,
+                                         "time_constant_s": pytest.approx(0.02 / (1 - 0.998002))}
+    assert "warm-up of 1 s" in adaptive["note"] and "note" not in packed["voice_quality"]
     fixed = packed["voice_quality"]["groups"]["vm"]
     assert adaptive["groups"]["vm"]["buffer_delay_mean_ms"] < fixed["buffer_delay_mean_ms"]
 
@@ -199,3 +201,32 @@ def test_quality_counts_nothing_before_the_warm_up():
     # 4 streams x 50 packets/s x 3 s after warm-up
     assert summary["voice_quality"]["measuring_conference"]["packets"] == pytest.approx(600, abs=4)
     assert np.isfinite(summary["voice_quality"]["measuring_conference"]["one_way_delay_mean_ms"])
+
+
+def _record(late, delay_s):
+    """One stream of 50 packets, none lost in the network, ``late`` of them discarded."""
+    flags = np.arange(50) < late
+    played = delay_s * np.ones(int((~flags).sum()))
+    return StreamRecord(stream=1, lost=np.zeros(50, bool), late=flags, network_delay=delay_s * np.ones(50),
+                        playout_delay=played, buffer_delay=np.zeros(played.size), jitter=np.zeros(50))
+
+
+def test_a_receiver_that_plays_nothing_rates_at_the_floor():
+    codec = Simulation(load_scenario(FIG3), 1).codec
+    entry = quality_entry([_record(late=50, delay_s=0.01)], codec)
+    assert entry["effective_loss_fraction"] == 1.0
+    assert (entry["r_factor"], entry["mos"], entry["mouth_to_ear_ms"]) == (0.0, 1.0, None)
+
+
+def test_a_rating_below_the_scale_is_reported_at_its_floor():
+    codec = Simulation(load_scenario(FIG3), 1).codec
+    entry = quality_entry([_record(late=45, delay_s=5.0)], codec)
+    raw = emodel.rating(entry["mouth_to_ear_ms"], 0.9, 11.0, 19.0, entry["burst_ratio"])
+    assert raw < -50 and entry["r_factor"] == 0.0 and entry["mos"] == 1.0
+
+
+def test_the_start_up_note_is_given_only_for_an_adaptive_buffer_with_a_short_warm_up():
+    adaptive = AdaptiveBuffer(0.998002, 4.0, 1.0)
+    assert "settle over 30 s" in start_up_note(adaptive, 0.02, 2.5)
+    assert start_up_note(adaptive, 0.02, 30.1) is None
+    assert start_up_note(FixedBuffer(0.04), 0.02, 0.5) is None

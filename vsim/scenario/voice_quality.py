@@ -13,7 +13,16 @@ rate) with its burst ratio, the mean one-way network delay, the mean time a
 played packet waits in the buffer, the mouth-to-ear delay (the codec's
 packet interval and look-ahead, then network and buffer) and the E-model's
 R and MOS (``vsim.metrics.emodel``) from them, beside the RFC 3550 jitter.
-A codec without E-model values gets no R or MOS.
+A codec without E-model values gets no R or MOS. R is reported from the
+floor of its scale, 0, where MOS is 1 (G.107 Annex B): a rating below it
+(long delays with heavy loss give -200) says no more than 0 does, and a
+receiver that played nothing has R 0 and MOS 1, with no mouth-to-ear delay.
+
+An adaptive buffer's averages start from the first packet and settle over
+their time constant, packet interval / (1 - smoothing) (10 s for Ramjee et
+al.'s smoothing and 20 ms packets); a warm-up shorter than three time
+constants leaves part of that start-up in the counted late packets, and the
+section's ``note`` says so.
 """
 
 from typing import NamedTuple
@@ -54,13 +63,32 @@ def jitter_buffer(client, model):
     return FixedBuffer(client.jitter_buffer_nominal)
 
 
-def buffer_description(buffer):
-    """The jitter buffer's kind and parameters, for the summary."""
+def buffer_description(buffer, packet_interval):
+    """The jitter buffer's kind and parameters, for the summary; an adaptive buffer's with the
+    time constant of its averages at ``packet_interval``."""
     if isinstance(buffer, FixedBuffer):
         return {"kind": "fixed", "nominal_ms": to_ms(buffer.nominal)}
     return {"kind": "adaptive", "algorithm": "Ramjee et al. 1994, Algorithm 1",
             "smoothing": buffer.smoothing, "variation_factor": buffer.variation_factor,
-            "talkspurt_ms": to_ms(buffer.talkspurt)}
+            "talkspurt_ms": to_ms(buffer.talkspurt),
+            "time_constant_s": settling_time(buffer, packet_interval)}
+
+
+def settling_time(buffer, packet_interval):
+    """The time constant of an adaptive buffer's averages, s: ``packet_interval / (1 - smoothing)``."""
+    return packet_interval / (1 - buffer.smoothing)
+
+
+def start_up_note(buffer, packet_interval, warmup):
+    """A note when ``warmup`` is shorter than three time constants of an adaptive buffer, else None."""
+    if isinstance(buffer, FixedBuffer):
+        return None
+    settling = settling_time(buffer, packet_interval)
+    if warmup >= 3 * settling:
+        return None
+    return (f"the adaptive buffer's averages settle over {3 * settling:.3g} s (three time constants); "
+            f"the warm-up of {warmup:g} s leaves part of its start-up in the late packets: "
+            f"lengthen the run")
 
 
 def stream_records(receiver, buffer, warmup):
@@ -97,9 +125,11 @@ def quality_entry(records, codec):
     mouth_to_ear = r_factor = score = None
     if playout_delay.size and codec.has_e_model():
         mouth_to_ear = to_ms(codec.packet_interval + codec.lookahead + float(playout_delay.mean()))
-        r_factor = emodel.rating(mouth_to_ear, effective, codec.equipment_impairment,
-                                 codec.loss_robustness, burst)
+        r_factor = max(0.0, emodel.rating(mouth_to_ear, effective, codec.equipment_impairment,
+                                          codec.loss_robustness, burst))
         score = emodel.mos(r_factor)
+    elif sent and codec.has_e_model():
+        r_factor, score = 0.0, emodel.mos(0.0)  # nothing played: the listener hears nothing
     return {
         "packets": sent,
         "network_loss_fraction": lost / sent if sent else None,
@@ -128,8 +158,8 @@ def voice_quality_summary(sim, warmup):
         records = per_receiver[0]
         measuring = quality_entry(records, codec)
         measuring["streams"] = [{"stream": r.stream, **quality_entry([r], codec)} for r in records]
-    return {
-        "jitter_buffer": buffer_description(sim.jitter_buffer),
+    section = {
+        "jitter_buffer": buffer_description(sim.jitter_buffer, codec.packet_interval),
         "codec": {"equipment_impairment": codec.equipment_impairment,
                   "loss_robustness": codec.loss_robustness,
                   "lookahead_ms": None if codec.lookahead is None else to_ms(codec.lookahead)},
@@ -137,6 +167,10 @@ def voice_quality_summary(sim, warmup):
         "groups": {group: quality_entry(records, codec) for group, records in groups.items()},
         "definition": DEFINITION,
     }
+    note = start_up_note(sim.jitter_buffer, codec.packet_interval, warmup)
+    if note is not None:
+        section["note"] = note
+    return section
 
 
 def _pooled(records, name):
