@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 
 from vsim.metrics.stats import (
     linear_r2,
-    percentile,
     slope,
     spearman,
     straight_line,
@@ -95,21 +94,6 @@ def test_interval_holds_the_trimmed_mean_within_the_range_and_repeats_exactly(va
     low, high = trimmed_mean_interval(values)
     assert min(values) <= low <= trimmed_mean(values) <= high <= max(values)
     assert trimmed_mean_interval(values) == (low, high)
-
-
-def test_percentile_linear_interpolation():
-    assert percentile([4, 1, 3, 2], 50) == 2.5
-    assert percentile([0, 10], 95) == pytest.approx(9.5)
-
-
-def test_percentile_empty_rejected():
-    with pytest.raises(ValueError):
-        percentile([], 50)
-
-
-@given(VALUES, st.floats(min_value=0, max_value=100))
-def test_percentile_within_range(values, q):
-    assert min(values) <= percentile(values, q) <= max(values)
 
 
 def test_spearman_monotone():

@@ -97,7 +97,7 @@ def test_conservation_of_frames_and_work():
     offered = 0
     for tick in np.arange(0.001, 0.5, 0.001):
         times = tick + np.sort(rng.uniform(0, 50e-6, 20))
-        out = queue.offer(times, SERVICE, 1.0)
+        queue.offer(times, SERVICE, 1.0)
         offered += times.size
     end = 0.5
     queue.advance(end)
@@ -262,6 +262,7 @@ def test_joint_overload_drops_the_excess_work():
     accepted = queue.fluid_accepted_work + np.count_nonzero(~np.isnan(got)) * voice_work
     served = accepted - queue.work
     assert served == pytest.approx(duration, rel=0.01)
+    assert (offered - accepted) / offered == pytest.approx((offered - duration) / offered, rel=0.02)
     assert queue.fluid_accepted_work < queue.fluid_offered_work * 0.97   # the flood loses too
 
 

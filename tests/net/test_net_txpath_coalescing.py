@@ -1,7 +1,6 @@
 """Coalescing: batches from the scheduler's order, interrupts under the cap, the dispatch wait."""
 
 import pytest
-from hypothesis import given, strategies as st
 
 from vsim.net.txpath.coalescing import (Coalescing, completion_batch, dispatch_wait,
                                         interrupt_rate, run_length)

@@ -1,6 +1,5 @@
 """Uplink schedulers: registry, FIFO against the exact FIFO link, isolation and shares."""
 
-import math
 
 import numpy as np
 import pytest

@@ -3,7 +3,6 @@
 import copy
 
 import numpy as np
-import pytest
 from hypothesis import given, settings, strategies as st
 
 from vsim.net.fluid.flows import Flows

@@ -93,15 +93,6 @@ def trimmed_mean_interval(values, level=0.95):
     return low, high
 
 
-def percentile(values, q):
-    """The ``q``-th percentile (0-100) with linear interpolation between ranks.
-
-    Raises ValueError on empty input.
-    """
-    result = np.percentile(_nonempty("percentile", values), q, method="linear")
-    return float(result) if np.ndim(result) == 0 else result
-
-
 def spearman(x, y):
     """Spearman rank correlation of ``x`` and ``y``.
 

@@ -17,7 +17,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from vsim.core.errors import InputError
 from vsim.metrics.stats import trimmed_mean, trimmed_mean_interval
 from vsim.scenario.load import load_scenario
 from vsim.scenario.simulate import default_warmup, simulate

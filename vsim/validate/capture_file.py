@@ -28,7 +28,7 @@ PCAP_MAGICS = {  # first four bytes -> (byte order, nanosecond timestamps)
 PCAPNG_MAGIC = b"\x0a\x0d\x0d\x0a"
 _PCAP_HEADER = 24
 _RECORD = 16
-_BLOCK_SHB, _BLOCK_IDB, _BLOCK_PB, _BLOCK_SPB, _BLOCK_EPB = 0x0A0D0D0A, 1, 2, 3, 6
+_BLOCK_IDB, _BLOCK_PB, _BLOCK_SPB, _BLOCK_EPB = 1, 2, 3, 6  # pcapng block types (the SHB is PCAPNG_MAGIC)
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,6 @@ scheduler leaves it (``UplinkScheduler.flow_rates``) without loss; its
 goodput is that rate in segments times the data per segment.
 """
 
-import math
-
 from vsim.core.errors import InputError
 from vsim.core.units import BITS_PER_BYTE
 from vsim.net.frames import IPV4_HEADER, packet_bytes, serialization_time
@@ -73,6 +71,3 @@ class TcpStream:
         return self.goodput_bps(self.demand_pps(rate_bps)) if self.window_bytes else \
             self.goodput_bps(self.line_pps(rate_bps))
 
-    def window_for(self, goodput_bps):
-        """Window in bytes needed to sustain ``goodput_bps`` over the round trip."""
-        return goodput_bps / BITS_PER_BYTE * (self.rtt if self.rtt else math.nan)

@@ -157,6 +157,3 @@ class HtbScheduler(UplinkScheduler):
         """Frames accepted and not yet released at ``t``."""
         return int(np.count_nonzero(self._out > t))
 
-    def class_rates(self, demands):
-        """b/s of charged bytes each class sends when its leaves offer ``demands`` (by name)."""
-        return allocate(self.tree, demands, self.rate_bps)
