@@ -69,6 +69,17 @@ class UplinkScheduler:
         """Queue of each frame or flow (integer array)."""
         return np.zeros(np.shape(ports), dtype=np.int64)
 
+    @staticmethod
+    def queues_by_pair(classes, ports, queue_of):
+        """Each frame's queue, ``queue_of(port, class)`` looked up once per distinct pair:
+        the mapping of schedulers whose filters match a port, else its class."""
+        classes = np.asarray(classes)
+        ports = np.asarray(ports)
+        pairs, inverse = np.unique(np.stack((ports.ravel(), classes.ravel())), axis=1,
+                                   return_inverse=True)
+        looked = np.array([queue_of(port, cls) for port, cls in pairs.T.tolist()], dtype=np.int64)
+        return looked[np.asarray(inverse).ravel()].reshape(ports.shape)
+
     def service_rates(self, demand):
         """Rate (fraction of the link) each queue is served at while it has work queued,
         given every queue's offered work rate ``demand``."""

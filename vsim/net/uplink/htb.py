@@ -52,7 +52,7 @@ from vsim.net.fluid.queue import FluidPacketQueue
 from vsim.net.txpath.cost import PathCost
 from vsim.net.uplink.base import UplinkScheduler
 from vsim.net.uplink.htb_allocator import allocate
-from vsim.net.uplink.tc_bytes import LINKLAYERS, TXQUEUELEN, skb_len, token_time
+from vsim.net.uplink.tc_bytes import LINKLAYERS, TXQUEUELEN, skb_units, token_time
 
 
 class HtbScheduler(UplinkScheduler):
@@ -101,25 +101,21 @@ class HtbScheduler(UplinkScheduler):
         return token_time(ip_bytes, self.reference_bps, self.overhead, self.linklayer)
 
     def units(self, ip_bytes):
+        """Packets count 1; bytes count ``skb_len``, as the kernel's backlog does."""
         if self.unit == "packets":
             return super().units(ip_bytes)
-        return np.asarray(skb_len(np.asarray(ip_bytes)), dtype=float)
+        return skb_units(ip_bytes)
 
     def queue_index(self, classes, ports):
-        classes = np.asarray(classes)
-        ports = np.asarray(ports)
-        out = np.empty(ports.shape, dtype=np.int64)
-        pairs, inverse = np.unique(np.stack((ports.ravel(), classes.ravel())), axis=1,
-                                   return_inverse=True)
-        looked = np.empty(pairs.shape[1], dtype=np.int64)
-        for j, (port, cls) in enumerate(pairs.T.tolist()):
-            leaf = self._port_leaf.get(port, self._class_leaf.get(cls, self._default))
-            if leaf is None:
-                raise ValueError(f"port {port} of class {cls} matches no htb filter and there is "
-                                 "no default class (htb's unshaped direct path is not modelled)")
-            looked[j] = leaf
-        out.ravel()[:] = looked[np.asarray(inverse).ravel()]
-        return out
+        return self.queues_by_pair(classes, ports, self._leaf)
+
+    def _leaf(self, port, cls):
+        """Leaf of a frame from ``port`` in class ``cls``: by port filter, else class, else default."""
+        leaf = self._port_leaf.get(port, self._class_leaf.get(cls, self._default))
+        if leaf is None:
+            raise ValueError(f"port {port} of class {cls} matches no htb filter and there is "
+                             "no default class (htb's unshaped direct path is not modelled)")
+        return leaf
 
     def service_rates(self, demand):
         offered = {leaf: float(d) * self.reference_bps for leaf, d in zip(self.leaves, demand)}

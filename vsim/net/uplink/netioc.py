@@ -114,14 +114,7 @@ class NetiocScheduler(UplinkScheduler):
             # one port and class (a vNIC's burst): one look-up
             return np.full(ports.shape, self._leaf(int(ports.flat[0]), int(classes.flat[0])),
                            dtype=np.int64)
-        out = np.empty(ports.shape, dtype=np.int64)
-        pairs, inverse = np.unique(np.stack((ports.ravel(), classes.ravel())), axis=1,
-                                   return_inverse=True)
-        looked = np.empty(pairs.shape[1], dtype=np.int64)
-        for j, (port, cls) in enumerate(pairs.T.tolist()):
-            looked[j] = self._leaf(port, cls)
-        out.ravel()[:] = looked[np.asarray(inverse).ravel()]
-        return out
+        return self.queues_by_pair(classes, ports, self._leaf)
 
     def run_length(self, burst, competitors):
         """A port's burst leaves ``quantum_frames`` at a time while others are backlogged:

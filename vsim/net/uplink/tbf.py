@@ -45,7 +45,7 @@ import numpy as np
 from vsim.core.units import BITS_PER_BYTE
 from vsim.net.fluid.queue import FluidPacketQueue
 from vsim.net.uplink.base import UplinkScheduler
-from vsim.net.uplink.tc_bytes import LINKLAYERS, charged_bytes, skb_len, token_time
+from vsim.net.uplink.tc_bytes import LINKLAYERS, charged_bytes, skb_units, token_time
 
 
 def fifo_departures(arrivals, service, free_at):
@@ -111,7 +111,8 @@ class TbfScheduler(UplinkScheduler):
         return np.maximum(tokens, self.link_work(ip_bytes))
 
     def units(self, ip_bytes):
-        return np.asarray(skb_len(np.asarray(ip_bytes)), dtype=float)
+        """Bytes count ``skb_len``: tbf's limit counts the bytes it holds, as the kernel's does."""
+        return skb_units(ip_bytes)
 
     def transmit(self, times, ip_bytes, classes, ports):
         times = self.checked_times(times)

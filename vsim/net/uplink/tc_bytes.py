@@ -61,6 +61,11 @@ def skb_len(ip_bytes, vlan=False):
     return _plain(np.asarray(packet_bytes(ip_bytes)) + (VLAN_TAG if vlan else 0))
 
 
+def skb_units(ip_bytes):
+    """``skb_len`` of IP packets as a float array: a byte-limited qdisc's count of each."""
+    return np.asarray(skb_len(np.asarray(ip_bytes)), dtype=float)
+
+
 def skb_len_for_rtp(payload_bytes, vlan=False):
     """``skb_len`` of an RTP/UDP/IPv4 packet carrying ``payload_bytes`` of media."""
     return skb_len(ip_bytes_for_rtp(payload_bytes), vlan)

@@ -50,7 +50,7 @@ import numpy as np
 
 from vsim.net.fluid.queue import FluidPacketQueue
 from vsim.net.uplink.base import UplinkScheduler
-from vsim.net.uplink.tc_bytes import TXQUEUELEN, skb_len, token_time
+from vsim.net.uplink.tc_bytes import TXQUEUELEN, skb_units, token_time
 
 SHAPERS = ("wire", "tbf")
 """What serves the FIFO at ``rate_bps``: the wire of a NIC, or a tbf above it on a veth."""
@@ -88,7 +88,7 @@ class TcFifoScheduler(UplinkScheduler):
         """Packets count 1; bytes count ``skb_len``, as the kernel's backlog does."""
         if self.unit == "packets":
             return super().units(ip_bytes)
-        return np.asarray(skb_len(np.asarray(ip_bytes)), dtype=float)
+        return skb_units(ip_bytes)
 
 
 class PfifoScheduler(TcFifoScheduler):
