@@ -62,7 +62,7 @@ def test_an_interrupted_run_cleans_up_and_writes_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def testroot_qdisc_drops_are_read_from_tc_statistics():
+def test_root_qdisc_drops_are_read_from_tc_statistics():
     stats = ("qdisc tbf 1: root refcnt 3 rate 80Mbit burst 4990b lat 1us\n"
              " Sent 27213484 bytes 28910 pkt (dropped 8, overlimits 42363 requeues 0)\n"
              "qdisc pfifo 10: parent 1:1 limit 100p\n"
