@@ -25,7 +25,8 @@ RESERVABLE_FRACTION = 0.75
 (netioc-vsphere6, test methodology step 2; claim netioc6.reservation_cap_fraction)."""
 
 SHARES_LOW, SHARES_NORMAL, SHARES_HIGH = 25.0, 50.0, 100.0
-"""NetIOC v3 share presets (ALGORITHMS.md: shares 1-100, Low/Normal/High about 25/50/100)."""
+"""NetIOC v3 share presets: shares 1-100, Low/Normal/High = 25/50/100 (vSphere 6
+Networking guide, "Network I/O Control version 3")."""
 
 KINDS = ("class", "pool", "port")
 

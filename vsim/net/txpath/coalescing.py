@@ -2,8 +2,8 @@
 
 A guest learns that its frames have left through completion interrupts. The
 vNIC raises one per *batch* of completions and at most ``max_rate`` per
-second (vmxnet3 rate-based coalescing, 4,000/s by default: ALGORITHMS.md and
-seed 001 Exp 3); the NIC itself holds transmit completions for up to
+second (vmxnet3 rate-based coalescing, "the default interrupt rate is 4000
+per second", seed 001 Exp 3); the NIC itself holds transmit completions for up to
 ``window`` (Net.NetSchedCoalesceTxUsecs, 33 µs by default, seed 001 "Handling
 Latency Sensitive Traffic"), so completions closer together than that share
 one signal.
@@ -37,7 +37,7 @@ class Coalescing:
     """The vNIC's interrupt-rate cap and the NIC's completion hold time."""
 
     max_rate: float = 4000.0
-    """Interrupts/s per vNIC, vmxnet3's default (seed 001 Exp 3, ALGORITHMS.md)."""
+    """Interrupts/s per vNIC, vmxnet3's default rate-based coalescing (seed 001 Exp 3)."""
 
     window: float = 33e-6
     """Net.NetSchedCoalesceTxUsecs default, seconds (seed 001)."""
