@@ -20,10 +20,12 @@ class Topology:
 
     @property
     def cores(self):
+        """Physical cores of all sockets."""
         return self.sockets * self.cores_per_socket
 
     @property
     def logical_cpus(self):
+        """Hardware threads of all cores."""
         return self.cores * self.threads_per_core
 
     def core_of(self, lcpu):
@@ -31,6 +33,7 @@ class Topology:
         return lcpu // self.threads_per_core
 
     def socket_of(self, lcpu):
+        """Index of the socket that holds logical CPU ``lcpu``."""
         return self.core_of(lcpu) // self.cores_per_socket
 
     def siblings(self, lcpu):

@@ -68,6 +68,7 @@ def run_ticks(iterations, period_ns, start_ns, ticks):
 
 
 def main(argv=None):
+    """Command line of the CPU worker process a probe starts."""
     parser = argparse.ArgumentParser(prog="python -m vsim.probe.cpu_worker")
     parser.add_argument("--iterations", type=int, required=True)
     parser.add_argument("--period", type=float, required=True)

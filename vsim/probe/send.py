@@ -27,6 +27,7 @@ FLOOD_SOURCE_PORT = 31000
 
 
 def realtime_ns():
+    """Wall-clock time in ns: the clock packet captures stamp packets with."""
     return time.clock_gettime_ns(time.CLOCK_REALTIME)
 
 
@@ -86,6 +87,7 @@ def send_flood(destination, port, size, rate_pps, start_ns, duration_s):
 
 
 def main(argv=None):
+    """Command line of the sender process a probe starts."""
     parser = argparse.ArgumentParser(prog="python -m vsim.probe.send")
     parser.add_argument("kind", choices=("voice", "flood"))
     parser.add_argument("--destination", required=True)

@@ -42,6 +42,7 @@ def drain(sockets, duration_s):
 
 
 def main(argv=None):
+    """Command line of the receiving process a probe starts."""
     parser = argparse.ArgumentParser(prog="python -m vsim.probe.sink")
     parser.add_argument("--ports", required=True, help="comma-separated UDP ports")
     parser.add_argument("--duration", type=float, required=True)

@@ -30,6 +30,7 @@ def cpu_steal_ticks(stat_text):
 
 
 def read_stat():
+    """The text of /proc/stat now."""
     with open("/proc/stat", encoding="ascii") as stat:
         return stat.read()
 

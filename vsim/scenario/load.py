@@ -138,6 +138,8 @@ def group_role(name, role):
 
 
 def logical_cpus(scenario, host):
+    """Logical CPUs the scenario's host has: every core's threads, or one per core with
+    hyper-threading off."""
     threads = host.threads_per_core if scenario.host.hyperthreading else 1
     return host.sockets * host.cores_per_socket * threads
 

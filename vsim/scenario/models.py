@@ -33,6 +33,7 @@ class Model:
 
 
 def model_path(models_dir, ref):
+    """The TOML file of model ``ref`` (``"hosts/dell_r710_x5690"``) under ``models_dir``."""
     return Path(models_dir) / f"{ref}.toml"
 
 

@@ -40,6 +40,7 @@ def fit_timer_trace(path):
 
 
 def main(argv=None):
+    """``python -m vsim.validate.lognormal_fit TRACE``: print the fitted median and sigma."""
     parser = argparse.ArgumentParser(prog="python -m vsim.validate.lognormal_fit",
                                      description="log-normal timer lateness of a measured timer trace")
     parser.add_argument("trace")

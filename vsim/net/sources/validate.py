@@ -17,6 +17,7 @@ def positive(value, name, source, where, allow_inf=False):
 
 
 def non_negative(value, name, source, where):
+    """``value`` if it is a finite number >= 0, else an ``InputError`` naming ``name``."""
     ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0 \
         and math.isfinite(value)
     if not ok:

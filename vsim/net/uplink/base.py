@@ -228,10 +228,12 @@ class UplinkScheduler:
     # ------------------------------------------------------------ counters
     @property
     def frames_offered(self):
+        """Frames handed to ``transmit`` so far, all queues."""
         return sum(q.packets_offered for q in self.queues)
 
     @property
     def frames_dropped(self):
+        """Frames refused by a full queue so far, all queues."""
         return sum(q.packets_dropped for q in self.queues)
 
     def frames_in_system(self, t):
