@@ -399,6 +399,20 @@ def test_sweep_of_values_that_change_nothing_says_why(capsys):
         "1.07 CPUs; a reservation counts only above that share), so these points ran the same")
 
 
+def test_sweep_of_request_response_traffic_shows_its_latency_and_no_cpu_note(capsys):
+    code, out, err = vsim(capsys, "sweep", REPO / "configs" / "netioc-vsphere6" / "fig6.toml",
+                          "--duration", "0.5", "--replications", "1", "--quiet")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[1].split("  ")[0] == "host.uplink"
+    assert "netperf transactions/s" in lines[1] and "netperf one-way us" in lines[1]
+    assert "jitter" not in lines[1] and "sent % of offered" not in lines[1]
+    multiqueue, netioc = (float(line.split()[4]) for line in lines[2:4])  # one-way us
+    assert 4 <= netioc - multiqueue <= 6  # NetIOC's overhead, the study's claim
+    assert "n/a" not in out and "CPU entitlement" not in out
+    assert lines[4].startswith("note: host CPU % leaves out the request/response traffic")
+
+
 def test_sweep_progress_names_each_run(capsys):
     code, _, err = vsim(capsys, "sweep", CONFIG, *SWEEP[:-1])
     assert code == 0

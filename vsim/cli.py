@@ -38,7 +38,8 @@ from vsim.scenario.toml_io import load_toml
 from vsim.scenario.typed import describe
 from vsim.sweep.executor import QUICK, RunPlan, Sweep, point_runs, run_tasks, sweep_tasks
 from vsim.sweep.no_effect import no_effect_notes
-from vsim.sweep.report import point_report, report_files, report_json, table_text, write_report
+from vsim.sweep.report import (point_report, report_files, report_json, sweep_metrics, table_text,
+                               write_report)
 
 MODEL_KINDS = {
     "hosts": schema.HostModel,
@@ -439,7 +440,8 @@ def _sweep(args):
     tasks = sweep_tasks(config, loaded, duration, warmup, replications, args.set)
     summaries = run_tasks(tasks, args.jobs, None if args.quiet else _note)
     result = Sweep.from_runs(stem, str(args.config), tasks, summaries, loaded.fitted_claims())
-    reports = [point_report(point) for point in result.points]
+    metrics = sweep_metrics(result)
+    reports = [point_report(point, metrics) for point in result.points]
     title = (f"{scenario.name}  ({args.config}; {replications} x {duration:g} s per point, "
              f"trimmed mean [95% interval])")
     table = table_text(title, result, reports)
