@@ -94,6 +94,37 @@ def test_run_prints_request_response_transactions_and_latency(capsys):
     assert "transactions/s" in line and "one-way" in line and " us" in line
 
 
+def test_run_without_voice_prints_no_voice_lines_and_says_what_host_cpu_leaves_out(capsys):
+    code, out, _ = vsim(capsys, "run", REPO / "configs" / "netioc-vsphere6" / "fig6.toml",
+                        "--duration", "0.5")
+    assert code == 0
+    lines = out.splitlines()
+    assert not any(line.startswith(("jitter ", "all VMs ", "voice ")) for line in lines)
+    (host,) = [line for line in lines if line.startswith("host CPU")]
+    assert host.endswith("(request/response traffic's CPU is not modelled)")
+    code, out, _ = vsim(capsys, "run", REPO / "configs" / "netioc-vsphere6" / "exp3_default.toml",
+                        "--duration", "0.5")
+    assert code == 0
+    assert not any(line.startswith(("jitter ", "voice ")) for line in out.splitlines())
+    assert "not modelled" not in out  # bulk senders' CPU is
+
+
+def test_run_voice_line_tells_the_packets_sent_from_those_delivered(capsys):
+    """Under the flood the guests send every packet offered and the uplink drops some."""
+    code, out, _ = vsim(capsys, "run", REPO / "configs" / "voip-vsphere5" / "fig6.toml",
+                        "--duration", "6", "--json", "-")
+    voice = json.loads(out)["summary"]["voice"]
+    code, out, _ = vsim(capsys, "run", REPO / "configs" / "voip-vsphere5" / "fig6.toml",
+                        "--duration", "6")
+    assert code == 0
+    (line,) = [line for line in out.splitlines() if line.startswith("voice ")]
+    sent = re.search(r"sent (\d+) of (\d+) packets/s offered", line)
+    delivered = re.search(r"delivered (\d+) packets/s", line)
+    assert sent.group(1) == sent.group(2) == f"{voice['offered_pps']:.0f}"
+    assert delivered.group(1) == f"{voice['packet_rate_pps']:.0f}" != sent.group(1)
+    assert f"loss {100 * voice['loss_fraction']:.3f}%" in line
+
+
 def test_run_prints_the_steal_a_trace_replays(capsys):
     code, out, _ = vsim(capsys, "run", REPO / "configs" / "validation" / "cpu_cgroups.toml",
                         "--duration", "2")
