@@ -142,6 +142,7 @@ def test_request_response_sweeps_draw_latency_and_transactions(tmp_path):
     assert sorted(path.name for path in written if path.suffix == ".svg") == [
         "fig6_cpu.svg", "fig6_latency.svg", "fig6_transactions.svg"]
     assert "netperf one-way us" in (tmp_path / "fig6_latency.svg").read_text()
+    assert "not modelled" in (tmp_path / "fig6_cpu.svg").read_text()
 
 
 def test_table_has_a_row_per_point_with_values_written_as_in_toml():

@@ -262,11 +262,12 @@ def plot_report(stem, title, sweep, reports):
         curves = _curves(sweep, reports, [m for m in metrics if m.figure == suffix], xs)
         if curves:
             path = stem.with_name(f"{stem.name}_{suffix}")
+            caption = (f"Points: trimmed mean over replications; error bars: {INTERVAL}; "
+                       f"faint dots: the replications. Runs: {sweep.stamp()}.")
+            if suffix == HOST_CPU.figure:
+                caption += "".join(f"\n{line.removeprefix('note: ')}." for line in notes(sweep))
             written += plot_sweep(path, title=title, xlabel=label, ylabel=ylabel, curves=curves,
-                                  marks=[], xticks=ticks,
-                                  caption=f"Points: trimmed mean over replications; error bars: "
-                                          f"{INTERVAL}; faint dots: the replications. "
-                                          f"Runs: {sweep.stamp()}.")
+                                  marks=[], xticks=ticks, caption=caption)
     return written
 
 
