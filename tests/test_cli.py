@@ -94,6 +94,37 @@ def test_run_prints_request_response_transactions_and_latency(capsys):
     assert "transactions/s" in line and "one-way" in line and " us" in line
 
 
+def test_run_without_voice_prints_no_voice_lines_and_says_what_host_cpu_leaves_out(capsys):
+    code, out, _ = vsim(capsys, "run", REPO / "configs" / "netioc-vsphere6" / "fig6.toml",
+                        "--duration", "0.5")
+    assert code == 0
+    lines = out.splitlines()
+    assert not any(line.startswith(("jitter ", "all VMs ", "voice ")) for line in lines)
+    (host,) = [line for line in lines if line.startswith("host CPU")]
+    assert host.endswith("(request/response traffic's CPU is not modelled)")
+    code, out, _ = vsim(capsys, "run", REPO / "configs" / "netioc-vsphere6" / "exp3_default.toml",
+                        "--duration", "0.5")
+    assert code == 0
+    assert not any(line.startswith(("jitter ", "voice ")) for line in out.splitlines())
+    assert "not modelled" not in out  # bulk senders' CPU is
+
+
+def test_run_voice_line_tells_the_packets_sent_from_those_delivered(capsys):
+    """Under the flood the guests send every packet offered and the uplink drops some."""
+    code, out, _ = vsim(capsys, "run", REPO / "configs" / "voip-vsphere5" / "fig6.toml",
+                        "--duration", "6", "--json", "-")
+    voice = json.loads(out)["summary"]["voice"]
+    code, out, _ = vsim(capsys, "run", REPO / "configs" / "voip-vsphere5" / "fig6.toml",
+                        "--duration", "6")
+    assert code == 0
+    (line,) = [line for line in out.splitlines() if line.startswith("voice ")]
+    sent = re.search(r"sent (\d+) of (\d+) packets/s offered", line)
+    delivered = re.search(r"delivered (\d+) packets/s", line)
+    assert sent.group(1) == sent.group(2) == f"{voice['offered_pps']:.0f}"
+    assert delivered.group(1) == f"{voice['packet_rate_pps']:.0f}" != sent.group(1)
+    assert f"loss {100 * voice['loss_fraction']:.3f}%" in line
+
+
 def test_run_prints_the_steal_a_trace_replays(capsys):
     code, out, _ = vsim(capsys, "run", REPO / "configs" / "validation" / "cpu_cgroups.toml",
                         "--duration", "2")
@@ -397,6 +428,20 @@ def test_sweep_of_values_that_change_nothing_says_why(capsys):
     assert out.splitlines()[5] == (
         "note: vm.reservation 0 .. 1 CPUs changes no CPU entitlement (each VM's share of the host is "
         "1.07 CPUs; a reservation counts only above that share), so these points ran the same")
+
+
+def test_sweep_of_request_response_traffic_shows_its_latency_and_no_cpu_note(capsys):
+    code, out, err = vsim(capsys, "sweep", REPO / "configs" / "netioc-vsphere6" / "fig6.toml",
+                          "--duration", "0.5", "--replications", "1", "--quiet")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[1].split("  ")[0] == "host.uplink"
+    assert "netperf transactions/s" in lines[1] and "netperf one-way us" in lines[1]
+    assert "jitter" not in lines[1] and "sent % of offered" not in lines[1]
+    multiqueue, netioc = (float(line.split()[4]) for line in lines[2:4])  # one-way us
+    assert 4 <= netioc - multiqueue <= 6  # NetIOC's overhead, the study's claim
+    assert "n/a" not in out and "CPU entitlement" not in out
+    assert lines[4].startswith("note: host CPU % leaves out the request/response traffic")
 
 
 def test_sweep_progress_names_each_run(capsys):

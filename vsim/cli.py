@@ -38,7 +38,8 @@ from vsim.scenario.toml_io import load_toml
 from vsim.scenario.typed import describe
 from vsim.sweep.executor import QUICK, RunPlan, Sweep, point_runs, run_tasks, sweep_tasks
 from vsim.sweep.no_effect import no_effect_notes
-from vsim.sweep.report import point_report, report_files, report_json, table_text, write_report
+from vsim.sweep.report import (point_report, report_files, report_json, sweep_metrics, table_text,
+                               write_report)
 
 MODEL_KINDS = {
     "hosts": schema.HostModel,
@@ -276,7 +277,7 @@ def _run(args):
     params = loaded.scenario.params
     if args.json is None:
         print(_human_summary(loaded.scenario.name, args.config, seed, duration, sim.engine, summary,
-                             params))
+                             params, warmup))
         return
     doc = {"scenario": loaded.scenario.name, "config": args.config, "seed": seed,
            "duration": duration, "engine": sim.engine, "summary": summary}
@@ -296,9 +297,10 @@ def _cpu_setting(key, value):
     return f"{value:g}" if key == "shares" else f"{value:g} CPUs"
 
 
-def _human_summary(name, config, seed, duration, engine, summary, params=None):
-    jitter, voice, host = summary["jitter"], summary["voice"], summary["host"]
-    across = summary["instances_jitter"]
+def _human_summary(name, config, seed, duration, engine, summary, params=None, warmup=0.0):
+    """The text of ``vsim run``: the voice lines only when the scenario has voice, and the host
+    CPU saying what it leaves out; ``warmup`` makes the voice's measuring window."""
+    host = summary["host"]
     lines = [f"{name}  ({config}, seed {seed}, {duration:g} s, {engine} engine)"]
     if params:
         lines.append("params     " + "  ".join(f"{role}.{key} = {json.dumps(value)}"
@@ -310,16 +312,11 @@ def _human_summary(name, config, seed, duration, engine, summary, params=None):
         lines.append("measured   " + "  ".join(
             f"{key} {_cpu_setting(key, value['measured'])} (others {_cpu_setting(key, value['others'])})"
             for key, value in measured.items()) + "  (vm0's own settings)")
-    lines += [
-        f"jitter     mean {_ms(jitter['mean_ms'])}  p99 {_ms(jitter['p99_ms'])}  "
-        f"({jitter['samples']} samples, measuring conference)",
-        f"all VMs    mean {_ms(across['mean_ms'])}  p99 {_ms(across['p99_ms'])}  "
-        f"worst p99 {_ms(across['worst_p99_ms'])}  (each VM's last conference)",
-        f"voice      loss {100 * voice['loss_fraction']:.3f}%  {voice['packet_rate_pps']:.0f} packets/s "
-        f"(offered {voice['offered_pps']:.0f})  "
-        f"{voice['bandwidth_mbps']:.2f} Mb/s",
-        f"host CPU   {host['cpu_util_pct']:.1f}% (esxtop PCPU UTIL)  core {host['core_util_pct']:.1f}%",
-    ]
+    if summary["voice"]["offered_pps"]:
+        lines += _voice_lines(summary, duration - warmup)
+    unmodelled = (summary.get("uplink") or {}).get("request_response")
+    lines.append(f"host CPU   {host['cpu_util_pct']:.1f}% (esxtop PCPU UTIL)  core {host['core_util_pct']:.1f}%"
+                 + ("  (request/response traffic's CPU is not modelled)" if unmodelled else ""))
     background = summary.get("guest_background")
     if background is not None:
         lines.append(f"background {background['bursts_per_vm_per_s']:.2f} bursts/s per VM of "
@@ -335,6 +332,23 @@ def _human_summary(name, config, seed, duration, engine, summary, params=None):
         lines.append(f"steal      {steal['stolen_pct']:.3f}% of the logical CPUs' time  "
                      f"(the outer hypervisor, replayed from host.steal_trace)")
     return "\n".join(lines)
+
+
+def _voice_lines(summary, window):
+    """The voice lines of ``vsim run``: the measuring conference's and every VM's jitter, then the
+    packets the guests sent in the ``window`` (seconds after warm-up) against the offered rate
+    (below it they fall behind their ticks) and those the host delivered."""
+    jitter, across, voice = summary["jitter"], summary["instances_jitter"], summary["voice"]
+    sent = voice["packets_emitted"] / window if window > 0 else 0.0
+    return [
+        f"jitter     mean {_ms(jitter['mean_ms'])}  p99 {_ms(jitter['p99_ms'])}  "
+        f"({jitter['samples']} samples, measuring conference)",
+        f"all VMs    mean {_ms(across['mean_ms'])}  p99 {_ms(across['p99_ms'])}  "
+        f"worst p99 {_ms(across['worst_p99_ms'])}  (each VM's last conference)",
+        f"voice      sent {sent:.0f} of {voice['offered_pps']:.0f} packets/s offered  "
+        f"delivered {voice['packet_rate_pps']:.0f} packets/s, {voice['bandwidth_mbps']:.2f} Mb/s  "
+        f"loss {100 * voice['loss_fraction']:.3f}%",
+    ]
 
 
 def _uplink_lines(uplink):
@@ -439,7 +453,8 @@ def _sweep(args):
     tasks = sweep_tasks(config, loaded, duration, warmup, replications, args.set)
     summaries = run_tasks(tasks, args.jobs, None if args.quiet else _note)
     result = Sweep.from_runs(stem, str(args.config), tasks, summaries, loaded.fitted_claims())
-    reports = [point_report(point) for point in result.points]
+    metrics = sweep_metrics(result)
+    reports = [point_report(point, metrics) for point in result.points]
     title = (f"{scenario.name}  ({args.config}; {replications} x {duration:g} s per point, "
              f"trimmed mean [95% interval])")
     table = table_text(title, result, reports)

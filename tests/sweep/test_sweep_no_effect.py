@@ -5,10 +5,11 @@ from pathlib import Path
 import pytest
 
 from vsim.scenario.load import load_scenario
-from vsim.sweep.no_effect import no_effect_notes, scheduler_inputs
+from vsim.sweep.no_effect import is_cpu_setting, no_effect_notes, scheduler_inputs
 from vsim.sweep.report import PointReport
 
-CONFIG = Path(__file__).resolve().parents[2] / "configs" / "voip-vsphere5" / "fig3.toml"
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+CONFIG = CONFIGS / "voip-vsphere5" / "fig3.toml"
 ROW = {"jitter_mean_ms": (0.9, (0.8, 1.0)), "loss_pct": None}
 OTHER = {"jitter_mean_ms": (1.2, (1.0, 1.4)), "loss_pct": None}
 
@@ -48,3 +49,21 @@ def test_points_with_different_rows_get_no_note():
     assert no_effect_notes("vm.reservation", reports, loaded)[0].startswith(
         "note: vm.reservation 0, 1 CPUs changes no CPU entitlement")
     assert no_effect_notes("vm.reservation", reports[:2], loaded) == []
+
+
+@pytest.mark.parametrize("key, cpu", [
+    ("vm.reservation", True), ("measured_vm.shares", True), ("group.netperf.limit", True),
+    ("host.uplink", False), ("vm.instances", False), ("host.hyperthreading", False),
+    ("params.host.ht_rate", False)])
+def test_only_a_vms_cpu_settings_count_as_cpu_settings(key, cpu):
+    assert is_cpu_setting(key) is cpu
+
+
+def test_identical_rows_of_another_key_never_blame_the_cpu_entitlement():
+    """Two uplink schedulers leave every entitlement alone; that says nothing of why rows agree."""
+    loaded = load_scenario(CONFIGS / "netioc-vsphere6" / "fig6.toml")
+    reports = [PointReport("multiqueue", ROW), PointReport("netioc", ROW)]
+    assert scheduler_inputs(loaded.with_value("host.uplink", "multiqueue"))[0] == \
+        scheduler_inputs(loaded.with_value("host.uplink", "netioc"))[0]
+    assert no_effect_notes("host.uplink", reports, loaded) == [
+        'note: host.uplink "multiqueue", "netioc" gave identical results']

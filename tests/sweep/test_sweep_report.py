@@ -4,21 +4,54 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
-from vsim.metrics.stats import trimmed_mean_interval
+from vsim.metrics.stats import trimmed_mean, trimmed_mean_interval
 from vsim.sweep.executor import Sweep, Task
-from vsim.sweep.report import (METRICS, axis, plot_report, point_report, report_json, table_text,
-                               write_report)
+from vsim.sweep.report import (axis, plot_report, point_report, report_json, sweep_metrics,
+                               table_markdown, table_text, write_report)
+
+WINDOW = 9.0  # the made-up runs' measuring window: 10 s after 1 s of warm-up
 
 
-def summary(jitter, cpu=50.0, ready=(1.0, 3.0), rate=100.0, offered=100.0, measured=True):
+def summary(jitter, cpu=50.0, ready=(1.0, 3.0), rate=100.0, offered=100.0, measured=True,
+            emitted=None):
+    """A run's summary; ``rate`` is the voice packets the uplink delivered per second and
+    ``emitted`` the packets the guests sent in the window (default: as many as delivered)."""
+    emitted = rate * WINDOW if emitted is None else emitted
     return {
         "jitter": {"mean_ms": jitter if measured else None, "p99_ms": 2 * jitter if measured else None},
         "instances_jitter": {"p99_ms": 3 * jitter},
-        "voice": {"loss_fraction": 0.0, "packet_rate_pps": rate, "offered_pps": offered},
+        "voice": {"loss_fraction": 1 - rate * WINDOW / emitted if emitted else 0.0,
+                  "packet_rate_pps": rate, "offered_pps": offered, "packets_emitted": emitted},
         "host": {"cpu_util_pct": cpu},
         "vms": {f"vm{i}": {"ready_pct": r, "costop_pct": r / 2} for i, r in enumerate(ready)},
     }
+
+
+def network(cpu=0.0, transactions=None, latency=None, throughput=None):
+    """A run of bulk (``throughput`` Mb/s of group bulk) or request/response traffic
+    (``transactions``/s at ``latency`` us one way, group netperf) and no voice."""
+    run = {
+        "jitter": {"mean_ms": None, "p99_ms": None},
+        "instances_jitter": {"p99_ms": None},
+        "voice": {"loss_fraction": 0.0, "packet_rate_pps": 0.0, "offered_pps": 0.0,
+                  "packets_emitted": 0},
+        "host": {"cpu_util_pct": cpu},
+        "vms": {},
+        "uplink": {"groups": {}},
+    }
+    if throughput is not None:
+        run["uplink"]["groups"]["bulk"] = {"throughput_mbps": throughput}
+    if transactions is not None:
+        run["uplink"]["request_response"] = {
+            "netperf": {"transactions_per_s": transactions, "one_way_latency_mean_us": latency}}
+    return run
+
+
+def reports_of(sweep):
+    metrics = sweep_metrics(sweep)
+    return [point_report(point, metrics) for point in sweep.points]
 
 
 def make_sweep(key, runs_by_x):
@@ -33,7 +66,7 @@ def make_sweep(key, runs_by_x):
 def test_a_point_is_the_trimmed_mean_of_its_runs_with_its_bootstrap_interval():
     jitters = [0.1, 0.5, 0.6, 0.7, 5.0]
     sweep = make_sweep("vm.instances", {4: [summary(j) for j in jitters]})
-    stats = point_report(sweep.points[0]).stats
+    stats = reports_of(sweep)[0].stats
     value, (low, high) = stats["jitter_mean_ms"]
     assert value == pytest.approx(0.6)  # the highest and lowest of five dropped
     assert (low, high) == trimmed_mean_interval(jitters)
@@ -45,25 +78,80 @@ def test_a_point_is_the_trimmed_mean_of_its_runs_with_its_bootstrap_interval():
 
 def test_a_metric_some_run_lacks_is_missing_not_guessed():
     sweep = make_sweep("vm.instances", {4: [summary(0.5), summary(0.6, measured=False)]})
-    stats = point_report(sweep.points[0]).stats
+    stats = reports_of(sweep)[0].stats
     assert stats["jitter_mean_ms"] is None and stats["jitter_p99_ms"] is None
     assert stats["all_vms_p99_ms"] is not None
-    quiet = make_sweep("vm.streams_per_instance", {0: [summary(0.5, rate=0.0, offered=0.0)]})
-    assert point_report(quiet.points[0]).stats["sent_pct_of_offered"] is None
+    quiet = make_sweep("vm.streams_per_instance", {0: [summary(0.5, rate=0.0, offered=0.0)],
+                                                   10: [summary(0.5)]})
+    assert reports_of(quiet)[0].stats["sent_pct_of_offered"] is None
 
 
 def test_falling_behind_shows_as_sent_below_offered():
     sweep = make_sweep("vm.instances", {13: [summary(2.0, rate=77000.0, offered=78200.0)]})
-    assert point_report(sweep.points[0]).stats["sent_pct_of_offered"][0] == pytest.approx(98.465, abs=1e-3)
+    assert reports_of(sweep)[0].stats["sent_pct_of_offered"][0] == pytest.approx(98.465, abs=1e-3)
+
+
+@given(offered=st.floats(10.0, 1e5), delivered=st.floats(0.0, 1.0), sent=st.floats(0.01, 1.0))
+def test_sent_counts_what_the_guests_sent_not_what_the_uplink_delivered(offered, delivered, sent):
+    """Guests sending ``sent`` of the offered packets, of which the uplink delivers ``delivered``:
+    the column is the guests' share, the loss the uplink's."""
+    emitted = sent * offered * WINDOW
+    run = summary(1.0, rate=delivered * emitted / WINDOW, offered=offered, emitted=emitted)
+    stats = reports_of(make_sweep("group.flood.count", {8: [run]}))[0].stats
+    assert stats["sent_pct_of_offered"][0] == pytest.approx(100 * sent)
+    assert stats["loss_pct"][0] == pytest.approx(100 * (1 - delivered))
+
+
+def test_request_response_groups_get_transactions_and_latency_and_no_voice_columns():
+    runs = {"multiqueue": [network(transactions=t, latency=l) for t, l in
+                           ((238000.0, 25.0), (239000.0, 25.2), (240000.0, 25.1))],
+            "netioc": [network(transactions=t, latency=l) for t, l in
+                       ((202000.0, 29.6), (202500.0, 29.8), (201000.0, 29.7))]}
+    sweep = make_sweep("host.uplink", runs)
+    names = [metric.name for metric in sweep_metrics(sweep)]
+    assert names == ["transactions_per_s.netperf", "one_way_latency_us.netperf", "host_cpu_pct"]
+    stats = reports_of(sweep)[1].stats
+    latencies = [29.6, 29.8, 29.7]
+    assert stats["one_way_latency_us.netperf"] == (trimmed_mean(latencies),
+                                                   trimmed_mean_interval(latencies))
+    text = table_text("fig6", sweep, reports_of(sweep))
+    heading = text.splitlines()[1]
+    assert "netperf transactions/s" in heading and "netperf one-way us" in heading
+    assert "jitter" not in heading and "loss" not in heading and "ready" not in heading
+    assert text.splitlines()[3].split()[1] == "202,000"  # the trimmed mean: the middle one
+    assert "whose CPU is not modelled" in text.splitlines()[-1]
+    assert "whose CPU is not modelled" in table_markdown("fig6", sweep, reports_of(sweep))
+
+
+def test_bulk_groups_get_their_throughput_beside_the_voice():
+    with_flood = summary(0.5)
+    with_flood["uplink"] = network(throughput=854.0)["uplink"]
+    sweep = make_sweep("group.flood.count", {8: [with_flood]})
+    names = [metric.name for metric in sweep_metrics(sweep)]
+    assert names[:5] == ["jitter_mean_ms", "jitter_p99_ms", "all_vms_p99_ms", "loss_pct",
+                         "sent_pct_of_offered"]
+    assert names[5:] == ["throughput_mbps.bulk", "host_cpu_pct", "ready_pct", "costop_pct"]
+    assert reports_of(sweep)[0].stats["throughput_mbps.bulk"][0] == pytest.approx(854.0)
+    assert "bulk Mb/s" in table_text("flood", sweep, reports_of(sweep)).splitlines()[1]
+
+
+def test_request_response_sweeps_draw_latency_and_transactions(tmp_path):
+    runs = {x: [network(transactions=1000.0 * x, latency=20.0 + x)] for x in (1, 2)}
+    sweep = make_sweep("group.netperf.count", runs)
+    written = write_report(tmp_path, "fig6", "title", sweep, reports_of(sweep))
+    assert sorted(path.name for path in written if path.suffix == ".svg") == [
+        "fig6_cpu.svg", "fig6_latency.svg", "fig6_transactions.svg"]
+    assert "netperf one-way us" in (tmp_path / "fig6_latency.svg").read_text()
+    assert "not modelled" in (tmp_path / "fig6_cpu.svg").read_text()
 
 
 def test_table_has_a_row_per_point_with_values_written_as_in_toml():
     sweep = make_sweep("host.hyperthreading", {True: [summary(0.5)] * 3, False: [summary(0.7)] * 3})
-    reports = [point_report(p) for p in sweep.points]
+    reports = reports_of(sweep)
     lines = table_text("HT on and off", sweep, reports).splitlines()
     assert lines[0] == "HT on and off"
     assert lines[1].split()[0] == "host.hyperthreading"
-    assert all(metric.heading in lines[1] for metric in METRICS)
+    assert all(metric.heading in lines[1] for metric in sweep_metrics(sweep))
     assert [line.split()[0] for line in lines[2:]] == ["true", "false"]
     assert "n/a" not in "\n".join(lines)
 
@@ -71,12 +159,12 @@ def test_table_has_a_row_per_point_with_values_written_as_in_toml():
 def test_json_holds_the_statistics_and_every_run():
     runs = {1: [summary(0.5), summary(0.6)], 12: [summary(0.8), summary(0.9)]}
     sweep = make_sweep("vm.instances", runs)
-    doc = json.loads(report_json("over-commit", sweep, [point_report(p) for p in sweep.points]))
+    doc = json.loads(report_json("over-commit", sweep, reports_of(sweep)))
     assert doc["name"] == "over-commit" and doc["key"] == "vm.instances"
     assert [p["x"] for p in doc["points"]] == [1, 12]
     assert doc["points"][1]["stats"]["jitter_mean_ms"]["value"] == pytest.approx(0.85)
     assert len(doc["points"][0]["runs"]) == 2
-    assert set(doc["points"][0]["stats"]) == {metric.name for metric in METRICS}
+    assert set(doc["points"][0]["stats"]) == {metric.name for metric in sweep_metrics(sweep)}
 
 
 def test_axis_labels_units_and_names_boolean_ticks():
@@ -89,7 +177,7 @@ def test_axis_labels_units_and_names_boolean_ticks():
 def test_figures_are_written_and_identical_when_redrawn(tmp_path):
     sweep = make_sweep("vm.instances", {x: [summary(0.1 * x + j) for j in (0.0, 0.1, 0.2)]
                                         for x in (1, 6, 12)})
-    reports = [point_report(p) for p in sweep.points]
+    reports = reports_of(sweep)
     first = write_report(tmp_path / "a", "whatif", "title", sweep, reports)
     (tmp_path / "b").mkdir()
     second = plot_report(tmp_path / "b" / "whatif", "title", sweep, reports)

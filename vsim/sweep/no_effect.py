@@ -9,7 +9,10 @@ times. For each set of points whose rows are identical, the scheduler's inputs
 are rebuilt at each point (every world's shares as the policy entitles them,
 every group's limit); when those are equal too, the note says the swept value
 changes no entitlement and what each VM's share of the host is, so the reader
-sees why. Identical rows whose entitlements differ get a plainer note.
+sees why. Only a VM's CPU settings (``CPU_SETTINGS``) get that note: any other
+key (the uplink's scheduler, a model parameter) acts elsewhere than on the
+entitlements, so equal entitlements would explain nothing. Identical rows
+whose entitlements differ, or of any other key, get a plainer note.
 """
 
 import json
@@ -18,6 +21,22 @@ import math
 from vsim.cpu.policies.proportional_share import share_price
 from vsim.scenario.schema import sweep_field
 from vsim.scenario.simulate import Simulation
+
+CPU_SETTINGS = {
+    "reservation": "a reservation counts only above that share",
+    "shares": "shares count only relative to the other VMs'",
+    "limit": "a limit above what a VM uses holds nothing back",
+}
+"""A VM's CPU settings, each with what makes a value of it inert."""
+
+CPU_SECTIONS = ("vm", "measured_vm", "group")
+"""The sections whose CPU settings are a VM's: ``vm.shares``, ``group.NAME.limit``."""
+
+
+def is_cpu_setting(key):
+    """Whether the sweep ``key`` is a VM's CPU setting (``measured_vm.reservation``)."""
+    parts = key.split(".")
+    return parts[0] in CPU_SECTIONS and parts[-1] in CPU_SETTINGS
 
 
 def scheduler_inputs(loaded):
@@ -51,13 +70,15 @@ def no_effect_notes(key, reports, loaded):
         if len(indices) < 2:
             continue
         xs = [reports[index].x for index in indices]
-        inputs = [scheduler_inputs(loaded.with_value(key, x)) for x in xs]
         values = _values(key, xs, contiguous=indices[-1] - indices[0] == len(indices) - 1)
-        if any(entry[0] != inputs[0][0] for entry in inputs):
+        inputs = ([scheduler_inputs(loaded.with_value(key, x)) for x in xs]
+                  if is_cpu_setting(key) else None)
+        if inputs is None or any(entry[0] != inputs[0][0] for entry in inputs):
             notes.append(f"note: {key} {values} gave identical results")
             continue
         notes.append(f"note: {key} {values} changes no CPU entitlement "
-                     f"({_shares_text(inputs[0][1])}{_why(key)}), so these points ran the same")
+                     f"({_shares_text(inputs[0][1])}; {CPU_SETTINGS[key.split('.')[-1]]}), "
+                     f"so these points ran the same")
     return notes
 
 
@@ -87,14 +108,3 @@ def _shares_text(shares):
     if all(math.isclose(value, others[0]) for value in others):
         return text + f", the other VMs' {cpus(others[0])}"
     return text + f", the other VMs' {cpus(min(others))} to {cpus(max(others))}"
-
-
-def _why(key):
-    """What makes a value of ``key`` inert, for the CPU settings whose reason is known."""
-    if key.endswith(".reservation"):
-        return "; a reservation counts only above that share"
-    if key.endswith(".shares"):
-        return "; shares count only relative to the other VMs'"
-    if key.endswith(".limit"):
-        return "; a limit above what a VM uses holds nothing back"
-    return ""

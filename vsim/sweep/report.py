@@ -1,14 +1,18 @@
 """What-if sweeps: tabulate, save and plot the main metrics of every point of a sweep.
 
 ``vsim sweep CONFIG`` answers questions the studies did not ask (more
-instances, hyper-threading off, reservations, guest background activity).
-Each point is summarised like the studies' figures: the trimmed mean over its
-replications (the studies' statistic) with a 95 % bootstrap interval of that
-trimmed mean (``vsim.metrics.stats.trimmed_mean_interval``), for the measured VM's
-jitter, every VM's jitter, loss, the packet rate against the offered one
-(below 100 % the guests fall behind their ticks), host CPU and the VMs' ready
-and co-stop time. A metric a run does not have (no measuring conference) is
-reported as missing rather than guessed.
+instances, hyper-threading off, reservations, guest background activity,
+another uplink scheduler). Each point is summarised like the studies'
+figures: the trimmed mean over its replications (the studies' statistic)
+with a 95 % bootstrap interval of that trimmed mean
+(``vsim.metrics.stats.trimmed_mean_interval``). The columns are those of the
+scenario's traffic (``sweep_metrics``): with voice, the measured VM's jitter,
+every VM's jitter, loss, and the packets the guests sent against the offered
+rate (below 100 % the guests fall behind their ticks); per bulk traffic group
+its throughput; per request/response group its transactions/s and one-way
+latency; always host CPU, and the media-server VMs' ready and co-stop time
+when there are any. A metric a run does not have (no measuring conference)
+is reported as missing rather than guessed.
 """
 
 import dataclasses
@@ -23,6 +27,17 @@ from vsim.metrics.stats import INTERVAL, trimmed_mean, trimmed_mean_interval
 from vsim.scenario.schema import sweep_field
 
 
+@dataclass(frozen=True)
+class Metric:
+    """One column of the report: its JSON name, its heading, how to read it from a summary
+    and the figure it is drawn in (None: none)."""
+
+    name: str
+    heading: str
+    read: Callable
+    figure: str | None = None
+
+
 def _per_vm_mean(field):
     """Mean of ``field`` over the media-server VMs (None without any: shown as n/a)."""
     def read(summary):
@@ -31,32 +46,93 @@ def _per_vm_mean(field):
     return read
 
 
-def _sent_of_offered(summary):
-    voice = summary["voice"]
-    return 100 * voice["packet_rate_pps"] / voice["offered_pps"] if voice["offered_pps"] else None
+def _sent_of_offered(window):
+    """Reads the voice packets the guests sent (handed to their vNICs) in the measuring
+    ``window`` as a share of the offered rate: what the uplink delivered is the loss's part."""
+    def read(summary):
+        voice = summary["voice"]
+        if not voice["offered_pps"]:
+            return None
+        return 100 * voice["packets_emitted"] / window / voice["offered_pps"]
+    return read
 
 
-@dataclass(frozen=True)
-class Metric:
-    """One column of the report: its JSON name, its heading and how to read it from a summary."""
+def _uplink_entry(part, group, field):
+    """Reads ``field`` of ``group`` in the summary's ``uplink.part`` (None where it is absent)."""
+    def read(summary):
+        entry = ((summary.get("uplink") or {}).get(part) or {}).get(group)
+        return None if entry is None else entry[field]
+    return read
 
-    name: str
-    heading: str
-    read: Callable
+
+def voice_metrics(window):
+    """The voice columns, for a measuring window of ``window`` seconds."""
+    return (
+        Metric("jitter_mean_ms", "jitter mean ms", lambda s: s["jitter"]["mean_ms"], "jitter"),
+        Metric("jitter_p99_ms", "jitter p99 ms", lambda s: s["jitter"]["p99_ms"], "jitter"),
+        Metric("all_vms_p99_ms", "all-VM p99 ms", lambda s: s["instances_jitter"]["p99_ms"],
+               "jitter"),
+        Metric("loss_pct", "loss %", lambda s: 100 * s["voice"]["loss_fraction"]),
+        Metric("sent_pct_of_offered", "sent % of offered", _sent_of_offered(window)),
+    )
 
 
-METRICS = (
-    Metric("jitter_mean_ms", "jitter mean ms", lambda s: s["jitter"]["mean_ms"]),
-    Metric("jitter_p99_ms", "jitter p99 ms", lambda s: s["jitter"]["p99_ms"]),
-    Metric("all_vms_p99_ms", "all-VM p99 ms", lambda s: s["instances_jitter"]["p99_ms"]),
-    Metric("loss_pct", "loss %", lambda s: 100 * s["voice"]["loss_fraction"]),
-    Metric("sent_pct_of_offered", "sent % of offered", _sent_of_offered),
-    Metric("host_cpu_pct", "host CPU %", lambda s: s["host"]["cpu_util_pct"]),
-    Metric("ready_pct", "ready % per VM", _per_vm_mean("ready_pct")),
-    Metric("costop_pct", "co-stop % per VM", _per_vm_mean("costop_pct")),
-)
-JITTER = ("jitter_mean_ms", "jitter_p99_ms", "all_vms_p99_ms")
-CPU = ("host_cpu_pct", "ready_pct", "costop_pct")
+def bulk_metric(group):
+    """The column of a bulk traffic group: its throughput."""
+    return Metric(f"throughput_mbps.{group}", f"{group} Mb/s",
+                  _uplink_entry("groups", group, "throughput_mbps"), "throughput")
+
+
+def request_response_metrics(group):
+    """The columns of a request/response group: transactions/s and mean one-way latency."""
+    return (Metric(f"transactions_per_s.{group}", f"{group} transactions/s",
+                   _uplink_entry("request_response", group, "transactions_per_s"), "transactions"),
+            Metric(f"one_way_latency_us.{group}", f"{group} one-way us",
+                   _uplink_entry("request_response", group, "one_way_latency_mean_us"), "latency"))
+
+
+HOST_CPU = Metric("host_cpu_pct", "host CPU %", lambda s: s["host"]["cpu_util_pct"], "cpu")
+VM_CPU = (Metric("ready_pct", "ready % per VM", _per_vm_mean("ready_pct"), "cpu"),
+          Metric("costop_pct", "co-stop % per VM", _per_vm_mean("costop_pct"), "cpu"))
+
+
+def _runs(sweep):
+    return [run for point in sweep.points for run in point.runs]
+
+
+def _uplink_groups(sweep, part):
+    """Names of the uplink's ``part`` (``groups``, ``request_response``) in any run, in order."""
+    names = {}
+    for run in _runs(sweep):
+        names.update(dict.fromkeys((run.get("uplink") or {}).get(part) or {}))
+    return list(names)
+
+
+def sweep_metrics(sweep):
+    """The columns of ``sweep``'s report, those of the traffic its runs carry: the voice
+    columns when some run offers voice, a column per bulk traffic group and two per
+    request/response group, host CPU, and ready and co-stop time when there are
+    media-server VMs."""
+    runs = _runs(sweep)
+    metrics = []
+    if any(run["voice"]["offered_pps"] for run in runs):
+        metrics += voice_metrics(sweep.duration - sweep.warmup)
+    metrics += [bulk_metric(group) for group in _uplink_groups(sweep, "groups")]
+    for group in _uplink_groups(sweep, "request_response"):
+        metrics += request_response_metrics(group)
+    metrics.append(HOST_CPU)
+    if any(run["vms"] for run in runs):
+        metrics += VM_CPU
+    return tuple(metrics)
+
+
+def notes(sweep):
+    """Lines under the table that keep a column from being misread: host CPU leaves out
+    request/response traffic, whose CPU is not modelled."""
+    if _uplink_groups(sweep, "request_response"):
+        return ["note: host CPU % leaves out the request/response traffic, whose CPU is not "
+                "modelled (its stack's time is the NIC model's host path latency)"]
+    return []
 
 
 def show(x):
@@ -72,10 +148,10 @@ class PointReport:
     stats: dict
 
 
-def point_report(point):
-    """Summarise one ``Point`` over its replications."""
+def point_report(point, metrics):
+    """Summarise one ``Point`` over its replications, per column of ``metrics``."""
     stats = {}
-    for metric in METRICS:
+    for metric in metrics:
         values = [metric.read(run) for run in point.runs]
         if any(value is None for value in values):
             stats[metric.name] = None
@@ -84,17 +160,24 @@ def point_report(point):
     return PointReport(point.x, stats)
 
 
+def _number(value):
+    """Three significant digits, or whole numbers with thousands separators from 1000 up
+    (``238,811`` transactions/s rather than ``2.39e+05``)."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+
 def _cell(stat):
     if stat is None:
         return "n/a"
     value, (low, high) = stat
-    return f"{value:.3g} [{low:.3g}, {high:.3g}]"
+    return f"{_number(value)} [{_number(low)}, {_number(high)}]"
 
 
 def table_rows(sweep, reports):
     """Heading and rows of the report table (strings)."""
-    heading = [sweep.key] + [metric.heading for metric in METRICS]
-    rows = [[show(report.x)] + [_cell(report.stats[m.name]) for m in METRICS] for report in reports]
+    metrics = sweep_metrics(sweep)
+    heading = [sweep.key] + [metric.heading for metric in metrics]
+    rows = [[show(report.x)] + [_cell(report.stats[m.name]) for m in metrics] for report in reports]
     return heading, rows
 
 
@@ -104,7 +187,7 @@ def table_text(title, sweep, reports):
     widths = [max(len(row[i]) for row in [heading] + rows) for i in range(len(heading))]
     lines = [title, "  ".join(cell.ljust(width) for cell, width in zip(heading, widths)).rstrip()]
     lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + notes(sweep)) + "\n"
 
 
 def table_markdown(title, sweep, reports):
@@ -114,6 +197,9 @@ def table_markdown(title, sweep, reports):
              f"Runs: {sweep.stamp()}.", "",
              "| " + " | ".join(heading) + " |", "|" + " --- |" * len(heading)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
+    below = notes(sweep)
+    if below:
+        lines += [""] + below
     return "\n".join(lines) + "\n"
 
 
@@ -141,20 +227,21 @@ def axis(sweep):
     return xs, label, None
 
 
-def _curves(sweep, reports, names, xs):
+def _curves(sweep, reports, metrics, xs):
     from vsim.experiments.figures import Curve  # matplotlib: imported only to draw
 
-    by_name = {metric.name: metric for metric in METRICS}
     curves = []
-    for name in names:
-        if any(report.stats[name] is None for report in reports):
+    for metric in metrics:
+        if any(report.stats[metric.name] is None for report in reports):
             continue
-        runs = [[by_name[name].read(run) for run in point.runs] for point in sweep.points]
-        curves.append(Curve(by_name[name].heading, xs, [r.stats[name] for r in reports], runs))
+        runs = [[metric.read(run) for run in point.runs] for point in sweep.points]
+        curves.append(Curve(metric.heading, xs, [r.stats[metric.name] for r in reports], runs))
     return curves
 
 
-FIGURES = ("jitter", "cpu")
+FIGURES = {"jitter": "jitter (ms)", "cpu": "%", "throughput": "Mb/s",
+           "transactions": "transactions/s", "latency": "one-way latency (us)"}
+"""Each figure a sweep may draw (file suffix) and its y-axis; a metric names its figure."""
 
 
 def report_files(stem):
@@ -164,20 +251,23 @@ def report_files(stem):
 
 
 def plot_report(stem, title, sweep, reports):
-    """Write ``stem``_jitter and ``stem``_cpu (PNG and SVG); return the paths written."""
+    """Write ``stem``_SUFFIX (PNG and SVG) for each figure of ``FIGURES`` that has a curve;
+    return the paths written."""
     from vsim.experiments.figures import plot_sweep  # matplotlib: imported only to draw
 
     xs, label, ticks = axis(sweep)
+    metrics = sweep_metrics(sweep)
     written = []
-    for suffix, names, ylabel in zip(FIGURES, (JITTER, CPU), ("jitter (ms)", "%")):
-        curves = _curves(sweep, reports, names, xs)
+    for suffix, ylabel in FIGURES.items():
+        curves = _curves(sweep, reports, [m for m in metrics if m.figure == suffix], xs)
         if curves:
             path = stem.with_name(f"{stem.name}_{suffix}")
+            caption = (f"Points: trimmed mean over replications; error bars: {INTERVAL}; "
+                       f"faint dots: the replications. Runs: {sweep.stamp()}.")
+            if suffix == HOST_CPU.figure:
+                caption += "".join(f"\n{line.removeprefix('note: ')}." for line in notes(sweep))
             written += plot_sweep(path, title=title, xlabel=label, ylabel=ylabel, curves=curves,
-                                  marks=[], xticks=ticks,
-                                  caption=f"Points: trimmed mean over replications; error bars: "
-                                          f"{INTERVAL}; faint dots: the replications. "
-                                          f"Runs: {sweep.stamp()}.")
+                                  marks=[], xticks=ticks, caption=caption)
     return written
 
 
