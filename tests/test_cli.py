@@ -531,3 +531,19 @@ def test_ctrl_c_stops_workers_and_exits_130_with_one_line(tmp_path):
     assert err == "vsim: interrupted\n" and out == ""
     _wait_for(lambda: not _group_members(process.pid), timeout=10)
     assert list(tmp_path.iterdir()) == []
+
+
+FLOOD = str(WHATIF / "voice_beside_flood.toml")
+
+
+def test_run_set_reaches_a_group_by_name(capsys):
+    code, out, _ = vsim(capsys, "run", FLOOD, "--duration", "2", "--set", "group.flood.count=2",
+                        "--json", "-")
+    assert code == 0 and len(json.loads(out)["summary"]["uplink"]["groups"]["flood"]["per_vm_mbps"]) == 2
+
+
+def test_run_set_of_an_unknown_group_is_one_line_naming_set_the_key_and_the_groups(capsys):
+    code, _, err = vsim(capsys, "run", FLOOD, "--duration", "2", "--set", "group.flod.count=2")
+    line = one_line_error(err)
+    assert code == 2 and "--set: group.flod.count=2:" in line and "(flood)" in line
+    assert "[{" not in line and "{'" not in line
