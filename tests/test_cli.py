@@ -455,6 +455,13 @@ def test_describe_config_shows_file_values(capsys):
     assert 'sweep.key = "vm.instances"' in out and "run.replications = 5" in out
 
 
+def test_describe_config_shows_groups_and_tree_nodes_as_blocks(capsys):
+    code, out, _ = vsim(capsys, "describe", str(REPO / "configs" / "netioc-vsphere6" / "exp1.toml"))
+    assert code == 0 and "Section(" not in out
+    assert out.count("\n[[group]]") == 3 and out.count("\n[[netioc.node]]") == 5
+    assert "\n  count = 12    # an integer >= 1; set in file" in out
+
+
 def test_describe_unknown_model_is_input_error(capsys):
     code, _, err = vsim(capsys, "describe", "workloads/nothing")
     assert code == 2
