@@ -16,6 +16,7 @@ from vsim import cli
 from vsim.experiments.claims import load_claims
 from vsim.scenario.load import load_scenario
 from cli_run import vsim, one_line_error
+from vsim.scenario.named_tables import split_named_key
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = str(REPO / "configs" / "voip-vsphere5" / "fig3.toml")
@@ -500,6 +501,13 @@ def test_describe_config_shows_file_values(capsys):
     assert 'sweep.key = "vm.instances"' in out and "run.replications = 5" in out
 
 
+def test_describe_config_shows_groups_and_tree_nodes_as_blocks(capsys):
+    code, out, _ = vsim(capsys, "describe", str(REPO / "configs" / "netioc-vsphere6" / "exp1.toml"))
+    assert code == 0 and "Section(" not in out
+    assert out.count("\n[[group]]") == 3 and out.count("\n[[netioc.node]]") == 5
+    assert "\n  count = 12    # an integer >= 1; set in file" in out
+
+
 def test_describe_unknown_model_is_input_error(capsys):
     code, _, err = vsim(capsys, "describe", "workloads/nothing")
     assert code == 2
@@ -576,3 +584,51 @@ def test_ctrl_c_stops_workers_and_exits_130_with_one_line(tmp_path):
     assert err == "vsim: interrupted\n" and out == ""
     _wait_for(lambda: not _group_members(process.pid), timeout=10)
     assert list(tmp_path.iterdir()) == []
+
+
+FLOOD = str(WHATIF / "voice_beside_flood.toml")
+
+
+def test_run_set_reaches_a_group_by_name(capsys):
+    code, out, _ = vsim(capsys, "run", FLOOD, "--duration", "2", "--set", "group.flood.count=2",
+                        "--json", "-")
+    assert code == 0 and len(json.loads(out)["summary"]["uplink"]["groups"]["flood"]["per_vm_mbps"]) == 2
+
+
+def test_run_set_of_an_unknown_group_is_one_line_naming_set_the_key_and_the_groups(capsys):
+    code, _, err = vsim(capsys, "run", FLOOD, "--duration", "2", "--set", "group.flod.count=2")
+    line = one_line_error(err)
+    assert code == 2 and "--set: group.flod.count=2:" in line and "(flood)" in line
+    assert "[{" not in line and "{'" not in line
+
+
+def _base_value(scenario, key):
+    """The value of the dotted ``key`` in ``scenario``, a [[group]] reached by its name."""
+    named = split_named_key(key)
+    if named is not None:
+        (table,) = [t for t in scenario.group if t.name == named.name]
+        return getattr(table, named.rest[0])
+    section, name = key.split(".")
+    return getattr(getattr(scenario, section), name)
+
+
+@pytest.mark.parametrize("name", ["overcommit", "hyperthreading", "guest_background",
+                                  "protect_measured_vm", "linux_host", "voice_beside_flood"])
+def test_whatif_templates_run_a_point_of_their_own_sweep(name):
+    scenario = load_scenario(WHATIF / f"{name}.toml").scenario
+    assert _base_value(scenario, scenario.sweep.key) in scenario.sweep.values
+
+
+@pytest.mark.parametrize("name, key, value", [
+    ("overcommit", "vm.instances", 14),  # past the study's 12
+    ("linux_host", "vm.instances", 12),  # the Fig 3 host
+    ("protect_measured_vm", "measured_vm.reservation", 1.25),  # a reservation that protects
+    ("voice_beside_flood", "group.flood.count", 8),  # past the transmit stage's ceiling
+])
+def test_whatif_templates_run_the_case_of_their_title(name, key, value):
+    assert _base_value(load_scenario(WHATIF / f"{name}.toml").scenario, key) == value
+
+
+def test_linux_host_title_names_no_scheduler_as_set_may_change_it():
+    title = load_scenario(WHATIF / "linux_host.toml").scenario.name.lower()
+    assert not any(word in title for word in ("eevdf", "cfs", "esx", "proportional"))

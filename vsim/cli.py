@@ -30,12 +30,12 @@ from vsim.experiments.reproduce import (STUDIES, claim_rows, claims_json, run_st
 from vsim.probe.arguments import add_probe_arguments
 from vsim.probe.command import run_probe
 from vsim.scenario import schema
+from vsim.scenario.describe_config import describe_config, toml_text
 from vsim.scenario.load import load_scenario
 from vsim.scenario.memory import check_memory
 from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
 from vsim.scenario.simulate import Simulation, default_warmup
 from vsim.scenario.toml_io import load_toml
-from vsim.scenario.typed import describe
 from vsim.sweep.executor import QUICK, RunPlan, Sweep, point_runs, run_tasks, sweep_tasks
 from vsim.sweep.no_effect import no_effect_notes
 from vsim.sweep.report import (point_report, report_files, report_json, sweep_metrics, table_text,
@@ -512,20 +512,9 @@ def _probe(args):
 # ------------------------------------------------------------- describe
 def _describe(args):
     if args.target.endswith(".toml"):
-        print(_describe_config(resolve_config(args.target)))
+        print(describe_config(resolve_config(args.target)))
     else:
         print(_describe_model(args.target))
-
-
-def _toml_text(value):
-    """A typed config value spelt as in TOML."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_text(v) for v in value) + "]"
-    return "(unset)" if value is None else repr(value)
 
 
 def _describe_model(ref):
@@ -543,41 +532,9 @@ def _describe_model(ref):
             continue
         unit = field.metadata.get("unit")
         doc = field.metadata.get("doc")
-        value = _toml_text(getattr(model.values, field.name)) + (f" {unit}" if unit else "")
+        value = toml_text(getattr(model.values, field.name)) + (f" {unit}" if unit else "")
         lines.append(f"  {field.name} = {value}" + (f"  ({doc})" if doc else ""))
         origin = model.provenance[field.name]
         fitted = isinstance(origin, list)
         lines.append(f"      fitted to: {', '.join(origin)}" if fitted else f"      source: {origin}")
-    return "\n".join(lines)
-
-
-def _lookup(obj, key):
-    for part in key.split("."):
-        obj = None if obj is None else getattr(obj, part)
-    return obj
-
-
-def _in_file(data, key):
-    for part in key.split("."):
-        if not isinstance(data, dict) or part not in data:
-            return False
-        data = data[part]
-    return True
-
-
-def _describe_config(path):
-    loaded = load_scenario(path)
-    raw = load_toml(path)
-    lines = [f"{path}: {loaded.scenario.name}"]
-    for key, kind, default, doc in describe(schema.Scenario):
-        if key.startswith("params.") or "[]" in key:
-            continue  # free-form tables under params and entries of lists of tables: shown whole
-        value = _lookup(loaded.scenario, key)
-        section = dataclasses.is_dataclass(value)
-        if section or key == "params":
-            lines += ["", f"[{key}]"]
-        if section:
-            continue
-        origin = "set in file" if _in_file(raw, key) else f"default {default}"
-        lines.append(f"  {key} = {_toml_text(value)}    # {kind}; {origin}" + (f"; {doc}" if doc else ""))
     return "\n".join(lines)

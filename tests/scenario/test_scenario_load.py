@@ -384,7 +384,7 @@ def test_a_groups_number_key_can_be_swept_and_each_point_gets_its_value():
 
 
 @pytest.mark.parametrize("overrides, key, words", [
-    (['sweep.key="group.netperfs.count"'], "sweep.key", "naming a [[group]] of the scenario (netperf)"),
+    (['sweep.key="group.netperfs.count"'], "sweep.key", "one of the scenario's [[group]] tables (netperf)"),
     (['sweep.key="group.netperf.traffic"'], "sweep.key", "group.NAME.KEY"),
     (["sweep.values=[1, 0]"], "sweep.values[1]", "expected an integer >= 1"),
 ])
@@ -397,3 +397,33 @@ def test_a_tree_leaf_that_no_traffic_uses_is_refused(tmp_path):
     text = fig6_text() + '\n[[netioc.node]]\nname = "nfs"\nkind = "class"\nshares = 50.0\n'
     error = group_error(tmp_path, text)
     assert error.where == "netioc.node[2].members" and "no traffic uses it" in error.expected
+
+
+VOICE_BESIDE_FLOOD = ROOT / "configs" / "whatif" / "voice_beside_flood.toml"
+
+
+def test_set_reaches_a_group_and_a_tree_node_by_name():
+    loaded = load_scenario(VOICE_BESIDE_FLOOD, ["group.flood.count=2", "group.flood.traffic.params.pps=900.0",
+                                                "netioc.node.voip.reservation_mbps=100"])
+    (flood,) = loaded.scenario.group
+    assert (flood.count, flood.traffic.params["pps"]) == (2, 900.0)
+    assert [node.reservation_mbps for node in loaded.scenario.netioc.node] == [100.0, 0.0]
+
+
+def test_a_tree_nodes_number_key_can_be_swept_and_each_point_gets_its_value():
+    loaded = load_scenario(VOICE_BESIDE_FLOOD, ['sweep.key="netioc.node.voip.reservation_mbps"',
+                                                "sweep.values=[0, 200]", 'host.uplink="netioc"'])
+    point = loaded.with_value("netioc.node.voip.reservation_mbps", 200.0)
+    assert [node.reservation_mbps for node in point.scenario.netioc.node] == [200.0, 0.0]
+
+
+@pytest.mark.parametrize("overrides, words", [
+    (['sweep.key="netioc.node.voice.shares"', "sweep.values=[10.0]"],
+     "one of the scenario's [[netioc.node]] tables (voip, flood), got 'netioc.node.voice.shares'"),
+    (['sweep.key="netioc.node.voip.members"', "sweep.values=[1]"], "netioc.node.NAME.KEY"),
+    (['sweep.key="netioc.node.voip.shares"', "sweep.values=[0.0]"], "expected a number > 0"),
+])
+def test_bad_tree_node_sweep_names_the_key(overrides, words):
+    with pytest.raises(InputError) as info:
+        load_scenario(VOICE_BESIDE_FLOOD, overrides)
+    assert words in info.value.expected and "\n" not in str(info.value)

@@ -137,3 +137,45 @@ WORDS = st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True).filter(
 @given(WORDS)
 def test_bare_words_are_kept_as_strings(word):
     assert apply_overrides({}, [f"name={word}"]) == {"name": word}
+
+
+TREE = {"group": [{"name": "voice", "count": 1},
+                  {"name": "flood", "count": 1, "traffic": {"kind": "udp_flood", "params": {"pps": 5.0}}}],
+        "netioc": {"node": [{"name": "voip", "shares": 50.0}, {"name": "flood", "shares": 50.0}]}}
+
+
+@pytest.mark.parametrize("assignment, path, value", [
+    ("group.flood.count=2", ("group", 1, "count"), 2),
+    ("group.voice.vcpus=4", ("group", 0, "vcpus"), 4),
+    ("group.flood.traffic.params.pps=7.5", ("group", 1, "traffic", "params", "pps"), 7.5),
+    ("netioc.node.voip.reservation_mbps=100", ("netioc", "node", 0, "reservation_mbps"), 100),
+    ("netioc.node.flood.shares=25.0", ("netioc", "node", 1, "shares"), 25.0),
+])
+def test_a_table_of_an_array_is_reached_by_its_name(assignment, path, value):
+    result = apply_overrides(TREE, [assignment])
+    table = result
+    for part in path:
+        table = table[part]
+    assert table == value
+    assert TREE["group"][1]["count"] == 1 and "reservation_mbps" not in TREE["netioc"]["node"][0]
+
+
+@pytest.mark.parametrize("assignment, names", [
+    ("group.flod.count=2", "(voice, flood)"),
+    ("netioc.node.voice.shares=1", "(voip, flood)"),
+    ("htb.node.voip.rate_mbps=1", "(none: the scenario has no [[htb.node]])"),
+])
+def test_an_unknown_table_name_is_one_line_naming_the_key_and_the_names(assignment, names):
+    with pytest.raises(InputError) as info:
+        apply_overrides(TREE, [assignment])
+    err = info.value
+    assert (err.source, err.where) == ("--set", assignment)
+    assert names in err.expected and repr(assignment.partition("=")[0]) in err.expected
+    assert "{" not in str(err) and "\n" not in str(err)
+
+
+def test_an_array_of_tables_is_named_without_its_contents():
+    with pytest.raises(InputError) as info:
+        apply_overrides(TREE, ["group.flood=3"])
+    assert info.value.expected == ("'group' holds an array, not a table, so it has no keys; reach "
+                                   "one of its tables by name, group.NAME.KEY")

@@ -17,6 +17,7 @@ from vsim.scenario import schema
 from vsim.scenario.cgroups import check_cgroup_settings
 from vsim.scenario.host_steal import check_trace_cpus
 from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
+from vsim.scenario.named_tables import split_named_key, with_named_value
 from vsim.scenario.netioc import netioc_tree
 from vsim.scenario.toml_io import apply_overrides, load_toml
 from vsim.scenario.typed import check_field, did_you_mean, fail, from_dict, scalar_fields
@@ -232,22 +233,18 @@ def check_traffic(group, where, source):
 
 def with_point(scenario, models, key, value, source):
     """(scenario, models) with the dotted ``key`` set to ``value``: a scenario key
-    (``vm.instances``), or a model parameter (``params.host.ht_rate``), which changes the model too."""
+    (``vm.instances``), a key of a named table of an array (``group.flood.count``,
+    ``netioc.node.voip.shares``), or a model parameter (``params.host.ht_rate``), which changes
+    the model too."""
     if key.startswith("params."):
         _, role, name = key.split(".")
         params = dict(scenario.params)
         params[role] = dict(params.get(role, {}), **{name: value})
         return (replace(scenario, params=params),
                 apply_params(models, {role: {name: value}}, source))
-    if key.startswith("group."):
-        _, group_name, name = key.split(".")
-        names = [group.name for group in scenario.group]
-        if group_name not in names:
-            fail(source, "sweep.key", f"expected group.NAME.KEY naming a [[group]] of the scenario "
-                 f"({', '.join(names) or 'none'}), got {key!r}")
-        groups = [replace(group, **{name: value}) if group.name == group_name else group
-                  for group in scenario.group]
-        return replace(scenario, group=type(scenario.group)(groups)), models
+    named = split_named_key(key)
+    if named is not None:
+        return with_named_value(scenario, named, value, source, "sweep.key"), models
     section, name = key.split(".")
     return replace(scenario, **{section: replace(getattr(scenario, section), **{name: value})}), models
 

@@ -18,6 +18,7 @@ import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Literal
 
+from vsim.scenario.named_tables import split_named_key
 from vsim.scenario.typed import check_field, did_you_mean, fail, join_path, scalar_fields
 from vsim.validate import tolerances as validate_tolerances
 
@@ -506,6 +507,9 @@ class HtbSection:
         check_tree_tables(self.node, source, path)
 
 
+# The class of the tables of each array whose tables a key reaches by name (``named_tables``).
+NAMED_TABLE_CLASSES = {"group": GroupSection, "netioc.node": NetiocNodeSection,
+                       "htb.node": HtbNodeSection}
 SWEPT_SECTIONS = {"host": HostSection, "vm": VmSection, "measured_vm": MeasuredVmSection,
                   "client": ClientSection}
 
@@ -522,16 +526,17 @@ def sweepable_keys():
 
 def sweep_field(key):
     """(section class, field name) a sweep ``key`` varies, or None: a key of
-    ``sweepable_keys``, or ``group.NAME.FIELD`` for a number key of a [[group]]
-    (``group.netperf.count``; that the group exists is checked with the scenario)."""
+    ``sweepable_keys``, or ``ARRAY.NAME.FIELD`` for a number key of one table of an array of
+    tables, reached by its name (``group.netperf.count``, ``netioc.node.voip.reservation_mbps``;
+    that the table exists is checked with the scenario)."""
     keys = sweepable_keys()
     if key in keys:
         return keys[key]
-    parts = key.split(".")
-    if (len(parts) == 3 and parts[0] == "group" and parts[1].isidentifier()
-            and parts[2] in scalar_fields(GroupSection)):
-        return GroupSection, parts[2]
-    return None
+    named = split_named_key(key)
+    if named is None or not named.name.isidentifier() or len(named.rest) != 1:
+        return None
+    cls = NAMED_TABLE_CLASSES[named.array]
+    return (cls, named.rest[0]) if named.rest[0] in scalar_fields(cls) else None
 
 
 @dataclass(frozen=True)
@@ -540,6 +545,7 @@ class SweepSection:
                                       "key of [host], [vm], [measured_vm] or [client] (vm.instances, "
                                       "host.hyperthreading, host.uplink, measured_vm.shares, "
                                       "...), a number key of a [[group]] (group.NAME.count, ...) "
+                                      "or of a tree node (netioc.node.NAME.reservation_mbps, ...) "
                                       "or a model parameter (params.host.ht_rate, ...)"})
     values: list[bool | int | float | str] = field(metadata={
         "doc": "values of the independent variable, each checked as the key itself is"})
@@ -550,10 +556,11 @@ class SweepSection:
             keys = sweepable_keys()
             sections = [key for key in keys if not key.startswith("params.")]
             hint = (did_you_mean(self.key, list(keys))
-                    or f"one of: {', '.join(sections)}, group.NAME.KEY or params.ROLE.NAME")
+                    or f"one of: {', '.join(sections)}, group.NAME.KEY, netioc.node.NAME.KEY, "
+                       f"htb.node.NAME.KEY or params.ROLE.NAME")
             fail(source, f"{path}.key", f"expected a number or true/false key of [host], [vm], "
-                 f"[measured_vm] or [client], a [[group]]'s as group.NAME.KEY, or "
-                 f"params.ROLE.NAME; {hint}")
+                 f"[measured_vm] or [client], a [[group]]'s as group.NAME.KEY, a tree node's as "
+                 f"netioc.node.NAME.KEY or htb.node.NAME.KEY, or params.ROLE.NAME; {hint}")
         if not self.values:
             fail(source, f"{path}.values", "expected at least one value")
         cls, name = swept

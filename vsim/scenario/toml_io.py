@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 
 from vsim.core.errors import InputError
+from vsim.scenario.named_tables import NAMED_ARRAYS, named_table, split_named_key
 
 _POSITION = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$")
 
@@ -66,7 +67,8 @@ def apply_overrides(data, assignments, source="--set"):
     The value is read as a TOML value (``3`` is an int, ``[1, 2]`` a list,
     ``true`` a bool); anything that is not valid TOML is kept as a plain
     string so that ``--set name=foo`` needs no quoting. Missing intermediate
-    tables are created.
+    tables are created. A table of an array of tables is reached by its name
+    (``group.flood.count``, ``netioc.node.voip.shares``; ``vsim.scenario.named_tables``).
     """
     result = copy.deepcopy(data)
     for assignment in assignments:
@@ -74,15 +76,33 @@ def apply_overrides(data, assignments, source="--set"):
         parts = [part.strip() for part in key_text.split(".")]
         if not sep or not all(parts):
             raise InputError(source, assignment, "expected dotted.key=value")
-        table = result
+        table, parts = _start(result, key_text, source, assignment) or (result, parts)
         for depth, part in enumerate(parts[:-1], start=1):
             table = table.setdefault(part, {})
             if not isinstance(table, dict):
                 parent = ".".join(parts[:depth])
-                expected = f"'{parent}' holds {type(table).__name__} {table!r}, not a table, so it has no keys"
-                raise InputError(source, assignment, expected)
+                hint = (f"; reach one of its tables by name, {parent}.NAME.KEY"
+                        if parent in NAMED_ARRAYS else "")
+                raise InputError(source, assignment, f"'{parent}' holds {_kind_of(table)}, not a "
+                                 f"table, so it has no keys{hint}")
         table[parts[-1]] = parse_value(value_text.strip())
     return result
+
+
+def _start(data, key_text, source, assignment):
+    """(table, keys left) where a key into an array of tables by name starts, or None."""
+    named = split_named_key(key_text)
+    if named is None:
+        return None
+    table = named_table(data, named, source, assignment)
+    return None if table is None else (table, list(named.rest))
+
+
+def _kind_of(value):
+    """What a TOML value under a key is: an array in words (it may be long), else its value."""
+    if isinstance(value, list):
+        return "an array"
+    return f"{type(value).__name__} {value!r}"
 
 
 def parse_value(text):

@@ -1,0 +1,86 @@
+"""Keys that reach into an array of tables by the name of one of its tables.
+
+``[[group]]``, ``[[netioc.node]]`` and ``[[htb.node]]`` are arrays, so a dotted key cannot
+index them by position in a way a user could read or keep stable; instead every such table
+has a ``name``, and ``group.flood.count`` means "the ``count`` of the [[group]] named
+``flood``". ``--set`` applies such keys to the parsed TOML document and a ``[sweep]`` to the
+typed scenario; both find the table through ``split_named_key`` and ``named_index`` here, so
+the two accept the same keys and report an unknown name in the same words.
+"""
+
+from dataclasses import dataclass, replace
+
+from vsim.scenario.typed import fail
+
+# Dotted paths of the arrays of tables whose tables are reached by their ``name``.
+NAMED_ARRAYS = ("group", "netioc.node", "htb.node")
+
+
+@dataclass(frozen=True)
+class NamedKey:
+    """A key ``ARRAY.NAME.REST``: the array's path, the table's name and the keys inside it."""
+
+    array: str
+    name: str
+    rest: tuple[str, ...]
+
+    def text(self):
+        return ".".join((self.array, self.name) + self.rest)
+
+
+def split_named_key(key):
+    """The ``NamedKey`` that the dotted ``key`` spells, or None when it reaches no named array
+    (``group.flood.count`` is one; ``vm.instances`` and ``group.flood`` are not)."""
+    parts = [part.strip() for part in key.split(".")]
+    for array in NAMED_ARRAYS:
+        prefix = array.split(".")
+        if parts[:len(prefix)] == prefix and len(parts) >= len(prefix) + 2:
+            return NamedKey(array, parts[len(prefix)], tuple(parts[len(prefix) + 1:]))
+    return None
+
+
+def named_index(named, names, source, where):
+    """Position of the table ``named.name`` among the array's table ``names``; otherwise
+    ``InputError`` at ``where`` in ``source`` naming the key and the names there are."""
+    if named.name in names:
+        return names.index(named.name)
+    named_ones = [str(name) for name in names if name is not None]
+    there = ", ".join(named_ones) if named_ones else f"none: the scenario has no [[{named.array}]]"
+    fail(source, where, f"expected {named.array}.NAME.KEY with NAME one of the scenario's "
+         f"[[{named.array}]] tables ({there}), got {named.text()!r}")
+
+
+def named_table(data, named, source, where):
+    """The table of the parsed TOML document ``data`` that ``named`` reaches, or None when the
+    array's key holds something other than an array (then the key is an ordinary dotted key,
+    and reading the document reports what it holds)."""
+    array = data
+    for part in named.array.split("."):
+        if not isinstance(array, dict):
+            return None
+        array = array.get(part, {})
+    array = [] if array == {} else array  # an array that is absent has no tables
+    if not isinstance(array, list):
+        return None
+    names = [table.get("name") if isinstance(table, dict) else None for table in array]
+    return array[named_index(named, names, source, where)]
+
+
+def with_named_value(obj, named, value, source, where):
+    """The typed ``obj`` (a scenario) with the field ``named.rest`` (one key) of the table
+    ``named`` set to ``value`` (already checked)."""
+    (field_name,) = named.rest
+
+    def changed(tables):
+        index = named_index(named, [table.name for table in tables], source, where)
+        return tuple(replace(table, **{field_name: value}) if i == index else table
+                     for i, table in enumerate(tables))
+
+    return _replace_at(obj, named.array.split("."), changed)
+
+
+def _replace_at(obj, path, change):
+    """``obj`` with the value at the attribute ``path`` replaced by ``change`` of it."""
+    head, *inner = path
+    current = getattr(obj, head)
+    return replace(obj, **{head: _replace_at(current, inner, change) if inner else change(current)})
