@@ -4,7 +4,7 @@ when a world goes idle or its group is throttled, and when its group's throttlin
 import simpy
 
 from vsim.cpu.machine import Machine
-from vsim.cpu.policies.linux_fair import Eevdf
+from vsim.cpu.policies.linux_eevdf import Eevdf
 from vsim.cpu.topology import Topology
 from vsim.cpu.world import IDLE, READY, RUN, Group, World
 

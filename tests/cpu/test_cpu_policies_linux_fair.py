@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from vsim.cpu.machine import Machine
 from vsim.cpu.policies import make_policy
-from vsim.cpu.policies.linux_fair import fair_rates, tunable_factor
+from vsim.cpu.policies.fair_queue import fair_rates, tunable_factor
 from vsim.cpu.topology import Topology
 from vsim.cpu.world import IDLE, READY, RUN, Group, World
 

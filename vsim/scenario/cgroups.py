@@ -19,7 +19,7 @@ Each VM's transmit world (vhost) is a cgroup of its own at the default weight.
 
 import math
 
-from vsim.cpu.policies.linux_fair import CGROUP_WEIGHT_DEFAULT, CGROUP_WEIGHT_RANGE
+from vsim.cpu.policies.fair_queue import CGROUP_WEIGHT_DEFAULT, CGROUP_WEIGHT_RANGE
 from vsim.scenario.typed import fail
 
 NORMAL_SHARES_PER_VCPU = 1000.0

@@ -8,7 +8,7 @@ limits decide what they keep against it. A task's job never finishes within
 a run; it is given ``WORK_S`` core-seconds, far beyond any run length.
 """
 
-from vsim.cpu.policies.linux_fair import CGROUP_WEIGHT_DEFAULT
+from vsim.cpu.policies.fair_queue import CGROUP_WEIGHT_DEFAULT
 from vsim.cpu.world import Group, World
 
 WORK_S = 1e9
