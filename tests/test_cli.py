@@ -266,6 +266,65 @@ def test_output_directories_are_checked_before_simulating(capsys, tmp_path, monk
     assert list(tmp_path.iterdir()) == []
 
 
+OUTPUT_FILE_OPTIONS = [(["run", CONFIG], "--trace"), (["validate", "m.csv", "--scenario", CONFIG], "--json"),
+                       (["jitter", "m.pcap"], "--json"), (["probe", "timer", "--duration", "1"], "--out"),
+                       (["probe", "net"], "--out"), (["probe", "net", "--out", "/tmp/t.csv"], "--pcap")]
+
+
+@pytest.mark.parametrize("command, option", OUTPUT_FILE_OPTIONS)
+def test_every_output_file_option_is_checked_before_any_work(capsys, tmp_path, monkeypatch, command, option):
+    no_simulation(monkeypatch)
+    monkeypatch.setattr("vsim.validate.validation.run_validation", lambda *a, **k: pytest.fail("validated"))
+    monkeypatch.setattr("vsim.validate.jitter_report.capture_stream_stats", lambda *a: pytest.fail("read"))
+    for probe in ("timer_probe", "net_probe"):
+        monkeypatch.setattr(f"vsim.probe.{probe}.run", lambda *a: pytest.fail("probed"))
+    missing = tmp_path / "missing" / "t.csv"
+    code, out, err = vsim(capsys, *command, option, missing)
+    assert code == 2 and out == ""
+    assert one_line_error(err) == (f"vsim: error: {missing}: {option}: expected an existing directory to "
+                                   f"write into; {missing.parent}/ does not exist (it is not created)")
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    code, _, err = vsim(capsys, *command, option, afile / "t.csv")
+    assert code == 2 and f"{afile} is not a directory" in one_line_error(err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def test_validate_out_is_checked_like_every_output_directory(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr("vsim.validate.validation.run_validation", lambda *a, **k: pytest.fail("validated"))
+    code, _, err = vsim(capsys, "validate", "m.csv", "--scenario", CONFIG, "--out", tmp_path / "a" / "b")
+    assert code == 2
+    assert (f"{tmp_path / 'a' / 'b'}: --out: expected a directory whose parent exists"
+            in one_line_error(err))
+    report = tmp_path / "results.json"
+    report.write_text("mine")
+    report.chmod(0o444)
+    code, _, err = vsim(capsys, "validate", "m.csv", "--scenario", CONFIG, "--out", tmp_path)
+    assert code == 2 and f"{report}: --out: the file is read-only" in one_line_error(err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]
+
+
+def test_run_json_into_a_device_keeps_the_device(capsys, tmp_path):
+    null = tmp_path / "null"
+    null.symlink_to(os.devnull)
+    code, out, err = vsim(capsys, "run", CONFIG, *SHORT, "--json", null, "--trace", null)
+    assert (code, out, err) == (0, "", "")
+    assert null.is_symlink() and Path(os.devnull).is_char_device()
+
+
+def test_run_json_that_cannot_be_written_is_one_line_error(capsys, tmp_path, monkeypatch):
+    import errno
+    null = tmp_path / "null"
+    null.symlink_to(os.devnull)
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr("vsim.core.atomic.os.write", full)
+    code, _, err = vsim(capsys, "run", CONFIG, *SHORT, "--json", null)
+    assert code == 2 and one_line_error(err) == f"vsim: error: {null}: cannot write (No space left on device)"
+
+
 def test_a_read_only_figure_of_a_study_is_refused(capsys, tmp_path, monkeypatch):
     no_simulation(monkeypatch)
     figure = tmp_path / "voip-vsphere5" / "fig2.png"

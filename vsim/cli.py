@@ -238,10 +238,7 @@ def _emit(target, text):
     if target == "-":
         sys.stdout.write(text)
         return
-    try:
-        write_text(target, text)
-    except OSError as exc:
-        raise InputError(target, None, f"cannot write ({exc.strerror or exc})") from None
+    write_text(target, text)
 
 
 def _note(line):
@@ -252,6 +249,8 @@ def _note(line):
 def _run(args):
     if args.json is not None:
         check_output_file(args.json, "--json")
+    if args.trace is not None:
+        check_output_file(args.trace, "--trace")
     loaded = load_scenario(resolve_config(args.config), args.set)
     run = loaded.scenario.run
     seed = run.seed if args.seed is None else args.seed
@@ -461,6 +460,8 @@ def _sweep(args):
 # --------------------------------------------------------------- jitter
 def _jitter(args):
     from vsim.validate.jitter_report import capture_stream_stats, report_json, report_text
+    if args.json is not None:
+        check_output_file(args.json, "--json")
     streams = capture_stream_stats(args.capture)
     if args.json is None:
         sys.stdout.write(report_text(args.capture, streams))
@@ -473,8 +474,10 @@ def _validate(args):
     """Exit code 1 (with a one-line verdict) when a check is outside its tolerance."""
     from vsim.validate.validation import Options, run_validation, write_outputs
     from vsim.validate.validation_report import report_text, results_json, verdict_line
-    if args.out is not None and args.out.exists() and not args.out.is_dir():
-        raise InputError(args.out, None, "expected a directory for --out, found a file")
+    if args.json is not None:
+        check_output_file(args.json, "--json")
+    if args.out is not None:
+        check_output_dir(args.out, "--out", files=("report.md", "results.json"))
     options = Options(tuple(args.traces), args.scenario, tuple(args.set), args.replications, args.duration,
                       args.seed, tuple(args.tolerance), args.jobs)
     result = run_validation(options, None if args.quiet else _note)
