@@ -46,6 +46,13 @@ def test_run_json_to_stdout_is_the_summary(capsys):
     assert set(summary["vms"]) == {"vm0"}
 
 
+def test_run_names_the_warm_up_it_used(capsys):
+    code, out, _ = vsim(capsys, "run", CONFIG, *SHORT)  # the config's 5 s warm-up, halved run of 2 s
+    assert code == 0 and ", 2 s, warm-up 1 s, " in out.splitlines()[0]
+    code, out, _ = vsim(capsys, "run", CONFIG, "--duration", "30", "--json", "-")
+    assert code == 0 and json.loads(out)["warmup_s"] == 5.0
+
+
 def test_run_same_seed_is_byte_identical_and_seed_matters(capsys):
     first = vsim(capsys, "run", CONFIG, *SHORT, "--seed", "7", "--json", "-")
     second = vsim(capsys, "run", CONFIG, *SHORT, "--seed", "7", "--json", "-")
@@ -417,7 +424,7 @@ def test_sweep_prints_a_row_per_point(capsys):
     code, out, err = vsim(capsys, "sweep", CONFIG, *SWEEP)
     assert code == 0, err
     lines = out.splitlines()
-    assert "2 x 1 s per point" in lines[0]
+    assert "2 x 1 s per point, warm-up 0.5 s" in lines[0]
     assert lines[1].startswith("vm.instances") and "sent % of offered" in lines[1]
     assert [line.split()[0] for line in lines[2:]] == ["1", "2"]
     assert err == ""

@@ -274,11 +274,11 @@ def _run(args):
                                                          warmup, sim.engine), args.trace_kind)
     params = loaded.scenario.params
     if args.json is None:
-        print(_human_summary(loaded.scenario.name, args.config, seed, duration, sim.engine, summary,
+        print(_human_summary(loaded.scenario.name, args.config, seed, duration, warmup, sim.engine, summary,
                              params))
         return
     doc = {"scenario": loaded.scenario.name, "config": args.config, "seed": seed,
-           "duration": duration, "engine": sim.engine, "summary": summary}
+           "duration": duration, "warmup_s": warmup, "engine": sim.engine, "summary": summary}
     if params:
         doc["params"] = params
     _emit(args.json, json.dumps(doc, indent=2, sort_keys=True) + "\n")
@@ -295,10 +295,11 @@ def _cpu_setting(key, value):
     return f"{value:g}" if key == "shares" else f"{value:g} CPUs"
 
 
-def _human_summary(name, config, seed, duration, engine, summary, params=None):
+def _human_summary(name, config, seed, duration, warmup, engine, summary, params=None):
+    """The text of ``vsim run``; the header names the warm-up used, which ``--duration`` may shorten."""
     jitter, voice, host = summary["jitter"], summary["voice"], summary["host"]
     across = summary["instances_jitter"]
-    lines = [f"{name}  ({config}, seed {seed}, {duration:g} s, {engine} engine)"]
+    lines = [f"{name}  ({config}, seed {seed}, {duration:g} s, warm-up {warmup:g} s, {engine} engine)"]
     if params:
         lines.append("params     " + "  ".join(f"{role}.{key} = {json.dumps(value)}"
                                                for role, values in params.items()
@@ -440,6 +441,7 @@ def _sweep(args):
     result = Sweep.from_runs(stem, str(args.config), tasks, summaries, loaded.fitted_claims())
     reports = [point_report(point) for point in result.points]
     title = (f"{scenario.name}  ({args.config}; {replications} x {duration:g} s per point, "
+             f"warm-up {warmup:g} s, "
              f"trimmed mean [95% interval])")
     table = table_text(title, result, reports)
     table += "".join(f"{line}\n" for line in no_effect_notes(result.key, reports, loaded))
