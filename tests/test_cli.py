@@ -53,6 +53,16 @@ def test_run_names_the_warm_up_it_used(capsys):
     assert code == 0 and json.loads(out)["warmup_s"] == 5.0
 
 
+def test_run_says_per_vm_cpu_sums_the_vcpus(capsys):
+    code, out, _ = vsim(capsys, "run", CONFIG, *SHORT)
+    lines = out.splitlines()
+    assert code == 0 and lines.index(next(line for line in lines if line.startswith("vm0 "))) == \
+        lines.index("VM CPU     % of one vCPU, summed over the VM's vCPUs, as esxtop (up to 100 x vCPUs)") + 1
+    code, out, _ = vsim(capsys, "run", CONFIG, *SHORT, "--json", "-")
+    assert json.loads(out)["summary"]["vms_definition"].startswith(
+        "used_pct, ready_pct, costop_pct: % of one vCPU's time, summed over the VM's vCPUs")
+
+
 def test_run_same_seed_is_byte_identical_and_seed_matters(capsys):
     first = vsim(capsys, "run", CONFIG, *SHORT, "--seed", "7", "--json", "-")
     second = vsim(capsys, "run", CONFIG, *SHORT, "--seed", "7", "--json", "-")

@@ -324,6 +324,7 @@ def _human_summary(name, config, seed, duration, warmup, engine, summary, params
     if background is not None:
         lines.append(f"background {background['bursts_per_vm_per_s']:.2f} bursts/s per VM of "
                      f"{background['burst_ms']:g} ms  ({background['cpu_pct_of_vm']:.2f}% of each VM's vCPUs)")
+    lines.append(f"{'VM CPU':<10} % of one vCPU, summed over the VM's vCPUs, as esxtop (up to 100 x vCPUs)")
     lines += [f"{vm:<10} used {v['used_pct']:.1f}%  ready {v['ready_pct']:.1f}%  "
               f"costop {v['costop_pct']:.1f}%  jitter {_ms(v['jitter_mean_ms'])}  "
               f"p99 {_ms(v['jitter_p99_ms'])}" for vm, v in summary["vms"].items()]

@@ -52,11 +52,13 @@ METRICS = (
     Metric("loss_pct", "loss %", lambda s: 100 * s["voice"]["loss_fraction"]),
     Metric("sent_pct_of_offered", "sent % of offered", _sent_of_offered),
     Metric("host_cpu_pct", "host CPU %", lambda s: s["host"]["cpu_util_pct"]),
-    Metric("ready_pct", "ready % per VM", _per_vm_mean("ready_pct")),
-    Metric("costop_pct", "co-stop % per VM", _per_vm_mean("costop_pct")),
+    Metric("ready_pct", "ready % per VM (vCPUs summed)", _per_vm_mean("ready_pct")),
+    Metric("costop_pct", "co-stop % per VM (vCPUs summed)", _per_vm_mean("costop_pct")),
 )
 JITTER = ("jitter_mean_ms", "jitter_p99_ms", "all_vms_p99_ms")
 CPU = ("host_cpu_pct", "ready_pct", "costop_pct")
+# Host CPU is a share of the host; a VM's ready and co-stop are esxtop's sums over its vCPUs.
+CPU_AXIS = "%  (per VM: % of one vCPU, summed over its vCPUs)"
 
 
 def show(x):
@@ -169,7 +171,7 @@ def plot_report(stem, title, sweep, reports):
 
     xs, label, ticks = axis(sweep)
     written = []
-    for suffix, names, ylabel in zip(FIGURES, (JITTER, CPU), ("jitter (ms)", "%")):
+    for suffix, names, ylabel in zip(FIGURES, (JITTER, CPU), ("jitter (ms)", CPU_AXIS)):
         curves = _curves(sweep, reports, names, xs)
         if curves:
             path = stem.with_name(f"{stem.name}_{suffix}")
