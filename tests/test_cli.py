@@ -607,3 +607,20 @@ def test_ctrl_c_stops_workers_and_exits_130_with_one_line(tmp_path):
     assert err == "vsim: interrupted\n" and out == ""
     _wait_for(lambda: not _group_members(process.pid), timeout=10)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_help_names_every_probe_and_what_validate_takes(capsys):
+    code, out, _ = vsim(capsys, "--help")
+    assert code == 0 and "(timer, net, cpu, steal), or clean up after dead probes (cleanup)" in " ".join(out.split())
+    code, out, _ = vsim(capsys, "validate", "--help")
+    text = " ".join(out.split())
+    assert "timer or cpu_ticks traces" in text and "(created if missing, its parent must exist)" in text
+
+
+def test_readme_lists_every_committed_figure_and_whatif_template():
+    readme = (REPO / "README.md").read_text()
+    for figure in sorted((REPO / "figures").glob("*/*.png")):
+        assert f"`{figure.name}`, `{figure.stem}.svg`" in readme, figure
+    for template in sorted(WHATIF.glob("*.toml")):
+        assert f"| `{template.name}` |" in readme, template
+    assert '"warmup_s", "engine", "summary"' in readme

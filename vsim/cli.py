@@ -128,7 +128,8 @@ def build_parser():
                           "world waits for a CPU (same packets); auto (default): the closed form where "
                           "it applies")
     run.add_argument("--trace", metavar="PATH",
-                     help="also write a vsim trace: the measuring client's packets (default) or the "
+                     help="also write a vsim trace (its directory must exist): the measuring client's "
+                          "packets (default) or the "
                           "guest timer's wakeups (--trace-kind timer) or the workers' ticks "
                           "(--trace-kind cpu_ticks)")
     run.add_argument("--trace-kind", choices=("packets", "timer", "cpu_ticks"), default="packets",
@@ -177,13 +178,14 @@ def build_parser():
     jitter = commands.add_parser("jitter", help="per-stream RTP loss and jitter of a pcap/pcapng capture, "
                                                 "as tshark -z rtp,streams computes them")
     jitter.add_argument("capture", metavar="CAPTURE", help="pcap or pcapng file")
-    jitter.add_argument("--json", metavar="PATH|-", help="write the streams as JSON to PATH, or stdout for -")
+    jitter.add_argument("--json", metavar="PATH|-", help="write the streams as JSON to PATH (its directory "
+                                                         "must exist), or stdout for -")
     jitter.set_defaults(handler=_jitter)
 
     validate = commands.add_parser(
         "validate", help="compare a scenario's replications with measured traces, metric by metric",
         description="Run the scenario's replications and compare them with measured traces (pcap/pcapng "
-                    "RTP captures, vsim packets or timer traces): per metric the quantile errors, KS statistic, "
+                    "RTP captures, vsim packets, timer or cpu_ticks traces): per metric the quantile errors, KS statistic, "
                     "Wasserstein distance and means with 95 % intervals, checked against the tolerances "
                     "of the scenario's [validate] table and --tolerance. Exit 0: every check within "
                     "tolerance; 1: a check outside it; 2: bad input.")
@@ -202,13 +204,16 @@ def build_parser():
                                "e.g. jitter_ms.p99=0.2 or jitter_ms.ks=0.2")
     validate.add_argument("--jobs", type=_bounded(int, 1, True), default=1, metavar="N",
                           help="worker processes (default: 1)")
-    validate.add_argument("--json", metavar="PATH|-", help="write the results as JSON to PATH, or stdout for -")
+    validate.add_argument("--json", metavar="PATH|-", help="write the results as JSON to PATH (its directory "
+                                                           "must exist), or stdout for -")
     validate.add_argument("--out", type=Path, metavar="DIR",
-                          help="write report.md, results.json and figures (PNG, SVG) into DIR")
+                          help="write report.md, results.json and figures (PNG, SVG) into DIR (created if "
+                               "missing, its parent must exist)")
     validate.add_argument("--quiet", action="store_true", help="no progress lines")
     validate.set_defaults(handler=_validate)
 
-    probe = commands.add_parser("probe", help="take measured traces on this Linux machine: timer, net, cpu")
+    probe = commands.add_parser("probe", help="take measured traces on this Linux machine (timer, net, cpu, "
+                                                "steal), or clean up after dead probes (cleanup)")
     add_probe_arguments(probe, _bounded)
     probe.set_defaults(handler=_probe)
     return parser
