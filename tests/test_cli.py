@@ -47,6 +47,23 @@ def test_run_json_to_stdout_is_the_summary(capsys):
     assert set(summary["vms"]) == {"vm0"}
 
 
+def test_run_names_the_warm_up_it_used(capsys):
+    code, out, _ = vsim(capsys, "run", CONFIG, *SHORT)  # the config's 5 s warm-up, halved run of 2 s
+    assert code == 0 and ", 2 s, warm-up 1 s, " in out.splitlines()[0]
+    code, out, _ = vsim(capsys, "run", CONFIG, "--duration", "30", "--json", "-")
+    assert code == 0 and json.loads(out)["warmup_s"] == 5.0
+
+
+def test_run_says_per_vm_cpu_sums_the_vcpus(capsys):
+    code, out, _ = vsim(capsys, "run", CONFIG, *SHORT)
+    lines = out.splitlines()
+    assert code == 0 and lines.index(next(line for line in lines if line.startswith("vm0 "))) == \
+        lines.index("VM CPU     % of one vCPU, summed over the VM's vCPUs, as esxtop (up to 100 x vCPUs)") + 1
+    code, out, _ = vsim(capsys, "run", CONFIG, *SHORT, "--json", "-")
+    assert json.loads(out)["summary"]["vms_definition"].startswith(
+        "used_pct, ready_pct, costop_pct: % of one vCPU's time, summed over the VM's vCPUs")
+
+
 def test_run_same_seed_is_byte_identical_and_seed_matters(capsys):
     first = vsim(capsys, "run", CONFIG, *SHORT, "--seed", "7", "--json", "-")
     second = vsim(capsys, "run", CONFIG, *SHORT, "--seed", "7", "--json", "-")
@@ -298,6 +315,65 @@ def test_output_directories_are_checked_before_simulating(capsys, tmp_path, monk
     assert list(tmp_path.iterdir()) == []
 
 
+OUTPUT_FILE_OPTIONS = [(["run", CONFIG], "--trace"), (["validate", "m.csv", "--scenario", CONFIG], "--json"),
+                       (["jitter", "m.pcap"], "--json"), (["probe", "timer", "--duration", "1"], "--out"),
+                       (["probe", "net"], "--out"), (["probe", "net", "--out", "/tmp/t.csv"], "--pcap")]
+
+
+@pytest.mark.parametrize("command, option", OUTPUT_FILE_OPTIONS)
+def test_every_output_file_option_is_checked_before_any_work(capsys, tmp_path, monkeypatch, command, option):
+    no_simulation(monkeypatch)
+    monkeypatch.setattr("vsim.validate.validation.run_validation", lambda *a, **k: pytest.fail("validated"))
+    monkeypatch.setattr("vsim.validate.jitter_report.capture_stream_stats", lambda *a: pytest.fail("read"))
+    for probe in ("timer_probe", "net_probe"):
+        monkeypatch.setattr(f"vsim.probe.{probe}.run", lambda *a: pytest.fail("probed"))
+    missing = tmp_path / "missing" / "t.csv"
+    code, out, err = vsim(capsys, *command, option, missing)
+    assert code == 2 and out == ""
+    assert one_line_error(err) == (f"vsim: error: {missing}: {option}: expected an existing directory to "
+                                   f"write into; {missing.parent}/ does not exist (it is not created)")
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    code, _, err = vsim(capsys, *command, option, afile / "t.csv")
+    assert code == 2 and f"{afile} is not a directory" in one_line_error(err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def test_validate_out_is_checked_like_every_output_directory(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr("vsim.validate.validation.run_validation", lambda *a, **k: pytest.fail("validated"))
+    code, _, err = vsim(capsys, "validate", "m.csv", "--scenario", CONFIG, "--out", tmp_path / "a" / "b")
+    assert code == 2
+    assert (f"{tmp_path / 'a' / 'b'}: --out: expected a directory whose parent exists"
+            in one_line_error(err))
+    report = tmp_path / "results.json"
+    report.write_text("mine")
+    report.chmod(0o444)
+    code, _, err = vsim(capsys, "validate", "m.csv", "--scenario", CONFIG, "--out", tmp_path)
+    assert code == 2 and f"{report}: --out: the file is read-only" in one_line_error(err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json"]
+
+
+def test_run_json_into_a_device_keeps_the_device(capsys, tmp_path):
+    null = tmp_path / "null"
+    null.symlink_to(os.devnull)
+    code, out, err = vsim(capsys, "run", CONFIG, *SHORT, "--json", null, "--trace", null)
+    assert (code, out, err) == (0, "", "")
+    assert null.is_symlink() and Path(os.devnull).is_char_device()
+
+
+def test_run_json_that_cannot_be_written_is_one_line_error(capsys, tmp_path, monkeypatch):
+    import errno
+    null = tmp_path / "null"
+    null.symlink_to(os.devnull)
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr("vsim.core.atomic.os.write", full)
+    code, _, err = vsim(capsys, "run", CONFIG, *SHORT, "--json", null)
+    assert code == 2 and one_line_error(err) == f"vsim: error: {null}: cannot write (No space left on device)"
+
+
 def test_a_read_only_figure_of_a_study_is_refused(capsys, tmp_path, monkeypatch):
     no_simulation(monkeypatch)
     figure = tmp_path / "voip-vsphere5" / "fig2.png"
@@ -390,7 +466,7 @@ def test_sweep_prints_a_row_per_point(capsys):
     code, out, err = vsim(capsys, "sweep", CONFIG, *SWEEP)
     assert code == 0, err
     lines = out.splitlines()
-    assert "2 x 1 s per point" in lines[0]
+    assert "2 x 1 s per point, warm-up 0.5 s" in lines[0]
     assert lines[1].startswith("vm.instances") and "sent % of offered" in lines[1]
     assert [line.split()[0] for line in lines[2:]] == ["1", "2"]
     assert err == ""
@@ -632,3 +708,20 @@ def test_whatif_templates_run_the_case_of_their_title(name, key, value):
 def test_linux_host_title_names_no_scheduler_as_set_may_change_it():
     title = load_scenario(WHATIF / "linux_host.toml").scenario.name.lower()
     assert not any(word in title for word in ("eevdf", "cfs", "esx", "proportional"))
+
+
+def test_help_names_every_probe_and_what_validate_takes(capsys):
+    code, out, _ = vsim(capsys, "--help")
+    assert code == 0 and "(timer, net, cpu, steal), or clean up after dead probes (cleanup)" in " ".join(out.split())
+    code, out, _ = vsim(capsys, "validate", "--help")
+    text = " ".join(out.split())
+    assert "timer or cpu_ticks traces" in text and "(created if missing, its parent must exist)" in text
+
+
+def test_readme_lists_every_committed_figure_and_whatif_template():
+    readme = (REPO / "README.md").read_text()
+    for figure in sorted((REPO / "figures").glob("*/*.png")):
+        assert f"`{figure.name}`, `{figure.stem}.svg`" in readme, figure
+    for template in sorted(WHATIF.glob("*.toml")):
+        assert f"| `{template.name}` |" in readme, template
+    assert '"warmup_s", "engine", "summary"' in readme

@@ -129,7 +129,8 @@ def build_parser():
                           "world waits for a CPU (same packets); auto (default): the closed form where "
                           "it applies")
     run.add_argument("--trace", metavar="PATH",
-                     help="also write a vsim trace: the measuring client's packets (default) or the "
+                     help="also write a vsim trace (its directory must exist): the measuring client's "
+                          "packets (default) or the "
                           "guest timer's wakeups (--trace-kind timer) or the workers' ticks "
                           "(--trace-kind cpu_ticks)")
     run.add_argument("--trace-kind", choices=("packets", "timer", "cpu_ticks"), default="packets",
@@ -178,13 +179,14 @@ def build_parser():
     jitter = commands.add_parser("jitter", help="per-stream RTP loss and jitter of a pcap/pcapng capture, "
                                                 "as tshark -z rtp,streams computes them")
     jitter.add_argument("capture", metavar="CAPTURE", help="pcap or pcapng file")
-    jitter.add_argument("--json", metavar="PATH|-", help="write the streams as JSON to PATH, or stdout for -")
+    jitter.add_argument("--json", metavar="PATH|-", help="write the streams as JSON to PATH (its directory "
+                                                         "must exist), or stdout for -")
     jitter.set_defaults(handler=_jitter)
 
     validate = commands.add_parser(
         "validate", help="compare a scenario's replications with measured traces, metric by metric",
         description="Run the scenario's replications and compare them with measured traces (pcap/pcapng "
-                    "RTP captures, vsim packets or timer traces): per metric the quantile errors, KS statistic, "
+                    "RTP captures, vsim packets, timer or cpu_ticks traces): per metric the quantile errors, KS statistic, "
                     "Wasserstein distance and means with 95 % intervals, checked against the tolerances "
                     "of the scenario's [validate] table and --tolerance. Exit 0: every check within "
                     "tolerance; 1: a check outside it; 2: bad input.")
@@ -203,13 +205,16 @@ def build_parser():
                                "e.g. jitter_ms.p99=0.2 or jitter_ms.ks=0.2")
     validate.add_argument("--jobs", type=_bounded(int, 1, True), default=1, metavar="N",
                           help="worker processes (default: 1)")
-    validate.add_argument("--json", metavar="PATH|-", help="write the results as JSON to PATH, or stdout for -")
+    validate.add_argument("--json", metavar="PATH|-", help="write the results as JSON to PATH (its directory "
+                                                           "must exist), or stdout for -")
     validate.add_argument("--out", type=Path, metavar="DIR",
-                          help="write report.md, results.json and figures (PNG, SVG) into DIR")
+                          help="write report.md, results.json and figures (PNG, SVG) into DIR (created if "
+                               "missing, its parent must exist)")
     validate.add_argument("--quiet", action="store_true", help="no progress lines")
     validate.set_defaults(handler=_validate)
 
-    probe = commands.add_parser("probe", help="take measured traces on this Linux machine: timer, net, cpu")
+    probe = commands.add_parser("probe", help="take measured traces on this Linux machine (timer, net, cpu, "
+                                                "steal), or clean up after dead probes (cleanup)")
     add_probe_arguments(probe, _bounded)
     probe.set_defaults(handler=_probe)
     return parser
@@ -239,10 +244,7 @@ def _emit(target, text):
     if target == "-":
         sys.stdout.write(text)
         return
-    try:
-        write_text(target, text)
-    except OSError as exc:
-        raise InputError(target, None, f"cannot write ({exc.strerror or exc})") from None
+    write_text(target, text)
 
 
 def _note(line):
@@ -253,6 +255,8 @@ def _note(line):
 def _run(args):
     if args.json is not None:
         check_output_file(args.json, "--json")
+    if args.trace is not None:
+        check_output_file(args.trace, "--trace")
     loaded = load_scenario(resolve_config(args.config), args.set)
     run = loaded.scenario.run
     seed = run.seed if args.seed is None else args.seed
@@ -276,11 +280,11 @@ def _run(args):
                                                          warmup, sim.engine), args.trace_kind)
     params = loaded.scenario.params
     if args.json is None:
-        print(_human_summary(loaded.scenario.name, args.config, seed, duration, sim.engine, summary,
-                             params, warmup))
+        print(_human_summary(loaded.scenario.name, args.config, seed, duration, warmup, sim.engine, summary,
+                             params))
         return
     doc = {"scenario": loaded.scenario.name, "config": args.config, "seed": seed,
-           "duration": duration, "engine": sim.engine, "summary": summary}
+           "duration": duration, "warmup_s": warmup, "engine": sim.engine, "summary": summary}
     if params:
         doc["params"] = params
     _emit(args.json, json.dumps(doc, indent=2, sort_keys=True) + "\n")
@@ -297,11 +301,12 @@ def _cpu_setting(key, value):
     return f"{value:g}" if key == "shares" else f"{value:g} CPUs"
 
 
-def _human_summary(name, config, seed, duration, engine, summary, params=None, warmup=0.0):
-    """The text of ``vsim run``: the voice lines only when the scenario has voice, and the host
-    CPU saying what it leaves out; ``warmup`` makes the voice's measuring window."""
+def _human_summary(name, config, seed, duration, warmup, engine, summary, params=None):
+    """The text of ``vsim run``: the header names the warm-up used (``--duration`` may shorten
+    it, and it makes the voice's measuring window), the voice lines appear only when the
+    scenario has voice, and the host CPU says what it leaves out."""
     host = summary["host"]
-    lines = [f"{name}  ({config}, seed {seed}, {duration:g} s, {engine} engine)"]
+    lines = [f"{name}  ({config}, seed {seed}, {duration:g} s, warm-up {warmup:g} s, {engine} engine)"]
     if params:
         lines.append("params     " + "  ".join(f"{role}.{key} = {json.dumps(value)}"
                                                for role, values in params.items()
@@ -321,6 +326,7 @@ def _human_summary(name, config, seed, duration, engine, summary, params=None, w
     if background is not None:
         lines.append(f"background {background['bursts_per_vm_per_s']:.2f} bursts/s per VM of "
                      f"{background['burst_ms']:g} ms  ({background['cpu_pct_of_vm']:.2f}% of each VM's vCPUs)")
+    lines.append(f"{'VM CPU':<10} % of one vCPU, summed over the VM's vCPUs, as esxtop (up to 100 x vCPUs)")
     lines += [f"{vm:<10} used {v['used_pct']:.1f}%  ready {v['ready_pct']:.1f}%  "
               f"costop {v['costop_pct']:.1f}%  jitter {_ms(v['jitter_mean_ms'])}  "
               f"p99 {_ms(v['jitter_p99_ms'])}" for vm, v in summary["vms"].items()]
@@ -456,6 +462,7 @@ def _sweep(args):
     metrics = sweep_metrics(result)
     reports = [point_report(point, metrics) for point in result.points]
     title = (f"{scenario.name}  ({args.config}; {replications} x {duration:g} s per point, "
+             f"warm-up {warmup:g} s, "
              f"trimmed mean [95% interval])")
     table = table_text(title, result, reports)
     table += "".join(f"{line}\n" for line in no_effect_notes(result.key, reports, loaded))
@@ -476,6 +483,8 @@ def _sweep(args):
 # --------------------------------------------------------------- jitter
 def _jitter(args):
     from vsim.validate.jitter_report import capture_stream_stats, report_json, report_text
+    if args.json is not None:
+        check_output_file(args.json, "--json")
     streams = capture_stream_stats(args.capture)
     if args.json is None:
         sys.stdout.write(report_text(args.capture, streams))
@@ -488,8 +497,10 @@ def _validate(args):
     """Exit code 1 (with a one-line verdict) when a check is outside its tolerance."""
     from vsim.validate.validation import Options, run_validation, write_outputs
     from vsim.validate.validation_report import report_text, results_json, verdict_line
-    if args.out is not None and args.out.exists() and not args.out.is_dir():
-        raise InputError(args.out, None, "expected a directory for --out, found a file")
+    if args.json is not None:
+        check_output_file(args.json, "--json")
+    if args.out is not None:
+        check_output_dir(args.out, "--out", files=("report.md", "results.json"))
     options = Options(tuple(args.traces), args.scenario, tuple(args.set), args.replications, args.duration,
                       args.seed, tuple(args.tolerance), args.jobs)
     result = run_validation(options, None if args.quiet else _note)

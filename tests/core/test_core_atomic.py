@@ -31,3 +31,81 @@ def test_written_file_has_ordinary_permissions(tmp_path):
     mask = os.umask(0)
     os.umask(mask)
     assert target.stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+def test_fifo_target_is_written_into_and_stays_a_fifo(tmp_path):
+    import os
+    import stat
+    import threading
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
+    reader.start()
+    write_text(fifo, "through the pipe\n")
+    reader.join(timeout=10)
+    assert received == ["through the pipe\n"]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]
+
+
+def _link_to_dev_null(tmp_path):
+    """A link to /dev/null in ``tmp_path``: a writer that wrongly renames over its target replaces
+    the link, never /dev/null itself."""
+    import os
+    link = tmp_path / "null"
+    link.symlink_to(os.devnull)
+    return link
+
+
+def test_dev_null_is_written_into_through_a_link(tmp_path):
+    import os
+    import stat
+    link = _link_to_dev_null(tmp_path)
+    write_text(link, "discarded")
+    with atomic_path(link) as tmp:
+        tmp.write_bytes(b"discarded too")
+    assert link.is_symlink() and stat.S_ISCHR(os.stat(link).st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["null"]
+
+
+def test_link_to_a_regular_file_replaces_its_target_and_stays_a_link(tmp_path):
+    real = tmp_path / "real.txt"
+    real.write_text("old")
+    link = tmp_path / "link.txt"
+    link.symlink_to(real)
+    write_text(link, "new")
+    assert link.is_symlink() and real.read_text() == "new"
+
+
+def test_write_error_into_a_device_is_one_input_error(tmp_path, monkeypatch):
+    import errno
+    import os
+    from vsim.core.errors import InputError
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    link = _link_to_dev_null(tmp_path)
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(InputError) as caught:
+        write_text(link, "x")
+    assert caught.value.one_line() == f"{link}: cannot write (No space left on device)"
+    assert link.is_symlink()
+
+
+def test_directory_target_is_refused_and_left_alone(tmp_path):
+    from vsim.core.errors import InputError
+    target = tmp_path / "dir"
+    target.mkdir()
+    with pytest.raises(InputError, match="expected a file to write, found a directory"):
+        write_text(target, "x")
+    assert target.is_dir() and list(tmp_path.iterdir()) == [target]
+
+
+def test_unwritable_directory_is_one_input_error(tmp_path):
+    from vsim.core.errors import InputError
+    blocker = tmp_path / "afile"
+    blocker.write_text("")
+    with pytest.raises(InputError, match="cannot write"):
+        write_text(blocker / "out.json", "x")

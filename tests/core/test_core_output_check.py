@@ -71,3 +71,23 @@ def test_read_only_outputs_inside_the_dir_are_refused(tmp_path):
     (study / "fig.png").write_text("x")
     os.chmod(study / "fig.png", 0o444)
     assert str(study / "fig.png") in refused(check_output_dir, tmp_path, "--figures", owned=["study"])
+
+
+def test_a_fifo_or_device_passes_when_writable(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    check_output_file(fifo, "--json")
+    link = tmp_path / "null"
+    link.symlink_to(os.devnull)
+    check_output_file(link, "--json")
+    fifo.chmod(0o444)
+    if os.access(fifo, os.W_OK):  # root writes anything
+        return
+    assert "it is not writable" in refused(check_output_file, fifo, "--json")
+
+
+def test_a_file_where_the_directory_should_be_is_named(tmp_path):
+    (tmp_path / "afile").write_text("x")
+    message = refused(check_output_file, tmp_path / "afile" / "t.csv", "--trace")
+    assert message == (f"{tmp_path / 'afile' / 't.csv'}: --trace: expected a directory to write into; "
+                       f"{tmp_path / 'afile'} is not a directory")

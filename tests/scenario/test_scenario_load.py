@@ -97,7 +97,17 @@ def test_bad_scenario_names_the_key(overrides, key, words):
     err = load_error(overrides)
     assert err.where == key
     assert words in err.expected
-    assert str(err).startswith(f"{FIG3}: {key}: ")
+    assert str(err).startswith(f"{blamed(overrides, key)}: {key}: ")
+
+
+def blamed(overrides, key):
+    """The source an error at ``key`` names: the last ``--set`` of that key or of a table holding it
+    (``sweep.values`` for ``sweep.values[1]``), else the file."""
+    for assignment in reversed(overrides):
+        set_key = assignment.partition("=")[0]
+        if key == set_key or key.startswith((f"{set_key}.", f"{set_key}[")):
+            return f"--set {assignment}"
+    return FIG3
 
 
 def test_limits_at_the_edge_load():
@@ -268,7 +278,7 @@ def test_override_of_the_wrong_type_is_a_one_line_input_error_naming_the_key(key
     message = str(err)
     assert len(message.splitlines()) == 1 and "\n" not in message
     assert err.where is not None and str(err.where).startswith(key), (key, text, message)
-    assert message.startswith(f"{FIG3}: {key}")
+    assert message.startswith(f"--set {key}={text}: {key}")
     assert "expected" in message
 
 

@@ -192,3 +192,16 @@ def test_figures_are_written_and_identical_when_redrawn(tmp_path):
     assert table.count("\n| ") == 5  # heading, separator and three points
     assert np.isfinite(json.loads((tmp_path / "a" / "results.json").read_text())
                        ["points"][2]["stats"]["host_cpu_pct"]["value"])
+
+
+def test_per_vm_cpu_columns_and_axis_say_they_sum_the_vcpus(tmp_path, monkeypatch):
+    import vsim.experiments.figures as figures
+    labels = []
+    monkeypatch.setattr(figures, "plot_sweep", lambda path, **kw: labels.append(kw["ylabel"]) or [])
+    sweep = make_sweep("vm.instances", {x: [summary(0.1 * x)] for x in (1, 2)})
+    headings = {metric.name: metric.heading for metric in sweep_metrics(sweep)}
+    assert headings["ready_pct"] == "ready % per VM (vCPUs summed)"
+    assert headings["costop_pct"] == "co-stop % per VM (vCPUs summed)"
+    metrics = sweep_metrics(sweep)
+    plot_report(tmp_path / "whatif", "title", sweep, [point_report(p, metrics) for p in sweep.points])
+    assert labels == ["jitter (ms)", "%  (per VM: % of one vCPU, summed over its vCPUs)"]

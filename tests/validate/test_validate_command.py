@@ -138,5 +138,5 @@ def test_out_that_is_a_file_is_refused_before_running(capsys, traces, tmp_path, 
     monkeypatch.setattr("vsim.validate.validation.run_validation",
                         lambda *a, **k: pytest.fail("ran the scenario"))
     code, _, err = vsim(capsys, "validate", traces["same"], "--scenario", FIG2, *SHORT, "--out", target)
-    assert code == 2 and "expected a directory for --out" in one_line_error(err)
+    assert code == 2 and f"{target}: --out: expected a directory, found a file" in one_line_error(err)
     assert target.read_text() == "keep"

@@ -60,3 +60,11 @@ def test_a_truncated_capture_names_the_packet(tmp_path, capsys):
     path.write_bytes(path.read_bytes()[:-3])
     code, _, err = _run(capsys, path)
     assert code == 2 and ": packet 999: expected 214 bytes of packet data" in err
+
+
+def test_a_text_file_is_shown_as_text_not_as_bytes(tmp_path, capsys):
+    path = tmp_path / "notes.md"
+    path.write_text("# vsim — what over-commitment costs\n", encoding="utf-8")
+    code, _, err = _run(capsys, path)
+    assert code == 2 and len(err.splitlines()) == 1
+    assert err.endswith("found text starting '# vsim — what over-commitmen…'\n")

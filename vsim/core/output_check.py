@@ -8,7 +8,8 @@ refused rather than silently created (only the leaf ``DIR`` of a directory
 option is created, inside a parent that exists), and the directory written
 into must accept a new file, which is tried for real by creating and removing
 an empty temporary file there (the permission bits do not tell for root or for
-special file systems). Each failure is one ``InputError`` naming the path and
+special file systems). An existing device or FIFO (``/dev/null``, a named pipe)
+is written into rather than replaced, so it only has to be writable. Each failure is one ``InputError`` naming the path and
 the option.
 """
 
@@ -27,7 +28,13 @@ def check_output_file(path, option):
     path = Path(path)
     if path.is_dir():
         raise InputError(path, option, "expected a file to write, found a directory")
+    if path.exists() and not path.is_file():  # a device or FIFO: written into, not replaced
+        if not os.access(path, os.W_OK):
+            raise InputError(path, option, "expected a writable file, device or FIFO; it is not writable")
+        return
     parent = path.parent
+    if parent.exists() and not parent.is_dir():
+        raise InputError(path, option, f"expected a directory to write into; {parent} is not a directory")
     if not parent.is_dir():
         raise InputError(path, option, f"expected an existing directory to write into; "
                          f"{_shown(parent)} does not exist (it is not created)")

@@ -1,10 +1,8 @@
 """Dispatch of ``vsim probe SUBCOMMAND``: checks shared by every probe, and what an interruption prints."""
 
-import os
 import sys
-from pathlib import Path
 
-from vsim.core.errors import InputError
+from vsim.core.output_check import check_output_file
 from vsim.probe import cleanup, cpu_probe, net_probe, steal_probe, timer_probe
 from vsim.probe.guard import HardTimeout, Interrupted
 
@@ -15,18 +13,6 @@ def _note(line):
     print(line, file=sys.stderr, flush=True)
 
 
-def check_output(path, option="--out"):
-    """``InputError`` unless ``path`` can be written: not a directory, in a writable (or creatable) one."""
-    path = Path(path)
-    if path.is_dir():
-        raise InputError(path, option, "expected a file path, found a directory")
-    parent = path.parent
-    while not parent.exists():
-        parent = parent.parent
-    if not os.access(parent, os.W_OK):
-        raise InputError(path, option, f"expected a writable location; cannot write in {parent}")
-
-
 def run_probe(args):
     """Run the probe named by ``args.probe`` (progress lines on stderr, the result on stdout);
     interruptions clean up, then exit 130 with one line."""
@@ -34,7 +20,7 @@ def run_probe(args):
               "cleanup": cleanup.run}
     for option in ("out", "pcap"):
         if getattr(args, option, None) is not None:
-            check_output(getattr(args, option), f"--{option}")
+            check_output_file(getattr(args, option), f"--{option}")
     try:
         line = probes[args.probe](args, _note)
     except Interrupted as exc:

@@ -19,6 +19,7 @@ from vsim.scenario.host_steal import check_trace_cpus
 from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
 from vsim.scenario.named_tables import split_named_key, with_named_value
 from vsim.scenario.netioc import netioc_tree
+from vsim.scenario.override_source import blaming_overrides
 from vsim.scenario.toml_io import apply_overrides, load_toml
 from vsim.scenario.typed import check_field, did_you_mean, fail, from_dict, scalar_fields
 from vsim.validate.steal_trace import read_steal_trace
@@ -47,14 +48,16 @@ class Loaded:
 
 
 def load_scenario(path, overrides=(), models_dir=DEFAULT_MODELS_DIR):
-    """Read, override, validate and resolve the scenario at ``path``."""
+    """Read, override, validate and resolve the scenario at ``path``; an error at a key that
+    ``overrides`` set names that ``--set``."""
     source = str(path)
     data = apply_overrides(load_toml(path), list(overrides))
-    scenario = from_dict(schema.Scenario, data, source=source)
-    models = apply_params(resolve_models(scenario, source, Path(models_dir)), scenario.params, source)
-    check_against_models(scenario, models, source)
-    steal = steal_trace(scenario, source)
-    check_trace_cpus(steal, logical_cpus(scenario, models["host"].values), source)
+    with blaming_overrides(source, overrides):
+        scenario = from_dict(schema.Scenario, data, source=source)
+        models = apply_params(resolve_models(scenario, source, Path(models_dir)), scenario.params, source)
+        check_against_models(scenario, models, source)
+        steal = steal_trace(scenario, source)
+        check_trace_cpus(steal, logical_cpus(scenario, models["host"].values), source)
     return Loaded(source=source, scenario=scenario, models=models, steal=steal)
 
 

@@ -44,6 +44,10 @@ from vsim.scenario.load import group_role
 from vsim.scenario.uplink_summary import uplink_summary
 from vsim.scenario.voice_quality import jitter_buffer, voice_quality_summary
 
+# The base of each VM's used_pct, ready_pct and costop_pct: esxtop's per-VM convention.
+VM_CPU_DEFINITION = ("used_pct, ready_pct, costop_pct: % of one vCPU's time, summed over the VM's "
+                     "vCPUs (esxtop's convention, up to 100 x vCPUs)")
+
 
 class _ServerVm(NamedTuple):
     """What a media-server VM is built from."""
@@ -433,6 +437,7 @@ class Simulation:
                 "uplink_util_pct": 100 * (end["uplink_busy"] - start["uplink_busy"]) / window,
             },
             "vms": vms,
+            "vms_definition": VM_CPU_DEFINITION,
             "voice_quality": voice_quality_summary(self, warmup),
         }
         vm = self.scenario.vm

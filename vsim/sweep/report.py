@@ -92,8 +92,8 @@ def request_response_metrics(group):
 
 
 HOST_CPU = Metric("host_cpu_pct", "host CPU %", lambda s: s["host"]["cpu_util_pct"], "cpu")
-VM_CPU = (Metric("ready_pct", "ready % per VM", _per_vm_mean("ready_pct"), "cpu"),
-          Metric("costop_pct", "co-stop % per VM", _per_vm_mean("costop_pct"), "cpu"))
+VM_CPU = (Metric("ready_pct", "ready % per VM (vCPUs summed)", _per_vm_mean("ready_pct"), "cpu"),
+          Metric("costop_pct", "co-stop % per VM (vCPUs summed)", _per_vm_mean("costop_pct"), "cpu"))
 
 
 def _runs(sweep):
@@ -239,7 +239,8 @@ def _curves(sweep, reports, metrics, xs):
     return curves
 
 
-FIGURES = {"jitter": "jitter (ms)", "cpu": "%", "throughput": "Mb/s",
+# Host CPU is a share of the host; a VM's ready and co-stop are esxtop's sums over its vCPUs.
+FIGURES = {"jitter": "jitter (ms)", "cpu": "%  (per VM: % of one vCPU, summed over its vCPUs)", "throughput": "Mb/s",
            "transactions": "transactions/s", "latency": "one-way latency (us)"}
 """Each figure a sweep may draw (file suffix) and its y-axis; a metric names its figure."""
 

@@ -20,6 +20,7 @@ import dpkt
 import numpy as np
 
 from vsim.core.errors import InputError
+from vsim.validate.file_head import describe_head
 
 PCAP_MAGICS = {  # first four bytes -> (byte order, nanosecond timestamps)
     b"\xd4\xc3\xb2\xa1": ("<", False), b"\xa1\xb2\xc3\xd4": (">", False),
@@ -66,7 +67,8 @@ def read_capture_file(path):
         return _read_pcap(str(path), raw)
     if raw[:4] == PCAPNG_MAGIC:
         return _read_pcapng(str(path), raw)
-    raise InputError(path, "byte 0", f"expected a pcap or pcapng magic number, found {raw[:8]!r} "
+    raise InputError(path, "byte 0", f"expected a pcap or pcapng magic number, found "
+                                     f"{describe_head(raw, 8)} "
                                      "(not a packet capture)")
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from vsim.core.errors import InputError
 from vsim.validate.capture_file import PCAP_MAGICS, PCAPNG_MAGIC
 from vsim.validate.esxtop import FORMAT_PREFIX, read_esxtop
+from vsim.validate.file_head import describe_head
 from vsim.validate.pcap_rtp import read_rtp
 from vsim.validate.sipp_rtt import HEADER as RTT_HEADER, read_sipp_rtt
 from vsim.validate.sipp_stat import HEADER_START as STAT_HEADER, read_sipp_stat
@@ -89,7 +90,7 @@ def detect_format(path, fmt=None):
     if fmt is not None:
         if found is None and fmt in ("pcap", "pcapng") and _is_text(head):
             raise InputError(path, "--format", f"format {fmt} given, but the file holds text "
-                                               f"({head[:30]!r}); expected {describe_format(fmt)}")
+                                               f"({describe_head(head)}); expected {describe_format(fmt)}")
         if found is not None and found != fmt and {found, fmt} != {"pcap", "pcapng"}:
             raise InputError(path, "--format", f"format {fmt} given, but the file holds "
                                                f"{describe_format(found)}; expected {describe_format(fmt)}")
@@ -97,7 +98,7 @@ def detect_format(path, fmt=None):
     if found is None:
         raise InputError(path, "line 1", "expected one of: " + "; ".join(
             description for description, _ in FORMATS.values()) + f" (recognised by content), found "
-            f"{head[:30]!r}")
+            f"{describe_head(head)}")
     suffix = Path(path).suffix.lower()
     if suffix in _EXTENSIONS and found not in _EXTENSIONS[suffix]:
         raise InputError(path, "file name", f"named {suffix} but holds {describe_format(found)}; expected "

@@ -32,7 +32,6 @@ the simulation's own summary does.
 
 import numpy as np
 
-from vsim.core.errors import InputError
 from vsim.net.frames import frame_bytes
 from vsim.validate.vsim_trace import Trace, write_trace
 
@@ -121,7 +120,4 @@ def run_meta(scenario, config, seed, duration, warmup, engine):
 def write_simulation_trace(path, sim, meta, kind="packets"):
     """Write ``sim``'s trace of ``kind`` to ``path`` atomically; ``InputError`` when it cannot be written."""
     trace = simulation_trace(kind, sim, meta)
-    try:
-        write_trace(path, trace.kind, trace.columns, trace.meta)
-    except OSError as exc:
-        raise InputError(path, None, f"cannot write ({exc.strerror or exc})") from None
+    write_trace(path, trace.kind, trace.columns, trace.meta)

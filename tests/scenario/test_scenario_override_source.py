@@ -1,0 +1,43 @@
+"""An error at a key that ``--set`` set names the ``--set``; one at any other key names the file."""
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, strategies as st
+
+from vsim.core.errors import InputError
+from vsim.scenario.load import load_scenario
+from vsim.scenario.override_source import overriding_assignment
+
+FIG2 = Path(__file__).resolve().parents[2] / "configs" / "voip-vsphere5" / "fig2.toml"
+
+keys = st.lists(st.sampled_from(["vm", "host", "instances", "values", "x1"]), min_size=1, max_size=3).map(".".join)
+
+
+@given(keys, st.text(max_size=5), st.lists(keys, max_size=3))
+def test_the_last_assignment_of_a_key_is_blamed_for_it_and_what_lies_inside(key, value, others):
+    assignments = [f"{key}=first", *[f"{other}=1" for other in others if other != key], f"{key}={value}"]
+    assert overriding_assignment(key, assignments) == f"{key}={value}"
+    assert overriding_assignment(f"{key}.inner", assignments) == f"{key}={value}"
+    assert overriding_assignment(f"{key}[2]", assignments) == f"{key}={value}"
+    assert overriding_assignment(f"{key}x", [f"{key}={value}"]) is None  # a longer name is another key
+
+
+def test_a_bad_set_value_names_the_set_not_the_file():
+    with pytest.raises(InputError) as caught:
+        load_scenario(FIG2, ["vm.instances=abc"])
+    assert caught.value.one_line() == "--set vm.instances=abc: vm.instances: expected an integer >= 0, got str 'abc'"
+
+
+def test_a_check_inside_a_set_value_keeps_its_position():
+    with pytest.raises(InputError) as caught:
+        load_scenario(FIG2, ['sweep.values=[1, "a"]'])
+    assert caught.value.one_line().startswith('--set sweep.values=[1, "a"]: sweep.values[1]: expected')
+
+
+def test_a_file_error_still_names_the_file(tmp_path):
+    config = tmp_path / "s.toml"
+    config.write_text(FIG2.read_text().replace("vcpus = 4", "vcpus = 99", 1))
+    with pytest.raises(InputError) as caught:
+        load_scenario(config, ["vm.instances=1"])
+    assert caught.value.source == str(config) and caught.value.where == "vm.vcpus"

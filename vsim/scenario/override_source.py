@@ -1,0 +1,42 @@
+"""Errors caused by a ``--set`` value name the ``--set``, not the file it overrides.
+
+A scenario is read from its file and then overridden by ``--set dotted.key=value``
+assignments before it is checked, so an error found by the checks carries the
+file as its source. When the key at fault is one an assignment set (or lies
+inside it: ``sweep.values[1]`` inside ``sweep.values``), the user typed the
+bad value on the command line, and the error says so.
+"""
+
+from contextlib import contextmanager
+
+from vsim.core.errors import InputError
+
+
+def assignment_key(assignment):
+    """The dotted key of ``dotted.key=value``, spaces around its parts removed."""
+    key_text = assignment.partition("=")[0]
+    return ".".join(part.strip() for part in key_text.split("."))
+
+
+def overriding_assignment(where, assignments):
+    """The last of ``assignments`` whose key is ``where`` or contains it, or None."""
+    if not where:
+        return None
+    for assignment in reversed(assignments):
+        key = assignment_key(assignment)
+        if where == key or where.startswith((f"{key}.", f"{key}[")):
+            return assignment
+    return None
+
+
+@contextmanager
+def blaming_overrides(source, assignments):
+    """Re-raise an ``InputError`` of ``source`` at a key that one of ``assignments`` set as an
+    error of that ``--set``."""
+    try:
+        yield
+    except InputError as exc:
+        assignment = overriding_assignment(exc.where, list(assignments)) if exc.source == source else None
+        if assignment is None:
+            raise
+        raise InputError(f"--set {assignment}", exc.where, exc.expected) from None

@@ -1,0 +1,24 @@
+"""The first bytes of a file, described for an error message a person reads.
+
+A ``bytes`` repr (``b'# vsim \\xe2\\x80\\x94 what'``) shows UTF-8 text as
+escapes; text is shown as text, anything else as hex bytes.
+"""
+
+_TRAILING_PARTIAL = 3  # a UTF-8 character cut by the length limit has at most 3 of its bytes kept
+
+
+def describe_head(raw, limit=30):
+    """``text starting '…'`` when the first ``limit`` bytes of ``raw`` are printable UTF-8 text
+    (a character cut at the end is dropped), else ``bytes 89 50 4e …`` in hex."""
+    head = raw[:limit]
+    for cut in range(_TRAILING_PARTIAL + 1):
+        try:
+            text = head[:len(head) - cut].decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if text and all(char.isprintable() or char in "\t\r\n" for char in text):
+            more = "…" if len(raw) > len(head) - cut else ""
+            shown = text.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
+            return f"text starting '{shown}{more}'"
+        break
+    return "bytes " + head.hex(" ") + (" …" if len(raw) > len(head) else "")
