@@ -91,6 +91,7 @@ def test_run_prints_voice_quality_per_conference_and_group(capsys):
     assert len(lines) == 2 and lines[0].startswith("quality    R ")
     assert "(measuring conference, adaptive jitter buffer)" in lines[0]
     assert "(group vm, adaptive jitter buffer)" in lines[1] and "MOS" in lines[1]
+    assert "note: the adaptive buffer's averages settle over 30 s" in out  # a 2 s run counts its start-up
 
 
 def test_run_prints_the_uplink_groups_and_the_voice_beside_the_flood(capsys):

@@ -381,7 +381,8 @@ def _uplink_lines(uplink):
 
 
 def _quality_lines(quality):
-    """The voice-quality lines of ``vsim run``: the measuring conference, then each VM group."""
+    """The voice-quality lines of ``vsim run``: the measuring conference, then each VM group,
+    and the section's note (an adaptive buffer's start-up inside a short run)."""
     buffer = quality["jitter_buffer"]
     kind = (f"fixed jitter buffer {buffer['nominal_ms']:g} ms" if buffer["kind"] == "fixed"
             else "adaptive jitter buffer")
@@ -397,6 +398,8 @@ def _quality_lines(quality):
                      f"loss {100 * entry['network_loss_fraction']:.3f}% + late "
                      f"{100 * entry['late_fraction']:.3f}%  delay {_ms(entry['one_way_delay_mean_ms'])} "
                      f"+ buffer {_ms(entry['buffer_delay_mean_ms'])}  ({label}, {kind})")
+    if lines and "note" in quality:
+        lines.append(f"{'':<10} note: {quality['note']}")
     return lines
 
 
