@@ -11,6 +11,8 @@ each) and is padded to its size.
 
 import struct
 
+from vsim.net.frames import ETH_HEADER, IPV4_HEADER, UDP_HEADER
+
 RTP_HEADER = struct.Struct("!BBHII")
 SEND_TIME = struct.Struct("!Q")
 FLOOD_HEADER = struct.Struct("!QQ")
@@ -19,7 +21,7 @@ PAYLOAD_TYPE_G729 = 18
 CLOCK_HZ = 8000
 VOICE_PAYLOAD_BYTES = 20
 SSRC_BASE = 0x56530000
-ETHERNET_IP_UDP_BYTES = 14 + 20 + 8
+ETHERNET_IP_UDP_BYTES = ETH_HEADER + IPV4_HEADER + UDP_HEADER
 
 
 def voice_packet(ssrc, seq, rtp_timestamp, send_ns):
