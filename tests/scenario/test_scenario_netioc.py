@@ -73,12 +73,14 @@ def test_flat_nodes_nest_by_parent_with_rates_in_mbps(tmp_path):
 
 
 @pytest.mark.parametrize("old, new, key, words", [
-    ("reservation_mbps = 600.0", "reservation_mbps = 800.0", "netioc.reservation", "75%"),
-    ("reservation_mbps = 500.0", "reservation_mbps = 700.0", "netioc.vm.reservation",
+    ("reservation_mbps = 600.0", "reservation_mbps = 800.0", "netioc.node.reservation_mbps",
+     "totalling at most 750 Mb/s (75% of the 1000 Mb/s uplink), got 800 Mb/s"),
+    ("reservation_mbps = 500.0", "reservation_mbps = 700.0", "netioc.node.vm.reservation_mbps",
+     "at least the sum of its children's reservations (700 Mb/s), got 600 Mb/s"),
+    ("reservation_mbps = 100.0", "reservation_mbps = 550.0", "netioc.node.gold.reservation_mbps",
      "at least the sum of its children"),
-    ("reservation_mbps = 100.0", "reservation_mbps = 550.0", "netioc.vm.gold.reservation",
-     "at least the sum of its children"),
-    ("limit_mbps = 900.0", "limit_mbps = 400.0", "netioc.vm.gold.limit", "at least the reservation"),
+    ("limit_mbps = 900.0", "limit_mbps = 400.0", "netioc.node.gold.limit_mbps",
+     "at least the reservation 500 Mb/s, got 400 Mb/s"),
     ('parent = "gold"', 'parent = "silver"', "netioc.node[2].parent", "listed before it"),
 ])
 def test_what_netioc_refuses_names_the_node(tmp_path, old, new, key, words):

@@ -30,7 +30,14 @@ def netioc_tree(scenario, rate_bps, source):
 
     roots = [build(table.name) for table in tables if table.parent is None]
     try:
-        tree = Tree(roots, rate_bps, source=source)
-    except InputError as error:  # the tree names the node (parent.node.tag): keep it under netioc
-        raise InputError(source, f"netioc.{error.where}", error.expected) from None
+        tree = Tree(roots, rate_bps, source=source, unit=("Mb/s", MBPS), key_suffix="_mbps")
+    except InputError as error:
+        raise InputError(source, _node_key(error.where), error.expected) from None
     return tree, leaf_of
+
+
+def _node_key(where):
+    """The scenario key of what the tree refused: ``netioc.node.NAME.KEY`` for a node's
+    ``parent.NAME.KEY``, ``netioc.node.KEY`` for the sum over all nodes."""
+    *path, key = where.split(".")
+    return f"netioc.node.{path[-1]}.{key}" if path else f"netioc.node.{key}"

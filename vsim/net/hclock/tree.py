@@ -46,13 +46,17 @@ class Node:
 class Tree:
     """A validated tree of nodes under an uplink of ``capacity`` b/s.
 
-    ``source`` names the configuration the tree came from, for error messages.
-    Leaves (ports, and classes without children) are the nodes traffic is
-    charged to; ``leaves`` lists their names in tree order.
+    ``source`` names the configuration the tree came from, for error messages,
+    which give rates in ``unit`` (its name and b/s per unit, as the
+    configuration writes them) and name a rate tag with ``key_suffix`` appended
+    (``"_mbps"`` for a configuration's ``reservation_mbps``). Leaves (ports,
+    and classes without children) are the nodes traffic is charged to;
+    ``leaves`` lists their names in tree order.
     """
 
-    def __init__(self, nodes, capacity, source="netioc"):
+    def __init__(self, nodes, capacity, source="netioc", unit=("b/s", 1.0), key_suffix=""):
         self.source = source
+        self.unit, self.key_suffix = unit, key_suffix
         if not (isinstance(capacity, (int, float)) and math.isfinite(capacity) and capacity > 0):
             raise InputError(source, "capacity", f"a positive finite rate in b/s, got {capacity!r}")
         self.capacity = float(capacity)
@@ -66,10 +70,15 @@ class Tree:
         cap = RESERVABLE_FRACTION * self.capacity
         if reserved > cap * (1 + 1e-12):
             raise InputError(
-                source, "reservation",
-                f"reservations totalling at most {cap:.6g} b/s "
-                f"({RESERVABLE_FRACTION:.0%} of the {self.capacity:.6g} b/s uplink), "
-                f"got {reserved:.6g} b/s")
+                source, f"reservation{key_suffix}",
+                f"reservations totalling at most {self._rate(cap)} "
+                f"({RESERVABLE_FRACTION:.0%} of the {self._rate(self.capacity)} uplink), "
+                f"got {self._rate(reserved)}")
+
+    def _rate(self, bps):
+        """A rate in b/s as the error messages give it: in ``unit``."""
+        name, per_unit = self.unit
+        return f"{bps / per_unit:.6g} {name}"
 
     def _check(self, node, parent):
         where = node.name if parent is None else f"{parent.name}.{node.name}"
@@ -77,18 +86,19 @@ class Tree:
             raise InputError(self.source, where, "a node name used once in the tree")
         if node.kind not in KINDS:
             raise InputError(self.source, where, f"kind one of {KINDS}, got {node.kind!r}")
-        for tag in ("shares", "limit"):
+        suffix = self.key_suffix
+        for tag, key in (("shares", "shares"), ("limit", f"limit{suffix}")):
             value = getattr(node, tag)
             if not (isinstance(value, (int, float)) and value > 0 and not math.isnan(value)):
-                raise InputError(self.source, f"{where}.{tag}", f"a positive number, got {value!r}")
+                raise InputError(self.source, f"{where}.{key}", f"a positive number, got {value!r}")
         if not (isinstance(node.reservation, (int, float)) and math.isfinite(node.reservation)
                 and node.reservation >= 0):
-            raise InputError(self.source, f"{where}.reservation",
-                             f"a non-negative finite rate in b/s, got {node.reservation!r}")
+            raise InputError(self.source, f"{where}.reservation{suffix}",
+                             f"a non-negative finite rate, got {node.reservation!r}")
         if node.limit < node.reservation:
-            raise InputError(self.source, f"{where}.limit",
-                             f"a limit of at least the reservation {node.reservation:.6g} b/s, "
-                             f"got {node.limit:.6g}")
+            raise InputError(self.source, f"{where}.limit{suffix}",
+                             f"a limit of at least the reservation {self._rate(node.reservation)}, "
+                             f"got {self._rate(node.limit)}")
         if node.kind == "pool" and not node.children:
             raise InputError(self.source, where, "a resource pool holding at least one port")
         if node.kind == "port" and node.children:
@@ -96,9 +106,9 @@ class Tree:
         inner = sum(child.reservation for child in node.children)
         if inner > node.reservation * (1 + 1e-12):
             raise InputError(
-                self.source, f"{where}.reservation",
-                f"at least the sum of its children's reservations ({inner:.6g} b/s), "
-                f"got {node.reservation:.6g}")
+                self.source, f"{where}.reservation{suffix}",
+                f"at least the sum of its children's reservations ({self._rate(inner)}), "
+                f"got {self._rate(node.reservation)}")
         self.by_name[node.name] = node
         self.parent[node.name] = parent.name if parent is not None else None
         if not node.children:
