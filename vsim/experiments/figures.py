@@ -89,9 +89,10 @@ def _new_axes():
     return fig, fig.add_subplot()
 
 
-def _write(fig, ax, stem, *, title, xlabel, ylabel, caption=None):
+def _write(fig, ax, stem, *, title, xlabel, ylabel, caption=None, legend_loc="best"):
     """Label ``ax``, put ``caption`` (what the error bars are, how the runs were made) under it,
-    and write ``fig`` as ``stem``.png and ``stem``.svg, atomically."""
+    place the legend at ``legend_loc`` (matplotlib's names), and write ``fig`` as ``stem``.png
+    and ``stem``.svg, atomically."""
     ax.set_title(title, fontsize=10)
     if caption:
         fig.supxlabel(caption, fontsize=6.5, color="dimgrey", wrap=True)
@@ -99,7 +100,7 @@ def _write(fig, ax, stem, *, title, xlabel, ylabel, caption=None):
     ax.set_ylabel(ylabel)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc=legend_loc)
     written = []
     with matplotlib.rc_context({"svg.hashsalt": "vsim"}):
         for fmt in FORMATS:
@@ -163,12 +164,14 @@ class Timeline:
     values: list
 
 
-def plot_timeline(stem, *, title, xlabel, ylabel, timelines, shade=None, band=None, caption=None):
+def plot_timeline(stem, *, title, xlabel, ylabel, timelines, shade=None, band=None, caption=None,
+                  legend_loc="best"):
     """Draw ``timelines`` as steps over time and write ``stem``.png and ``stem``.svg.
 
     ``shade``, when given, is (label, start, stop) of a period to shade (the
     time a flood runs); ``band`` is (label, low, high, start, stop) of the
-    paper's acceptance band over that period. Returns the paths written.
+    paper's acceptance band over that period; ``legend_loc`` places the
+    legend where it hides no line. Returns the paths written.
     """
     fig, ax = _new_axes()
     if shade is not None:
@@ -181,4 +184,5 @@ def plot_timeline(stem, *, title, xlabel, ylabel, timelines, shade=None, band=No
     for colour, timeline in zip(_colours(), timelines):
         ax.step(timeline.seconds, timeline.values, where="post", color=colour, linewidth=1,
                 label=timeline.label)
-    return _write(fig, ax, stem, title=title, xlabel=xlabel, ylabel=ylabel, caption=caption)
+    return _write(fig, ax, stem, title=title, xlabel=xlabel, ylabel=ylabel, caption=caption,
+                  legend_loc=legend_loc)

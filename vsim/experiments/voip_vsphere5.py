@@ -212,7 +212,8 @@ def _fig6_figure(stem, sweep, claims):
         stem, title="Fig 6: voice packets lost per second, 120 streams beside a UDP flood",
         xlabel="time (s)", ylabel="voice packets lost per second", timelines=timelines,
         shade=("UDP flood running (390 K packets/s)", start, stop), band=band,
-        caption=f"Lines: mean over replications of each second's losses. Runs: {sweep.stamp()}.")
+        caption=f"Lines: mean over replications of each second's losses. Runs: {sweep.stamp()}.",
+        legend_loc="upper left")  # above the lines at zero before the flood
 
 
 def _table2_figure(stem, sweep, claims):
