@@ -36,7 +36,7 @@ def test_time_left_is_weighted_by_each_tasks_cost(monkeypatch):
     """A cheap task of 10 s then two costing 4 times as much: 80 s are left after the first."""
     clock = iter([0.0, 10.0, 50.0, 90.0])
     monkeypatch.setattr(executor.time, "perf_counter", lambda: next(clock))
-    monkeypatch.setattr(executor, "run_task", lambda task: ({"x": task.x}, 0.0))
+    monkeypatch.setattr(executor, "run_task", lambda task: ({"x": task.x}, 10.0 * task.cost))
     tasks = [Task("c.toml", (), "vm.instances", x, 0, 1, 1, 1.0, 0.5, cost)
              for x, cost in ((1, 1.0), (4, 4.0), (5, 4.0))]
     lines = []
@@ -100,3 +100,35 @@ def test_quick_runs_of_a_config_shorter_than_the_quick_warmup_measure_its_second
     assert loaded.scenario.run.duration < 2 * QUICK.warmup
     duration, warmup, _ = QUICK.resolve(loaded.scenario.run)
     assert (duration, warmup) == (loaded.scenario.run.duration, loaded.scenario.run.duration / 2)
+
+
+def test_time_left_is_shared_by_the_busy_processes_and_leaves_out_their_start(monkeypatch):
+    """Five tasks of 10 s on two workers that took 3 s to start: after the first (at 13 s),
+    the four left share two workers, 20 s, where the time so far per finished task said 52 s."""
+    tasks = [Task("c.toml", (), "vm.instances", x, 0, 1, 1, 1.0, 0.5) for x in range(5)]
+    clock = iter([0.0, 13.0, 13.0, 23.0, 23.0, 33.0])
+    monkeypatch.setattr(executor.time, "perf_counter", lambda: next(clock))
+
+    class Finished:
+        def __init__(self, task):
+            self.task = task
+
+        def result(self):
+            return {"x": self.task.x}, 10.0
+
+    class Pool:
+        def __init__(self, **_):
+            pass
+
+        def submit(self, runner, task):
+            return Finished(task)
+
+        def shutdown(self):
+            pass
+
+    monkeypatch.setattr(executor, "ProcessPoolExecutor", Pool)
+    monkeypatch.setattr(executor, "as_completed", list)
+    lines = []
+    run_tasks(tasks, jobs=2, progress=lines.append)
+    left = [re.search(r"about (.*) left", line).group(1) for line in lines]
+    assert left == ["20 s", "15 s", "10 s", "10 s", "0 s"]

@@ -131,9 +131,12 @@ def run_tasks(tasks, jobs=1, progress=None, runner=None):
     """Summaries of ``tasks`` in task order, using ``jobs`` worker processes.
 
     ``progress``, when given, is called with one line per finished task: what
-    it was, how long it took, the time so far and an estimate of the time left
-    (the time so far per unit of the finished tasks' cost, times the cost of
-    the tasks not yet finished: a sweep's large points take longer). ``runner``
+    it was, how long it took, the time so far and an estimate of the time left:
+    the finished tasks' own run time per unit of their cost, times the cost of
+    the tasks not yet finished (a sweep's large points take longer), shared by
+    the processes left busy. A task's own run time leaves out a worker's start,
+    and tasks still running elsewhere are not mistaken for tasks not begun, as
+    they were when the time so far stood for the finished tasks alone. ``runner``
     (default ``run_task``) turns a task into (result, wall seconds); it must
     be a module-level function, so a worker process can import it, and each
     task needs a ``label()`` and a ``cost``.
@@ -141,17 +144,20 @@ def run_tasks(tasks, jobs=1, progress=None, runner=None):
     runner = run_task if runner is None else runner
     results = [None] * len(tasks)
     done = 0
-    total_cost, done_cost = sum(task.cost for task in tasks), 0.0
+    total_cost, done_cost, done_seconds = sum(task.cost for task in tasks), 0.0, 0.0
     start = time.perf_counter()
 
     def finished(index, outcome):
-        nonlocal done, done_cost
+        nonlocal done, done_cost, done_seconds
         results[index], seconds = outcome
         done += 1
         done_cost += tasks[index].cost
+        done_seconds += seconds
         if progress is not None:
             elapsed = time.perf_counter() - start
-            left = elapsed / done_cost * max(total_cost - done_cost, 0.0) if done_cost else 0.0
+            busy = max(min(jobs, len(tasks) - done), 1)
+            left = (done_seconds / done_cost * max(total_cost - done_cost, 0.0) / busy
+                    if done_cost else 0.0)
             progress(f"[{done}/{len(tasks)}] {tasks[index].label()}  {seconds:.1f} s  "
                      f"({_duration(elapsed)} so far, about {_duration(left)} left)")
 
