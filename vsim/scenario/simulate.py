@@ -24,7 +24,7 @@ from vsim.cpu.topology import Topology
 from vsim.cpu.world import COSTOP, READY, Group, World
 from vsim.core.environment import Environment
 from vsim.core.rng import RandomStreams
-from vsim.core.units import to_ms
+from vsim.core.units import mean_ms, p99_ms, to_ms
 from vsim.guest.measuring_client import MeasuringClient
 from vsim.guest.media_server import MediaServer
 from vsim.guest.request_response import RequestResponseTraffic
@@ -396,16 +396,16 @@ class Simulation:
             vms[group.name] = {"used_pct": 100 * used / window, "ready_pct": 100 * ready / window,
                                "costop_pct": 100 * costop / window,
                                "monitored": "measuring conference" if measuring else "last load conference",
-                               "jitter_mean_ms": _mean_ms(vm_samples),
-                               "jitter_p99_ms": _p99_ms(vm_samples),
+                               "jitter_mean_ms": mean_ms(vm_samples),
+                               "jitter_p99_ms": p99_ms(vm_samples),
                                "monitored_loss_fraction": vm_lost / vm_sent if vm_sent else 0.0}
         vm_means = [v["jitter_mean_ms"] for v in vms.values() if v["jitter_mean_ms"] is not None]
         vm_p99s = [v["jitter_p99_ms"] for v in vms.values() if v["jitter_p99_ms"] is not None]
         summary = {
             "jitter": {
                 "samples": int(samples.size),
-                "mean_ms": _mean_ms(samples),
-                "p99_ms": _p99_ms(samples),
+                "mean_ms": mean_ms(samples),
+                "p99_ms": p99_ms(samples),
                 "definition": "RFC 3550 jitter held after each received packet of the measuring "
                               "conference's streams, pooled, after warm-up",
             },
@@ -492,14 +492,6 @@ def _conference_jitter(receiver, warmup):
     samples = stream_jitter_samples(send[received], recv[received], streams[received], warmup)
     return (samples, int(np.count_nonzero(in_window)),
             int(np.count_nonzero(in_window & ~received)))
-
-
-def _mean_ms(samples):
-    return to_ms(float(samples.mean())) if samples.size else None
-
-
-def _p99_ms(samples):
-    return to_ms(float(np.percentile(samples, 99))) if samples.size else None
 
 
 def default_warmup(run, duration):
