@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from vsim.core.errors import InputError
+from vsim.experiments.claims import study_names
 from vsim.net.sources import SOURCES, make_source
 from vsim.scenario import schema_models
 from vsim.scenario.cgroups import check_cgroup_settings
@@ -55,11 +56,19 @@ def load_scenario(path, overrides=(), models_dir=DEFAULT_MODELS_DIR):
     data = apply_overrides(load_toml(path), list(overrides))
     with blaming_overrides(source, overrides):
         scenario = from_dict(Scenario, data, source=source)
+        check_study(scenario, source)
         models = apply_params(resolve_models(scenario, source, Path(models_dir)), scenario.params, source)
         check_against_models(scenario, models, source)
         steal = steal_trace(scenario, source)
         check_trace_cpus(steal, logical_cpus(scenario, models["host"].values), source)
     return Loaded(source=source, scenario=scenario, models=models, steal=steal)
+
+
+def check_study(scenario, source):
+    """A scenario that names a ``study`` names one of the claims file's (``study_names``)."""
+    if scenario.study is not None and scenario.study not in study_names():
+        fail(source, "study", f"expected a study of the claims file ({', '.join(study_names())}), "
+             f"got {scenario.study!r}")
 
 
 def steal_trace(scenario, source):

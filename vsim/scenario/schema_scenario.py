@@ -28,7 +28,9 @@ class Scenario:
     """A whole scenario file: its name, study and every table, typed and checked."""
 
     name: str = field(metadata={"doc": "what this scenario reproduces"})
-    study: str | None = field(default=None, metadata={"doc": "short name of the study"})
+    study: str | None = field(default=None, metadata={
+        "doc": "the study of the claims file (paper_claims.toml) whose claims this scenario "
+               "reproduces; a study's recipe runs only scenarios that name it"})
     run: RunSection = field(default_factory=RunSection)
     host: HostSection = field(default_factory=HostSection)
     vm: VmSection = field(default_factory=VmSection)
