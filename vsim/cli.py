@@ -29,7 +29,7 @@ from vsim.experiments.reproduce import (STUDIES, claim_rows, claims_json, run_st
                                         write_study_outputs)
 from vsim.probe.arguments import add_probe_arguments
 from vsim.probe.command import run_probe
-from vsim.scenario import schema
+from vsim.scenario import schema_models
 from vsim.scenario.describe_config import describe_config, toml_text
 from vsim.scenario.load import load_scenario
 from vsim.scenario.memory import check_memory
@@ -42,13 +42,13 @@ from vsim.sweep.report import (point_report, report_files, report_json, sweep_me
                                write_report)
 
 MODEL_KINDS = {
-    "hosts": schema.HostModel,
-    "schedulers": schema.SchedulerModel,
-    "nics": schema.NicModel,
-    "vnics": schema.VnicModel,
-    "codecs": schema.CodecModel,
-    "workloads": schema.MediaServerModel,
-    "clients": schema.ClientModel,
+    "hosts": schema_models.HostModel,
+    "schedulers": schema_models.SchedulerModel,
+    "nics": schema_models.NicModel,
+    "vnics": schema_models.VnicModel,
+    "codecs": schema_models.CodecModel,
+    "workloads": schema_models.MediaServerModel,
+    "clients": schema_models.ClientModel,
 }
 
 

@@ -11,8 +11,9 @@ from vsim.experiments import voip_vsphere5
 from vsim.experiments.claims import load_claims
 from vsim.experiments.comparison import LEGEND, summary_line
 from vsim.experiments.ledger import DesignChoice
-from vsim.experiments.reproduce import (REPO, STUDIES, claim_rows, claims_json, results_json, run_studies,
-                                        recipe, select_studies, write_study_outputs)
+from vsim.experiments.reproduce import (REPO, STUDIES, check_recipe_study, claim_rows, claims_json,
+                                        results_json, run_studies, recipe, select_studies,
+                                        write_study_outputs)
 from vsim.scenario.load import load_scenario
 from vsim.sweep.executor import Point, RunPlan, Sweep, Task, run_tasks, sweep_tasks
 
@@ -242,3 +243,21 @@ def test_progress_lines_name_task_and_count():
 
 def test_each_modelled_study_names_its_recipe():
     assert all(recipe(name).NAME == name for name in STUDIES)
+
+
+@pytest.mark.parametrize("name", sorted(STUDIES))
+def test_every_config_of_a_study_recipe_names_that_study(name):
+    for relative in recipe(name).CONFIGS.values():
+        loaded = load_scenario(REPO / relative)
+        assert loaded.scenario.study == name, relative
+        check_recipe_study(name, loaded)
+
+
+@pytest.mark.parametrize("overrides, named", [(["study=esx35-net"], "'esx35-net'"), ([], "'voip-vsphere5'")])
+def test_a_recipe_refuses_a_config_of_another_study(overrides, named):
+    loaded = load_scenario(REPO / voip_vsphere5.CONFIGS["fig3"], overrides)
+    with pytest.raises(InputError) as info:
+        check_recipe_study("netioc-vsphere6", loaded)
+    err = info.value
+    assert (err.source, err.where) == (loaded.source, "study")
+    assert '"netioc-vsphere6"' in err.expected and named in err.expected

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from vsim.core.errors import InputError
+from vsim.experiments.claims import study_names
 from vsim.scenario.load import load_scenario
 from vsim.scenario.models import DEFAULT_MODELS_DIR
 from vsim.scenario.toml_io import parse_value
@@ -437,3 +438,32 @@ def test_bad_tree_node_sweep_names_the_key(overrides, words):
     with pytest.raises(InputError) as info:
         load_scenario(VOICE_BESIDE_FLOOD, overrides)
     assert words in info.value.expected and "\n" not in str(info.value)
+
+
+# ------------------------------------------------- the study a scenario names
+@settings(max_examples=50, deadline=None)
+@given(st.one_of(st.sampled_from(study_names()),
+                 st.text(string.ascii_lowercase + string.digits + "-", min_size=1, max_size=16)))
+def test_a_named_study_is_one_of_the_claims_files(tmp_path_factory, study):
+    path = tmp_path_factory.mktemp("study") / "scenario.toml"
+    path.write_text(FIG3.read_text().replace('study = "voip-vsphere5"', f'study = "{study}"', 1))
+    if study in study_names():
+        assert load_scenario(path).scenario.study == study
+        return
+    with pytest.raises(InputError) as info:
+        load_scenario(path)
+    err = info.value
+    assert (err.source, err.where) == (str(path), "study")
+    assert "\n" not in str(err) and repr(study) in err.expected
+    assert all(name in err.expected for name in study_names())
+
+
+def test_a_scenario_may_name_no_study(tmp_path):
+    path = tmp_path / "scenario.toml"
+    path.write_text(FIG3.read_text().replace('study = "voip-vsphere5"\n', "", 1))
+    assert load_scenario(path).scenario.study is None
+
+
+def test_an_unknown_study_set_on_the_command_line_names_the_set():
+    with pytest.raises(InputError, match=r"^--set study=voip: study: expected a study of the claims"):
+        load_scenario(FIG3, ["study=voip"])

@@ -7,7 +7,7 @@ import pytest
 
 from vsim.core.errors import InputError
 from vsim.scenario.load import load_scenario
-from vsim.scenario.tree_tables import tree_layout
+from vsim.scenario.tree_tables import check_tree_tables, tree_layout
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,3 +30,18 @@ def test_members_on_a_node_with_children_name_the_table(config, key):
     with pytest.raises(InputError, match=rf"{key}.node\[0\].members: expected members on a leaf only"):
         tree_layout([node("root", members=("vm",)), node("leaf", "root")], key, config)
     assert load_scenario(ROOT / config).scenario  # the committed trees are well formed
+
+
+@pytest.mark.parametrize("nodes, where", [
+    ([node("root"), node("leaf", "root", ("vm",))], None),
+    ([node("leaf", "root"), node("root")], "htb.node[0].parent"),  # a child before its parent
+    ([node("root"), node("root")], "htb.node[1].name"),
+    ([node("a", members=("vm",)), node("b", members=("vm",))], "htb.node"),  # vm on two nodes
+])
+def test_flat_tables_list_each_name_once_and_parents_first(nodes, where):
+    if where is None:
+        check_tree_tables(nodes, "f", "htb")
+        return
+    with pytest.raises(InputError) as info:
+        check_tree_tables(nodes, "f", "htb")
+    assert info.value.where == where

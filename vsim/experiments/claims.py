@@ -9,6 +9,7 @@ project's scoring tool does.
 import math
 import tomllib
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 
 
@@ -42,6 +43,12 @@ def load_claims():
     return [Claim(id=c["id"], study=c["study"], figure=c["figure"], metric=c["metric"],
                   paper=c["paper"], band=c["band"], note=c.get("note", ""))
             for c in tomllib.loads(text)["claim"]]
+
+
+@cache
+def study_names():
+    """The studies of the claims file, sorted: the names a scenario's ``study`` key may take."""
+    return tuple(sorted({claim.study for claim in load_claims()}))
 
 
 def in_band(value, band):

@@ -45,6 +45,14 @@ class StudyResult:
     simulated: dict
 
 
+def check_recipe_study(name, loaded):
+    """A config of study ``name``'s recipe names that study (its ``study`` key); ``InputError``
+    naming the config and the key otherwise."""
+    if loaded.scenario.study != name:
+        raise InputError(loaded.source, "study", f"expected \"{name}\" (a config of study {name}'s "
+                         f"recipe), got {'nothing' if loaded.scenario.study is None else repr(loaded.scenario.study)}")
+
+
 def select_studies(names, claims):
     """Split the requested study names (all when empty) into (modelled, not yet modelled).
 
@@ -68,6 +76,7 @@ def run_studies(names, plan=RunPlan(), jobs=1, progress=None):
     for name in names:
         for sweep_name, relative in recipe(name).CONFIGS.items():
             loaded = load_scenario(REPO / relative)
+            check_recipe_study(name, loaded)
             duration, warmup, replications = plan.resolve(loaded.scenario.run)
             tasks = sweep_tasks(REPO / relative, loaded, duration, warmup, replications)
             planned.append((name, sweep_name, relative, tasks, loaded.fitted_claims()))

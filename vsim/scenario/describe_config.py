@@ -10,7 +10,7 @@ empty still lists the keys each of its tables would take.
 import json
 import re
 
-from vsim.scenario import schema
+from vsim.scenario.schema_scenario import Scenario
 from vsim.scenario.load import load_scenario
 from vsim.scenario.toml_io import load_toml
 from vsim.scenario.typed import describe
@@ -37,7 +37,7 @@ def describe_config(path):
     """The description of the scenario at ``path`` (loaded and checked first)."""
     loaded = load_scenario(path)
     raw = load_toml(path)
-    rows = [row for row in describe(schema.Scenario) if not row[0].startswith("params.")]
+    rows = [row for row in describe(Scenario) if not row[0].startswith("params.")]
     arrays = {key for key, *_ in rows if any(other.startswith(f"{key}[].") for other, *_ in rows)}
     sections = {key for key, *_ in rows if any(other.startswith(f"{key}.") for other, *_ in rows)}
     lines = [f"{path}: {loaded.scenario.name}"]

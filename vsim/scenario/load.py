@@ -12,14 +12,16 @@ from typing import Any
 import numpy as np
 
 from vsim.core.errors import InputError
+from vsim.experiments.claims import study_names
 from vsim.net.sources import SOURCES, make_source
-from vsim.scenario import schema
+from vsim.scenario import schema_models
 from vsim.scenario.cgroups import check_cgroup_settings
 from vsim.scenario.host_steal import check_trace_cpus
 from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
 from vsim.scenario.named_tables import split_named_key, with_named_value
 from vsim.scenario.netioc import netioc_tree
 from vsim.scenario.override_source import blaming_overrides
+from vsim.scenario.schema_scenario import Scenario
 from vsim.scenario.toml_io import apply_overrides, load_toml
 from vsim.scenario.typed import check_field, did_you_mean, fail, from_dict, scalar_fields
 from vsim.validate.steal_trace import read_steal_trace
@@ -31,7 +33,7 @@ class Loaded:
     the steal trace read and checked (``vsim.validate.steal_trace.StealTrace``)."""
 
     source: str
-    scenario: schema.Scenario
+    scenario: Scenario
     models: dict
     steal: Any = None
 
@@ -53,12 +55,20 @@ def load_scenario(path, overrides=(), models_dir=DEFAULT_MODELS_DIR):
     source = str(path)
     data = apply_overrides(load_toml(path), list(overrides))
     with blaming_overrides(source, overrides):
-        scenario = from_dict(schema.Scenario, data, source=source)
+        scenario = from_dict(Scenario, data, source=source)
+        check_study(scenario, source)
         models = apply_params(resolve_models(scenario, source, Path(models_dir)), scenario.params, source)
         check_against_models(scenario, models, source)
         steal = steal_trace(scenario, source)
         check_trace_cpus(steal, logical_cpus(scenario, models["host"].values), source)
     return Loaded(source=source, scenario=scenario, models=models, steal=steal)
+
+
+def check_study(scenario, source):
+    """A scenario that names a ``study`` names one of the claims file's (``study_names``)."""
+    if scenario.study is not None and scenario.study not in study_names():
+        fail(source, "study", f"expected a study of the claims file ({', '.join(study_names())}), "
+             f"got {scenario.study!r}")
 
 
 def steal_trace(scenario, source):
@@ -82,8 +92,8 @@ def apply_params(models, params, source):
     """
     changed = dict(models)
     for role, values in params.items():
-        if role not in schema.MODEL_ROLES:
-            fail(source, f"params.{role}", _unknown("a model role", role, list(schema.MODEL_ROLES)))
+        if role not in schema_models.MODEL_ROLES:
+            fail(source, f"params.{role}", _unknown("a model role", role, list(schema_models.MODEL_ROLES)))
         model = models[role]
         cls = type(model.values)
         names = scalar_fields(cls)
@@ -113,21 +123,21 @@ def resolve_models(scenario, source, models_dir):
         return load_model(models_dir, ref, cls, referrer=source, key=key)
 
     models = {
-        "host": model(scenario.host.model, schema.HostModel, "host.model"),
-        "scheduler": model(scenario.host.scheduler, schema.SchedulerModel, "host.scheduler"),
-        "nic": model(scenario.host.nic, schema.NicModel, "host.nic"),
-        "vnic": model(scenario.vm.vnic, schema.VnicModel, "vm.vnic"),
-        "workload": model(scenario.vm.workload, schema.MediaServerModel, "vm.workload"),
-        "client": model(scenario.client.model, schema.ClientModel, "client.model"),
+        "host": model(scenario.host.model, schema_models.HostModel, "host.model"),
+        "scheduler": model(scenario.host.scheduler, schema_models.SchedulerModel, "host.scheduler"),
+        "nic": model(scenario.host.nic, schema_models.NicModel, "host.nic"),
+        "vnic": model(scenario.vm.vnic, schema_models.VnicModel, "vm.vnic"),
+        "workload": model(scenario.vm.workload, schema_models.MediaServerModel, "vm.workload"),
+        "client": model(scenario.client.model, schema_models.ClientModel, "client.model"),
     }
     workload = models["workload"]
-    models["codec"] = load_model(models_dir, workload.values.codec, schema.CodecModel,
+    models["codec"] = load_model(models_dir, workload.values.codec, schema_models.CodecModel,
                                  referrer=str(workload.path), key="params.codec")
     for index, group in enumerate(scenario.group):
         where = f"group[{index}]"
-        models[group_role(group.name, "vnic")] = model(group.vnic, schema.VnicModel, f"{where}.vnic")
+        models[group_role(group.name, "vnic")] = model(group.vnic, schema_models.VnicModel, f"{where}.vnic")
         if group.workload == "media_server":
-            own = model(group.model, schema.MediaServerModel, f"{where}.model")
+            own = model(group.model, schema_models.MediaServerModel, f"{where}.model")
             if own.values.codec != workload.values.codec:
                 fail(source, f"{where}.model", f"expected a workload with the codec of vm.workload "
                      f"({workload.values.codec}): one frame size for every media server, got "

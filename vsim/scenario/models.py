@@ -3,7 +3,7 @@
 A model file has a ``[meta]`` table and one ``[params.NAME]`` table per
 parameter holding ``value`` and exactly one of ``source`` (where the number
 comes from) or ``fitted_to`` (the claim ids it was fitted to). Values are then
-validated into the typed dataclasses of ``vsim.scenario.schema``.
+validated into the typed dataclasses of ``vsim.scenario.schema_models``.
 """
 
 from dataclasses import dataclass

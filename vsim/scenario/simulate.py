@@ -24,7 +24,7 @@ from vsim.cpu.topology import Topology
 from vsim.cpu.world import COSTOP, READY, Group, World
 from vsim.core.environment import Environment
 from vsim.core.rng import RandomStreams
-from vsim.core.units import to_ms
+from vsim.core.units import mean_ms, p99_ms, to_ms
 from vsim.guest.measuring_client import MeasuringClient
 from vsim.guest.media_server import MediaServer
 from vsim.guest.request_response import RequestResponseTraffic
@@ -97,97 +97,118 @@ class Simulation:
     def __init__(self, loaded, seed, engine="auto"):
         if engine not in self.ENGINES:
             raise ValueError(f"engine must be one of {', '.join(self.ENGINES)}, got {engine!r}")
-        scenario = loaded.scenario
-        m = {role: model.values for role, model in loaded.models.items()}
-        self.scenario = scenario
+        models = {role: model.values for role, model in loaded.models.items()}
+        self.scenario = loaded.scenario
         self.voice_flows, self.traffic_groups = [], []
-        self.env = env = Environment()
+        self.env = Environment()
         streams = RandomStreams(seed)
-        host = m["host"]
-        threads = host.threads_per_core if scenario.host.hyperthreading else 1
-        self.topology = Topology(host.sockets, host.cores_per_socket, threads, host.ht_rate)
-        sched = m["scheduler"]
-        policy = policy_for(make_policy(sched.policy, **sched.policy_params()), loaded.steal)
-        self.machine = Machine(env, self.topology, policy, quantum=sched.quantum, period=sched.period,
-                               costop_threshold=sched.machine_costop_threshold())
-        self.linux = sched.policy == cgroups.POLICY
-        codec, nic = m["codec"], m["nic"]
-        self.ip_bytes = ip_bytes_for_rtp(codec.payload_bytes)
-        vm = scenario.vm
-        self.background = vm.background(m["workload"])
+        self._build_machine(models["host"], models["scheduler"], loaded.steal)
+        self.codec = models["codec"]
+        self.rtp_interval = self.codec.packet_interval
+        self.ip_bytes = ip_bytes_for_rtp(self.codec.payload_bytes)
+        self.background = self.scenario.vm.background(models["workload"])
         specs = list(self._vm_specs(loaded))
         traffic_specs = list(self._traffic_specs(loaded))
-        self.uplink = make_host_uplink(scenario, nic, self.ip_bytes,
+        self.uplink = make_host_uplink(self.scenario, models["nic"], self.ip_bytes,
                                        [spec.group for spec in specs] + [t.group for t in traffic_specs],
                                        streams.stream("uplink"), loaded.source)
-        shared = isinstance(self.uplink, SharedUplink)
-        self.receivers = [MeasuringClient(m["client"].latency) for _ in specs]
-        self.receiver_groups = [spec.group for spec in specs]
-        self.codec = codec
-        self.jitter_buffer = jitter_buffer(scenario.client, m["client"])
-        self.client = self.receivers[0] if vm.instances else None
-        self.measuring = scenario.client.measuring_conference and vm.instances > 0
-        self.rtp_interval = codec.packet_interval
+        self._add_receivers(specs, models["client"])
         self.vms, self.vnics, self.servers, self.traffic = [], [], [], []
-        for i, spec in enumerate(specs):
-            group = self._add_vm(spec.name, spec.cpu, spec.vcpus, spec.affinity)
-            tx_world = self._add_transmit_world(spec.name)
-            vnic = spec.vnic
-            port = self.uplink.add_port(spec.name) if shared else None
-            tx = VnicTransmit(env, self.machine, tx_world, self.uplink, self.receivers[i],
-                              tx_cost=vnic.tx_cost, rx_cost=vnic.rx_cost, ring_size=vnic.tx_ring,
-                              wake_rate_hz=vnic.wake_rate_hz, port=port, ip_bytes=self.ip_bytes)
-            work = spec.work
-            burst, interval = spec.background
-            server = MediaServer(env, self.machine, group, tx, streams, spec.name,
-                                 streams=spec.streams, participants=work.participants,
-                                 tick=codec.packet_interval, frame_cost=work.frame_cost,
-                                 frame_cost_cv=work.frame_cost_cv, tick_overhead=work.tick_overhead,
-                                 timer_median=work.timer_median, timer_sigma=work.timer_sigma,
-                                 measuring_conference=spec.measuring,
-                                 background_burst=burst, background_interval=interval,
-                                 aligned_phases=work.aligned_phases)
-            if shared:
-                frames = sum(worker.streams for worker in server.workers)
-                flow = self.uplink.add_flow(port, self.ip_bytes, VOICE_CLASS, discrete=True)
-                self.voice_flows.append((flow, frames / codec.packet_interval))
-            self.vms.append(group)
-            self.vnics.append(tx)
-            self.servers.append(server)
+        for spec, receiver in zip(specs, self.receivers):
+            self._add_media_server(spec, receiver, streams)
         self.rr = None
         for index, spec in enumerate(traffic_specs):
-            group = self._add_vm(spec.name, spec.cpu, spec.vcpus, None)
-            traffic = spec.traffic
-            probe = make_source(traffic.kind, traffic.params, loaded.source, spec.where)
-            if probe.discrete:
-                self._add_request_response(spec, probe, index, nic, exclusive=not specs,
-                                           rng=streams.stream(f"{spec.name}.traffic"))
-                continue
-            tx_world = self._add_transmit_world(spec.name)
-            port = self.uplink.add_port(spec.name)
-            counted = (probe.counted_bytes(spec.vnic.tso_frames) if hasattr(probe, "counted_bytes")
-                       else None)
-            flow = self.uplink.add_flow(port, probe.ip_bytes, VOICE_CLASS + 1 + index,
-                                        elastic=probe.elastic, discrete=probe.discrete,
-                                        counted_bytes=counted)
-            if not (probe.elastic or probe.discrete):  # a flood: its packets' arrivals
-                self.uplink.scheduler.declare_arrivals(port, VOICE_CLASS + 1 + index, probe.arrivals)
-            interrupts = CompletionInterrupts(self.uplink, flow, spec.vnic.tso_frames,
-                                              spec.vnic.wake_rate_hz, nic.completion_hold())
-            # a TCP sender's vSwitch packets are TSO segments of tso_frames frames
-            segment = spec.vnic.tso_frames if probe.elastic else 1
-            cpu = SenderCpu(env, self.machine, group.worlds, tx_world, spec.vnic.tx_cost / segment,
-                            partial(self.uplink.frames_rate, flow), spin=not probe.elastic,
-                            interrupts=interrupts, interrupt_cost=spec.vnic.interrupt_cost,
-                            frame_cost=spec.vnic.guest_tx_cost)
-            self.traffic.append(TrafficVm(
-                env, self.uplink, flow, traffic.kind, traffic.params,
-                active_from=traffic.active_from, active_until=traffic.active_until,
-                rng=streams.stream(f"{spec.name}.traffic"), cpu=cpu, source=loaded.source,
-                where=spec.where))
-            self.traffic_groups.append(spec.group)
-        self.background_tasks = BackgroundTasks(self.machine, scenario.host.background_tasks, self.linux)
+            self._add_traffic_vm(spec, index, models["nic"], loaded.source, streams,
+                                 exclusive=not specs)
+        self.background_tasks = BackgroundTasks(self.machine, self.scenario.host.background_tasks,
+                                                self.linux)
         self.host_steal = HostSteal(self.machine, loaded.steal, loaded.source)
+        self.engine = self._choose_engine(engine)
+
+    def _build_machine(self, host, sched, steal):
+        """The host: its topology (one thread per core with hyper-threading off) and the
+        ``Machine`` running the scheduler model's policy (under the steal trace's, if any)."""
+        threads = host.threads_per_core if self.scenario.host.hyperthreading else 1
+        self.topology = Topology(host.sockets, host.cores_per_socket, threads, host.ht_rate)
+        policy = policy_for(make_policy(sched.policy, **sched.policy_params()), steal)
+        self.machine = Machine(self.env, self.topology, policy, quantum=sched.quantum,
+                               period=sched.period, costop_threshold=sched.machine_costop_threshold())
+        self.linux = sched.policy == cgroups.POLICY
+
+    def _add_receivers(self, specs, client_model):
+        """One recorder per media-server VM for its monitored conference, the jitter buffer
+        they play through and which of them is the measuring client."""
+        client, vm = self.scenario.client, self.scenario.vm
+        self.receivers = [MeasuringClient(client_model.latency) for _ in specs]
+        self.receiver_groups = [spec.group for spec in specs]
+        self.jitter_buffer = jitter_buffer(client, client_model)
+        self.client = self.receivers[0] if vm.instances else None
+        self.measuring = client.measuring_conference and vm.instances > 0
+
+    def _add_media_server(self, spec, receiver, streams):
+        """A media-server VM: its vCPUs, its vNIC's transmit world sending to ``receiver``
+        and, on an uplink scheduler, its port and its frames' flow."""
+        shared = isinstance(self.uplink, SharedUplink)
+        group = self._add_vm(spec.name, spec.cpu, spec.vcpus, spec.affinity)
+        tx_world = self._add_transmit_world(spec.name)
+        vnic, work, codec = spec.vnic, spec.work, self.codec
+        port = self.uplink.add_port(spec.name) if shared else None
+        tx = VnicTransmit(self.env, self.machine, tx_world, self.uplink, receiver,
+                          tx_cost=vnic.tx_cost, rx_cost=vnic.rx_cost, ring_size=vnic.tx_ring,
+                          wake_rate_hz=vnic.wake_rate_hz, port=port, ip_bytes=self.ip_bytes)
+        burst, interval = spec.background
+        server = MediaServer(self.env, self.machine, group, tx, streams, spec.name,
+                             streams=spec.streams, participants=work.participants,
+                             tick=codec.packet_interval, frame_cost=work.frame_cost,
+                             frame_cost_cv=work.frame_cost_cv, tick_overhead=work.tick_overhead,
+                             timer_median=work.timer_median, timer_sigma=work.timer_sigma,
+                             measuring_conference=spec.measuring,
+                             background_burst=burst, background_interval=interval,
+                             aligned_phases=work.aligned_phases)
+        if shared:
+            frames = sum(worker.streams for worker in server.workers)
+            flow = self.uplink.add_flow(port, self.ip_bytes, VOICE_CLASS, discrete=True)
+            self.voice_flows.append((flow, frames / codec.packet_interval))
+        self.vms.append(group)
+        self.vnics.append(tx)
+        self.servers.append(server)
+
+    def _add_traffic_vm(self, spec, index, nic, source, streams, exclusive):
+        """A [[group]] VM sending traffic: request/response chains (``_add_request_response``)
+        or bulk traffic on a port and flow of its own, its guest and vNIC CPU modelled
+        (``SenderCpu``)."""
+        group = self._add_vm(spec.name, spec.cpu, spec.vcpus, None)
+        traffic, vnic = spec.traffic, spec.vnic
+        probe = make_source(traffic.kind, traffic.params, source, spec.where)
+        rng = streams.stream(f"{spec.name}.traffic")
+        if probe.discrete:
+            self._add_request_response(spec, probe, index, nic, exclusive, rng)
+            return
+        tx_world = self._add_transmit_world(spec.name)
+        port = self.uplink.add_port(spec.name)
+        counted = probe.counted_bytes(vnic.tso_frames) if hasattr(probe, "counted_bytes") else None
+        traffic_class = VOICE_CLASS + 1 + index
+        flow = self.uplink.add_flow(port, probe.ip_bytes, traffic_class, elastic=probe.elastic,
+                                    discrete=probe.discrete, counted_bytes=counted)
+        if not (probe.elastic or probe.discrete):  # a flood: its packets' arrivals
+            self.uplink.scheduler.declare_arrivals(port, traffic_class, probe.arrivals)
+        interrupts = CompletionInterrupts(self.uplink, flow, vnic.tso_frames, vnic.wake_rate_hz,
+                                          nic.completion_hold())
+        # a TCP sender's vSwitch packets are TSO segments of tso_frames frames
+        segment = vnic.tso_frames if probe.elastic else 1
+        cpu = SenderCpu(self.env, self.machine, group.worlds, tx_world, vnic.tx_cost / segment,
+                        partial(self.uplink.frames_rate, flow), spin=not probe.elastic,
+                        interrupts=interrupts, interrupt_cost=vnic.interrupt_cost,
+                        frame_cost=vnic.guest_tx_cost)
+        self.traffic.append(TrafficVm(
+            self.env, self.uplink, flow, traffic.kind, traffic.params,
+            active_from=traffic.active_from, active_until=traffic.active_until,
+            rng=rng, cpu=cpu, source=source, where=spec.where))
+        self.traffic_groups.append(spec.group)
+
+    def _choose_engine(self, engine):
+        """The engine to run: the one asked for, the closed form for ``"auto"`` where it fits;
+        ``ValueError`` when the closed form is asked for and does not fit."""
         components = ([*self.servers, *self.traffic, self.uplink, self.host_steal]
                       + ([self.rr] if self.rr else []))
         # the closed form plays the VMs' worlds only; the host's other work needs the events
@@ -199,8 +220,8 @@ class Simulation:
                              f"uncontended engine; this host runs "
                              f"{len(self.machine.worlds)} worlds on {self.topology.cores} cores")
         if engine == "auto":
-            engine = "uncontended" if fits else "events"
-        self.engine = engine
+            return "uncontended" if fits else "events"
+        return engine
 
     def _add_request_response(self, spec, source, index, nic, exclusive, rng):
         """A VM of request/response chains (``vsim.guest.request_response``) on a port of its
@@ -375,16 +396,32 @@ class Simulation:
             progress(reached)
 
     def _summary(self, start, end, window, warmup):
-        lcpu_util = (end["lcpu_busy"] - start["lcpu_busy"]) / window
-        core_util = (end["core_busy"] - start["core_busy"]) / window
-        emitted = end["emitted"] - start["emitted"]
-        dropped = (end["ring_drops"] - start["ring_drops"]
-                   + end["uplink_dropped"] - start["uplink_dropped"])
-        sent = end["uplink_sent"] - start["uplink_sent"]
+        """The run's summary between the ``start`` and ``end`` snapshots, ``window`` seconds
+        after ``warmup``: one section per part of the model, the optional ones where they apply."""
         per_vm = [_conference_jitter(receiver, warmup) for receiver in self.receivers]
-        has_measuring = self.measuring
-        samples, measured, measured_lost = per_vm[0] if has_measuring else (np.zeros(0), 0, 0)
-        frame = frame_bytes(self.ip_bytes)
+        vms = self._vms_section(start, end, window, per_vm)
+        summary = {
+            **self._jitter_sections(per_vm, vms),
+            "voice": self._voice_section(start, end, window),
+            "host": self._host_section(start, end, window),
+            "vms": vms,
+            "vms_definition": VM_CPU_DEFINITION,
+            "voice_quality": voice_quality_summary(self, warmup),
+        }
+        burst, _ = self.background
+        if burst > 0 and self.vms:
+            summary["guest_background"] = self._background_section(start, end, window)
+        if isinstance(self.uplink, SharedUplink):
+            summary["uplink"] = uplink_summary(self, start, end, window, warmup)
+        if self.host_steal.cpus:
+            summary["host_steal"] = self._steal_summary(start, end, window)
+        if self.scenario.measured_vm.overrides():
+            summary["measured_vm"] = self._measured_vm_section()
+        return summary
+
+    def _vms_section(self, start, end, window, per_vm):
+        """Per media-server VM: its CPU (``VM_CPU_DEFINITION``) and its monitored conference's
+        jitter and loss, from its ``per_vm`` entry (``_conference_jitter``)."""
         vms = {}
         for index, (group, (vm_samples, vm_sent, vm_lost)) in enumerate(zip(self.vms, per_vm)):
             used = ready = costop = 0.0
@@ -392,20 +429,26 @@ class Simulation:
                 u0, r0, c0 = start["worlds"][w.name]
                 u1, r1, c1 = end["worlds"][w.name]
                 used, ready, costop = used + u1 - u0, ready + r1 - r0, costop + c1 - c0
-            measuring = index == 0 and has_measuring
+            measuring = index == 0 and self.measuring
             vms[group.name] = {"used_pct": 100 * used / window, "ready_pct": 100 * ready / window,
                                "costop_pct": 100 * costop / window,
                                "monitored": "measuring conference" if measuring else "last load conference",
-                               "jitter_mean_ms": _mean_ms(vm_samples),
-                               "jitter_p99_ms": _p99_ms(vm_samples),
+                               "jitter_mean_ms": mean_ms(vm_samples),
+                               "jitter_p99_ms": p99_ms(vm_samples),
                                "monitored_loss_fraction": vm_lost / vm_sent if vm_sent else 0.0}
+        return vms
+
+    def _jitter_sections(self, per_vm, vms):
+        """The measuring conference's jitter and loss, and the jitter over every VM's monitored
+        conference (its ``vms`` entries): ``jitter``, ``instances_jitter``, ``measured_*``."""
+        samples, measured, measured_lost = per_vm[0] if self.measuring else (np.zeros(0), 0, 0)
         vm_means = [v["jitter_mean_ms"] for v in vms.values() if v["jitter_mean_ms"] is not None]
         vm_p99s = [v["jitter_p99_ms"] for v in vms.values() if v["jitter_p99_ms"] is not None]
-        summary = {
+        return {
             "jitter": {
                 "samples": int(samples.size),
-                "mean_ms": _mean_ms(samples),
-                "p99_ms": _p99_ms(samples),
+                "mean_ms": mean_ms(samples),
+                "p99_ms": p99_ms(samples),
                 "definition": "RFC 3550 jitter held after each received packet of the measuring "
                               "conference's streams, pooled, after warm-up",
             },
@@ -419,49 +462,55 @@ class Simulation:
             },
             "measured_packets": measured,
             "measured_loss_fraction": measured_lost / measured if measured else 0.0,
-            "voice": {
-                "packets_emitted": int(emitted),
-                "packets_dropped": int(dropped),
-                "loss_fraction": dropped / emitted if emitted else 0.0,
-                "packet_rate_pps": sent / window,
-                "offered_pps": sum(w.streams for srv in self.servers for w in srv.workers)
-                               / self.rtp_interval,
-                "bandwidth_mbps": sent * frame * 8 / window / 1e6,
-                "bandwidth_definition": f"Ethernet frames of {frame} B (header and FCS, no preamble or gap)",
-            },
-            "host": {
-                "cpu_util_pct": float(100 * lcpu_util.mean()),
-                "cpu_util_definition": "esxtop PCPU UTIL%: mean over logical CPUs of the time not idle",
-                "core_util_pct": float(100 * core_util.mean()),
-                "lcpu_util_pct": [float(100 * u) for u in lcpu_util],
-                "uplink_util_pct": 100 * (end["uplink_busy"] - start["uplink_busy"]) / window,
-            },
-            "vms": vms,
-            "vms_definition": VM_CPU_DEFINITION,
-            "voice_quality": voice_quality_summary(self, warmup),
         }
-        vm = self.scenario.vm
-        burst, _ = self.background
-        if burst > 0 and self.vms:
-            bursts = end["background_bursts"] - start["background_bursts"]
-            summary["guest_background"] = {
-                "bursts_per_vm_per_s": bursts / len(self.vms) / window,
-                "burst_ms": to_ms(burst),
-                "cpu_pct_of_vm": 100 * bursts * burst / len(self.vms) / window / vm.vcpus,
-                "definition": "Poisson bursts of guest background work queued with the media "
-                              "ticks on a random worker vCPU, counted after warm-up",
-            }
-        if isinstance(self.uplink, SharedUplink):
-            summary["uplink"] = uplink_summary(self, start, end, window, warmup)
-        if self.host_steal.cpus:
-            summary["host_steal"] = self._steal_summary(start, end, window)
-        own = self.scenario.measured_vm.overrides()
-        if own:
-            measured, others = cpu_settings(self.scenario.vm_settings(0)), cpu_settings(vm)
-            summary["measured_vm"] = {
-                key: {"measured": measured[key], "others": others[key]} for key in own}
-        return summary
 
+    def _voice_section(self, start, end, window):
+        """The media servers' frames: emitted, dropped (vNIC rings and uplink), sent and offered."""
+        emitted = end["emitted"] - start["emitted"]
+        dropped = (end["ring_drops"] - start["ring_drops"]
+                   + end["uplink_dropped"] - start["uplink_dropped"])
+        sent = end["uplink_sent"] - start["uplink_sent"]
+        frame = frame_bytes(self.ip_bytes)
+        return {
+            "packets_emitted": int(emitted),
+            "packets_dropped": int(dropped),
+            "loss_fraction": dropped / emitted if emitted else 0.0,
+            "packet_rate_pps": sent / window,
+            "offered_pps": sum(w.streams for srv in self.servers for w in srv.workers)
+                           / self.rtp_interval,
+            "bandwidth_mbps": sent * frame * 8 / window / 1e6,
+            "bandwidth_definition": f"Ethernet frames of {frame} B (header and FCS, no preamble or gap)",
+        }
+
+    def _host_section(self, start, end, window):
+        """The host's CPU utilisation (per logical CPU, mean, per core) and its uplink's."""
+        lcpu_util = (end["lcpu_busy"] - start["lcpu_busy"]) / window
+        core_util = (end["core_busy"] - start["core_busy"]) / window
+        return {
+            "cpu_util_pct": float(100 * lcpu_util.mean()),
+            "cpu_util_definition": "esxtop PCPU UTIL%: mean over logical CPUs of the time not idle",
+            "core_util_pct": float(100 * core_util.mean()),
+            "lcpu_util_pct": [float(100 * u) for u in lcpu_util],
+            "uplink_util_pct": 100 * (end["uplink_busy"] - start["uplink_busy"]) / window,
+        }
+
+    def _background_section(self, start, end, window):
+        """The guest background bursts [vm]'s VMs ran after warm-up, per VM."""
+        burst, _ = self.background
+        bursts = end["background_bursts"] - start["background_bursts"]
+        return {
+            "bursts_per_vm_per_s": bursts / len(self.vms) / window,
+            "burst_ms": to_ms(burst),
+            "cpu_pct_of_vm": 100 * bursts * burst / len(self.vms) / window / self.scenario.vm.vcpus,
+            "definition": "Poisson bursts of guest background work queued with the media "
+                          "ticks on a random worker vCPU, counted after warm-up",
+        }
+
+    def _measured_vm_section(self):
+        """The CPU settings [measured_vm] gives the measured VM, beside the other VMs' ([vm])."""
+        measured, others = cpu_settings(self.scenario.vm_settings(0)), cpu_settings(self.scenario.vm)
+        return {key: {"measured": measured[key], "others": others[key]}
+                for key in self.scenario.measured_vm.overrides()}
 
     def _steal_summary(self, start, end, window):
         """The time the outer hypervisor took from each logical CPU after warm-up (``host.steal_trace``)."""
@@ -492,14 +541,6 @@ def _conference_jitter(receiver, warmup):
     samples = stream_jitter_samples(send[received], recv[received], streams[received], warmup)
     return (samples, int(np.count_nonzero(in_window)),
             int(np.count_nonzero(in_window & ~received)))
-
-
-def _mean_ms(samples):
-    return to_ms(float(samples.mean())) if samples.size else None
-
-
-def _p99_ms(samples):
-    return to_ms(float(np.percentile(samples, 99))) if samples.size else None
 
 
 def default_warmup(run, duration):

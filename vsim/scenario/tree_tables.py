@@ -8,8 +8,8 @@ def tree_layout(tables, key, source):
     """(children by name, tables by name, {group: leaf name}) of the flat ``tables`` under ``key``.
 
     Members are allowed on leaves only, and every leaf needs some: a node with children and
-    members, or a leaf that no traffic uses, is an error naming ``key.node[i].members``. (Names, parents and members were checked when the section was read,
-    ``vsim.scenario.schema.check_tree_tables``.)
+    members, or a leaf that no traffic uses, is an error naming ``key.node[i].members``.
+    (Names, parents and members were checked when the section was read, ``check_tree_tables``.)
     """
     children = {table.name: [] for table in tables}
     for table in tables:
@@ -26,3 +26,19 @@ def tree_layout(tables, key, source):
                  f"uses it")
         leaf_of.update({member: table.name for member in table.members})
     return children, {table.name: table for table in tables}, leaf_of
+
+
+def check_tree_tables(nodes, source, path):
+    """Nodes listed flat, parents first: each name once, each parent listed before its
+    children, each VM group among the members of one node only."""
+    names = set()
+    for index, node in enumerate(nodes):
+        where = f"{path}.node[{index}]"
+        if node.name in names:
+            fail(source, f"{where}.name", f"expected a name used once in the tree, got {node.name!r}")
+        if node.parent is not None and node.parent not in names:
+            fail(source, f"{where}.parent", f"expected a node listed before it, got {node.parent!r}")
+        names.add(node.name)
+    members = [m for node in nodes for m in node.members]
+    if len(set(members)) != len(members):
+        fail(source, f"{path}.node", "expected each VM group in the members of one node only")

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from vsim.core.units import to_ms
+from vsim.core.units import mean_ms, p99_ms
 from vsim.metrics.jitter import stream_jitter_samples
 from vsim.net.frames import frame_bytes
 
@@ -135,11 +135,11 @@ def during_traffic(sim, offered, lost, window):
         inside = send < last
         received = inside & ~np.isnan(recv)
         samples = stream_jitter_samples(send[received], recv[received], streams[received], first)
-        out["jitter_mean_ms"] = to_ms(float(samples.mean())) if samples.size else None
-        out["jitter_p99_ms"] = to_ms(float(np.percentile(samples, 99))) if samples.size else None
+        out["jitter_mean_ms"] = mean_ms(samples)
+        out["jitter_p99_ms"] = p99_ms(samples)
         delays = (recv - send)[received & (send >= first)]
-        out["latency_mean_ms"] = to_ms(float(delays.mean())) if delays.size else None
-        out["latency_p99_ms"] = to_ms(float(np.percentile(delays, 99))) if delays.size else None
+        out["latency_mean_ms"] = mean_ms(delays)
+        out["latency_p99_ms"] = p99_ms(delays)
         out["latency_definition"] = ("from a packet's RTP send time (its tick's nominal start) to "
                                      "its arrival at the measuring client")
         out["streams"] = [stream_entry(streams, send, recv, stream, first, last)
@@ -157,5 +157,5 @@ def stream_entry(streams, send, recv, stream, first, last):
     delays = (recv - send)[counted & ~np.isnan(recv)]
     return {"stream": int(stream),
             "loss_fraction": int(np.count_nonzero(counted & np.isnan(recv))) / sent if sent else None,
-            "jitter_mean_ms": to_ms(float(samples.mean())) if samples.size else None,
-            "latency_mean_ms": to_ms(float(delays.mean())) if delays.size else None}
+            "jitter_mean_ms": mean_ms(samples),
+            "latency_mean_ms": mean_ms(delays)}

@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from vsim.core.units import to_ms
+from vsim.core.units import mean_ms, to_ms
 from vsim.metrics import emodel
 from vsim.metrics.jitter import stream_jitter_samples
 from vsim.metrics.jitter_buffer import AdaptiveBuffer, FixedBuffer, playout
@@ -136,12 +136,12 @@ def quality_entry(records, codec):
         "late_fraction": late / sent if sent else None,
         "effective_loss_fraction": effective,
         "burst_ratio": burst,
-        "one_way_delay_mean_ms": _mean_ms(network),
-        "buffer_delay_mean_ms": _mean_ms(waiting),
+        "one_way_delay_mean_ms": mean_ms(network),
+        "buffer_delay_mean_ms": mean_ms(waiting),
         "mouth_to_ear_ms": mouth_to_ear,
         "r_factor": r_factor,
         "mos": score,
-        "jitter_mean_ms": _mean_ms(jitter),
+        "jitter_mean_ms": mean_ms(jitter),
     }
 
 
@@ -177,6 +177,3 @@ def _pooled(records, name):
     arrays = [getattr(r, name) for r in records]
     return np.concatenate(arrays) if arrays else np.zeros(0)
 
-
-def _mean_ms(values):
-    return to_ms(float(values.mean())) if values.size else None

@@ -19,7 +19,7 @@ import json
 import math
 
 from vsim.cpu.policies.proportional_share import share_price
-from vsim.scenario.schema import sweep_field
+from vsim.scenario.schema_sweep import sweep_field
 from vsim.scenario.simulate import Simulation
 
 CPU_SETTINGS = {

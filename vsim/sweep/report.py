@@ -24,7 +24,7 @@ import numpy as np
 
 from vsim.core.atomic import write_text
 from vsim.metrics.stats import INTERVAL, trimmed_mean, trimmed_mean_interval
-from vsim.scenario.schema import sweep_field
+from vsim.scenario.schema_sweep import sweep_field
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,83 @@
+"""Typed schema of a scenario's ``[sweep]`` table and the keys a sweep may vary.
+
+A sweep varies one key: a number, true/false or choice key of ``[host]``,
+``[vm]``, ``[measured_vm]`` or ``[client]``, a number key of one named table of
+an array (``group.NAME.count``, ``netioc.node.NAME.shares``) or a model
+parameter (``params.ROLE.NAME``). Each value is checked as the key itself is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from vsim.scenario.named_tables import split_named_key
+from vsim.scenario.schema_models import MODEL_ROLES
+from vsim.scenario.schema_sections import (ClientSection, GroupSection, HostSection, HtbNodeSection,
+                                           MeasuredVmSection, NetiocNodeSection, VmSection)
+from vsim.scenario.typed import check_field, did_you_mean, fail, scalar_fields
+
+
+# The class of the tables of each array whose tables a key reaches by name (``named_tables``).
+NAMED_TABLE_CLASSES = {"group": GroupSection, "netioc.node": NetiocNodeSection,
+                       "htb.node": HtbNodeSection}
+SWEPT_SECTIONS = {"host": HostSection, "vm": VmSection, "measured_vm": MeasuredVmSection,
+                  "client": ClientSection}
+
+
+def sweepable_keys():
+    """Dotted keys a ``[sweep]`` may vary: every number or true/false key of [host], [vm],
+    [measured_vm], [client], and every such model parameter as ``params.ROLE.NAME``."""
+    keys = {f"{section}.{name}": (cls, name) for section, cls in SWEPT_SECTIONS.items()
+            for name in scalar_fields(cls, choices=True)}
+    keys.update({f"params.{role}.{name}": (cls, name) for role, cls in MODEL_ROLES.items()
+                 for name in scalar_fields(cls)})
+    return keys
+
+
+def sweep_field(key):
+    """(section class, field name) a sweep ``key`` varies, or None: a key of
+    ``sweepable_keys``, or ``ARRAY.NAME.FIELD`` for a number key of one table of an array of
+    tables, reached by its name (``group.netperf.count``, ``netioc.node.voip.reservation_mbps``;
+    that the table exists is checked with the scenario)."""
+    keys = sweepable_keys()
+    if key in keys:
+        return keys[key]
+    named = split_named_key(key)
+    if named is None or not named.name.isidentifier() or len(named.rest) != 1:
+        return None
+    cls = NAMED_TABLE_CLASSES[named.array]
+    return (cls, named.rest[0]) if named.rest[0] in scalar_fields(cls) else None
+
+
+@dataclass(frozen=True)
+class SweepSection:
+    """[sweep]: the independent variable of a figure, one key and its values."""
+
+    key: str = field(metadata={"doc": "the independent variable: a number, true/false or choice "
+                                      "key of [host], [vm], [measured_vm] or [client] (vm.instances, "
+                                      "host.hyperthreading, host.uplink, measured_vm.shares, "
+                                      "...), a number key of a [[group]] (group.NAME.count, ...) "
+                                      "or of a tree node (netioc.node.NAME.reservation_mbps, ...) "
+                                      "or a model parameter (params.host.ht_rate, ...)"})
+    values: list[bool | int | float | str] = field(metadata={
+        "doc": "values of the independent variable, each checked as the key itself is"})
+
+    def validate(self, source, path):
+        """A key a sweep may vary, and distinct values, each valid for that key."""
+        swept = sweep_field(self.key)
+        if swept is None:
+            keys = sweepable_keys()
+            sections = [key for key in keys if not key.startswith("params.")]
+            hint = (did_you_mean(self.key, list(keys))
+                    or f"one of: {', '.join(sections)}, group.NAME.KEY, netioc.node.NAME.KEY, "
+                       f"htb.node.NAME.KEY or params.ROLE.NAME")
+            fail(source, f"{path}.key", f"expected a number or true/false key of [host], [vm], "
+                 f"[measured_vm] or [client], a [[group]]'s as group.NAME.KEY, a tree node's as "
+                 f"netioc.node.NAME.KEY or htb.node.NAME.KEY, or params.ROLE.NAME; {hint}")
+        if not self.values:
+            fail(source, f"{path}.values", "expected at least one value")
+        cls, name = swept
+        for index, value in enumerate(self.values):
+            check_field(cls, name, value, source=source, path=f"{path}.values[{index}]")
+        if len(set(self.values)) != len(self.values):
+            fail(source, f"{path}.values", "expected distinct values")
