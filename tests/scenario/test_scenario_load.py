@@ -334,7 +334,7 @@ def test_the_uplink_is_a_choice_that_can_be_swept_and_set():
     ('members = ["flood"]', 'members = ["floods"]', "netioc.node[1].members", "got 'floods'"),
     ('members = ["flood"]', 'members = ["vm"]', "netioc.node", "one node only"),
     ('name = "voip"\nkind = "class"', 'name = "voip"\nkind = "class"\nreservation_mbps = 800.0',
-     "netioc.reservation", "75%"),
+     "netioc.node.reservation_mbps", "75%"),
     ("vcpus = 1\nworkload", "vcpus = 1\nreservation = 2.0\nworkload", "group[0].reservation",
      "one per vCPU"),
 ])
