@@ -109,12 +109,23 @@ def _add_run_options(command, default_from, quick_purpose):
 
 
 def build_parser():
-    """The ``vsim`` parser with its ``run``, ``reproduce``, ``sweep`` and ``describe`` subcommands."""
+    """The ``vsim`` parser: ``--version`` and one subcommand per command, each added by its own function."""
     parser = Parser(prog="vsim", description="Discrete-event simulator of virtualized hosts.")
     parser.add_argument("--version", action="version",
                         version=f"vsim {vsim.__version__} (scheduler: {vsim.SCHEDULER_BUILD})")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_run_parser(commands)
+    _add_reproduce_parser(commands)
+    _add_sweep_parser(commands)
+    _add_describe_parser(commands)
+    _add_jitter_parser(commands)
+    _add_validate_parser(commands)
+    _add_probe_parser(commands)
+    return parser
 
+
+def _add_run_parser(commands):
+    """``vsim run CONFIG``: one replication of a scenario, its summary as text or JSON, optionally a trace."""
     run = commands.add_parser("run", help="run one replication of a scenario's base values ([sweep] ignored)")
     run.add_argument("config", metavar="CONFIG", help="scenario TOML file")
     run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -137,6 +148,9 @@ def build_parser():
                      help="what --trace writes (default: packets)")
     run.set_defaults(handler=_run)
 
+
+def _add_reproduce_parser(commands):
+    """``vsim reproduce [STUDY ...]``: the studies behind the paper claims, their figures and claims JSON."""
     reproduce = commands.add_parser("reproduce", help="run the studies behind the paper claims",
                                     description="Run the studies behind the paper claims. " + _studies_text())
     reproduce.add_argument("studies", nargs="*", metavar="STUDY",
@@ -152,6 +166,9 @@ def build_parser():
     reproduce.add_argument("--quiet", action="store_true", help="no progress lines")
     reproduce.set_defaults(handler=_reproduce)
 
+
+def _add_sweep_parser(commands):
+    """``vsim sweep CONFIG``: every point of a scenario's [sweep], as a table, JSON and figures."""
     sweep = commands.add_parser(
         "sweep", help="run a scenario's [sweep] as a what-if: a table per point, JSON and figures",
         description="Run every value of the config's [sweep] (change it with --set sweep.key=... "
@@ -171,11 +188,17 @@ def build_parser():
     sweep.add_argument("--quiet", action="store_true", help="no progress lines")
     sweep.set_defaults(handler=_sweep)
 
+
+def _add_describe_parser(commands):
+    """``vsim describe TARGET``: a model's parameters or a config's keys."""
     desc = commands.add_parser("describe", help="show a model's parameters or a config's keys")
     desc.add_argument("target", metavar="TARGET",
                       help="a model ref such as workloads/vmcd_g729, or a config file (*.toml)")
     desc.set_defaults(handler=_describe)
 
+
+def _add_jitter_parser(commands):
+    """``vsim jitter CAPTURE``: per-stream RTP loss and jitter of a capture."""
     jitter = commands.add_parser("jitter", help="per-stream RTP loss and jitter of a pcap/pcapng capture, "
                                                 "as tshark -z rtp,streams computes them")
     jitter.add_argument("capture", metavar="CAPTURE", help="pcap or pcapng file")
@@ -183,6 +206,9 @@ def build_parser():
                                                          "must exist), or stdout for -")
     jitter.set_defaults(handler=_jitter)
 
+
+def _add_validate_parser(commands):
+    """``vsim validate TRACE ... --scenario CONFIG``: simulated replications against measured traces."""
     validate = commands.add_parser(
         "validate", help="compare a scenario's replications with measured traces, metric by metric",
         description="Run the scenario's replications and compare them with measured traces (pcap/pcapng "
@@ -213,11 +239,13 @@ def build_parser():
     validate.add_argument("--quiet", action="store_true", help="no progress lines")
     validate.set_defaults(handler=_validate)
 
+
+def _add_probe_parser(commands):
+    """``vsim probe PROBE``: measured traces taken on this machine (the options are the probe package's)."""
     probe = commands.add_parser("probe", help="take measured traces on this Linux machine (timer, net, cpu, "
                                                 "steal), or clean up after dead probes (cleanup)")
     add_probe_arguments(probe, _bounded)
     probe.set_defaults(handler=_probe)
-    return parser
 
 
 def main(argv=None):
