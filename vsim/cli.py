@@ -29,28 +29,16 @@ from vsim.experiments.reproduce import (STUDIES, claim_rows, claims_json, run_st
                                         write_study_outputs)
 from vsim.probe.arguments import add_probe_arguments
 from vsim.probe.command import run_probe
-from vsim.scenario import schema
-from vsim.scenario.describe_config import describe_config, toml_text
+from vsim.scenario.describe_config import describe_config
+from vsim.scenario.describe_model import describe_model
 from vsim.scenario.load import load_scenario
 from vsim.scenario.memory import check_memory
-from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
 from vsim.scenario.run_text import run_text
 from vsim.scenario.simulate import Simulation, default_warmup
-from vsim.scenario.toml_io import load_toml
 from vsim.sweep.executor import QUICK, RunPlan, Sweep, point_runs, run_tasks, sweep_tasks
 from vsim.sweep.no_effect import no_effect_notes
 from vsim.sweep.report import (point_report, report_files, report_json, sweep_metrics, table_text,
                                write_report)
-
-MODEL_KINDS = {
-    "hosts": schema.HostModel,
-    "schedulers": schema.SchedulerModel,
-    "nics": schema.NicModel,
-    "vnics": schema.VnicModel,
-    "codecs": schema.CodecModel,
-    "workloads": schema.MediaServerModel,
-    "clients": schema.ClientModel,
-}
 
 
 PAPER_FIGURES = "figures"  # committed paper-length results
@@ -443,27 +431,4 @@ def _describe(args):
     if args.target.endswith(".toml"):
         print(describe_config(resolve_config(args.target)))
     else:
-        print(_describe_model(args.target))
-
-
-def _describe_model(ref):
-    kind = ref.split("/")[0]
-    if kind not in MODEL_KINDS:
-        raise InputError(ref, None, "expected a config file (*.toml) or a model ref <folder>/<name> with "
-                         f"folder one of: {', '.join(MODEL_KINDS)}")
-    model = load_model(DEFAULT_MODELS_DIR, ref, MODEL_KINDS[kind], referrer="describe", key="TARGET")
-    lines = [f"{ref}  ({model.path})"]
-    description = load_toml(model.path).get("meta", {}).get("description")
-    if description:
-        lines.append(f"  {description}")
-    for field in dataclasses.fields(MODEL_KINDS[kind]):
-        if field.name not in model.provenance:  # a parameter of another policy than this model's
-            continue
-        unit = field.metadata.get("unit")
-        doc = field.metadata.get("doc")
-        value = toml_text(getattr(model.values, field.name)) + (f" {unit}" if unit else "")
-        lines.append(f"  {field.name} = {value}" + (f"  ({doc})" if doc else ""))
-        origin = model.provenance[field.name]
-        fitted = isinstance(origin, list)
-        lines.append(f"      fitted to: {', '.join(origin)}" if fitted else f"      source: {origin}")
-    return "\n".join(lines)
+        print(describe_model(args.target))
