@@ -29,27 +29,16 @@ from vsim.experiments.reproduce import (STUDIES, claim_rows, claims_json, run_st
                                         write_study_outputs)
 from vsim.probe.arguments import add_probe_arguments
 from vsim.probe.command import run_probe
-from vsim.scenario import schema_models
-from vsim.scenario.describe_config import describe_config, toml_text
+from vsim.scenario.describe_config import describe_config
+from vsim.scenario.describe_model import describe_model
 from vsim.scenario.load import load_scenario
 from vsim.scenario.memory import check_memory
-from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
+from vsim.scenario.run_text import run_text
 from vsim.scenario.simulate import Simulation, default_warmup
-from vsim.scenario.toml_io import load_toml
 from vsim.sweep.executor import QUICK, RunPlan, Sweep, point_runs, run_tasks, sweep_tasks
 from vsim.sweep.no_effect import no_effect_notes
 from vsim.sweep.report import (point_report, report_files, report_json, sweep_metrics, table_text,
                                write_report)
-
-MODEL_KINDS = {
-    "hosts": schema_models.HostModel,
-    "schedulers": schema_models.SchedulerModel,
-    "nics": schema_models.NicModel,
-    "vnics": schema_models.VnicModel,
-    "codecs": schema_models.CodecModel,
-    "workloads": schema_models.MediaServerModel,
-    "clients": schema_models.ClientModel,
-}
 
 
 PAPER_FIGURES = "figures"  # committed paper-length results
@@ -109,12 +98,23 @@ def _add_run_options(command, default_from, quick_purpose):
 
 
 def build_parser():
-    """The ``vsim`` parser with its ``run``, ``reproduce``, ``sweep`` and ``describe`` subcommands."""
+    """The ``vsim`` parser: ``--version`` and one subcommand per command, each added by its own function."""
     parser = Parser(prog="vsim", description="Discrete-event simulator of virtualized hosts.")
     parser.add_argument("--version", action="version",
                         version=f"vsim {vsim.__version__} (scheduler: {vsim.SCHEDULER_BUILD})")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_run_parser(commands)
+    _add_reproduce_parser(commands)
+    _add_sweep_parser(commands)
+    _add_describe_parser(commands)
+    _add_jitter_parser(commands)
+    _add_validate_parser(commands)
+    _add_probe_parser(commands)
+    return parser
 
+
+def _add_run_parser(commands):
+    """``vsim run CONFIG``: one replication of a scenario, its summary as text or JSON, optionally a trace."""
     run = commands.add_parser("run", help="run one replication of a scenario's base values ([sweep] ignored)")
     run.add_argument("config", metavar="CONFIG", help="scenario TOML file")
     run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -137,6 +137,9 @@ def build_parser():
                      help="what --trace writes (default: packets)")
     run.set_defaults(handler=_run)
 
+
+def _add_reproduce_parser(commands):
+    """``vsim reproduce [STUDY ...]``: the studies behind the paper claims, their figures and claims JSON."""
     reproduce = commands.add_parser("reproduce", help="run the studies behind the paper claims",
                                     description="Run the studies behind the paper claims. " + _studies_text())
     reproduce.add_argument("studies", nargs="*", metavar="STUDY",
@@ -152,6 +155,9 @@ def build_parser():
     reproduce.add_argument("--quiet", action="store_true", help="no progress lines")
     reproduce.set_defaults(handler=_reproduce)
 
+
+def _add_sweep_parser(commands):
+    """``vsim sweep CONFIG``: every point of a scenario's [sweep], as a table, JSON and figures."""
     sweep = commands.add_parser(
         "sweep", help="run a scenario's [sweep] as a what-if: a table per point, JSON and figures",
         description="Run every value of the config's [sweep] (change it with --set sweep.key=... "
@@ -171,11 +177,17 @@ def build_parser():
     sweep.add_argument("--quiet", action="store_true", help="no progress lines")
     sweep.set_defaults(handler=_sweep)
 
+
+def _add_describe_parser(commands):
+    """``vsim describe TARGET``: a model's parameters or a config's keys."""
     desc = commands.add_parser("describe", help="show a model's parameters or a config's keys")
     desc.add_argument("target", metavar="TARGET",
                       help="a model ref such as workloads/vmcd_g729, or a config file (*.toml)")
     desc.set_defaults(handler=_describe)
 
+
+def _add_jitter_parser(commands):
+    """``vsim jitter CAPTURE``: per-stream RTP loss and jitter of a capture."""
     jitter = commands.add_parser("jitter", help="per-stream RTP loss and jitter of a pcap/pcapng capture, "
                                                 "as tshark -z rtp,streams computes them")
     jitter.add_argument("capture", metavar="CAPTURE", help="pcap or pcapng file")
@@ -183,6 +195,9 @@ def build_parser():
                                                          "must exist), or stdout for -")
     jitter.set_defaults(handler=_jitter)
 
+
+def _add_validate_parser(commands):
+    """``vsim validate TRACE ... --scenario CONFIG``: simulated replications against measured traces."""
     validate = commands.add_parser(
         "validate", help="compare a scenario's replications with measured traces, metric by metric",
         description="Run the scenario's replications and compare them with measured traces (pcap/pcapng "
@@ -213,11 +228,13 @@ def build_parser():
     validate.add_argument("--quiet", action="store_true", help="no progress lines")
     validate.set_defaults(handler=_validate)
 
+
+def _add_probe_parser(commands):
+    """``vsim probe PROBE``: measured traces taken on this machine (the options are the probe package's)."""
     probe = commands.add_parser("probe", help="take measured traces on this Linux machine (timer, net, cpu, "
                                                 "steal), or clean up after dead probes (cleanup)")
     add_probe_arguments(probe, _bounded)
     probe.set_defaults(handler=_probe)
-    return parser
 
 
 def main(argv=None):
@@ -280,127 +297,13 @@ def _run(args):
                                                          warmup, sim.engine), args.trace_kind)
     params = loaded.scenario.params
     if args.json is None:
-        print(_human_summary(loaded.scenario.name, args.config, seed, duration, warmup, sim.engine, summary,
-                             params))
+        print(run_text(loaded.scenario.name, args.config, seed, duration, warmup, sim.engine, summary, params))
         return
     doc = {"scenario": loaded.scenario.name, "config": args.config, "seed": seed,
            "duration": duration, "warmup_s": warmup, "engine": sim.engine, "summary": summary}
     if params:
         doc["params"] = params
     _emit(args.json, json.dumps(doc, indent=2, sort_keys=True) + "\n")
-
-
-def _ms(value):
-    return "n/a" if value is None else f"{value:.3f} ms"
-
-
-def _cpu_setting(key, value):
-    """A VM's shares, or its reservation or limit in CPUs (None: no limit)."""
-    if value is None:
-        return "none"
-    return f"{value:g}" if key == "shares" else f"{value:g} CPUs"
-
-
-def _human_summary(name, config, seed, duration, warmup, engine, summary, params=None):
-    """The text of ``vsim run``: the header names the warm-up used (``--duration`` may shorten
-    it, and it makes the voice's measuring window), the voice lines appear only when the
-    scenario has voice, and the host CPU says what it leaves out."""
-    host = summary["host"]
-    lines = [f"{name}  ({config}, seed {seed}, {duration:g} s, warm-up {warmup:g} s, {engine} engine)"]
-    if params:
-        lines.append("params     " + "  ".join(f"{role}.{key} = {json.dumps(value)}"
-                                               for role, values in params.items()
-                                               for key, value in values.items())
-                     + "  (set by the scenario, not the model files)")
-    measured = summary.get("measured_vm")
-    if measured:
-        lines.append("measured   " + "  ".join(
-            f"{key} {_cpu_setting(key, value['measured'])} (others {_cpu_setting(key, value['others'])})"
-            for key, value in measured.items()) + "  (vm0's own settings)")
-    if summary["voice"]["offered_pps"]:
-        lines += _voice_lines(summary, duration - warmup)
-    unmodelled = (summary.get("uplink") or {}).get("request_response")
-    lines.append(f"host CPU   {host['cpu_util_pct']:.1f}% (esxtop PCPU UTIL)  core {host['core_util_pct']:.1f}%"
-                 + ("  (request/response traffic's CPU is not modelled)" if unmodelled else ""))
-    background = summary.get("guest_background")
-    if background is not None:
-        lines.append(f"background {background['bursts_per_vm_per_s']:.2f} bursts/s per VM of "
-                     f"{background['burst_ms']:g} ms  ({background['cpu_pct_of_vm']:.2f}% of each VM's vCPUs)")
-    lines.append(f"{'VM CPU':<10} % of one vCPU, summed over the VM's vCPUs, as esxtop (up to 100 x vCPUs)")
-    lines += [f"{vm:<10} used {v['used_pct']:.1f}%  ready {v['ready_pct']:.1f}%  "
-              f"costop {v['costop_pct']:.1f}%  jitter {_ms(v['jitter_mean_ms'])}  "
-              f"p99 {_ms(v['jitter_p99_ms'])}" for vm, v in summary["vms"].items()]
-    lines += _quality_lines(summary["voice_quality"])
-    if summary.get("uplink") is not None:
-        lines += _uplink_lines(summary["uplink"])
-    steal = summary.get("host_steal")
-    if steal is not None:
-        lines.append(f"steal      {steal['stolen_pct']:.3f}% of the logical CPUs' time  "
-                     f"(the outer hypervisor, replayed from host.steal_trace)")
-    return "\n".join(lines)
-
-
-def _voice_lines(summary, window):
-    """The voice lines of ``vsim run``: the measuring conference's and every VM's jitter, then the
-    packets the guests sent in the ``window`` (seconds after warm-up) against the offered rate
-    (below it they fall behind their ticks) and those the host delivered."""
-    jitter, across, voice = summary["jitter"], summary["instances_jitter"], summary["voice"]
-    sent = voice["packets_emitted"] / window if window > 0 else 0.0
-    return [
-        f"jitter     mean {_ms(jitter['mean_ms'])}  p99 {_ms(jitter['p99_ms'])}  "
-        f"({jitter['samples']} samples, measuring conference)",
-        f"all VMs    mean {_ms(across['mean_ms'])}  p99 {_ms(across['p99_ms'])}  "
-        f"worst p99 {_ms(across['worst_p99_ms'])}  (each VM's last conference)",
-        f"voice      sent {sent:.0f} of {voice['offered_pps']:.0f} packets/s offered  "
-        f"delivered {voice['packet_rate_pps']:.0f} packets/s, {voice['bandwidth_mbps']:.2f} Mb/s  "
-        f"loss {100 * voice['loss_fraction']:.3f}%",
-    ]
-
-
-def _uplink_lines(uplink):
-    """The uplink lines of ``vsim run``: each traffic group, each request/response group and
-    the voice while the bulk traffic runs."""
-    lines = [f"uplink     {uplink['scheduler']}, {uplink['capacity_bps'] / 1e6:g} Mb/s"]
-    for name, group in uplink["groups"].items():
-        lowest = group["min_second_mbps"]
-        lines.append(f"{'':<10} group {name}: {group['throughput_mbps']:.1f} Mb/s "
-                     f"(lowest VM second {'n/a' if lowest is None else f'{lowest:.1f}'})  "
-                     f"{group['delivered_pps']:.0f} of {group['offered_pps']:.0f} packets/s offered  "
-                     f"{group['interrupts_per_s']:.0f} interrupts/s")
-    for name, group in (uplink.get("request_response") or {}).items():
-        lines.append(f"{'':<10} group {name}: {group['transactions_per_s']:.0f} transactions/s  "
-                     f"one-way {group['one_way_latency_mean_us']:.2f} us  "
-                     f"p99 {group['one_way_latency_p99_us']:.2f} us")
-    during = uplink.get("during_traffic")
-    if during is not None and during.get("voice_loss_fraction") is not None:
-        lines.append(f"{'':<10} voice while the bulk traffic runs: loss {during['voice_loss_pps']:.0f}/s "
-                     f"({100 * during['voice_loss_fraction']:.2f}%)"
-                     + (f"  jitter {_ms(during['jitter_mean_ms'])}  p99 {_ms(during['jitter_p99_ms'])}"
-                        if "jitter_mean_ms" in during else ""))
-    return lines
-
-
-def _quality_lines(quality):
-    """The voice-quality lines of ``vsim run``: the measuring conference, then each VM group,
-    and the section's note (an adaptive buffer's start-up inside a short run)."""
-    buffer = quality["jitter_buffer"]
-    kind = (f"fixed jitter buffer {buffer['nominal_ms']:g} ms" if buffer["kind"] == "fixed"
-            else "adaptive jitter buffer")
-    rows = [("measuring conference", quality["measuring_conference"])]
-    rows += [(f"group {name}", entry) for name, entry in quality["groups"].items()]
-    lines = []
-    for label, entry in rows:
-        if entry is None or not entry["packets"]:
-            continue
-        rating = ("R n/a  MOS n/a" if entry["r_factor"] is None
-                  else f"R {entry['r_factor']:.1f}  MOS {entry['mos']:.2f}")
-        lines.append(f"{'quality' if not lines else '':<10} {rating}  "
-                     f"loss {100 * entry['network_loss_fraction']:.3f}% + late "
-                     f"{100 * entry['late_fraction']:.3f}%  delay {_ms(entry['one_way_delay_mean_ms'])} "
-                     f"+ buffer {_ms(entry['buffer_delay_mean_ms'])}  ({label}, {kind})")
-    if lines and "note" in quality:
-        lines.append(f"{'':<10} note: {quality['note']}")
-    return lines
 
 
 # ------------------------------------------------------------ reproduce
@@ -528,27 +431,4 @@ def _describe(args):
     if args.target.endswith(".toml"):
         print(describe_config(resolve_config(args.target)))
     else:
-        print(_describe_model(args.target))
-
-
-def _describe_model(ref):
-    kind = ref.split("/")[0]
-    if kind not in MODEL_KINDS:
-        raise InputError(ref, None, "expected a config file (*.toml) or a model ref <folder>/<name> with "
-                         f"folder one of: {', '.join(MODEL_KINDS)}")
-    model = load_model(DEFAULT_MODELS_DIR, ref, MODEL_KINDS[kind], referrer="describe", key="TARGET")
-    lines = [f"{ref}  ({model.path})"]
-    description = load_toml(model.path).get("meta", {}).get("description")
-    if description:
-        lines.append(f"  {description}")
-    for field in dataclasses.fields(MODEL_KINDS[kind]):
-        if field.name not in model.provenance:  # a parameter of another policy than this model's
-            continue
-        unit = field.metadata.get("unit")
-        doc = field.metadata.get("doc")
-        value = toml_text(getattr(model.values, field.name)) + (f" {unit}" if unit else "")
-        lines.append(f"  {field.name} = {value}" + (f"  ({doc})" if doc else ""))
-        origin = model.provenance[field.name]
-        fitted = isinstance(origin, list)
-        lines.append(f"      fitted to: {', '.join(origin)}" if fitted else f"      source: {origin}")
-    return "\n".join(lines)
+        print(describe_model(args.target))

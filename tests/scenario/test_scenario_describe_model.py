@@ -1,0 +1,30 @@
+"""Tests of the text ``vsim describe MODEL`` prints (the command itself is tested in tests/test_cli.py)."""
+
+import dataclasses
+import re
+
+import pytest
+
+from vsim.core.errors import InputError
+from vsim.scenario.describe_model import MODEL_KINDS, describe_model
+from vsim.scenario.models import DEFAULT_MODELS_DIR
+
+REFS = sorted(f"{kind}/{path.stem}" for kind in MODEL_KINDS for path in (DEFAULT_MODELS_DIR / kind).glob("*.toml"))
+
+
+@pytest.mark.parametrize("ref", REFS)
+def test_every_parameter_line_is_followed_by_its_provenance(ref):
+    lines = describe_model(ref).splitlines()
+    assert lines[0].startswith(f"{ref}  (") and lines[0].endswith(f"{ref}.toml)")
+    fields = {field.name for field in dataclasses.fields(MODEL_KINDS[ref.split("/")[0]])}
+    parameters = [i for i, line in enumerate(lines) if re.match(r"  \w+ = ", line)]
+    assert parameters, ref
+    for i in parameters:
+        assert lines[i].split()[0] in fields
+        assert lines[i + 1].startswith(("      source: ", "      fitted to: "))
+
+
+def test_a_ref_outside_the_model_folders_names_them():
+    with pytest.raises(InputError) as raised:
+        describe_model("measurements/cyclictest_kvm_guest")
+    assert "folder one of: hosts, schedulers, nics, vnics, codecs, workloads, clients" in str(raised.value)

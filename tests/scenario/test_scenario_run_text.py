@@ -1,0 +1,116 @@
+"""Tests of the text ``vsim run`` prints, from summaries built by hand (whole runs are in tests/test_cli.py)."""
+
+import re
+
+from hypothesis import given, strategies as st
+
+from vsim.scenario.run_text import run_text
+
+
+def _entry(packets=50, r_factor=80.0):
+    return {"packets": packets, "r_factor": r_factor, "mos": 4.0 if r_factor is not None else None,
+            "network_loss_fraction": 0.01, "late_fraction": 0.002, "one_way_delay_mean_ms": 1.5,
+            "buffer_delay_mean_ms": None}
+
+
+def _summary(offered_pps=0.0, packets_emitted=0, **extra):
+    """A summary with one VM and what ``run_text`` always reads, ``extra`` sections added."""
+    summary = {
+        "host": {"cpu_util_pct": 12.34, "core_util_pct": 24.68},
+        "voice": {"offered_pps": offered_pps, "packets_emitted": packets_emitted, "packet_rate_pps": 90.0,
+                  "bandwidth_mbps": 0.0562, "loss_fraction": 0.0125},
+        "jitter": {"mean_ms": 0.25, "p99_ms": None, "samples": 7},
+        "instances_jitter": {"mean_ms": 0.5, "p99_ms": 1.0, "worst_p99_ms": 2.0},
+        "vms": {"vm0": {"used_pct": 50.0, "ready_pct": 1.25, "costop_pct": 0.0, "jitter_mean_ms": None,
+                        "jitter_p99_ms": 0.75}},
+        "voice_quality": {"jitter_buffer": {"kind": "fixed", "nominal_ms": 40.0},
+                          "measuring_conference": None, "groups": {}},
+    }
+    summary.update(extra)
+    return summary
+
+
+def _lines(summary, duration=10.0, warmup=2.0, params=None):
+    return run_text("fig", "fig.toml", 3, duration, warmup, "events", summary, params).splitlines()
+
+
+def test_header_names_the_run_and_its_warm_up():
+    assert _lines(_summary(), 10.0, 2.5)[0] == "fig  (fig.toml, seed 3, 10 s, warm-up 2.5 s, events engine)"
+
+
+def test_without_offered_voice_there_are_no_voice_lines():
+    lines = _lines(_summary())
+    assert not any(line.startswith(("jitter ", "all VMs ", "voice ")) for line in lines)
+    assert lines[1] == "host CPU   12.3% (esxtop PCPU UTIL)  core 24.7%"
+
+
+def test_voice_lines_follow_the_header_and_print_a_missing_metric_as_n_a():
+    lines = _lines(_summary(offered_pps=100.0, packets_emitted=800))
+    assert lines[1] == "jitter     mean 0.250 ms  p99 n/a  (7 samples, measuring conference)"
+    assert lines[2].startswith("all VMs    mean 0.500 ms  p99 1.000 ms  worst p99 2.000 ms")
+    assert lines[3] == ("voice      sent 100 of 100 packets/s offered  delivered 90 packets/s, 0.06 Mb/s  "
+                        "loss 1.250%")
+    assert "jitter n/a  p99 0.750 ms" in next(line for line in lines if line.startswith("vm0 "))
+
+
+@given(packets=st.integers(0, 10**7), duration=st.floats(0.01, 1e4), share=st.floats(0.0, 1.0))
+def test_packets_sent_per_second_are_those_of_the_measuring_window(packets, duration, share):
+    warmup = duration * share
+    line = next(line for line in _lines(_summary(1.0, packets), duration, warmup)
+                if line.startswith("voice "))
+    window = duration - warmup
+    assert re.search(r"sent (\S+) of", line).group(1) == f"{packets / window if window > 0 else 0.0:.0f}"
+
+
+def test_params_and_measured_vm_settings_come_after_the_header():
+    measured = {"shares": {"measured": 8000, "others": 4000}, "limit": {"measured": 2.0, "others": None}}
+    lines = _lines(_summary(measured_vm=measured), params={"host": {"ht_rate": 0.8}, "vm": {"name": "a"}})
+    assert lines[1] == ('params     host.ht_rate = 0.8  vm.name = "a"  (set by the scenario, not the '
+                        'model files)')
+    assert lines[2] == "measured   shares 8000 (others 4000)  limit 2 CPUs (others none)  (vm0's own settings)"
+
+
+def test_quality_lines_label_the_first_and_rate_what_has_a_rating():
+    quality = {"jitter_buffer": {"kind": "adaptive"}, "note": "lengthen the run",
+               "measuring_conference": _entry(), "groups": {"vm": _entry(r_factor=None), "idle": _entry(0)}}
+    lines = _lines(_summary(voice_quality=quality))
+    start = next(i for i, line in enumerate(lines) if line.startswith("quality "))
+    assert lines[start:] == [
+        "quality    R 80.0  MOS 4.00  loss 1.000% + late 0.200%  delay 1.500 ms + buffer n/a  "
+        "(measuring conference, adaptive jitter buffer)",
+        "           R n/a  MOS n/a  loss 1.000% + late 0.200%  delay 1.500 ms + buffer n/a  "
+        "(group vm, adaptive jitter buffer)",
+        "           note: lengthen the run",
+    ]
+
+
+def test_the_quality_note_is_left_out_when_no_receiver_played_packets():
+    quality = {"jitter_buffer": {"kind": "fixed", "nominal_ms": 60.0}, "note": "lengthen the run",
+               "measuring_conference": _entry(0), "groups": {}}
+    assert not any("quality" in line or "note" in line for line in _lines(_summary(voice_quality=quality)))
+
+
+def test_uplink_lines_name_each_group_and_the_voice_under_bulk_traffic():
+    uplink = {"scheduler": "htb", "capacity_bps": 1e9,
+              "groups": {"flood": {"min_second_mbps": None, "throughput_mbps": 400.04, "delivered_pps": 1000.4,
+                                   "offered_pps": 2000.0, "interrupts_per_s": 10.0}},
+              "request_response": {"rr": {"transactions_per_s": 5000.0, "one_way_latency_mean_us": 25.5,
+                                          "one_way_latency_p99_us": 30.0}},
+              "during_traffic": {"voice_loss_pps": 12.0, "voice_loss_fraction": 0.125}}
+    lines = _lines(_summary(uplink=uplink))
+    assert lines[1].endswith("core 24.7%  (request/response traffic's CPU is not modelled)")
+    assert lines[-4:] == [
+        "uplink     htb, 1000 Mb/s",
+        "           group flood: 400.0 Mb/s (lowest VM second n/a)  1000 of 2000 packets/s offered  "
+        "10 interrupts/s",
+        "           group rr: 5000 transactions/s  one-way 25.50 us  p99 30.00 us",
+        "           voice while the bulk traffic runs: loss 12/s (12.50%)",
+    ]
+
+
+def test_background_and_steal_lines_appear_only_with_their_sections():
+    assert not any(line.startswith(("background", "steal")) for line in _lines(_summary()))
+    lines = _lines(_summary(guest_background={"bursts_per_vm_per_s": 2.0, "burst_ms": 5.0, "cpu_pct_of_vm": 1.0},
+                            host_steal={"stolen_pct": 3.5}))
+    assert lines[2] == "background 2.00 bursts/s per VM of 5 ms  (1.00% of each VM's vCPUs)"
+    assert lines[-1].startswith("steal      3.500% of the logical CPUs' time")

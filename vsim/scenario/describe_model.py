@@ -1,0 +1,51 @@
+"""The text ``vsim describe MODEL`` prints: a model's parameters and where each value comes from.
+
+A model ref ``<folder>/<name>`` names a file of ``models/``; its folder says which typed model
+it is (``MODEL_KINDS``). Each parameter the model sets is listed with its value and unit, what
+it means (the schema's doc) and its provenance: the source it was taken from, or the claims it
+was fitted to, so a reader can check every number a simulation uses. Parameters of another
+policy than the model's (a scheduler model sets only its own) are left out.
+"""
+
+import dataclasses
+
+from vsim.core.errors import InputError
+from vsim.scenario import schema_models
+from vsim.scenario.describe_config import toml_text
+from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
+from vsim.scenario.toml_io import load_toml
+
+MODEL_KINDS = {
+    "hosts": schema_models.HostModel,
+    "schedulers": schema_models.SchedulerModel,
+    "nics": schema_models.NicModel,
+    "vnics": schema_models.VnicModel,
+    "codecs": schema_models.CodecModel,
+    "workloads": schema_models.MediaServerModel,
+    "clients": schema_models.ClientModel,
+}
+
+
+def describe_model(ref):
+    """The text of ``vsim describe <folder>/<name>``: the model's file, description, and each of its
+    parameters with its value, unit, meaning and where the value comes from."""
+    kind = ref.split("/")[0]
+    if kind not in MODEL_KINDS:
+        raise InputError(ref, None, "expected a config file (*.toml) or a model ref <folder>/<name> with "
+                         f"folder one of: {', '.join(MODEL_KINDS)}")
+    model = load_model(DEFAULT_MODELS_DIR, ref, MODEL_KINDS[kind], referrer="describe", key="TARGET")
+    lines = [f"{ref}  ({model.path})"]
+    description = load_toml(model.path).get("meta", {}).get("description")
+    if description:
+        lines.append(f"  {description}")
+    for field in dataclasses.fields(MODEL_KINDS[kind]):
+        if field.name not in model.provenance:  # a parameter of another policy than this model's
+            continue
+        unit = field.metadata.get("unit")
+        doc = field.metadata.get("doc")
+        value = toml_text(getattr(model.values, field.name)) + (f" {unit}" if unit else "")
+        lines.append(f"  {field.name} = {value}" + (f"  ({doc})" if doc else ""))
+        origin = model.provenance[field.name]
+        fitted = isinstance(origin, list)
+        lines.append(f"      fitted to: {', '.join(origin)}" if fitted else f"      source: {origin}")
+    return "\n".join(lines)

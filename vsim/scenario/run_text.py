@@ -1,0 +1,128 @@
+"""The text ``vsim run`` prints: a run's summary (``Simulation.run``) as aligned lines for a reader.
+
+The header names the scenario, config, seed, duration, warm-up and engine;
+then, when they apply, the parameters the scenario sets, the measured VM's own
+CPU settings and the voice lines (jitter, packets sent against offered); always
+the host CPU and one line per VM as esxtop reports it; the voice-quality
+section; the uplink's groups; and the outer hypervisor's steal. A section the
+summary lacks (no voice, no uplink) prints nothing, so the text says only what
+the run modelled. ``vsim run --json`` writes the summary itself instead; this
+module only formats it, apart from the simulation that produces it and the
+command line that chooses between the two.
+"""
+
+import json
+
+
+def run_text(name, config, seed, duration, warmup, engine, summary, params=None):
+    """The text of ``vsim run``: the header names the warm-up used (``--duration`` may shorten
+    it, and it makes the voice's measuring window), the voice lines appear only when the
+    scenario has voice, and the host CPU says what it leaves out."""
+    host = summary["host"]
+    lines = [f"{name}  ({config}, seed {seed}, {duration:g} s, warm-up {warmup:g} s, {engine} engine)"]
+    if params:
+        lines.append("params     " + "  ".join(f"{role}.{key} = {json.dumps(value)}"
+                                               for role, values in params.items()
+                                               for key, value in values.items())
+                     + "  (set by the scenario, not the model files)")
+    measured = summary.get("measured_vm")
+    if measured:
+        lines.append("measured   " + "  ".join(
+            f"{key} {_cpu_setting(key, value['measured'])} (others {_cpu_setting(key, value['others'])})"
+            for key, value in measured.items()) + "  (vm0's own settings)")
+    if summary["voice"]["offered_pps"]:
+        lines += _voice_lines(summary, duration - warmup)
+    unmodelled = (summary.get("uplink") or {}).get("request_response")
+    lines.append(f"host CPU   {host['cpu_util_pct']:.1f}% (esxtop PCPU UTIL)  core {host['core_util_pct']:.1f}%"
+                 + ("  (request/response traffic's CPU is not modelled)" if unmodelled else ""))
+    background = summary.get("guest_background")
+    if background is not None:
+        lines.append(f"background {background['bursts_per_vm_per_s']:.2f} bursts/s per VM of "
+                     f"{background['burst_ms']:g} ms  ({background['cpu_pct_of_vm']:.2f}% of each VM's vCPUs)")
+    lines.append(f"{'VM CPU':<10} % of one vCPU, summed over the VM's vCPUs, as esxtop (up to 100 x vCPUs)")
+    lines += [f"{vm:<10} used {v['used_pct']:.1f}%  ready {v['ready_pct']:.1f}%  "
+              f"costop {v['costop_pct']:.1f}%  jitter {_ms(v['jitter_mean_ms'])}  "
+              f"p99 {_ms(v['jitter_p99_ms'])}" for vm, v in summary["vms"].items()]
+    lines += _quality_lines(summary["voice_quality"])
+    if summary.get("uplink") is not None:
+        lines += _uplink_lines(summary["uplink"])
+    steal = summary.get("host_steal")
+    if steal is not None:
+        lines.append(f"steal      {steal['stolen_pct']:.3f}% of the logical CPUs' time  "
+                     f"(the outer hypervisor, replayed from host.steal_trace)")
+    return "\n".join(lines)
+
+
+def _voice_lines(summary, window):
+    """The voice lines of ``vsim run``: the measuring conference's and every VM's jitter, then the
+    packets the guests sent in the ``window`` (seconds after warm-up) against the offered rate
+    (below it they fall behind their ticks) and those the host delivered."""
+    jitter, across, voice = summary["jitter"], summary["instances_jitter"], summary["voice"]
+    sent = voice["packets_emitted"] / window if window > 0 else 0.0
+    return [
+        f"jitter     mean {_ms(jitter['mean_ms'])}  p99 {_ms(jitter['p99_ms'])}  "
+        f"({jitter['samples']} samples, measuring conference)",
+        f"all VMs    mean {_ms(across['mean_ms'])}  p99 {_ms(across['p99_ms'])}  "
+        f"worst p99 {_ms(across['worst_p99_ms'])}  (each VM's last conference)",
+        f"voice      sent {sent:.0f} of {voice['offered_pps']:.0f} packets/s offered  "
+        f"delivered {voice['packet_rate_pps']:.0f} packets/s, {voice['bandwidth_mbps']:.2f} Mb/s  "
+        f"loss {100 * voice['loss_fraction']:.3f}%",
+    ]
+
+
+def _quality_lines(quality):
+    """The voice-quality lines of ``vsim run``: the measuring conference, then each VM group,
+    and the section's note (an adaptive buffer's start-up inside a short run)."""
+    buffer = quality["jitter_buffer"]
+    kind = (f"fixed jitter buffer {buffer['nominal_ms']:g} ms" if buffer["kind"] == "fixed"
+            else "adaptive jitter buffer")
+    rows = [("measuring conference", quality["measuring_conference"])]
+    rows += [(f"group {name}", entry) for name, entry in quality["groups"].items()]
+    lines = []
+    for label, entry in rows:
+        if entry is None or not entry["packets"]:
+            continue
+        rating = ("R n/a  MOS n/a" if entry["r_factor"] is None
+                  else f"R {entry['r_factor']:.1f}  MOS {entry['mos']:.2f}")
+        lines.append(f"{'quality' if not lines else '':<10} {rating}  "
+                     f"loss {100 * entry['network_loss_fraction']:.3f}% + late "
+                     f"{100 * entry['late_fraction']:.3f}%  delay {_ms(entry['one_way_delay_mean_ms'])} "
+                     f"+ buffer {_ms(entry['buffer_delay_mean_ms'])}  ({label}, {kind})")
+    if lines and "note" in quality:
+        lines.append(f"{'':<10} note: {quality['note']}")
+    return lines
+
+
+def _uplink_lines(uplink):
+    """The uplink lines of ``vsim run``: each traffic group, each request/response group and
+    the voice while the bulk traffic runs."""
+    lines = [f"uplink     {uplink['scheduler']}, {uplink['capacity_bps'] / 1e6:g} Mb/s"]
+    for name, group in uplink["groups"].items():
+        lowest = group["min_second_mbps"]
+        lines.append(f"{'':<10} group {name}: {group['throughput_mbps']:.1f} Mb/s "
+                     f"(lowest VM second {'n/a' if lowest is None else f'{lowest:.1f}'})  "
+                     f"{group['delivered_pps']:.0f} of {group['offered_pps']:.0f} packets/s offered  "
+                     f"{group['interrupts_per_s']:.0f} interrupts/s")
+    for name, group in (uplink.get("request_response") or {}).items():
+        lines.append(f"{'':<10} group {name}: {group['transactions_per_s']:.0f} transactions/s  "
+                     f"one-way {group['one_way_latency_mean_us']:.2f} us  "
+                     f"p99 {group['one_way_latency_p99_us']:.2f} us")
+    during = uplink.get("during_traffic")
+    if during is not None and during.get("voice_loss_fraction") is not None:
+        lines.append(f"{'':<10} voice while the bulk traffic runs: loss {during['voice_loss_pps']:.0f}/s "
+                     f"({100 * during['voice_loss_fraction']:.2f}%)"
+                     + (f"  jitter {_ms(during['jitter_mean_ms'])}  p99 {_ms(during['jitter_p99_ms'])}"
+                        if "jitter_mean_ms" in during else ""))
+    return lines
+
+
+def _cpu_setting(key, value):
+    """A VM's shares, or its reservation or limit in CPUs (None: no limit)."""
+    if value is None:
+        return "none"
+    return f"{value:g}" if key == "shares" else f"{value:g} CPUs"
+
+
+def _ms(value):
+    """A time in milliseconds as the text prints it, "n/a" for a metric the run lacks."""
+    return "n/a" if value is None else f"{value:.3f} ms"
