@@ -9,7 +9,9 @@ too. ``[[group]]`` VMs follow: more media servers with their own settings,
 and VMs sending bulk traffic (``vsim.guest.traffic_vm``) or request/response
 transactions (``vsim.guest.request_response``) on the host's uplink
 (``vsim.scenario.host_uplink``). Everything random draws from streams
-named after the component, so the same seed gives the same run.
+named after the component, so the same seed gives the same run. The run's
+counters, read after the warm-up and at the end, become its summary in
+``vsim.scenario.run_summary``.
 """
 
 import math
@@ -24,30 +26,24 @@ from vsim.cpu.topology import Topology
 from vsim.cpu.world import COSTOP, READY, Group, World
 from vsim.core.environment import Environment
 from vsim.core.rng import RandomStreams
-from vsim.core.units import mean_ms, p99_ms, to_ms
 from vsim.guest.measuring_client import MeasuringClient
 from vsim.guest.media_server import MediaServer
 from vsim.guest.request_response import RequestResponseTraffic
 from vsim.guest.sender_cpu import SenderCpu
 from vsim.guest.traffic_vm import TrafficVm
-from vsim.metrics.jitter import stream_jitter_samples
-from vsim.net.frames import frame_bytes, ip_bytes_for_rtp
+from vsim.net.frames import ip_bytes_for_rtp
 from vsim.net.shared_uplink import VOICE_CLASS, SharedUplink
 from vsim.net.sources import make_source
 from vsim.net.txpath.completions import CompletionInterrupts
 from vsim.net.vnic_tx import VnicTransmit
 from vsim.scenario import cgroups, uncontended
+from vsim.scenario.cpu_settings import cpu_settings
 from vsim.scenario.host_background import BackgroundTasks
 from vsim.scenario.host_steal import HostSteal, policy_for
 from vsim.scenario.host_uplink import make_host_uplink
 from vsim.scenario.load import group_role
-from vsim.scenario.uplink_summary import uplink_summary
-from vsim.scenario.voice_quality import jitter_buffer, voice_quality_summary
-
-# The base of each VM's used_pct, ready_pct and costop_pct: esxtop's per-VM convention.
-VM_CPU_DEFINITION = ("used_pct, ready_pct, costop_pct: % of one vCPU's time, summed over the VM's "
-                     "vCPUs (esxtop's convention, up to 100 x vCPUs)")
-
+from vsim.scenario.run_summary import run_summary
+from vsim.scenario.voice_quality import jitter_buffer
 
 class _ServerVm(NamedTuple):
     """What a media-server VM is built from."""
@@ -325,6 +321,7 @@ class Simulation:
             self.rr.start(duration, warmup, np.concatenate([[0.0], *changes]))
 
     def _snapshot(self):
+        """The counters the summary differences (``vsim.scenario.run_summary``), read now."""
         now = self.env.now
         shared = isinstance(self.uplink, SharedUplink)
         return {
@@ -367,7 +364,7 @@ class Simulation:
             start, end = uncontended.run(self, duration, warmup)
             if progress is not None:
                 progress(duration)
-            return self._summary(start, end, duration - warmup, warmup)
+            return run_summary(self, start, end, duration - warmup, warmup)
         self.background_tasks.start()
         self.host_steal.start()
         if isinstance(self.uplink, SharedUplink):
@@ -378,7 +375,7 @@ class Simulation:
         start = self._snapshot()
         self._run_until(duration, duration / self.PROGRESS_STEPS, progress)
         end = self._snapshot()
-        return self._summary(start, end, duration - warmup, warmup)
+        return run_summary(self, start, end, duration - warmup, warmup)
 
     def _run_until(self, until, step, progress):
         """Run the events up to ``until``, in steps of ``step`` simulated seconds when
@@ -394,153 +391,6 @@ class Simulation:
             reached = min(until, reached + step)
             self.env.run(until=reached)
             progress(reached)
-
-    def _summary(self, start, end, window, warmup):
-        """The run's summary between the ``start`` and ``end`` snapshots, ``window`` seconds
-        after ``warmup``: one section per part of the model, the optional ones where they apply."""
-        per_vm = [_conference_jitter(receiver, warmup) for receiver in self.receivers]
-        vms = self._vms_section(start, end, window, per_vm)
-        summary = {
-            **self._jitter_sections(per_vm, vms),
-            "voice": self._voice_section(start, end, window),
-            "host": self._host_section(start, end, window),
-            "vms": vms,
-            "vms_definition": VM_CPU_DEFINITION,
-            "voice_quality": voice_quality_summary(self, warmup),
-        }
-        burst, _ = self.background
-        if burst > 0 and self.vms:
-            summary["guest_background"] = self._background_section(start, end, window)
-        if isinstance(self.uplink, SharedUplink):
-            summary["uplink"] = uplink_summary(self, start, end, window, warmup)
-        if self.host_steal.cpus:
-            summary["host_steal"] = self._steal_summary(start, end, window)
-        if self.scenario.measured_vm.overrides():
-            summary["measured_vm"] = self._measured_vm_section()
-        return summary
-
-    def _vms_section(self, start, end, window, per_vm):
-        """Per media-server VM: its CPU (``VM_CPU_DEFINITION``) and its monitored conference's
-        jitter and loss, from its ``per_vm`` entry (``_conference_jitter``)."""
-        vms = {}
-        for index, (group, (vm_samples, vm_sent, vm_lost)) in enumerate(zip(self.vms, per_vm)):
-            used = ready = costop = 0.0
-            for w in group.worlds:
-                u0, r0, c0 = start["worlds"][w.name]
-                u1, r1, c1 = end["worlds"][w.name]
-                used, ready, costop = used + u1 - u0, ready + r1 - r0, costop + c1 - c0
-            measuring = index == 0 and self.measuring
-            vms[group.name] = {"used_pct": 100 * used / window, "ready_pct": 100 * ready / window,
-                               "costop_pct": 100 * costop / window,
-                               "monitored": "measuring conference" if measuring else "last load conference",
-                               "jitter_mean_ms": mean_ms(vm_samples),
-                               "jitter_p99_ms": p99_ms(vm_samples),
-                               "monitored_loss_fraction": vm_lost / vm_sent if vm_sent else 0.0}
-        return vms
-
-    def _jitter_sections(self, per_vm, vms):
-        """The measuring conference's jitter and loss, and the jitter over every VM's monitored
-        conference (its ``vms`` entries): ``jitter``, ``instances_jitter``, ``measured_*``."""
-        samples, measured, measured_lost = per_vm[0] if self.measuring else (np.zeros(0), 0, 0)
-        vm_means = [v["jitter_mean_ms"] for v in vms.values() if v["jitter_mean_ms"] is not None]
-        vm_p99s = [v["jitter_p99_ms"] for v in vms.values() if v["jitter_p99_ms"] is not None]
-        return {
-            "jitter": {
-                "samples": int(samples.size),
-                "mean_ms": mean_ms(samples),
-                "p99_ms": p99_ms(samples),
-                "definition": "RFC 3550 jitter held after each received packet of the measuring "
-                              "conference's streams, pooled, after warm-up",
-            },
-            "instances_jitter": {
-                "mean_ms": float(np.mean(vm_means)) if vm_means else None,
-                "p99_ms": float(np.mean(vm_p99s)) if vm_p99s else None,
-                "worst_p99_ms": max(vm_p99s) if vm_p99s else None,
-                "definition": "each VM's last conference measured like the measuring conference; "
-                              "mean over the VMs of their mean and 99th percentile, and the "
-                              "highest 99th percentile",
-            },
-            "measured_packets": measured,
-            "measured_loss_fraction": measured_lost / measured if measured else 0.0,
-        }
-
-    def _voice_section(self, start, end, window):
-        """The media servers' frames: emitted, dropped (vNIC rings and uplink), sent and offered."""
-        emitted = end["emitted"] - start["emitted"]
-        dropped = (end["ring_drops"] - start["ring_drops"]
-                   + end["uplink_dropped"] - start["uplink_dropped"])
-        sent = end["uplink_sent"] - start["uplink_sent"]
-        frame = frame_bytes(self.ip_bytes)
-        return {
-            "packets_emitted": int(emitted),
-            "packets_dropped": int(dropped),
-            "loss_fraction": dropped / emitted if emitted else 0.0,
-            "packet_rate_pps": sent / window,
-            "offered_pps": sum(w.streams for srv in self.servers for w in srv.workers)
-                           / self.rtp_interval,
-            "bandwidth_mbps": sent * frame * 8 / window / 1e6,
-            "bandwidth_definition": f"Ethernet frames of {frame} B (header and FCS, no preamble or gap)",
-        }
-
-    def _host_section(self, start, end, window):
-        """The host's CPU utilisation (per logical CPU, mean, per core) and its uplink's."""
-        lcpu_util = (end["lcpu_busy"] - start["lcpu_busy"]) / window
-        core_util = (end["core_busy"] - start["core_busy"]) / window
-        return {
-            "cpu_util_pct": float(100 * lcpu_util.mean()),
-            "cpu_util_definition": "esxtop PCPU UTIL%: mean over logical CPUs of the time not idle",
-            "core_util_pct": float(100 * core_util.mean()),
-            "lcpu_util_pct": [float(100 * u) for u in lcpu_util],
-            "uplink_util_pct": 100 * (end["uplink_busy"] - start["uplink_busy"]) / window,
-        }
-
-    def _background_section(self, start, end, window):
-        """The guest background bursts [vm]'s VMs ran after warm-up, per VM."""
-        burst, _ = self.background
-        bursts = end["background_bursts"] - start["background_bursts"]
-        return {
-            "bursts_per_vm_per_s": bursts / len(self.vms) / window,
-            "burst_ms": to_ms(burst),
-            "cpu_pct_of_vm": 100 * bursts * burst / len(self.vms) / window / self.scenario.vm.vcpus,
-            "definition": "Poisson bursts of guest background work queued with the media "
-                          "ticks on a random worker vCPU, counted after warm-up",
-        }
-
-    def _measured_vm_section(self):
-        """The CPU settings [measured_vm] gives the measured VM, beside the other VMs' ([vm])."""
-        measured, others = cpu_settings(self.scenario.vm_settings(0)), cpu_settings(self.scenario.vm)
-        return {key: {"measured": measured[key], "others": others[key]}
-                for key in self.scenario.measured_vm.overrides()}
-
-    def _steal_summary(self, start, end, window):
-        """The time the outer hypervisor took from each logical CPU after warm-up (``host.steal_trace``)."""
-        stolen = [0.0] * len(self.machine.lcpu_world)
-        for cpu in self.host_steal.cpus:
-            world = cpu.world
-            (lcpu,) = world.affinity
-            stolen[lcpu] = end["worlds"][world.name][0] - start["worlds"][world.name][0]
-        return {
-            "stolen_pct": 100 * sum(stolen) / (window * len(stolen)),
-            "lcpu_stolen_pct": [100 * s / window for s in stolen],
-            "definition": "time each logical CPU was taken by the outer hypervisor replaying the "
-                          "steal trace, after warm-up (counted in the host's PCPU UTIL too)",
-        }
-
-
-def cpu_settings(vm):
-    """A VM's CPU shares, reservation and limit (CPUs; None: no limit), shares defaulting
-    to the normal 1000 per vCPU."""
-    return {"shares": vm.shares or 1000.0 * vm.vcpus, "reservation": vm.reservation, "limit": vm.limit}
-
-
-def _conference_jitter(receiver, warmup):
-    """(jitter samples, packets sent after warm-up, of them lost) of one receiver's conference."""
-    streams, send, recv = receiver.arrays()
-    in_window = send >= warmup
-    received = ~np.isnan(recv)
-    samples = stream_jitter_samples(send[received], recv[received], streams[received], warmup)
-    return (samples, int(np.count_nonzero(in_window)),
-            int(np.count_nonzero(in_window & ~received)))
 
 
 def default_warmup(run, duration):

@@ -1,0 +1,182 @@
+"""A run's summary: the dict ``Simulation.run`` returns, built from two snapshots.
+
+The run's counters are read at the end of the warm-up and at the end of the
+run (``Simulation._snapshot``, or the closed form's ``uncontended.run``), and
+everything here is their difference over that window, so the summary is the
+same whichever engine played the run. It holds the measuring conference's
+RFC 3550 jitter and loss (``jitter``, ``measured_*``) and the jitter over every
+VM's monitored conference (``instances_jitter``); the media servers' frames
+(``voice``: emitted, dropped, sent, offered, bandwidth); the host's CPU and
+uplink utilisation (``host``); per media-server VM its CPU, in esxtop's
+per-VM convention (``vms``, ``vms_definition``), and its monitored
+conference's jitter and loss; the jitter buffer's view
+(``voice_quality``, ``vsim.scenario.voice_quality``); and, where they apply,
+the guest background bursts (``guest_background``), the uplink scheduler's
+sections (``uplink``, ``vsim.scenario.uplink_summary``), the time an outer
+hypervisor stole (``host_steal``) and the measured VM's own CPU settings
+(``measured_vm``). Building it apart from the model keeps ``Simulation`` to
+building and running, and lets each section be checked on its own.
+"""
+
+import numpy as np
+
+from vsim.core.units import mean_ms, p99_ms, to_ms
+from vsim.metrics.jitter import stream_jitter_samples
+from vsim.net.frames import frame_bytes
+from vsim.net.shared_uplink import SharedUplink
+from vsim.scenario.cpu_settings import cpu_settings
+from vsim.scenario.uplink_summary import uplink_summary
+from vsim.scenario.voice_quality import voice_quality_summary
+
+# The base of each VM's used_pct, ready_pct and costop_pct: esxtop's per-VM convention.
+VM_CPU_DEFINITION = ("used_pct, ready_pct, costop_pct: % of one vCPU's time, summed over the VM's "
+                     "vCPUs (esxtop's convention, up to 100 x vCPUs)")
+
+
+def run_summary(sim, start, end, window, warmup):
+    """``sim``'s summary between the ``start`` and ``end`` snapshots, ``window`` seconds after
+    ``warmup``: one section per part of the model, the optional ones where they apply."""
+    per_vm = [conference_jitter(receiver, warmup) for receiver in sim.receivers]
+    vms = vms_section(sim, start, end, window, per_vm)
+    summary = {
+        **jitter_sections(sim, per_vm, vms),
+        "voice": voice_section(sim, start, end, window),
+        "host": host_section(start, end, window),
+        "vms": vms,
+        "vms_definition": VM_CPU_DEFINITION,
+        "voice_quality": voice_quality_summary(sim, warmup),
+    }
+    burst, _ = sim.background
+    if burst > 0 and sim.vms:
+        summary["guest_background"] = background_section(sim, start, end, window)
+    if isinstance(sim.uplink, SharedUplink):
+        summary["uplink"] = uplink_summary(sim, start, end, window, warmup)
+    if sim.host_steal.cpus:
+        summary["host_steal"] = steal_section(sim, start, end, window)
+    if sim.scenario.measured_vm.overrides():
+        summary["measured_vm"] = measured_vm_section(sim.scenario)
+    return summary
+
+
+def conference_jitter(receiver, warmup):
+    """(jitter samples, packets sent after warm-up, of them lost) of one receiver's conference."""
+    streams, send, recv = receiver.arrays()
+    in_window = send >= warmup
+    received = ~np.isnan(recv)
+    samples = stream_jitter_samples(send[received], recv[received], streams[received], warmup)
+    return (samples, int(np.count_nonzero(in_window)),
+            int(np.count_nonzero(in_window & ~received)))
+
+
+def vms_section(sim, start, end, window, per_vm):
+    """Per media-server VM: its CPU (``VM_CPU_DEFINITION``) and its monitored conference's
+    jitter and loss, from its ``per_vm`` entry (``conference_jitter``)."""
+    vms = {}
+    for index, (group, (vm_samples, vm_sent, vm_lost)) in enumerate(zip(sim.vms, per_vm)):
+        used = ready = costop = 0.0
+        for w in group.worlds:
+            u0, r0, c0 = start["worlds"][w.name]
+            u1, r1, c1 = end["worlds"][w.name]
+            used, ready, costop = used + u1 - u0, ready + r1 - r0, costop + c1 - c0
+        measuring = index == 0 and sim.measuring
+        vms[group.name] = {"used_pct": 100 * used / window, "ready_pct": 100 * ready / window,
+                           "costop_pct": 100 * costop / window,
+                           "monitored": "measuring conference" if measuring else "last load conference",
+                           "jitter_mean_ms": mean_ms(vm_samples),
+                           "jitter_p99_ms": p99_ms(vm_samples),
+                           "monitored_loss_fraction": vm_lost / vm_sent if vm_sent else 0.0}
+    return vms
+
+
+def jitter_sections(sim, per_vm, vms):
+    """The measuring conference's jitter and loss, and the jitter over every VM's monitored
+    conference (its ``vms`` entries): ``jitter``, ``instances_jitter``, ``measured_*``."""
+    samples, measured, measured_lost = per_vm[0] if sim.measuring else (np.zeros(0), 0, 0)
+    vm_means = [v["jitter_mean_ms"] for v in vms.values() if v["jitter_mean_ms"] is not None]
+    vm_p99s = [v["jitter_p99_ms"] for v in vms.values() if v["jitter_p99_ms"] is not None]
+    return {
+        "jitter": {
+            "samples": int(samples.size),
+            "mean_ms": mean_ms(samples),
+            "p99_ms": p99_ms(samples),
+            "definition": "RFC 3550 jitter held after each received packet of the measuring "
+                          "conference's streams, pooled, after warm-up",
+        },
+        "instances_jitter": {
+            "mean_ms": float(np.mean(vm_means)) if vm_means else None,
+            "p99_ms": float(np.mean(vm_p99s)) if vm_p99s else None,
+            "worst_p99_ms": max(vm_p99s) if vm_p99s else None,
+            "definition": "each VM's last conference measured like the measuring conference; "
+                          "mean over the VMs of their mean and 99th percentile, and the "
+                          "highest 99th percentile",
+        },
+        "measured_packets": measured,
+        "measured_loss_fraction": measured_lost / measured if measured else 0.0,
+    }
+
+
+def voice_section(sim, start, end, window):
+    """The media servers' frames: emitted, dropped (vNIC rings and uplink), sent and offered."""
+    emitted = end["emitted"] - start["emitted"]
+    dropped = (end["ring_drops"] - start["ring_drops"]
+               + end["uplink_dropped"] - start["uplink_dropped"])
+    sent = end["uplink_sent"] - start["uplink_sent"]
+    frame = frame_bytes(sim.ip_bytes)
+    return {
+        "packets_emitted": int(emitted),
+        "packets_dropped": int(dropped),
+        "loss_fraction": dropped / emitted if emitted else 0.0,
+        "packet_rate_pps": sent / window,
+        "offered_pps": sum(w.streams for srv in sim.servers for w in srv.workers)
+                       / sim.rtp_interval,
+        "bandwidth_mbps": sent * frame * 8 / window / 1e6,
+        "bandwidth_definition": f"Ethernet frames of {frame} B (header and FCS, no preamble or gap)",
+    }
+
+
+def host_section(start, end, window):
+    """The host's CPU utilisation (per logical CPU, mean, per core) and its uplink's."""
+    lcpu_util = (end["lcpu_busy"] - start["lcpu_busy"]) / window
+    core_util = (end["core_busy"] - start["core_busy"]) / window
+    return {
+        "cpu_util_pct": float(100 * lcpu_util.mean()),
+        "cpu_util_definition": "esxtop PCPU UTIL%: mean over logical CPUs of the time not idle",
+        "core_util_pct": float(100 * core_util.mean()),
+        "lcpu_util_pct": [float(100 * u) for u in lcpu_util],
+        "uplink_util_pct": 100 * (end["uplink_busy"] - start["uplink_busy"]) / window,
+    }
+
+
+def background_section(sim, start, end, window):
+    """The guest background bursts [vm]'s VMs ran after warm-up, per VM."""
+    burst, _ = sim.background
+    bursts = end["background_bursts"] - start["background_bursts"]
+    return {
+        "bursts_per_vm_per_s": bursts / len(sim.vms) / window,
+        "burst_ms": to_ms(burst),
+        "cpu_pct_of_vm": 100 * bursts * burst / len(sim.vms) / window / sim.scenario.vm.vcpus,
+        "definition": "Poisson bursts of guest background work queued with the media "
+                      "ticks on a random worker vCPU, counted after warm-up",
+    }
+
+
+def measured_vm_section(scenario):
+    """The CPU settings [measured_vm] gives the measured VM, beside the other VMs' ([vm])."""
+    measured, others = cpu_settings(scenario.vm_settings(0)), cpu_settings(scenario.vm)
+    return {key: {"measured": measured[key], "others": others[key]}
+            for key in scenario.measured_vm.overrides()}
+
+
+def steal_section(sim, start, end, window):
+    """The time the outer hypervisor took from each logical CPU after warm-up (``host.steal_trace``)."""
+    stolen = [0.0] * len(sim.machine.lcpu_world)
+    for cpu in sim.host_steal.cpus:
+        world = cpu.world
+        (lcpu,) = world.affinity
+        stolen[lcpu] = end["worlds"][world.name][0] - start["worlds"][world.name][0]
+    return {
+        "stolen_pct": 100 * sum(stolen) / (window * len(stolen)),
+        "lcpu_stolen_pct": [100 * s / window for s in stolen],
+        "definition": "time each logical CPU was taken by the outer hypervisor replaying the "
+                      "steal trace, after warm-up (counted in the host's PCPU UTIL too)",
+    }
