@@ -214,6 +214,13 @@ def test_uncontended_engine_on_a_busy_host_is_a_one_line_error(capsys):
     assert CONFIG in err and "--engine" in err and "15 worlds on 8 cores" in err
 
 
+def test_a_model_error_at_build_time_names_its_key_not_the_engine(capsys):
+    htb = str(REPO / "configs" / "validation" / "net_htb.toml")
+    code, out, err = vsim(capsys, "run", htb, *SHORT, "--set", "params.nic.tx_stage_per_packet=2e-6")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "params.nic.tx_stage_per_packet" in err and "--engine" not in err
+
+
 def test_unknown_config_key_names_file_key_and_suggestion(capsys, config_with):
     path = config_with("instances = 1", "instanes = 1")
     code, _, err = vsim(capsys, "run", str(path), *SHORT)

@@ -34,7 +34,7 @@ from vsim.scenario.describe_model import describe_model
 from vsim.scenario.load import load_scenario
 from vsim.scenario.memory import check_memory
 from vsim.scenario.run_text import run_text
-from vsim.scenario.simulate import Simulation, default_warmup
+from vsim.scenario.simulate import EngineError, Simulation, default_warmup
 from vsim.sweep.executor import QUICK, RunPlan, Sweep, point_runs, run_tasks, sweep_tasks
 from vsim.sweep.no_effect import no_effect_notes
 from vsim.sweep.report import (point_report, report_files, report_json, sweep_metrics, table_text,
@@ -285,7 +285,7 @@ def _run(args):
         sim = Simulation(loaded, seed, engine="events" if ticks and args.engine == "auto" else args.engine)
         if ticks:
             sim.record_ticks()
-    except ValueError as exc:
+    except EngineError as exc:
         raise InputError(args.config, "--engine", str(exc)) from None
     if args.trace is not None and args.trace_kind == "timer":
         sim.record_wakeups()

@@ -103,3 +103,10 @@ def test_a_scenarios_flood_declares_its_arrivals_to_the_uplink():
                     '"udp_flood", params = {pps = 215.9, ip_bytes = 1028, arrivals = "poisson"}}}]']),
         seed=1).uplink.scheduler.arrivals
     assert poisson == {(1, 1): "poisson"}
+
+
+def test_htb_on_a_nic_with_a_transmit_stage_cost_names_the_nic_models_parameter():
+    htb = ROOT / "configs" / "validation" / "net_htb.toml"
+    loaded = load_scenario(htb, ["params.nic.tx_stage_per_packet=2e-6"])
+    with pytest.raises(InputError, match=r"params\.nic\.tx_stage_per_packet: expected 0 under htb"):
+        build(loaded, ["vm", "flood"])

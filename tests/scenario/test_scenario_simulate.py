@@ -369,3 +369,12 @@ def test_a_host_of_traffic_vms_only_runs_without_media_servers():
     groups = summary["uplink"]["groups"]
     assert len(groups["netperf"]["per_vm_mbps"]) == 12
     assert "during_traffic" in summary["uplink"] and "jitter_mean_ms" not in summary["uplink"]["during_traffic"]
+
+
+def test_a_flood_with_random_on_off_periods_draws_them_from_its_own_stream():
+    random_periods = ['group.flood.traffic.params={pps = 1000.0, ip_bytes = 1000, on = 0.1, '
+                      'off = 0.9, random_periods = true}']
+    runs = [simulate(fig6("fifo", *random_periods), seed=seed, duration=2, warmup=0.5)
+            for seed in (1, 1, 2)]
+    assert as_json(runs[0]) == as_json(runs[1])
+    assert runs[0]["uplink"] != runs[2]["uplink"]   # the periods follow the run's seed

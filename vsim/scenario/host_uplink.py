@@ -51,7 +51,16 @@ def make_host_uplink(scenario, nic, ip_bytes, vm_groups, rng, source):
             tree, leaf_of = htb_tree(scenario, source)
         params["tree"] = tree
         params["port_leaf"] = {port: leaf_of[group] for port, group in enumerate(vm_groups)}
-    scheduler = make_uplink_scheduler(
-        scenario.host.uplink, nic.rate_bps, nic.queue_packets, "packets", rng=rng,
-        cost=PathCost(per_packet=nic.tx_stage_per_packet), latency=nic.latency, **params)
+    if scenario.host.uplink == "htb" and nic.tx_stage_per_packet:
+        raise InputError(source, "params.nic.tx_stage_per_packet",
+                         f"expected 0 under htb (it models no transmit-stage cost; the NIC model "
+                         f"{scenario.host.nic} gives {nic.tx_stage_per_packet!r} s), or a NIC "
+                         f"model without one")
+    try:
+        scheduler = make_uplink_scheduler(
+            scenario.host.uplink, nic.rate_bps, nic.queue_packets, "packets", rng=rng,
+            cost=PathCost(per_packet=nic.tx_stage_per_packet), latency=nic.latency, **params)
+    except ValueError as exc:
+        raise InputError(source, "host.uplink",
+                         f"expected an uplink the NIC model {scenario.host.nic} can carry: {exc}") from None
     return SharedUplink(scheduler)

@@ -45,6 +45,10 @@ from vsim.scenario.load import group_role
 from vsim.scenario.run_summary import run_summary
 from vsim.scenario.voice_quality import jitter_buffer
 
+
+class EngineError(ValueError):
+    """The engine asked for (``--engine``, or the closed form a trace needs) does not fit the run."""
+
 class _ServerVm(NamedTuple):
     """What a media-server VM is built from."""
 
@@ -92,7 +96,7 @@ class Simulation:
 
     def __init__(self, loaded, seed, engine="auto"):
         if engine not in self.ENGINES:
-            raise ValueError(f"engine must be one of {', '.join(self.ENGINES)}, got {engine!r}")
+            raise EngineError(f"engine must be one of {', '.join(self.ENGINES)}, got {engine!r}")
         models = {role: model.values for role, model in loaded.models.items()}
         self.scenario = loaded.scenario
         self.voice_flows, self.traffic_groups = [], []
@@ -175,8 +179,8 @@ class Simulation:
         (``SenderCpu``)."""
         group = self._add_vm(spec.name, spec.cpu, spec.vcpus, None)
         traffic, vnic = spec.traffic, spec.vnic
-        probe = make_source(traffic.kind, traffic.params, source, spec.where)
         rng = streams.stream(f"{spec.name}.traffic")
+        probe = make_source(traffic.kind, traffic.params, source, spec.where, rng)
         if probe.discrete:
             self._add_request_response(spec, probe, index, nic, exclusive, rng)
             return
@@ -204,14 +208,14 @@ class Simulation:
 
     def _choose_engine(self, engine):
         """The engine to run: the one asked for, the closed form for ``"auto"`` where it fits;
-        ``ValueError`` when the closed form is asked for and does not fit."""
+        ``EngineError`` when the closed form is asked for and does not fit."""
         components = ([*self.servers, *self.traffic, self.uplink, self.host_steal]
                       + ([self.rr] if self.rr else []))
         # the closed form plays the VMs' worlds only; the host's other work needs the events
         fits = (uncontended.applies(self.machine) and not self.background_tasks.worlds
                 and all(c.supports_closed_form() for c in components))
         if engine == "uncontended" and not fits:
-            raise ValueError(f"expected a whole core per world, no limits, reservations or "
+            raise EngineError(f"expected a whole core per world, no limits, reservations or "
                              f"affinity, no bulk traffic, a FIFO uplink and no steal for the "
                              f"uncontended engine; this host runs "
                              f"{len(self.machine.worlds)} worlds on {self.topology.cores} cores")
@@ -239,9 +243,9 @@ class Simulation:
     def record_ticks(self):
         """Keep every worker's tick starts and ends (``WorkerVcpu.ticks``); call before ``run``.
 
-        The ticks come from the event engine; ``ValueError`` on the closed form."""
+        The ticks come from the event engine; ``EngineError`` on the closed form."""
         if self.engine == "uncontended":
-            raise ValueError("expected the event engine for worker ticks (--engine events)")
+            raise EngineError("expected the event engine for worker ticks (--engine events)")
         for server in self.servers:
             for worker in server.workers:
                 worker.record_ticks()
