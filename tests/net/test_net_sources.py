@@ -84,13 +84,37 @@ def test_constant_flood_with_a_start():
 @pytest.mark.parametrize("params, where", [
     ({"pps": -1, "ip_bytes": 100}, "pps"),
     ({"pps": 1, "ip_bytes": 0}, "ip_bytes"),
-    ({"pps": 1, "ip_bytes": 10, "on": 1.0}, "off"),
-    ({"pps": 1, "ip_bytes": 10, "start": 5, "stop": 2}, "stop"),
-    ({"pps": math.inf, "ip_bytes": 10}, "pps"),
+    ({"pps": 1, "ip_bytes": 100, "on": 1.0}, "off"),
+    ({"pps": 1, "ip_bytes": 100, "start": 5, "stop": 2}, "stop"),
+    ({"pps": math.inf, "ip_bytes": 100}, "pps"),
+    ({"pps": 1, "ip_bytes": 10}, "ip_bytes"),       # below IPv4 and UDP's 28 bytes of headers
+    ({"pps": 1, "ip_bytes": 100000}, "ip_bytes"),   # above the 65535-byte IPv4 maximum
+    ({"ip_bytes": 100}, "pps"),                     # a required parameter missing
 ])
 def test_bad_flood_parameters(params, where):
     with pytest.raises(InputError, match=rf"f.toml: flood.{where}"):
         make_source("udp_flood", params, source="f.toml", where="flood")
+
+
+@pytest.mark.parametrize("kind, params, where", [
+    ("udp_flood", {}, "pps"),
+    ("tcp_stream", {"mtu": 65536}, "mtu"),
+    ("tcp_rr", {"request_bytes": 65535}, "request_bytes"),
+    ("tcp_rr", {"response_bytes": 70000}, "response_bytes"),
+])
+def test_every_source_names_a_missing_or_oversized_parameter(kind, params, where):
+    with pytest.raises(InputError, match=rf"f.toml: g.{where}: expected"):
+        make_source(kind, params, source="f.toml", where="g")
+
+
+def test_a_missing_parameter_error_names_all_that_are_missing():
+    with pytest.raises(InputError, match=r"expected pps and ip_bytes, which udp_flood requires"):
+        make_source("udp_flood", {}, source="f.toml", where="g")
+
+
+@given(st.integers(28, 65535))
+def test_every_ip_packet_size_a_udp_datagram_can_have_is_accepted(ip_bytes):
+    assert make_source("udp_flood", {"pps": 1.0, "ip_bytes": ip_bytes}).ip_bytes == ip_bytes
 
 
 def test_request_response_closed_loop():

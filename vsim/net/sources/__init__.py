@@ -35,11 +35,17 @@ def make_source(name, params, source="<input>", where="traffic", rng=None):
     except KeyError:
         raise InputError(source, f"{where}.kind",
                          f"one of {sorted(SOURCES)}, got {name!r}") from None
-    accepted = [p for p in inspect.signature(cls).parameters if p not in ("source", "where", "rng")]
+    signature = inspect.signature(cls).parameters
+    accepted = [p for p in signature if p not in ("source", "where", "rng")]
     unknown = sorted(set(params) - set(accepted))
     if unknown:
         raise InputError(source, f"{where}.{unknown[0]}",
                          f"a parameter of {name}: one of {accepted}")
+    missing = [p for p in accepted if signature[p].default is inspect.Parameter.empty
+               and p not in params]
+    if missing:
+        raise InputError(source, f"{where}.{missing[0]}",
+                         f"expected {' and '.join(missing)}, which {name} requires")
     if "rng" in inspect.signature(cls).parameters:
         return cls(**params, rng=rng, source=source, where=where)
     return cls(**params, source=source, where=where)

@@ -17,7 +17,7 @@ import numpy as np
 from vsim.core.errors import InputError
 from vsim.net.frames import IPV4_HEADER
 from vsim.net.sources.tcp_stream import TCP_HEADER, TIMESTAMPS_OPTION
-from vsim.net.sources.validate import non_negative, positive
+from vsim.net.sources.validate import IP_MAX, non_negative, positive
 
 
 class TcpRequestResponse:
@@ -36,6 +36,11 @@ class TcpRequestResponse:
         self.outstanding = int(count)
         self.think_time = non_negative(think_time, "think_time", source, where)
         overhead = IPV4_HEADER + TCP_HEADER + (TIMESTAMPS_OPTION if timestamps else 0)
+        for name in ("request_bytes", "response_bytes"):
+            if getattr(self, name) + overhead > IP_MAX:
+                raise InputError(source, f"{where}.{name}",
+                                 f"expected at most {IP_MAX - overhead} bytes of data (one IP packet of "
+                                 f"{IP_MAX} with {overhead} of headers), got {getattr(self, name)!r}")
         self.ip_bytes = self.request_bytes + overhead
         self.response_ip_bytes = self.response_bytes + overhead
 

@@ -14,7 +14,7 @@ goodput is that rate in segments times the data per segment.
 from vsim.core.errors import InputError
 from vsim.core.units import BITS_PER_BYTE
 from vsim.net.frames import IPV4_HEADER, packet_bytes, serialization_time
-from vsim.net.sources.validate import positive
+from vsim.net.sources.validate import IP_MAX, positive
 
 TCP_HEADER = 20
 """TCP header without options (RFC 9293, section 3.1)."""
@@ -34,9 +34,10 @@ class TcpStream:
         self.mtu = positive(mtu, "mtu", source, where)
         self.timestamps = bool(timestamps)
         self.payload = self.mtu - IPV4_HEADER - TCP_HEADER - (TIMESTAMPS_OPTION if timestamps else 0)
-        if self.payload <= 0:
+        if self.payload <= 0 or self.mtu > IP_MAX:
             raise InputError(source, f"{where}.mtu",
-                             f"an MTU above the IP and TCP headers, got {mtu!r}")
+                             f"expected an MTU above the IP and TCP headers and at most {IP_MAX}, "
+                             f"got {mtu!r}")
         if (window_bytes is None) != (rtt is None):
             raise InputError(source, f"{where}.{'rtt' if rtt is None else 'window_bytes'}",
                              "both window_bytes and rtt, or neither")

@@ -23,8 +23,8 @@ import numpy as np
 from vsim.core.errors import InputError
 from vsim.core.units import BITS_PER_BYTE
 from vsim.net.fluid.arrivals import ARRIVALS
-from vsim.net.frames import frame_bytes, wire_bytes
-from vsim.net.sources.validate import non_negative, positive
+from vsim.net.frames import IPV4_HEADER, UDP_HEADER, frame_bytes, wire_bytes
+from vsim.net.sources.validate import ip_packet, non_negative, positive
 
 LEVELS = {"ip": lambda ip: ip, "frame": frame_bytes, "wire": wire_bytes}
 
@@ -46,7 +46,7 @@ class UdpFlood:
                  random_periods=False, arrivals="paced", rng=None, source="<input>",
                  where="traffic"):
         self.pps = positive(pps, "pps", source, where)
-        self.ip_bytes = positive(ip_bytes, "ip_bytes", source, where)
+        self.ip_bytes = ip_packet(ip_bytes, "ip_bytes", source, where, IPV4_HEADER + UDP_HEADER)
         self.start = non_negative(start, "start", source, where)
         self.stop = positive(stop, "stop", source, where, allow_inf=True)
         if self.stop <= self.start:

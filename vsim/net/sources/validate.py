@@ -5,6 +5,9 @@ import math
 
 from vsim.core.errors import InputError
 
+IP_MAX = 65535
+"""The largest IPv4 packet: its total-length field is 16 bits (RFC 791, section 3.1)."""
+
 
 def positive(value, name, source, where, allow_inf=False):
     """``value`` as a float, refused unless positive (and finite unless ``allow_inf``)."""
@@ -23,3 +26,13 @@ def non_negative(value, name, source, where):
     if not ok:
         raise InputError(source, f"{where}.{name}", f"a non-negative finite number, got {value!r}")
     return float(value)
+
+
+def ip_packet(value, name, source, where, headers):
+    """``value`` as a float, refused unless an IPv4 packet of that many bytes can exist: at
+    least its ``headers`` (IP and transport) and at most ``IP_MAX``."""
+    size = positive(value, name, source, where)
+    if not headers <= size <= IP_MAX:
+        raise InputError(source, f"{where}.{name}",
+                         f"expected IP packet bytes from {headers} (the headers) to {IP_MAX}, got {value!r}")
+    return size
