@@ -108,6 +108,15 @@ def test_uplink_lines_name_each_group_and_the_voice_under_bulk_traffic():
     ]
 
 
+def test_a_tcp_groups_line_calls_its_rate_a_demand_not_an_offer():
+    uplink = {"scheduler": "netioc", "capacity_bps": 1e10,
+              "groups": {"bulk": {"min_second_mbps": 3000.0, "throughput_mbps": 3100.0,
+                                  "delivered_pps": 804600.0, "demand_pps": 2438231.0,
+                                  "loss_fraction": None, "interrupts_per_s": 10.0}}}
+    line = _lines(_summary(uplink=uplink))[-1]
+    assert "804600 of 2438231 packets/s demand" in line and "offered" not in line
+
+
 def test_background_and_steal_lines_appear_only_with_their_sections():
     assert not any(line.startswith(("background", "steal")) for line in _lines(_summary()))
     lines = _lines(_summary(guest_background={"bursts_per_vm_per_s": 2.0, "burst_ms": 5.0, "cpu_pct_of_vm": 1.0},

@@ -1,11 +1,14 @@
 """The uplink part of a summary: the traffic window and a measured stream's loss and jitter."""
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from vsim.metrics.jitter import stream_jitter_samples
+from vsim.scenario.load import load_scenario
+from vsim.scenario.simulate import simulate
 from vsim.scenario.uplink_summary import stream_entry, traffic_window
 
 
@@ -35,3 +38,12 @@ def test_a_streams_loss_and_jitter_count_only_packets_sent_in_the_window():
     kept = in_window & ~np.isnan(recv)
     assert entry["latency_mean_ms"] == pytest.approx((recv - send)[kept].mean() * 1000)
     assert entry["stream"] == 0
+
+
+def test_a_tcp_group_reports_its_demand_and_no_loss_fraction():
+    exp1 = Path(__file__).resolve().parents[2] / "configs" / "netioc-vsphere6" / "exp1.toml"
+    summary = simulate(load_scenario(exp1, ["run.duration=2", "run.warmup=0.5"]), seed=1, duration=2, warmup=0.5)
+    groups = summary["uplink"]["groups"]
+    tcp = [g for g in groups.values() if "demand_pps" in g]
+    assert tcp and all(g["loss_fraction"] is None and "offered_pps" not in g for g in tcp)
+    assert all(g["delivered_pps"] <= g["demand_pps"] * (1 + 1e-9) for g in tcp)

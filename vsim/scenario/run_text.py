@@ -99,9 +99,10 @@ def _uplink_lines(uplink):
     lines = [f"uplink     {uplink['scheduler']}, {uplink['capacity_bps'] / 1e6:g} Mb/s"]
     for name, group in uplink["groups"].items():
         lowest = group["min_second_mbps"]
+        wanted = "demand" if "demand_pps" in group else "offered"
         lines.append(f"{'':<10} group {name}: {group['throughput_mbps']:.1f} Mb/s "
                      f"(lowest VM second {'n/a' if lowest is None else f'{lowest:.1f}'})  "
-                     f"{group['delivered_pps']:.0f} of {group['offered_pps']:.0f} packets/s offered  "
+                     f"{group['delivered_pps']:.0f} of {group[wanted + '_pps']:.0f} packets/s {wanted}  "
                      f"{group['interrupts_per_s']:.0f} interrupts/s")
     for name, group in (uplink.get("request_response") or {}).items():
         lines.append(f"{'':<10} group {name}: {group['transactions_per_s']:.0f} transactions/s  "

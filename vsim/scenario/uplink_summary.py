@@ -1,6 +1,8 @@
 """The ``uplink`` part of a run's summary, for hosts with an uplink scheduler.
 
-Per traffic group: packets offered and delivered per second and throughput,
+Per traffic group: packets offered (a flood's) or demanded (an elastic TCP
+stream's greedy demand, which it scales down to what it is left without
+loss, so it reports no loss fraction) and delivered per second and throughput,
 averaged over the part of the measuring window when the group's traffic
 runs (from its ``active_from`` to its ``active_until``; an on/off source's
 silences count), its loss, the lowest throughput of any of its VMs in any
@@ -79,12 +81,14 @@ def group_summary(sim, start, end, warmup, duration):
         offered = (offered1 - offered0)[vm.flow] / (last - first)
         delivered = (delivered1 - delivered0)[vm.flow] / (last - first)
         mbps = throughput_mbps(vm.source, delivered)
-        entry = groups.setdefault(group, {"offered_pps": 0.0, "delivered_pps": 0.0,
+        # an elastic (TCP) source sends what it is left, without loss: its rate is a demand
+        wanted = "demand_pps" if vm.source.elastic else "offered_pps"
+        entry = groups.setdefault(group, {wanted: 0.0, "delivered_pps": 0.0,
                                           "throughput_mbps": 0.0, "per_vm_mbps": [],
                                           "min_second_mbps": None,
                                           "interrupts_per_s": 0.0,
                                           "per_second_mbps": np.zeros(uplink.bins)})
-        entry["offered_pps"] += offered
+        entry[wanted] += offered
         entry["delivered_pps"] += delivered
         entry["throughput_mbps"] += mbps
         entry["per_vm_mbps"].append(mbps)
@@ -98,8 +102,11 @@ def group_summary(sim, start, end, warmup, duration):
                                         else min(entry["min_second_mbps"], lowest))
     for entry in groups.values():
         entry["per_second_mbps"] = (entry["per_second_mbps"] / len(entry["per_vm_mbps"])).tolist()
-        entry["loss_fraction"] = (1 - entry["delivered_pps"] / entry["offered_pps"]
-                                  if entry["offered_pps"] else 0.0)
+        if "demand_pps" in entry:
+            entry["loss_fraction"] = None
+        else:
+            entry["loss_fraction"] = (1 - entry["delivered_pps"] / entry["offered_pps"]
+                                      if entry["offered_pps"] else 0.0)
     return groups
 
 
