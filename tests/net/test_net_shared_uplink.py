@@ -134,3 +134,16 @@ def test_delivered_packets_are_binned_per_second_across_changes():
     offered, delivered = uplink.flow_packets(4.0)
     assert uplink.delivered_per_s[flow].tolist() == pytest.approx([500.0, 1000.0, 2500.0, 3000.0])
     assert uplink.delivered_per_s[flow].sum() == pytest.approx(delivered[0])
+
+
+@given(st.floats(0.05, 0.95), st.integers(46, 1500), st.integers(1, 50))
+def test_the_link_is_busy_for_every_frame_sent_the_bulk_fluid_included(load, ip_bytes, frames):
+    uplink = fifo()
+    port, vm = uplink.add_port("flood"), uplink.add_port("vm")
+    flow = uplink.add_flow(port, ip_bytes, 1)
+    uplink.begin(10.0)
+    uplink.set_rate(1.0, flow, load / serialization_time(ip_bytes, 1e9))
+    uplink.send(vm, 1.0, frames, 1e-3, 60)
+    uplink.set_rate(3.0, flow, 0.0)
+    voice = uplink.sent * serialization_time(60, 1e9)
+    assert uplink.busy_time == pytest.approx(2.0 * load + voice, rel=1e-6)

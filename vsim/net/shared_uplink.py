@@ -7,7 +7,9 @@ whole set whenever one changes, and counts what happened: per port, frames
 offered and dropped (in one-second bins over the run, for loss-per-second
 figures) and the uplink delay of the frames sent (a 1 µs histogram); per
 flow, packets offered and delivered, integrated over the rates in force, and
-delivered per second of the run.
+delivered per second of the run; and ``busy_time``, the link time (the
+scheduler's ``work``) of every frame it delivered: the frames handed one by
+one and the bulk flows' fluid.
 
 Frames of a vNIC burst are handed over spaced by the vNIC transmit world's
 time per frame, ending when its job ends: frames handed at one instant
@@ -102,6 +104,8 @@ class SharedUplink:
             for index, (pps, rate) in enumerate(zip(self._pps, delivered)):
                 self._offered[index] += pps * span
                 self._delivered[index] += rate * span
+                if not self._flows[index][4] and rate > 0:  # fluid: its frames' link time
+                    self.busy_time += rate * span * self._link_time(self._flows[index][0])
             self._bin(self._t, t, np.asarray(delivered, dtype=float))
         self._t = max(self._t, t)
 
@@ -135,10 +139,14 @@ class SharedUplink:
         np.add.at(self.delays, np.minimum(delays.astype(np.int64), DELAY_BINS - 1), 1)
         self.sent += sent
         self.dropped += count - sent
+        self.busy_time += sent * self._link_time(ip_bytes)
+        return departures
+
+    def _link_time(self, ip_bytes):
+        """The scheduler's work for one frame of ``ip_bytes`` (cached by size)."""
         if ip_bytes not in self._work:
             self._work[ip_bytes] = float(self.scheduler.work(ip_bytes))
-        self.busy_time += sent * self._work[ip_bytes]
-        return departures
+        return self._work[ip_bytes]
 
     def transmit_frames(self, times, ip_bytes, classes, ports):
         """Frames of any ports at ``times`` (sorted; request/response traffic): their departures

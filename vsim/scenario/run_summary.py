@@ -144,6 +144,10 @@ def host_section(start, end, window):
         "core_util_pct": float(100 * core_util.mean()),
         "lcpu_util_pct": [float(100 * u) for u in lcpu_util],
         "uplink_util_pct": 100 * (end["uplink_busy"] - start["uplink_busy"]) / window,
+        "uplink_util_definition": "link time of every frame the uplink sent (voice, bulk and "
+                                  "request/response): its wire time at the NIC's rate (the "
+                                  "transmit stage's time if longer; the tokens of a tc rate "
+                                  "under tbf or htb), over the window",
     }
 
 
