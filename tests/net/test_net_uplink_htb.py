@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from vsim.core.errors import InputError
 from vsim.net.fluid.flows import Flows
@@ -11,6 +12,7 @@ from vsim.net.txpath.cost import PathCost
 from vsim.net.uplink import make_uplink_scheduler
 from vsim.net.uplink.htb_allocator import allocate
 from vsim.net.uplink.htb_tree import HtbClass, HtbTree
+from vsim.net.frames import MIN_PAYLOAD, wire_bytes
 from vsim.net.uplink.tc_bytes import skb_len
 
 VOICE_PORT, FLOOD_PORT, BULK_PORT = 5004, 9000, 9001
@@ -116,3 +118,23 @@ def test_leaf_queues_count_packets_or_skb_bytes_with_the_head_waiting_for_tokens
     in_bytes = htb(limit=3000, unit="bytes")
     assert np.isnan(in_bytes.transmit(np.zeros(5), 986, 0, FLOOD_PORT)).tolist() == \
         [False, False, False, True, True]
+
+
+@settings(max_examples=60, deadline=None)
+@given(root=st.floats(1e6, 20e9), shares=st.lists(st.tuples(st.floats(0.01, 1.0), st.floats(1.0, 5.0)),
+                                                  min_size=1, max_size=3),
+       loads=st.lists(st.tuples(st.floats(0.0, 4e6), st.integers(28, 1500)), min_size=3, max_size=3),
+       link=st.sampled_from([1e9, 10e9]))
+def test_the_classes_never_send_more_than_the_wire_carries(root, shares, loads, link):
+    leaves = [HtbClass(f"c{i}", root * rate / len(shares), ceil=min(root, root * rate * ceil))
+              for i, (rate, ceil) in enumerate(shares)]
+    tree = HtbTree([HtbClass("root", root, children=tuple(leaves))], source="t.toml")
+    ports = list(range(len(loads)))
+    sched = make_uplink_scheduler("htb", link, 100, tree=tree, rng=np.random.default_rng(1),
+                                  port_leaf={p: f"c{p % len(leaves)}" for p in ports})
+    pps_offered = [pps for pps, _ in loads]
+    ip = [ip for _, ip in loads]
+    sched.set_flows(0.0, Flows.of(pps_offered, ip, 1, ports))
+    wire_bps = float(np.sum(sched.flow_rates * 8 * np.asarray(wire_bytes(np.asarray(ip)))))
+    assert wire_bps <= link * (1 + 1e-9)
+    assert sched.flow_rates.sum() <= link / (8 * wire_bytes(MIN_PAYLOAD)) * (1 + 1e-9)

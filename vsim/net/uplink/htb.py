@@ -36,8 +36,13 @@ leaf queue holds a frame until ``v_i``, a little longer than the kernel
 (about ``b`` bytes more), which can only make it refuse a frame sooner.
 
 The link under the qdisc: a veth (``rate_bps=inf``) adds nothing. A finite
-link caps the classes' total (``allocate``'s ``capacity``, counted in the
-same charged bytes); a transmit-stage cost is not modelled with htb and is
+link caps the classes' total (``allocate``'s ``capacity``) in wire bits: a
+frame charged ``skb_len`` takes its whole frame, FCS, padding, preamble and
+gap on the wire (``vsim.net.frames.wire_bytes``), so each leaf's charged
+rate counts there times its frames' wire-to-charged ratio (its declared
+flows', packet-weighted; a leaf without flows takes the largest ratio of
+the flows, or a minimum frame's) and no leaf is served faster than its
+frames' wire time. A transmit-stage cost is not modelled with htb and is
 refused. Not modelled either: the kernel's per-packet deficit round robin
 below the fluid shares.
 """
@@ -49,10 +54,12 @@ import numpy as np
 from vsim.core.errors import InputError
 from vsim.core.units import BITS_PER_BYTE
 from vsim.net.fluid.queue import FluidPacketQueue
+from vsim.net.frames import MIN_PAYLOAD, wire_bytes
 from vsim.net.txpath.cost import PathCost
 from vsim.net.uplink.base import UplinkScheduler
 from vsim.net.uplink.htb_allocator import allocate
-from vsim.net.uplink.tc_bytes import LINKLAYERS, TXQUEUELEN, skb_units, token_time
+from vsim.net.uplink.tc_bytes import LINKLAYERS, TXQUEUELEN, charged_bytes, skb_len, skb_units, \
+    token_time
 
 
 class HtbScheduler(UplinkScheduler):
@@ -87,6 +94,8 @@ class HtbScheduler(UplinkScheduler):
             sum(tree.ceil[cls.name] for cls in tree.top)
         """b/s a queue rate of 1 stands for: the link's, or on a veth the top classes' ceils."""
         self.non_preemptive = not math.isinf(rate_bps)
+        self.wire_ratio = np.full(self.n_queues, self.wire_per_charged(MIN_PAYLOAD))
+        """Per leaf, wire bits per charged bit of its frames (``set_flows`` sets it)."""
         super().__init__(rate_bps, limit, unit, rng=rng, cost=cost, **kwargs)
         self.queues = [FluidPacketQueue(tree.by_name[leaf].limit or limit, unit, rng)
                        for leaf in self.leaves]
@@ -95,6 +104,24 @@ class HtbScheduler(UplinkScheduler):
         self.rates = self.service_rates(np.zeros(self.n_queues))
         for queue, rate in zip(self.queues, self.rates):
             queue.set_rate(0.0, rate)
+
+    def wire_per_charged(self, ip_bytes):
+        """Wire bytes per charged byte of frames of ``ip_bytes``."""
+        ip_bytes = np.asarray(ip_bytes, dtype=float)
+        return np.asarray(wire_bytes(ip_bytes), dtype=float) / np.asarray(
+            charged_bytes(skb_len(ip_bytes), self.overhead, self.linklayer), dtype=float)
+
+    def set_flows(self, t, flows):
+        """As the base's, each leaf's wire-to-charged ratio first taken from its flows."""
+        if flows.pps.size:
+            queue = self.queue_index(flows.classes, flows.ports)
+            weight = np.where(flows.pps > 0, flows.pps, 1e-9)
+            ratio = self.wire_per_charged(flows.ip_bytes)
+            total = np.bincount(queue, weights=weight, minlength=self.n_queues)
+            mean = np.bincount(queue, weights=weight * ratio, minlength=self.n_queues)
+            self.wire_ratio = np.where(total > 0, mean / np.where(total > 0, total, 1.0),
+                                       ratio.max())
+        super().set_flows(t, flows)
 
     def work(self, ip_bytes):
         """A frame's charged bytes at the reference rate."""
@@ -121,7 +148,13 @@ class HtbScheduler(UplinkScheduler):
         offered = {leaf: float(d) * self.reference_bps for leaf, d in zip(self.leaves, demand)}
         rates = np.empty(self.n_queues)
         for q, leaf in enumerate(self.leaves):
-            rates[q] = allocate(self.tree, {**offered, leaf: math.inf}, self.rate_bps)[leaf]
+            rates[q] = allocate(self.tree, {**offered, leaf: math.inf}, self.rate_bps,
+                                dict(zip(self.leaves, self.wire_ratio.tolist())))[leaf]
+        # each leaf's rate assumes the others send what they offer; together on the wire they
+        # may not: then all are scaled down alike, as ``allocate`` does
+        served = np.minimum(rates, [offered[leaf] for leaf in self.leaves]) * self.wire_ratio
+        if served.sum() > self.rate_bps:
+            rates = rates * (self.rate_bps / served.sum())
         return np.maximum(rates / self.reference_bps, 1e-12)
 
     def bucket_bytes(self):

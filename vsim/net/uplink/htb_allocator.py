@@ -19,8 +19,9 @@ The kernel's rules (net/sched/sch_htb.c), read as rates:
 
 As in the kernel, children whose rates add up to more than their parent's
 ceil overrun it when they all send (tc configurations keep them below).
-``capacity`` is the link under the qdisc (``inf`` for a veth): if the
-classes would send more, every leaf is scaled down in proportion, a
+``capacity`` is the link under the qdisc (``inf`` for a veth), in wire bits
+(a frame's charged bytes take more on the wire): if the classes would send
+more, every leaf is scaled down in proportion, a
 simplification of the kernel's lower-level-first dequeue on a full link.
 Demands and rates are b/s of charged bytes (``tc_bytes.charged_bytes``).
 """
@@ -33,11 +34,15 @@ from vsim.net.hclock.waterfill import waterfill
 from vsim.net.uplink.htb_tree import PRIOS
 
 
-def allocate(tree, demands, capacity=math.inf):
+def allocate(tree, demands, capacity=math.inf, wire_per_charged=None):
     """Rates in b/s for every class of ``tree`` (an ``HtbTree``), as a dict by name.
 
     ``demands`` maps leaf names to offered b/s (``math.inf`` for a
-    backlogged leaf); leaves not named offer nothing.
+    backlogged leaf); leaves not named offer nothing. ``capacity`` counts
+    wire bits: ``wire_per_charged`` maps a leaf to the wire bits each of its
+    charged bits takes (frame, FCS, padding, preamble and gap over
+    ``skb_len``; 1 for leaves not named), so the classes never send more
+    than the wire carries.
     """
     sharing = _Sharing(tree, demands)
     for lender in sorted((n for n, c in tree.by_name.items() if c.children),
@@ -47,7 +52,8 @@ def allocate(tree, demands, capacity=math.inf):
             if budget <= 0:
                 break
             budget -= sharing.lend(lender, prio, budget)
-    total = sum(sharing.used(cls.name) for cls in tree.top)
+    ratio = wire_per_charged or {}
+    total = sum(sharing.alloc[leaf] * ratio.get(leaf, 1.0) for leaf in tree.leaves)
     scale = capacity / total if total > capacity else 1.0
     return {name: sharing.used(name) * scale for name in tree.by_name}
 
