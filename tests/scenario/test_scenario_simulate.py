@@ -264,14 +264,15 @@ FIG2 = ROOT / "configs" / "voip-vsphere5" / "fig2.toml"
 ])
 def test_frames_only_scenarios_give_the_summaries_they_gave_before_groups(name, config, overrides):
     """Recorded with the code before VM groups and uplink schedulers entered scenarios (and
-    before the voice-quality section and the per-VM CPU definition, which add to the summary and
-    change nothing else)."""
+    before the voice-quality section and the per-VM CPU and uplink definitions, which add to the
+    summary and change nothing else)."""
     recorded = json.loads((DATA / name).read_text())
     sim = Simulation(load_scenario(config, overrides), seed=recorded["seed"])
     assert sim.engine == recorded["engine"]
     summary = sim.run(recorded["duration"], 5.0)
     assert summary.pop("voice_quality")["measuring_conference"]["packets"] > 0
     assert "summed over the VM's vCPUs" in summary.pop("vms_definition")
+    assert "every frame" in summary["host"].pop("uplink_util_definition")
     assert as_json(summary) == as_json(recorded["summary"])
 
 
