@@ -35,7 +35,7 @@ from vsim.scenario.load import load_scenario
 from vsim.scenario.memory import check_memory
 from vsim.scenario.run_text import run_text
 from vsim.scenario.simulate import Simulation, default_warmup
-from vsim.sweep.executor import QUICK, RunPlan, Sweep, point_runs, run_tasks, sweep_tasks
+from vsim.sweep.executor import QUICK, RunPlan, Sweep, overrides_text, point_runs, run_tasks, sweep_tasks
 from vsim.sweep.no_effect import no_effect_notes
 from vsim.sweep.report import (point_report, report_files, report_json, sweep_metrics, table_text,
                                write_report)
@@ -299,7 +299,7 @@ def _run(args):
     if args.json is None:
         print(run_text(loaded.scenario.name, args.config, seed, duration, warmup, sim.engine, summary, params))
         return
-    doc = {"scenario": loaded.scenario.name, "config": args.config, "seed": seed,
+    doc = {"scenario": loaded.scenario.name, "config": args.config, "overrides": args.set, "seed": seed,
            "duration": duration, "warmup_s": warmup, "engine": sim.engine, "summary": summary}
     if params:
         doc["params"] = params
@@ -368,7 +368,7 @@ def _sweep(args):
     metrics = sweep_metrics(result)
     reports = [point_report(point, metrics) for point in result.points]
     title = (f"{scenario.name}  ({args.config}; {replications} x {duration:g} s per point, "
-             f"warm-up {warmup:g} s, "
+             f"warm-up {warmup:g} s{overrides_text(args.set)}, "
              f"trimmed mean [95% interval])")
     table = table_text(title, result, reports)
     table += "".join(f"{line}\n" for line in no_effect_notes(result.key, reports, loaded))

@@ -54,11 +54,11 @@ def reports_of(sweep):
     return [point_report(point, metrics) for point in sweep.points]
 
 
-def make_sweep(key, runs_by_x):
+def make_sweep(key, runs_by_x, overrides=()):
     tasks, summaries = [], []
     for x, runs in runs_by_x.items():
         for r, run in enumerate(runs):
-            tasks.append(Task("whatif.toml", (), key, x, r, len(runs), 1 + r, 10.0, 1.0))
+            tasks.append(Task("whatif.toml", overrides, key, x, r, len(runs), 1 + r, 10.0, 1.0))
             summaries.append(run)
     return Sweep.from_runs("whatif", "whatif.toml", tasks, summaries, frozenset())
 
@@ -165,6 +165,22 @@ def test_json_holds_the_statistics_and_every_run():
     assert doc["points"][1]["stats"]["jitter_mean_ms"]["value"] == pytest.approx(0.85)
     assert len(doc["points"][0]["runs"]) == 2
     assert set(doc["points"][0]["stats"]) == {metric.name for metric in sweep_metrics(sweep)}
+
+
+def test_overrides_are_recorded_in_order_in_the_json_table_and_figures(tmp_path):
+    overrides = ("host.cores=4", "sweep.values=[1, 2]")
+    sweep = make_sweep("vm.instances", {x: [summary(0.1 * x)] for x in (1, 2)}, overrides)
+    write_report(tmp_path, "whatif", "title", sweep, reports_of(sweep))
+    assert json.loads((tmp_path / "results.json").read_text())["overrides"] == list(overrides)
+    assert ("seed 1, --set host.cores=4 --set 'sweep.values=[1, 2]'."
+            in (tmp_path / "summary.md").read_text())
+    assert "host.cores=4" in (tmp_path / "whatif_jitter.svg").read_text()
+
+
+def test_a_sweep_without_overrides_has_no_overrides_key():
+    sweep = make_sweep("vm.instances", {x: [summary(0.1 * x)] for x in (1, 2)})
+    assert "overrides" not in json.loads(report_json("title", sweep, reports_of(sweep)))
+    assert "--set" not in sweep.stamp()
 
 
 def test_axis_labels_units_and_names_boolean_ticks():
