@@ -266,7 +266,7 @@ def test_failed_run_leaves_existing_json_untouched(capsys, tmp_path, monkeypatch
 
     monkeypatch.setattr(cli.Simulation, "run", crash)
     code, _, err = vsim(capsys, "run", CONFIG, *SHORT, "--json", str(out))
-    assert code == 1 and "Traceback" in err and "simulated crash" in err
+    assert code == 3 and "Traceback" in err and "simulated crash" in err
     assert out.read_text() == "previous\n"
     assert [p.name for p in out.parent.iterdir()] == ["summary.json"]
 
@@ -414,6 +414,11 @@ def test_reproduce_help_names_every_study_and_which_are_modelled(capsys):
     assert "netioc-vsphere6" in modelled and "voip-vsphere5" in modelled
     for study in {claim.study for claim in load_claims()}:
         assert study in text
+
+
+def test_run_help_says_json_replaces_the_text_report(capsys):
+    code, out, _ = vsim(capsys, "run", "--help")
+    assert code == 0 and "instead of the text report (nothing else goes to stdout)" in " ".join(out.split())
 
 
 def test_sweep_help_shows_a_single_percent_sign(capsys):
