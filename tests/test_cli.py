@@ -40,6 +40,7 @@ def test_run_json_to_stdout_is_the_summary(capsys):
     assert code == 0, err
     doc = json.loads(out)
     assert doc["config"] == CONFIG and doc["seed"] == 1 and doc["duration"] == 2.0
+    assert doc["overrides"] == []
     assert doc["scenario"].startswith("voip-vsphere5 Fig 3")
     summary = doc["summary"]
     assert summary["jitter"]["mean_ms"] > 0
@@ -76,6 +77,7 @@ def test_run_set_overrides_the_config(capsys):
     code, out, _ = vsim(capsys, "run", CONFIG, *SHORT, "--set", "vm.instances=2", "--json", "-")
     assert code == 0
     assert set(json.loads(out)["summary"]["vms"]) == {"vm0", "vm1"}
+    assert json.loads(out)["overrides"] == ["vm.instances=2"]
 
 
 def test_run_without_json_prints_a_readable_summary(capsys):
@@ -271,7 +273,7 @@ def test_failed_run_leaves_existing_json_untouched(capsys, tmp_path, monkeypatch
 
     monkeypatch.setattr(cli.Simulation, "run", crash)
     code, _, err = vsim(capsys, "run", CONFIG, *SHORT, "--json", str(out))
-    assert code == 1 and "Traceback" in err and "simulated crash" in err
+    assert code == 3 and "Traceback" in err and "simulated crash" in err
     assert out.read_text() == "previous\n"
     assert [p.name for p in out.parent.iterdir()] == ["summary.json"]
 
@@ -421,6 +423,11 @@ def test_reproduce_help_names_every_study_and_which_are_modelled(capsys):
         assert study in text
 
 
+def test_run_help_says_json_replaces_the_text_report(capsys):
+    code, out, _ = vsim(capsys, "run", "--help")
+    assert code == 0 and "instead of the text report (nothing else goes to stdout)" in " ".join(out.split())
+
+
 def test_sweep_help_shows_a_single_percent_sign(capsys):
     code, out, _ = vsim(capsys, "sweep", "--help")
     assert code == 0 and "95% interval" in " ".join(out.split()) and "%%" not in out
@@ -474,7 +481,7 @@ def test_sweep_prints_a_row_per_point(capsys):
     code, out, err = vsim(capsys, "sweep", CONFIG, *SWEEP)
     assert code == 0, err
     lines = out.splitlines()
-    assert "2 x 1 s per point, warm-up 0.5 s" in lines[0]
+    assert "2 x 1 s per point, warm-up 0.5 s, --set 'sweep.values=[1, 2]', trimmed" in lines[0]
     assert lines[1].startswith("vm.instances") and "sent % of offered" in lines[1]
     assert [line.split()[0] for line in lines[2:]] == ["1", "2"]
     assert err == ""
@@ -501,6 +508,8 @@ def test_sweep_out_writes_the_report_and_figures(capsys, tmp_path):
         "hyperthreading_cpu.png", "hyperthreading_cpu.svg", "hyperthreading_jitter.png",
         "hyperthreading_jitter.svg", "results.json", "summary.md"]
     assert "| true |" in (tmp_path / "ht" / "summary.md").read_text()
+    assert "seed 1, --set vm.instances=2." in (tmp_path / "ht" / "summary.md").read_text()
+    assert json.loads((tmp_path / "ht" / "results.json").read_text())["overrides"] == ["vm.instances=2"]
 
 
 def test_sweep_of_values_that_change_nothing_says_why(capsys):

@@ -3,9 +3,10 @@
 Exit codes: 0 success; 2 bad input (an ``InputError`` or a malformed command
 line), reported as one line ``vsim: error: ...`` on stderr; 130 interrupted
 (Ctrl-C), reported as ``vsim: interrupted``; 141 (as for SIGPIPE) when the
-reader of stdout stops early, silently; 1 any other failure, reported
-with its traceback because it is a bug, or from ``vsim validate`` a check
-outside its tolerance, reported as one line ``vsim: validation failed: ...``.
+reader of stdout stops early, silently; 1 from ``vsim validate``, a check
+outside its tolerance, reported as one line ``vsim: validation failed: ...``;
+3 an internal error (a bug), reported with its traceback, kept apart from 1 so a
+script accepting a failed check still stops on a crash.
 """
 
 import argparse
@@ -35,7 +36,7 @@ from vsim.scenario.load import load_scenario
 from vsim.scenario.memory import check_memory
 from vsim.scenario.run_text import run_text
 from vsim.scenario.simulate import EngineError, Simulation, default_warmup
-from vsim.sweep.executor import QUICK, RunPlan, Sweep, point_runs, run_tasks, sweep_tasks
+from vsim.sweep.executor import QUICK, RunPlan, Sweep, overrides_text, point_runs, run_tasks, sweep_tasks
 from vsim.sweep.no_effect import no_effect_notes
 from vsim.sweep.report import (point_report, report_files, report_json, sweep_metrics, table_text,
                                write_report)
@@ -43,6 +44,9 @@ from vsim.sweep.report import (point_report, report_files, report_json, sweep_me
 
 PAPER_FIGURES = "figures"  # committed paper-length results
 SHORT_FIGURES = "figures-quick"  # shortened runs, kept apart so they never replace those
+
+
+INTERNAL_ERROR = 3  # not Python's 1, which vsim validate gives a check outside its tolerance
 
 
 class Parser(argparse.ArgumentParser):
@@ -123,7 +127,8 @@ def _add_run_parser(commands):
     run.add_argument("--duration", type=_bounded(float, 0, False), metavar="S",
                      help="simulated seconds (default: run.duration)")
     run.add_argument("--json", metavar="PATH|-", help="write the summary as JSON to PATH (its directory "
-                                                      "must exist), or stdout for -")
+                                                      "must exist), or stdout for -, instead of the text "
+                                                      "report (nothing else goes to stdout)")
     run.add_argument("--engine", choices=Simulation.ENGINES, default="auto",
                      help="events: the SimPy model; uncontended: the closed form for hosts where no "
                           "world waits for a CPU (same packets); auto (default): the closed form where "
@@ -253,7 +258,7 @@ def main(argv=None):
         return 141
     except Exception:
         traceback.print_exc()
-        return 1
+        return INTERNAL_ERROR
 
 
 def _emit(target, text):
@@ -299,7 +304,7 @@ def _run(args):
     if args.json is None:
         print(run_text(loaded.scenario.name, args.config, seed, duration, warmup, sim.engine, summary, params))
         return
-    doc = {"scenario": loaded.scenario.name, "config": args.config, "seed": seed,
+    doc = {"scenario": loaded.scenario.name, "config": args.config, "overrides": args.set, "seed": seed,
            "duration": duration, "warmup_s": warmup, "engine": sim.engine, "summary": summary}
     if params:
         doc["params"] = params
@@ -368,7 +373,7 @@ def _sweep(args):
     metrics = sweep_metrics(result)
     reports = [point_report(point, metrics) for point in result.points]
     title = (f"{scenario.name}  ({args.config}; {replications} x {duration:g} s per point, "
-             f"warm-up {warmup:g} s, "
+             f"warm-up {warmup:g} s{overrides_text(args.set)}, "
              f"trimmed mean [95% interval])")
     table = table_text(title, result, reports)
     table += "".join(f"{line}\n" for line in no_effect_notes(result.key, reports, loaded))

@@ -12,3 +12,38 @@ def test_a_mean_a_rounding_error_outside_its_range_still_draws(tmp_path):
     written = plot_sweep(tmp_path / "fig", title="t", xlabel="x", ylabel="y",
                          curves=[Curve("c", [1], [(mean, (low, high))])], marks=[])
     assert all(path.is_file() for path in written)
+
+
+def drawn_axes(monkeypatch):
+    """The axes every later plot_sweep draws, kept as they are written."""
+    import vsim.experiments.figures as figures
+    kept, write = [], figures._write
+    monkeypatch.setattr(figures, "_write", lambda fig, ax, *a, **kw: kept.append(ax) or write(fig, ax, *a, **kw))
+    return kept
+
+
+def test_a_series_flat_at_its_top_leaves_room_above_it_and_starts_at_zero(tmp_path, monkeypatch):
+    kept = drawn_axes(monkeypatch)
+    flat = Curve("c", [1, 2, 3], [(814.0, (814.0, 814.0))] + [(965.0, (965.0, 965.0))] * 2,
+                 [[814.0], [965.0], [965.0]])
+    plot_sweep(tmp_path / "fig", title="t", xlabel="x", ylabel="y", curves=[flat], marks=[])
+    bottom, top = kept[0].get_ylim()
+    assert bottom == 0 and top >= 965.0 * 1.05
+
+
+def test_whole_number_sweeps_get_whole_number_ticks(tmp_path, monkeypatch):
+    kept = drawn_axes(monkeypatch)
+    curve = Curve("c", [1, 2, 3], [(1.0, (0.9, 1.1))] * 3)
+    plot_sweep(tmp_path / "fig", title="t", xlabel="x", ylabel="y", curves=[curve], marks=[])
+    ticks = [tick for tick in kept[0].get_xticks() if 1 <= tick <= 3]
+    assert ticks and all(float(tick).is_integer() for tick in ticks)
+
+
+def test_a_legend_outside_the_axes_widens_the_figure(tmp_path, monkeypatch):
+    kept = drawn_axes(monkeypatch)
+    curve = Curve("c", [1, 2], [(1.0, (0.9, 1.1))] * 2)
+    plot_sweep(tmp_path / "fig", title="t", xlabel="x", ylabel="y", curves=[curve], marks=[],
+               legend_loc="outside right upper")
+    figure = kept[0].figure
+    assert figure.legends and kept[0].get_legend() is None
+    assert figure.get_size_inches()[0] > 6.4

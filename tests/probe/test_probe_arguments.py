@@ -24,3 +24,14 @@ def test_bad_arguments_are_one_line_errors(capsys, tmp_path, monkeypatch, args, 
     assert code == 2
     assert message in one_line_error(err)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("probe, says", [
+    ("cpu", "(default max: no quota)"),
+    ("timer", "which must be installed (apt-get install rt-tests)"),
+    ("cleanup", "Needs root"),
+    ("cleanup", "cgroups named vsim-probe-*"),
+])
+def test_help_says_defaults_and_what_a_probe_needs(capsys, probe, says):
+    code, out, _ = vsim(capsys, "probe", probe, "--help")
+    assert code == 0 and says in " ".join(out.split())

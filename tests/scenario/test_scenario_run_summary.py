@@ -227,3 +227,29 @@ def test_the_measured_vms_settings_stand_beside_the_others():
     assert measured_vm_section(scenario) == {"shares": {"measured": 8000.0, "others": 4000.0},
                                              "limit": {"measured": 3.0, "others": None}}
     assert measured_vm_section(fig3().scenario) == {}
+
+
+# ------------------------------------------------------------------- traffic VMs
+FIG6 = ROOT / "configs" / "voip-vsphere5" / "fig6.toml"
+
+
+def test_bulk_traffic_vms_report_their_cpu_apart_from_the_media_servers():
+    flood = captured_run(load_scenario(FIG6, ["run.duration=3", "run.warmup=0.5"]), 1)
+    sim, window, traffic = flood.sim, flood.window, flood.summary["traffic_vms"]
+    assert list(traffic) == [group.name for group in sim.traffic_vms] and traffic
+    assert not set(traffic) & set(flood.summary["vms"])
+    for group in sim.traffic_vms:
+        used = busy(flood, [w.name for w in group.worlds])
+        assert traffic[group.name]["used_pct"] == pytest.approx(100 * used / window, rel=1e-12)
+    assert any(entry["used_pct"] > 0 for entry in traffic.values())
+    # with the traffic VMs, every VM's vCPUs and every transmit world are all the host ran
+    vcpus = {w.name for group in [*sim.vms, *sim.traffic_vms] for w in group.worlds}
+    host = flood.summary["host"]
+    host_cpu_s = host["cpu_util_pct"] / 100 * len(host["lcpu_util_pct"]) * window
+    others = busy(flood, [w.name for w in sim.machine.worlds if w.name not in vcpus])
+    in_vms = sum(v["used_pct"] for v in [*flood.summary["vms"].values(), *traffic.values()]) / 100 * window
+    assert in_vms + others == pytest.approx(host_cpu_s, rel=1e-9)
+
+
+def test_without_traffic_vms_the_summary_has_no_traffic_vms_section(three_vms):
+    assert "traffic_vms" not in three_vms.summary

@@ -123,3 +123,10 @@ def test_background_and_steal_lines_appear_only_with_their_sections():
                             host_steal={"stolen_pct": 3.5}))
     assert lines[2] == "background 2.00 bursts/s per VM of 5 ms  (1.00% of each VM's vCPUs)"
     assert lines[-1].startswith("steal      3.500% of the logical CPUs' time")
+
+
+def test_traffic_vms_get_cpu_lines_after_the_media_servers():
+    lines = _lines(_summary(traffic_vms={"flood[0]": {"used_pct": 50.0, "ready_pct": 2.5, "costop_pct": 0.0}}))
+    vm0 = next(i for i, line in enumerate(lines) if line.startswith("vm0 "))
+    assert lines[vm0 + 1] == "flood[0]   used 50.0%  ready 2.5%  costop 0.0%  (traffic VM)"
+    assert not any("traffic VM" in line for line in _lines(_summary()))

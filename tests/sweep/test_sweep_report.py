@@ -54,11 +54,11 @@ def reports_of(sweep):
     return [point_report(point, metrics) for point in sweep.points]
 
 
-def make_sweep(key, runs_by_x):
+def make_sweep(key, runs_by_x, overrides=()):
     tasks, summaries = [], []
     for x, runs in runs_by_x.items():
         for r, run in enumerate(runs):
-            tasks.append(Task("whatif.toml", (), key, x, r, len(runs), 1 + r, 10.0, 1.0))
+            tasks.append(Task("whatif.toml", overrides, key, x, r, len(runs), 1 + r, 10.0, 1.0))
             summaries.append(run)
     return Sweep.from_runs("whatif", "whatif.toml", tasks, summaries, frozenset())
 
@@ -167,6 +167,22 @@ def test_json_holds_the_statistics_and_every_run():
     assert set(doc["points"][0]["stats"]) == {metric.name for metric in sweep_metrics(sweep)}
 
 
+def test_overrides_are_recorded_in_order_in_the_json_table_and_figures(tmp_path):
+    overrides = ("host.cores=4", "sweep.values=[1, 2]")
+    sweep = make_sweep("vm.instances", {x: [summary(0.1 * x)] for x in (1, 2)}, overrides)
+    write_report(tmp_path, "whatif", "title", sweep, reports_of(sweep))
+    assert json.loads((tmp_path / "results.json").read_text())["overrides"] == list(overrides)
+    assert ("seed 1, --set host.cores=4 --set 'sweep.values=[1, 2]'."
+            in (tmp_path / "summary.md").read_text())
+    assert "host.cores=4" in (tmp_path / "whatif_jitter.svg").read_text()
+
+
+def test_a_sweep_without_overrides_has_no_overrides_key():
+    sweep = make_sweep("vm.instances", {x: [summary(0.1 * x)] for x in (1, 2)})
+    assert "overrides" not in json.loads(report_json("title", sweep, reports_of(sweep)))
+    assert "--set" not in sweep.stamp()
+
+
 def test_axis_labels_units_and_names_boolean_ticks():
     numbers = make_sweep("vm.background_burst", {0.0: [summary(0.5)], 0.005: [summary(0.6)]})
     assert axis(numbers) == ([0.0, 0.005], "vm.background_burst (s)", None)
@@ -204,4 +220,50 @@ def test_per_vm_cpu_columns_and_axis_say_they_sum_the_vcpus(tmp_path, monkeypatc
     assert headings["costop_pct"] == "co-stop % per VM (vCPUs summed)"
     metrics = sweep_metrics(sweep)
     plot_report(tmp_path / "whatif", "title", sweep, [point_report(p, metrics) for p in sweep.points])
-    assert labels == ["jitter (ms)", "%  (per VM: % of one vCPU, summed over its vCPUs)"]
+    assert labels == ["jitter (ms)", "CPU (%)"]
+
+
+def test_the_cpu_figure_says_in_its_caption_what_its_percentages_are_of(tmp_path, monkeypatch):
+    import vsim.experiments.figures as figures
+    captions = {}
+    monkeypatch.setattr(figures, "plot_sweep",
+                        lambda path, **kw: captions.update({path.name: kw["caption"]}) or [])
+    sweep = make_sweep("vm.instances", {x: [summary(0.1 * x)] for x in (1, 2)})
+    plot_report(tmp_path / "whatif", "title", sweep, reports_of(sweep))
+    assert "% of one vCPU, summed over its vCPUs" in captions["whatif_cpu"]
+    assert "vCPU" not in captions["whatif_jitter"]
+
+
+def with_traffic(run, during_loss):
+    """``run`` with bulk traffic beside its voice, losing ``during_loss`` of the voice while
+    the traffic runs (None: no whole second of it)."""
+    return {**run, "uplink": {"groups": {"flood": {"throughput_mbps": 900.0}},
+                              "during_traffic": {"voice_loss_fraction": during_loss}}}
+
+
+def test_loss_while_traffic_runs_gets_a_column_beside_the_whole_window_loss():
+    sweep = make_sweep("group.flood.count", {1: [with_traffic(summary(0.5), 0.0)],
+                                             2: [with_traffic(summary(0.5, emitted=1800.0), 0.9)]})
+    names = [metric.name for metric in sweep_metrics(sweep)]
+    assert names[names.index("loss_pct") + 1] == "loss_during_traffic_pct"
+    reports = reports_of(sweep)
+    assert reports[1].stats["loss_during_traffic_pct"][0] == pytest.approx(90.0)
+    assert "loss % while traffic runs" in table_text("t", sweep, reports).splitlines()[1]
+
+
+def test_no_traffic_means_no_during_traffic_column_and_a_short_window_is_missing():
+    assert "loss_during_traffic_pct" not in [m.name for m in sweep_metrics(
+        make_sweep("vm.instances", {1: [summary(0.5)]}))]
+    sweep = make_sweep("group.flood.count", {1: [with_traffic(summary(0.5), None)]})
+    assert reports_of(sweep)[0].stats["loss_during_traffic_pct"] is None
+
+
+def test_a_loss_figure_is_drawn_only_when_some_run_lost_voice(tmp_path):
+    lossless = make_sweep("vm.instances", {x: [summary(0.1 * x)] for x in (1, 2)})
+    written = plot_report(tmp_path / "none", "title", lossless, reports_of(lossless))
+    assert not any("_loss" in path.name for path in written)
+    lossy = make_sweep("group.flood.count", {1: [with_traffic(summary(0.5), 0.0)],
+                                             2: [with_traffic(summary(0.5, emitted=1800.0), 0.9)]})
+    written = plot_report(tmp_path / "some", "title", lossy, reports_of(lossy))
+    assert {"some_loss.png", "some_loss.svg"} <= {path.name for path in written}
+    assert "loss % while traffic runs" in (tmp_path / "some_loss.svg").read_text()

@@ -43,3 +43,21 @@ def test_a_long_tailed_metric_gets_a_log_axis(tmp_path):
     plot_cdf(tmp_path / "body", "jitter_ms", body.measured["jitter_ms"], body.simulated["jitter_ms"], body.doc)
     assert "mathdefault{10^" in (tmp_path / "tail.svg").read_text()
     assert "mathdefault{10^" not in (tmp_path / "body.svg").read_text()
+
+
+def test_an_empirical_cdf_is_a_staircase_through_every_sample():
+    from vsim.validate.validation_figures import _cdf
+    xs, ys = _cdf(np.array([3.0, 1.0, 2.0, 2.0]))
+    assert list(xs) == [1.0, 2.0, 2.0, 3.0] and list(ys) == [0.25, 0.5, 0.75, 1.0]
+    xs, ys = _cdf(np.arange(10_000.0))
+    assert len(xs) <= 512 and xs[-1] == 9999.0 and ys[-1] == 1.0 and np.all(np.diff(ys) > 0)
+
+
+def test_cdfs_are_drawn_as_steps(tmp_path, monkeypatch):
+    import vsim.validate.validation_figures as figures
+    steps = []
+    monkeypatch.setattr(figures, "_write", lambda fig, ax, *a, **kw: steps.extend(
+        line.get_drawstyle() for line in ax.get_lines()) or [])
+    made = validation()
+    plot_cdf(tmp_path / "cdf", "jitter_ms", made.measured["jitter_ms"], made.simulated["jitter_ms"], made.doc)
+    assert steps and set(steps) == {"steps-post"}

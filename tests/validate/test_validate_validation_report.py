@@ -45,3 +45,18 @@ def test_the_tables_show_every_metric_check_and_skipped_metric():
     assert text.rstrip().endswith("1 of 1 checks outside tolerance")
     markdown = report_markdown(d, [])
     assert "| jitter_ms.ks | 0.3000 | <= 0.2 | FAIL |" in markdown
+
+
+def test_a_scenario_named_as_a_validation_is_not_titled_validation_twice():
+    named = {**doc(), "scenario": "validation: vsim probe net"}
+    assert report_markdown(named, []).splitlines()[0] == "# validation: vsim probe net"
+    assert report_markdown(doc(), []).splitlines()[0] == "# Validation: s"
+
+
+def test_a_small_quantile_is_not_printed_as_zero_beside_its_relative_error():
+    d = doc()
+    d["metrics"]["jitter_ms"]["p50"] = {"measured": 1 / 3000, "simulated": 0.0, "error": -1 / 3000,
+                                        "rel_error": -1.0}
+    assert "0.000333/0.000 (-100.0%)" in report_markdown(d, [])
+    d["metrics"]["jitter_ms"]["p50"] = {"measured": 0.0, "simulated": 0.0, "error": 0.0, "rel_error": None}
+    assert "0.000/0.000 (n/a)" in report_markdown(d, [])

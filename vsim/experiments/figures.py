@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from vsim.core.atomic import atomic_path
 
@@ -83,15 +84,21 @@ def _draw_marks(ax, marks, colours):
                     capsize=5, label=f"paper {mark.label} (band)")
 
 
+FIGSIZE = (6.4, 4.4)
+LEGEND_WIDTH = 2.4
+"""Inches a figure widens by for a legend beside its axes."""
+
+
 def _new_axes():
-    fig = Figure(figsize=(6.4, 4.4), layout="constrained")
+    fig = Figure(figsize=FIGSIZE, layout="constrained")
     FigureCanvasAgg(fig)
     return fig, fig.add_subplot()
 
 
 def _write(fig, ax, stem, *, title, xlabel, ylabel, caption=None, legend_loc="best"):
     """Label ``ax``, put ``caption`` (what the error bars are, how the runs were made) under it,
-    place the legend at ``legend_loc`` (matplotlib's names), and write ``fig`` as ``stem``.png
+    place the legend at ``legend_loc`` (matplotlib's names; ``outside ...`` ones put it beside
+    the axes, clear of every point), and write ``fig`` as ``stem``.png
     and ``stem``.svg, atomically."""
     ax.set_title(title, fontsize=10)
     if caption:
@@ -100,7 +107,11 @@ def _write(fig, ax, stem, *, title, xlabel, ylabel, caption=None, legend_loc="be
     ax.set_ylabel(ylabel)
     ax.set_ylim(bottom=0)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc=legend_loc)
+    if legend_loc.startswith("outside"):  # wider, so the axes keep their width beside it
+        fig.set_size_inches(FIGSIZE[0] + LEGEND_WIDTH, FIGSIZE[1])
+        fig.legend(fontsize=7, loc=legend_loc)
+    else:
+        ax.legend(fontsize=8, loc=legend_loc)
     written = []
     with matplotlib.rc_context({"svg.hashsalt": "vsim"}):
         for fmt in FORMATS:
@@ -111,13 +122,30 @@ def _write(fig, ax, stem, *, title, xlabel, ylabel, caption=None, legend_loc="be
     return written
 
 
-def plot_sweep(stem, *, title, xlabel, ylabel, curves, marks, line=None, xticks=None, caption=None):
+HEADROOM = 0.05
+"""Space left above the highest point or error bar, as a share of it, so no marker is cut off."""
+
+
+def _leave_headroom(ax):
+    """Start the y-axis at 0 and end it ``HEADROOM`` above everything drawn (1 when all is 0)."""
+    top = ax.dataLim.y1
+    ax.set_ylim(0, top * (1 + HEADROOM) if top > 0 else 1)
+
+
+def _whole_numbers(xs):
+    return all(isinstance(x, int) and not isinstance(x, bool) for x in xs)
+
+
+def plot_sweep(stem, *, title, xlabel, ylabel, curves, marks, line=None, xticks=None, caption=None,
+               legend_loc="best"):
     """Draw ``curves`` and paper ``marks`` and write ``stem``.png and ``stem``.svg.
 
     ``line``, when given, is (label, xs, ys) of a fitted line drawn dashed;
     ``xticks``, when given, is (position, label) of every tick, for a swept
-    value that is not a number (``true``/``false``); ``caption``, when given,
-    is printed under the axes. Returns the paths written.
+    value that is not a number (``true``/``false``), else whole-number xs get
+    whole-number ticks only; ``caption``, when given, is printed under the
+    axes; ``legend_loc`` places the legend. The y-axis runs from 0 to a little
+    above the highest point. Returns the paths written.
     """
     fig, ax = _new_axes()
     colours = _colours()
@@ -128,7 +156,11 @@ def plot_sweep(stem, *, title, xlabel, ylabel, curves, marks, line=None, xticks=
         ax.plot(xs, ys, color="grey", linestyle="--", linewidth=1, label=label)
     if xticks is not None:
         ax.set_xticks([position for position, _ in xticks], [text for _, text in xticks])
-    return _write(fig, ax, stem, title=title, xlabel=xlabel, ylabel=ylabel, caption=caption)
+    elif _whole_numbers([x for series in (*curves, *marks) for x in series.xs]):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    _leave_headroom(ax)
+    return _write(fig, ax, stem, title=title, xlabel=xlabel, ylabel=ylabel, caption=caption,
+                  legend_loc=legend_loc)
 
 
 def plot_spread(stem, *, title, xlabel, ylabel, spreads, curves, marks, caption=None):

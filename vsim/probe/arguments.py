@@ -2,6 +2,7 @@
 
 import argparse
 
+from vsim.probe.names import CGROUP_PREFIX, NETNS_PREFIX, VETH_PREFIX
 from vsim.probe.qdisc import SHAPES
 
 MAX_DURATION_S = 600.0
@@ -34,7 +35,8 @@ def add_probe_arguments(probe, bounded):
     timer.add_argument("--load", choices=("none", "cpu"), default="none",
                        help="cpu: one busy-loop process per CPU meanwhile (default none)")
     timer.add_argument("--via", choices=("python", "cyclictest"), default="python",
-                       help="measure with Python threads (default) or with rt-tests' cyclictest")
+                       help="measure with Python threads (default) or with rt-tests' cyclictest, "
+                            "which must be installed (apt-get install rt-tests)")
     timer.add_argument("--out", required=True, metavar="TRACE", help="the timer trace to write")
 
     net = probes.add_parser("net", help="voice streams and a UDP flood through a tc bottleneck (root)")
@@ -75,7 +77,8 @@ def add_probe_arguments(probe, bounded):
     cpu.add_argument("--weight", default="100", metavar="W[,W...]",
                      help="cpu.weight (1-10000) of every VM, or one per VM (default 100)")
     cpu.add_argument("--quota", default="max", metavar="Q[,Q...]",
-                     help="cpu.max quota in CPUs (e.g. 0.5) or 'max', for every VM or one per VM")
+                     help="cpu.max quota in CPUs (e.g. 0.5) or 'max', for every VM or one per VM "
+                          "(default max: no quota)")
     cpu.add_argument("--parent-weight", type=bounded(int, 1, True), default=100, metavar="W",
                      help="cpu.weight of the VMs' parent group against the machine's other work (100)")
     cpu.add_argument("--quota-period-us", type=bounded(int, 1000, True), default=100000, metavar="US",
@@ -91,6 +94,11 @@ def add_probe_arguments(probe, bounded):
                        help="seconds to record (default 30)")
     steal.add_argument("--out", required=True, metavar="TRACE", help="the steal trace to write")
 
-    cleanup = probes.add_parser("cleanup", help="remove namespaces, veths and cgroups left by dead probes")
+    cleanup = probes.add_parser(
+        "cleanup", help="remove namespaces, veths and cgroups left by dead probes (root)",
+        description=f"Remove what probes killed outright (SIGKILL) left behind: network namespaces "
+                    f"named {NETNS_PREFIX}*, veths named {VETH_PREFIX}* (their qdiscs go with them) "
+                    f"and cgroups named {CGROUP_PREFIX}*, each only when the probe process named in it "
+                    f"has ended (--force: also when it still runs). Needs root and ip (iproute2).")
     cleanup.add_argument("--force", action="store_true",
                          help="also remove those of probes whose process is still running")

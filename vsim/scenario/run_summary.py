@@ -9,7 +9,7 @@ VM's monitored conference (``instances_jitter``); the media servers' frames
 (``voice``: emitted, dropped, sent, offered, bandwidth); the host's CPU and
 uplink utilisation (``host``); per media-server VM its CPU, in esxtop's
 per-VM convention (``vms``, ``vms_definition``), and its monitored
-conference's jitter and loss; the jitter buffer's view
+conference's jitter and loss; per bulk traffic VM its CPU (``traffic_vms``); the jitter buffer's view
 (``voice_quality``, ``vsim.scenario.voice_quality``); and, where they apply,
 the guest background bursts (``guest_background``), the uplink scheduler's
 sections (``uplink``, ``vsim.scenario.uplink_summary``), the time an outer
@@ -49,6 +49,8 @@ def run_summary(sim, start, end, window, warmup):
     burst, _ = sim.background
     if burst > 0 and sim.vms:
         summary["guest_background"] = background_section(sim, start, end, window)
+    if sim.traffic_vms:
+        summary["traffic_vms"] = traffic_vms_section(sim, start, end, window)
     if isinstance(sim.uplink, SharedUplink):
         summary["uplink"] = uplink_summary(sim, start, end, window, warmup)
     if sim.host_steal.cpus:
@@ -73,19 +75,32 @@ def vms_section(sim, start, end, window, per_vm):
     jitter and loss, from its ``per_vm`` entry (``conference_jitter``)."""
     vms = {}
     for index, (group, (vm_samples, vm_sent, vm_lost)) in enumerate(zip(sim.vms, per_vm)):
-        used = ready = costop = 0.0
-        for w in group.worlds:
-            u0, r0, c0 = start["worlds"][w.name]
-            u1, r1, c1 = end["worlds"][w.name]
-            used, ready, costop = used + u1 - u0, ready + r1 - r0, costop + c1 - c0
         measuring = index == 0 and sim.measuring
-        vms[group.name] = {"used_pct": 100 * used / window, "ready_pct": 100 * ready / window,
-                           "costop_pct": 100 * costop / window,
+        vms[group.name] = {**vm_cpu(group, start, end, window),
                            "monitored": "measuring conference" if measuring else "last load conference",
                            "jitter_mean_ms": mean_ms(vm_samples),
                            "jitter_p99_ms": p99_ms(vm_samples),
                            "monitored_loss_fraction": vm_lost / vm_sent if vm_sent else 0.0}
     return vms
+
+
+def vm_cpu(group, start, end, window):
+    """A VM's used, ready and co-stop time over the window, summed over its vCPUs
+    (``VM_CPU_DEFINITION``)."""
+    used = ready = costop = 0.0
+    for w in group.worlds:
+        u0, r0, c0 = start["worlds"][w.name]
+        u1, r1, c1 = end["worlds"][w.name]
+        used, ready, costop = used + u1 - u0, ready + r1 - r0, costop + c1 - c0
+    return {"used_pct": 100 * used / window, "ready_pct": 100 * ready / window,
+            "costop_pct": 100 * costop / window}
+
+
+def traffic_vms_section(sim, start, end, window):
+    """Per bulk traffic VM (flood, TCP stream): its CPU as ``vms`` gives the media servers'.
+    Kept apart from ``vms``, whose entries carry a conference's jitter these VMs do not have;
+    request/response VMs are left out, their CPU not being modelled."""
+    return {group.name: vm_cpu(group, start, end, window) for group in sim.traffic_vms}
 
 
 def jitter_sections(sim, per_vm, vms):

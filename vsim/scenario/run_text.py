@@ -43,6 +43,9 @@ def run_text(name, config, seed, duration, warmup, engine, summary, params=None)
     lines += [f"{vm:<10} used {v['used_pct']:.1f}%  ready {v['ready_pct']:.1f}%  "
               f"costop {v['costop_pct']:.1f}%  jitter {_ms(v['jitter_mean_ms'])}  "
               f"p99 {_ms(v['jitter_p99_ms'])}" for vm, v in summary["vms"].items()]
+    lines += [f"{vm:<10} used {v['used_pct']:.1f}%  ready {v['ready_pct']:.1f}%  "
+              f"costop {v['costop_pct']:.1f}%  (traffic VM)"
+              for vm, v in (summary.get("traffic_vms") or {}).items()]
     lines += _quality_lines(summary["voice_quality"])
     if summary.get("uplink") is not None:
         lines += _uplink_lines(summary["uplink"])

@@ -100,6 +100,7 @@ class Simulation:
         models = {role: model.values for role, model in loaded.models.items()}
         self.scenario = loaded.scenario
         self.voice_flows, self.traffic_groups = [], []
+        self.traffic_vms = []  # the bulk traffic VMs' vCPU groups, whose CPU is modelled
         self.env = Environment()
         streams = RandomStreams(seed)
         self._build_machine(models["host"], models["scheduler"], loaded.steal)
@@ -205,6 +206,7 @@ class Simulation:
             active_from=traffic.active_from, active_until=traffic.active_until,
             rng=rng, cpu=cpu, source=source, where=spec.where))
         self.traffic_groups.append(spec.group)
+        self.traffic_vms.append(group)
 
     def _choose_engine(self, engine):
         """The engine to run: the one asked for, the closed form for ``"auto"`` where it fits;

@@ -10,6 +10,7 @@ completion order, so serial and parallel runs give identical output.
 
 import json
 import multiprocessing
+import shlex
 import signal
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -250,6 +251,8 @@ class Sweep:
     warmup: float
     points: tuple
     fitted: frozenset
+    overrides: tuple = ()
+    """The ``--set KEY=VALUE`` overrides the runs were made with, as given and in order."""
 
     @classmethod
     def from_runs(cls, name, config, tasks, summaries, fitted):
@@ -259,17 +262,19 @@ class Sweep:
                              tuple(s for t, s in zip(tasks, summaries) if t.x == x))
                        for x in xs)
         first = tasks[0]
-        return cls(name, config, first.key, first.duration, first.warmup, points, frozenset(fitted))
+        return cls(name, config, first.key, first.duration, first.warmup, points, frozenset(fitted),
+                   tuple(first.overrides))
 
     def stamp(self):
-        """How the sweep was run, for figures and tables: ``fig3: 5 x 300 s (5 s warm-up), seeds 1-5``."""
+        """How the sweep was run, for figures and tables: ``fig3: 5 x 300 s (5 s warm-up), seeds 1-5``,
+        followed by ``, --set KEY=VALUE ...`` when the config was overridden."""
         seeds = sorted({seed for point in self.points for seed in point.seeds})
         span = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
         if seeds != list(range(seeds[0], seeds[-1] + 1)):
             span = ", ".join(str(seed) for seed in seeds)
         replications = max(len(point.runs) for point in self.points)
         return (f"{self.name}: {replications} x {self.duration:g} s ({self.warmup:g} s warm-up) "
-                f"per point, seed{'s' if len(seeds) > 1 else ''} {span}")
+                f"per point, seed{'s' if len(seeds) > 1 else ''} {span}{overrides_text(self.overrides)}")
 
     def at(self, x):
         """The point whose swept value is ``x``."""
@@ -287,8 +292,17 @@ class Sweep:
         return max(value for point in self.points for value in point.values(metric))
 
     def to_json(self):
-        """Plain-data form: the config, run times and every replication's summary."""
-        return {"config": self.config, "key": self.key, "duration": self.duration,
+        """Plain-data form: the config, its overrides (only when there are any), run times and
+        every replication's summary."""
+        data = {"config": self.config, "key": self.key, "duration": self.duration,
                 "warmup": self.warmup,
                 "points": [{"x": p.x, "seeds": list(p.seeds), "runs": list(p.runs)}
                            for p in self.points]}
+        if self.overrides:
+            data["overrides"] = list(self.overrides)
+        return data
+
+
+def overrides_text(overrides):
+    """``, --set a=1 --set b=2`` for the ``overrides`` a run was made with ('' without any)."""
+    return "".join(f"{',' if i == 0 else ''} --set {shlex.quote(item)}" for i, item in enumerate(overrides))

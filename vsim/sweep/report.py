@@ -72,9 +72,22 @@ def voice_metrics(window):
         Metric("jitter_p99_ms", "jitter p99 ms", lambda s: s["jitter"]["p99_ms"], "jitter"),
         Metric("all_vms_p99_ms", "all-VM p99 ms", lambda s: s["instances_jitter"]["p99_ms"],
                "jitter"),
-        Metric("loss_pct", "loss %", lambda s: 100 * s["voice"]["loss_fraction"]),
+        Metric("loss_pct", "loss %", lambda s: 100 * s["voice"]["loss_fraction"], "loss"),
         Metric("sent_pct_of_offered", "sent % of offered", _sent_of_offered(window)),
     )
+
+
+def _during_traffic_loss(summary):
+    """Voice loss (%) over the whole seconds the scenario's traffic runs (None without traffic,
+    or when its window holds no whole second of offered voice)."""
+    fraction = ((summary.get("uplink") or {}).get("during_traffic") or {}).get("voice_loss_fraction")
+    return None if fraction is None else 100 * fraction
+
+
+DURING_TRAFFIC_LOSS = Metric("loss_during_traffic_pct", "loss % while traffic runs",
+                             _during_traffic_loss, "loss")
+"""Loss over the traffic's active window, the window bulk throughput covers: the whole
+measuring window's ``loss %`` dilutes loss that happens only while traffic runs."""
 
 
 def bulk_metric(group):
@@ -110,13 +123,18 @@ def _uplink_groups(sweep, part):
 
 def sweep_metrics(sweep):
     """The columns of ``sweep``'s report, those of the traffic its runs carry: the voice
-    columns when some run offers voice, a column per bulk traffic group and two per
+    columns when some run offers voice (with the loss while traffic runs when some run
+    has traffic beside the voice), a column per bulk traffic group and two per
     request/response group, host CPU, and ready and co-stop time when there are
     media-server VMs."""
     runs = _runs(sweep)
     metrics = []
     if any(run["voice"]["offered_pps"] for run in runs):
-        metrics += voice_metrics(sweep.duration - sweep.warmup)
+        voice = list(voice_metrics(sweep.duration - sweep.warmup))
+        if any((run.get("uplink") or {}).get("during_traffic") is not None for run in runs):
+            loss = next(i for i, metric in enumerate(voice) if metric.name == "loss_pct")
+            voice.insert(loss + 1, DURING_TRAFFIC_LOSS)
+        metrics += voice
     metrics += [bulk_metric(group) for group in _uplink_groups(sweep, "groups")]
     for group in _uplink_groups(sweep, "request_response"):
         metrics += request_response_metrics(group)
@@ -239,10 +257,13 @@ def _curves(sweep, reports, metrics, xs):
     return curves
 
 
-# Host CPU is a share of the host; a VM's ready and co-stop are esxtop's sums over its vCPUs.
-FIGURES = {"jitter": "jitter (ms)", "cpu": "%  (per VM: % of one vCPU, summed over its vCPUs)", "throughput": "Mb/s",
+FIGURES = {"jitter": "jitter (ms)", "loss": "voice loss (%)", "cpu": "CPU (%)", "throughput": "Mb/s",
            "transactions": "transactions/s", "latency": "one-way latency (us)"}
 """Each figure a sweep may draw (file suffix) and its y-axis; a metric names its figure."""
+
+CPU_UNITS = ("Host CPU: esxtop's PCPU UTIL, the mean over logical CPUs of the time not idle; "
+             "a VM's ready and co-stop: % of one vCPU, summed over its vCPUs.")
+"""What the cpu figure's percentages are of, said in its caption (too long for its y-axis)."""
 
 
 def report_files(stem):
@@ -251,9 +272,14 @@ def report_files(stem):
                                              for ext in ("png", "svg")]
 
 
+def _has_loss(curves):
+    """Whether any replication of ``curves`` lost voice (a loss figure of zeros says nothing)."""
+    return any(value > 0 for curve in curves for values in curve.runs for value in values)
+
+
 def plot_report(stem, title, sweep, reports):
-    """Write ``stem``_SUFFIX (PNG and SVG) for each figure of ``FIGURES`` that has a curve;
-    return the paths written."""
+    """Write ``stem``_SUFFIX (PNG and SVG) for each figure of ``FIGURES`` that has a curve
+    (the loss figure only when some run lost voice); return the paths written."""
     from vsim.experiments.figures import plot_sweep  # matplotlib: imported only to draw
 
     xs, label, ticks = axis(sweep)
@@ -261,14 +287,16 @@ def plot_report(stem, title, sweep, reports):
     written = []
     for suffix, ylabel in FIGURES.items():
         curves = _curves(sweep, reports, [m for m in metrics if m.figure == suffix], xs)
-        if curves:
-            path = stem.with_name(f"{stem.name}_{suffix}")
-            caption = (f"Points: trimmed mean over replications; error bars: {INTERVAL}; "
-                       f"faint dots: the replications. Runs: {sweep.stamp()}.")
-            if suffix == HOST_CPU.figure:
-                caption += "".join(f"\n{line.removeprefix('note: ')}." for line in notes(sweep))
-            written += plot_sweep(path, title=title, xlabel=label, ylabel=ylabel, curves=curves,
-                                  marks=[], xticks=ticks, caption=caption)
+        if not curves or (suffix == "loss" and not _has_loss(curves)):
+            continue
+        path = stem.with_name(f"{stem.name}_{suffix}")
+        caption = (f"Points: trimmed mean over replications; error bars: {INTERVAL}; "
+                   f"faint dots: the replications. Runs: {sweep.stamp()}.")
+        if suffix == HOST_CPU.figure:
+            caption += f"\n{CPU_UNITS}"
+            caption += "".join(f"\n{line.removeprefix('note: ')}." for line in notes(sweep))
+        written += plot_sweep(path, title=title, xlabel=label, ylabel=ylabel, curves=curves,
+                              marks=[], xticks=ticks, caption=caption, legend_loc="outside right upper")
     return written
 
 

@@ -27,8 +27,12 @@ _LOG_SPREAD = 5.0
 
 
 def _cdf(values):
-    levels = np.linspace(0.0, 1.0, _CDF_POINTS)
-    return np.quantile(values, levels), levels
+    """The empirical CDF's corners (sorted values, share of samples <= each), for steps drawn
+    ``where="post"``; at most ``_CDF_POINTS`` of them, evenly spread over the ranks, the
+    last sample always among them."""
+    ordered = np.sort(values)
+    ranks = np.unique(np.linspace(0, ordered.size - 1, min(ordered.size, _CDF_POINTS)).round().astype(int))
+    return ordered[ranks], (ranks + 1) / ordered.size
 
 
 def _label(metric):
@@ -44,10 +48,10 @@ def plot_cdf(stem, metric, measured, simulated, doc):
     simulated_values = np.concatenate([group.values for group in simulated])
     for index, group in enumerate(simulated):
         if group.values.size:
-            ax.plot(*_cdf(group.values), color=colours[1], alpha=0.3, linewidth=0.8,
+            ax.step(*_cdf(group.values), where="post", color=colours[1], alpha=0.3, linewidth=0.8,
                     label="each replication" if index == 0 else None)
-    ax.plot(*_cdf(simulated_values), color=colours[1], linewidth=2, label="simulated (pooled)")
-    ax.plot(*_cdf(measured_values), color=colours[0], linewidth=2, label="measured (pooled)")
+    ax.step(*_cdf(simulated_values), where="post", color=colours[1], linewidth=2, label="simulated (pooled)")
+    ax.step(*_cdf(measured_values), where="post", color=colours[0], linewidth=2, label="measured (pooled)")
     both = np.concatenate((measured_values, simulated_values))
     if both.min() > 0 and np.quantile(both, 0.99) >= _LOG_SPREAD * np.quantile(both, 0.5):
         ax.set_xscale("log")  # a long right tail (timer lateness): decades, not a squeezed body

@@ -33,6 +33,14 @@ def _num(value, digits=3):
     return f"{value:.{digits}f}"
 
 
+def _quantile(value):
+    """A quantile as ``_num`` prints it, but with three significant digits where that would
+    print a value that is not 0 as 0.000 (so a relative error beside it is not read as 0/0)."""
+    if isinstance(value, (int, float)) and math.isfinite(value) and value and abs(value) < 0.0005:
+        return f"{value:.3g}"
+    return _num(value)
+
+
 def _pct(value):
     return "n/a" if value is None else f"{100 * value:+.1f}%"
 
@@ -52,7 +60,8 @@ def _metric_rows(doc):
         mean = c["mean"]
         rows.append([
             metric, f"{c['samples']['measured']}/{c['samples']['simulated']}",
-            *[f"{_num(c[q]['measured'])}/{_num(c[q]['simulated'])} ({_pct(c[q]['rel_error'])})" for q in _STATS],
+            *[f"{_quantile(c[q]['measured'])}/{_quantile(c[q]['simulated'])} ({_pct(c[q]['rel_error'])})"
+              for q in _STATS],
             f"{_num(mean['measured'])} [{_num(mean['measured_interval'][0])}, "
             f"{_num(mean['measured_interval'][1])}]",
             f"{_num(mean['simulated'])} [{_num(mean['simulated_interval'][0])}, "
@@ -115,9 +124,14 @@ def _md_table(header, rows):
     return out
 
 
+def _validation_title(scenario):
+    """``Validation: SCENARIO``, unless the scenario's name already says it is one."""
+    return scenario if scenario.lower().startswith("validation") else f"Validation: {scenario}"
+
+
 def report_markdown(doc, figures):
     """``report.md``: what was compared, the metrics table, the checks, the verdict and the figures."""
-    lines = [f"# Validation: {doc['scenario']}", "",
+    lines = [f"# {_validation_title(doc['scenario'])}", "",
              f"Simulated: `{doc['config']}`" + (f" with {', '.join(doc['overrides'])}" if doc["overrides"] else "")
              + f", {run_stamp(doc)}, {doc['simulated']['engine']} engine.  ",
              f"Measured: {', '.join(f'`{path}`' for path in doc['measured'])} ({_kind_label(doc)}).", "",
