@@ -134,7 +134,9 @@ class ClientSection:
     """[client]: the measuring client's model and conference, and the jitter buffer."""
 
     model: str = field(default="clients/measuring_client", metadata={"doc": "measuring client model"})
-    measuring_conference: bool = field(default=True, metadata={"doc": "add the measuring conference"})
+    measuring_conference: bool = field(default=True, metadata={
+        "doc": "add the measuring conference to the first media-server VM ([vm]'s first, or the "
+               "first media-server [[group]]'s when vm.instances = 0)"})
     jitter_buffer: Literal["fixed", "adaptive"] = field(default="fixed", metadata={
         "doc": "the receivers' jitter buffer: a fixed playout delay or Ramjee et al.'s adaptive "
                "one (its parameters in the client model); late packets count as lost"})
