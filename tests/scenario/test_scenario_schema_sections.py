@@ -53,7 +53,7 @@ def test_a_nominal_delay_belongs_to_the_fixed_buffer_only(buffer):
 def test_traffic_stops_after_it_starts(start, stop):
     where = problem(TrafficSection, {"kind": "udp_flood", "active_from": start, "active_until": stop},
                     "group[0].traffic")
-    assert where == (None if stop > start else "group[0].traffic.active_until")
+    assert where == (None if stop > start else "group[0].traffic.active_from")
 
 
 @pytest.mark.parametrize("name", ["start", "stop"])
@@ -101,7 +101,7 @@ def test_tree_nodes_once_each_parents_first(cls, key, nodes):
 @pytest.mark.parametrize("cls, key", [(NetiocSection, "netioc"), (HtbSection, "htb")])
 def test_a_vm_group_on_one_tree_node_only(cls, key):
     tables = [{"name": "a", "members": ["vm"]}, {"name": "b", "members": ["vm"]}]
-    assert problem(cls, {"node": tables}, key) == f"{key}.node"
+    assert problem(cls, {"node": tables}, key) == f"{key}.node[1].members"
 
 
 @pytest.mark.parametrize("tolerances, where", [

@@ -176,8 +176,8 @@ class TrafficSection:
     def validate(self, source, path):
         """The traffic stops after it starts; its times are fractions of the run only."""
         if self.active_until <= self.active_from:
-            fail(source, f"{path}.active_until",
-                 f"expected a fraction above active_from ({self.active_from}), got {self.active_until}")
+            fail(source, f"{path}.active_from", f"active_from {self.active_from} must be before "
+                 f"active_until {self.active_until} (fractions of the run)")
         for name in ("start", "stop"):
             if name in self.params:
                 fail(source, f"{path}.params.{name}",

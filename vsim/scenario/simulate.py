@@ -294,13 +294,13 @@ class Simulation:
     def _traffic_specs(loaded):
         """The VMs that send bulk traffic: each [[group]] VM with a traffic table (checked
         when the scenario was loaded)."""
-        for index, group in enumerate(loaded.scenario.group):
+        for group in loaded.scenario.group:
             if group.traffic is None:
                 continue
             vnic = loaded.models[group_role(group.name, "vnic")].values
             for i in range(group.count):
                 yield _TrafficVmSpec(f"{group.name}[{i}]", group.name, cpu_settings(group),
-                                     group.vcpus, vnic, group.traffic, f"group[{index}].traffic.params")
+                                     group.vcpus, vnic, group.traffic, f"group.{group.name}.traffic.params")
 
     def _home_node(self, index):
         """Logical CPUs of VM ``index``'s NUMA home node: the sockets in turn.
