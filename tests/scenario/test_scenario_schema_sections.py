@@ -31,6 +31,21 @@ def test_run_needs_a_warmup_shorter_than_the_duration(duration, warmup):
     assert where == (None if warmup < duration else "run.warmup")
 
 
+def test_a_run_shorter_than_the_default_warm_up_says_so_and_how_to_set_one():
+    with pytest.raises(InputError) as caught:
+        from_dict(RunSection, {"duration": 3.0}, source="t.toml", path="run")
+    assert caught.value.where == "run.warmup"
+    assert "the default warm-up (5.0 s) is not shorter than the run (3.0 s)" in caught.value.expected
+    assert "set run.warmup" in caught.value.expected
+
+
+def test_the_group_streams_doc_says_which_workload_needs_them():
+    doc = GroupSection.__dataclass_fields__["streams"].metadata["doc"]
+    assert "media_server" in doc and "> 0" in doc
+    assert problem(GroupSection, {"name": "g", "workload": "media_server", "streams": 0}, "group[0]") \
+        == "group[0].streams"
+
+
 @given(CPUS, st.floats(0.01, 8.0))
 def test_vm_limit_not_below_its_reservation(reservation, limit):
     where = problem(VmSection, {"reservation": reservation, "limit": limit}, "vm")
