@@ -71,8 +71,8 @@ def test_fig3_loads():
      "at measured_vm.reservation = 5, measured_vm.reservation: expected at most 4"),
     # sweeps
     (['sweep.key="vm.instance"'], "sweep.key", "did you mean 'vm.instances'?"),
-    (['sweep.key="vm.workload"'], "sweep.key", "a number or true/false key"),
-    (['sweep.key="run.duration"'], "sweep.key", "a number or true/false key"),
+    (['sweep.key="vm.workload"'], "sweep.key", "a number, true/false or choice key"),
+    (['sweep.key="run.duration"'], "sweep.key", "a number, true/false or choice key"),
     (["sweep.values=[1, 2.5]"], "sweep.values[1]", "expected an integer >= 0"),
     (["sweep.values=[1, true]"], "sweep.values[1]", "expected an integer >= 0"),
     (["sweep.values=[]"], "sweep.values", "at least one value"),
@@ -398,7 +398,7 @@ def test_a_groups_number_key_can_be_swept_and_each_point_gets_its_value():
 
 @pytest.mark.parametrize("overrides, key, words", [
     (['sweep.key="group.netperfs.count"'], "sweep.key", "one of the scenario's [[group]] tables (netperf)"),
-    (['sweep.key="group.netperf.traffic"'], "sweep.key", "group.NAME.KEY"),
+    (['sweep.key="group.netperf.traffic"'], "sweep.key", "group.NAME.traffic.params.KEY"),
     (["sweep.values=[1, 0]"], "sweep.values[1]", "expected an integer >= 1"),
 ])
 def test_bad_group_sweep_names_the_key(tmp_path, overrides, key, words):

@@ -46,7 +46,8 @@ class Loaded:
         """The same scenario with one dotted key (``vm.instances``, ``params.host.ht_rate``)
         changed and re-checked."""
         changed, models = with_point(self.scenario, self.models, key, value, self.source)
-        check_against_models(changed, models, self.source)
+        with naming_tables(self.source, scenario_table_names(changed)):
+            check_against_models(changed, models, self.source)
         return replace(self, scenario=changed, models=models)
 
 

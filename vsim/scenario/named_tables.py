@@ -132,16 +132,27 @@ def named_table(data, named, source, where):
 
 
 def with_named_value(obj, named, value, source, where):
-    """The typed ``obj`` (a scenario) with the field ``named.rest`` (one key) of the table
-    ``named`` set to ``value`` (already checked)."""
-    (field_name,) = named.rest
-
+    """The typed ``obj`` (a scenario) with the key ``named.rest`` of the table ``named`` set to
+    ``value`` (already checked): a field of the table, or a key inside its tables and their
+    free-form tables (``traffic.params.pps``); ``InputError`` at ``where`` when the table lacks
+    one of the tables on the way."""
     def changed(tables):
         index = named_index(named, [table.name for table in tables], source, where)
-        return tuple(replace(table, **{field_name: value}) if i == index else table
+        return tuple(_set_in(table, named, named.rest, value, source, where) if i == index else table
                      for i, table in enumerate(tables))
 
     return _replace_at(obj, named.array.split("."), changed)
+
+
+def _set_in(obj, named, keys, value, source, where):
+    """``obj`` (a typed table or a free-form table) with the key path ``keys`` set to ``value``."""
+    head, *inner = keys
+    current = obj.get(head) if isinstance(obj, dict) else getattr(obj, head)
+    if inner and current is None:
+        fail(source, where, f"expected {named.text()} in a table that has it; the "
+             f"[[{named.array}]] {named.name!r} has no {head}")
+    new = _set_in(current, named, inner, value, source, where) if inner else value
+    return {**obj, head: new} if isinstance(obj, dict) else replace(obj, **{head: new})
 
 
 def _replace_at(obj, path, change):
