@@ -71,8 +71,8 @@ def test_fig3_loads():
      "at measured_vm.reservation = 5, measured_vm.reservation: expected at most 4"),
     # sweeps
     (['sweep.key="vm.instance"'], "sweep.key", "did you mean 'vm.instances'?"),
-    (['sweep.key="vm.workload"'], "sweep.key", "a number or true/false key"),
-    (['sweep.key="run.duration"'], "sweep.key", "a number or true/false key"),
+    (['sweep.key="vm.workload"'], "sweep.key", "a number, true/false or choice key"),
+    (['sweep.key="run.duration"'], "sweep.key", "a number, true/false or choice key"),
     (["sweep.values=[1, 2.5]"], "sweep.values[1]", "expected an integer >= 0"),
     (["sweep.values=[1, true]"], "sweep.values[1]", "expected an integer >= 0"),
     (["sweep.values=[]"], "sweep.values", "at least one value"),
@@ -325,17 +325,19 @@ def test_the_uplink_is_a_choice_that_can_be_swept_and_set():
 
 @pytest.mark.parametrize("old, new, key, words", [
     ('name = "flood"\ncount', 'name = "vm"\ncount', "group[0].name", "other than 'vm'"),
-    ("vcpus = 1\nworkload", "vcpus = 17\nworkload", "group[0].vcpus", "at most 16"),
-    ('workload = "idle"', 'workload = "media_server"', "group[0].streams", "streams per VM"),
-    ('workload = "idle"', 'workload = "spinner"', "group[0].workload", "one of 'media_server', 'idle'"),
-    ("active_from = 0.5", "active_from = 1.0", "group[0].traffic.active_until", "above active_from"),
-    ("ip_bytes = 264 }", "ip_bytes = 264, start = 3.0 }", "group[0].traffic.params.start",
+    ("vcpus = 1\nworkload", "vcpus = 17\nworkload", "group.flood.vcpus", "at most 16"),
+    ('workload = "idle"', 'workload = "media_server"', "group.flood.streams", "streams per VM"),
+    ('workload = "idle"', 'workload = "spinner"', "group.flood.workload", "one of 'media_server', 'idle'"),
+    ("active_from = 0.5", "active_from = 1.0", "group.flood.traffic.active_from",
+     "active_from 1.0 must be before active_until 1.0"),
+    ("ip_bytes = 264 }", "ip_bytes = 264, start = 3.0 }", "group.flood.traffic.params.start",
      "active_from and active_until"),
-    ('members = ["flood"]', 'members = ["floods"]', "netioc.node[1].members", "got 'floods'"),
-    ('members = ["flood"]', 'members = ["vm"]', "netioc.node", "one node only"),
+    ('members = ["flood"]', 'members = ["floods"]', "netioc.node.flood.members", "got 'floods'"),
+    ('members = ["flood"]', 'members = ["vm"]', "netioc.node.flood.members",
+     "one node only; 'vm' is also a member of 'voip'"),
     ('name = "voip"\nkind = "class"', 'name = "voip"\nkind = "class"\nreservation_mbps = 800.0',
      "netioc.node.reservation_mbps", "75%"),
-    ("vcpus = 1\nworkload", "vcpus = 1\nreservation = 2.0\nworkload", "group[0].reservation",
+    ("vcpus = 1\nworkload", "vcpus = 1\nreservation = 2.0\nworkload", "group.flood.reservation",
      "one per vCPU"),
 ])
 def test_bad_group_or_tree_names_the_key(tmp_path, old, new, key, words):
@@ -368,15 +370,15 @@ def test_members_belong_on_leaves(tmp_path):
     text = fig6_text('members = ["flood"]', 'members = ["flood"]\n\n[[netioc.node]]\nname = "p"\n'
                                             'kind = "port"\nparent = "flood"')
     err = group_error(tmp_path, text)
-    assert err.where == "netioc.node[1].members" and "leaf only" in err.expected
+    assert err.where == "netioc.node.flood.members" and "leaf only" in err.expected
 
 
 @pytest.mark.parametrize("old, new, key, words", [
-    ('kind = "udp_flood"', 'kind = "udp_flod"', "group[0].traffic.kind", "'udp_flood'"),
-    ('kind = "udp_flood"', 'kind = "tcp_rr"', "group[0].traffic.params.ip_bytes", "a parameter of tcp_rr"),
-    ("pps = 97500.0", "pps = -1.0", "group[0].traffic.params.pps", ""),
-    ("pps = 97500.0", "ppps = 97500.0", "group[0].traffic.params.ppps", "a parameter of udp_flood"),
-    ('workload = "idle"', 'workload = "media_server"\nstreams = 4', "group[0].traffic", "idle VM"),
+    ('kind = "udp_flood"', 'kind = "udp_flod"', "group.flood.traffic.kind", "'udp_flood'"),
+    ('kind = "udp_flood"', 'kind = "tcp_rr"', "group.flood.traffic.params.ip_bytes", "a parameter of tcp_rr"),
+    ("pps = 97500.0", "pps = -1.0", "group.flood.traffic.params.pps", ""),
+    ("pps = 97500.0", "ppps = 97500.0", "group.flood.traffic.params.ppps", "a parameter of udp_flood"),
+    ('workload = "idle"', 'workload = "media_server"\nstreams = 4', "group.flood.traffic", "idle VM"),
 ])
 def test_bad_traffic_names_its_key(tmp_path, old, new, key, words):
     err = group_error(tmp_path, fig6_text(old, new))
@@ -396,7 +398,7 @@ def test_a_groups_number_key_can_be_swept_and_each_point_gets_its_value():
 
 @pytest.mark.parametrize("overrides, key, words", [
     (['sweep.key="group.netperfs.count"'], "sweep.key", "one of the scenario's [[group]] tables (netperf)"),
-    (['sweep.key="group.netperf.traffic"'], "sweep.key", "group.NAME.KEY"),
+    (['sweep.key="group.netperf.traffic"'], "sweep.key", "group.NAME.traffic.params.KEY"),
     (["sweep.values=[1, 0]"], "sweep.values[1]", "expected an integer >= 1"),
 ])
 def test_bad_group_sweep_names_the_key(tmp_path, overrides, key, words):
@@ -407,7 +409,7 @@ def test_bad_group_sweep_names_the_key(tmp_path, overrides, key, words):
 def test_a_tree_leaf_that_no_traffic_uses_is_refused(tmp_path):
     text = fig6_text() + '\n[[netioc.node]]\nname = "nfs"\nkind = "class"\nshares = 50.0\n'
     error = group_error(tmp_path, text)
-    assert error.where == "netioc.node[2].members" and "no traffic uses it" in error.expected
+    assert error.where == "netioc.node.nfs.members" and "no traffic uses it" in error.expected
 
 
 VOICE_BESIDE_FLOOD = ROOT / "configs" / "whatif" / "voice_beside_flood.toml"

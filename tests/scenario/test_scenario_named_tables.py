@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from vsim.core.errors import InputError
 from vsim.scenario.load import load_scenario
-from vsim.scenario.named_tables import NAMED_ARRAYS, NamedKey, split_named_key, with_named_value
+from vsim.scenario.named_tables import NAMED_ARRAYS, NamedKey, named_where, split_named_key, with_named_value
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = st.from_regex(r"[a-z_][a-z0-9_]{0,8}", fullmatch=True)
 
@@ -44,3 +44,15 @@ def test_an_unknown_name_in_a_typed_scenario_names_the_tables_there():
     with pytest.raises(InputError) as info:
         with_named_value(scenario, split_named_key("group.voip.count"), 2, "x.toml", "sweep.key")
     assert info.value.where == "sweep.key" and "tables (flood), got 'group.voip.count'" in str(info.value)
+
+
+@given(st.sampled_from(NAMED_ARRAYS), st.lists(NAMES, min_size=1, max_size=4), st.data())
+def test_an_indexed_table_is_spelled_by_its_name_when_the_name_reaches_it(array, names, data):
+    index = data.draw(st.integers(0, len(names) - 1))
+    key = data.draw(st.sampled_from(["count", "traffic.params.pps", "members", "name"]))
+    where = f"{array}[{index}].{key}"
+    unique = names.count(names[index]) == 1
+    expected = f"{array}.{names[index]}.{key}" if unique and key != "name" else where
+    assert named_where(where, {array: names}) == expected
+    assert named_where(f"{array}[{len(names)}].{key}", {array: names}) == f"{array}[{len(names)}].{key}"
+    assert named_where("vm.instances", {array: names}) == "vm.instances"

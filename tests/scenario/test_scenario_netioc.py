@@ -81,7 +81,7 @@ def test_flat_nodes_nest_by_parent_with_rates_in_mbps(tmp_path):
      "at least the sum of its children"),
     ("limit_mbps = 900.0", "limit_mbps = 400.0", "netioc.node.gold.limit_mbps",
      "at least the reservation 500 Mb/s, got 400 Mb/s"),
-    ('parent = "gold"', 'parent = "silver"', "netioc.node[2].parent", "listed before it"),
+    ('parent = "gold"', 'parent = "silver"', "netioc.node.voice.parent", "listed before it"),
 ])
 def test_what_netioc_refuses_names_the_node(tmp_path, old, new, key, words):
     with pytest.raises(InputError) as info:

@@ -41,3 +41,46 @@ def test_a_file_error_still_names_the_file(tmp_path):
     with pytest.raises(InputError) as caught:
         load_scenario(config, ["vm.instances=1"])
     assert caught.value.source == str(config) and caught.value.where == "vm.vcpus"
+
+
+FIG6 = Path(__file__).resolve().parents[2] / "configs" / "voip-vsphere5" / "fig6.toml"
+
+
+def fig6_error(*overrides, path=FIG6):
+    with pytest.raises(InputError) as caught:
+        load_scenario(path, list(overrides))
+    return caught.value
+
+
+@pytest.mark.parametrize("assignment, where", [
+    ("group.flood.traffic.params.arrivals=\"bursty\"", "group.flood.traffic.params.arrivals"),
+    ("group.flood.vcpus=99", "group.flood.vcpus"),
+    ("group.flood.traffic.kind=\"nope\"", "group.flood.traffic.kind"),
+    ("netioc.node.flood.members=[\"nope\"]", "netioc.node.flood.members"),
+])
+def test_a_bad_set_value_in_a_named_table_names_the_set_and_the_table_by_name(assignment, where):
+    error = fig6_error('host.uplink="netioc"', assignment)
+    assert (error.source, error.where) == (f"--set {assignment}", where)
+
+
+def test_an_error_in_a_named_table_of_the_file_names_the_table_by_name(tmp_path):
+    config = tmp_path / "s.toml"
+    config.write_text(FIG6.read_text().replace('members = ["flood"]', 'members = ["nope"]'))
+    error = fig6_error(path=config)
+    assert (error.source, error.where) == (str(config), "netioc.node.flood.members")
+
+
+def test_a_traffic_start_after_its_stop_names_the_start_the_user_set():
+    error = fig6_error("group.flood.traffic.active_from=0.95", "group.flood.traffic.active_until=0.9",
+                       "group.flood.traffic.active_from=0.95")
+    assert error.source == "--set group.flood.traffic.active_from=0.95"
+    assert error.where == "group.flood.traffic.active_from"
+    assert "active_from 0.95 must be before active_until 0.9" in error.expected
+
+
+def test_a_vm_group_in_two_tree_nodes_is_named_with_the_node(tmp_path):
+    config = tmp_path / "s.toml"
+    config.write_text(FIG6.read_text().replace('members = ["flood"]', 'members = ["flood", "vm"]'))
+    error = fig6_error(path=config)
+    assert error.where == "netioc.node.flood.members"
+    assert error.expected.endswith("'vm' is also a member of 'voip'")

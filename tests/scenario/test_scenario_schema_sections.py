@@ -31,6 +31,21 @@ def test_run_needs_a_warmup_shorter_than_the_duration(duration, warmup):
     assert where == (None if warmup < duration else "run.warmup")
 
 
+def test_a_run_shorter_than_the_default_warm_up_says_so_and_how_to_set_one():
+    with pytest.raises(InputError) as caught:
+        from_dict(RunSection, {"duration": 3.0}, source="t.toml", path="run")
+    assert caught.value.where == "run.warmup"
+    assert "the default warm-up (5.0 s) is not shorter than the run (3.0 s)" in caught.value.expected
+    assert "set run.warmup" in caught.value.expected
+
+
+def test_the_group_streams_doc_says_which_workload_needs_them():
+    doc = GroupSection.__dataclass_fields__["streams"].metadata["doc"]
+    assert "media_server" in doc and "> 0" in doc
+    assert problem(GroupSection, {"name": "g", "workload": "media_server", "streams": 0}, "group[0]") \
+        == "group[0].streams"
+
+
 @given(CPUS, st.floats(0.01, 8.0))
 def test_vm_limit_not_below_its_reservation(reservation, limit):
     where = problem(VmSection, {"reservation": reservation, "limit": limit}, "vm")
@@ -53,7 +68,7 @@ def test_a_nominal_delay_belongs_to_the_fixed_buffer_only(buffer):
 def test_traffic_stops_after_it_starts(start, stop):
     where = problem(TrafficSection, {"kind": "udp_flood", "active_from": start, "active_until": stop},
                     "group[0].traffic")
-    assert where == (None if stop > start else "group[0].traffic.active_until")
+    assert where == (None if stop > start else "group[0].traffic.active_from")
 
 
 @pytest.mark.parametrize("name", ["start", "stop"])
@@ -101,7 +116,7 @@ def test_tree_nodes_once_each_parents_first(cls, key, nodes):
 @pytest.mark.parametrize("cls, key", [(NetiocSection, "netioc"), (HtbSection, "htb")])
 def test_a_vm_group_on_one_tree_node_only(cls, key):
     tables = [{"name": "a", "members": ["vm"]}, {"name": "b", "members": ["vm"]}]
-    assert problem(cls, {"node": tables}, key) == f"{key}.node"
+    assert problem(cls, {"node": tables}, key) == f"{key}.node[1].members"
 
 
 @pytest.mark.parametrize("tolerances, where", [

@@ -379,3 +379,29 @@ def test_a_flood_with_random_on_off_periods_draws_them_from_its_own_stream():
             for seed in (1, 1, 2)]
     assert as_json(runs[0]) == as_json(runs[1])
     assert runs[0]["uplink"] != runs[2]["uplink"]   # the periods follow the run's seed
+
+
+def media_groups_only(tmp_path, measuring):
+    """[vm] without instances and two media-server groups; the measuring conference on or off."""
+    path = tmp_path / "groups_only.toml"
+    path.write_text(
+        'name = "groups only"\n[run]\nduration = 3.0\nwarmup = 1.0\n[vm]\ninstances = 0\n'
+        f'[client]\nmeasuring_conference = {str(measuring).lower()}\n'
+        '[[group]]\nname = "ms"\nworkload = "media_server"\nstreams = 8\n'
+        '[[group]]\nname = "other"\nworkload = "media_server"\nstreams = 8\n')
+    return Simulation(load_scenario(path), seed=1)
+
+
+def test_without_vm_instances_the_first_media_server_group_hosts_the_measuring_conference(tmp_path):
+    sim = media_groups_only(tmp_path, measuring=True)
+    assert sim.measuring and sim.client is sim.receivers[0]
+    summary = sim.run(3.0, 1.0)
+    # 8 load streams per VM, and the measuring conference's 4 on ms[0] only
+    assert summary["voice"]["offered_pps"] == pytest.approx((8 + 4 + 8) * 50)
+    assert summary["jitter"]["samples"] > 0
+    assert summary["voice_quality"]["measuring_conference"]["packets"] > 0
+    assert summary["vms"]["ms[0]"]["monitored"] == "measuring conference"
+    assert summary["vms"]["other[0]"]["monitored"] == "last load conference"
+    off = media_groups_only(tmp_path, measuring=False)
+    assert not off.measuring
+    assert off.run(3.0, 1.0)["voice"]["offered_pps"] == pytest.approx((8 + 8) * 50)

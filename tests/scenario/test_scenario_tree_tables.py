@@ -36,7 +36,7 @@ def test_members_on_a_node_with_children_name_the_table(config, key):
     ([node("root"), node("leaf", "root", ("vm",))], None),
     ([node("leaf", "root"), node("root")], "htb.node[0].parent"),  # a child before its parent
     ([node("root"), node("root")], "htb.node[1].name"),
-    ([node("a", members=("vm",)), node("b", members=("vm",))], "htb.node"),  # vm on two nodes
+    ([node("a", members=("vm",)), node("b", members=("vm",))], "htb.node[1].members"),  # vm on two nodes
 ])
 def test_flat_tables_list_each_name_once_and_parents_first(nodes, where):
     if where is None:

@@ -1,10 +1,12 @@
 """The summary's voice-quality section: jitter buffer choice, loss accounting, E-model rating."""
 
+import functools
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from vsim.core.errors import InputError
 from vsim.metrics import emodel
@@ -12,7 +14,8 @@ from vsim.metrics.jitter_buffer import AdaptiveBuffer, FixedBuffer
 from vsim.scenario.load import load_scenario
 from vsim.scenario.models import DEFAULT_MODELS_DIR
 from vsim.scenario.simulate import Simulation, simulate
-from vsim.scenario.voice_quality import StreamRecord, jitter_buffer, quality_entry, start_up_note
+from vsim.scenario.voice_quality import (StreamRecord, jitter_buffer, quality_entry, start_up_note,
+                                         stream_records)
 
 ROOT = Path(__file__).resolve().parents[2]
 FIG3 = ROOT / "configs" / "voip-vsphere5" / "fig3.toml"
@@ -230,3 +233,55 @@ def test_the_start_up_note_is_given_only_for_an_adaptive_buffer_with_a_short_war
     assert "settle over 30 s" in start_up_note(adaptive, 0.02, 2.5)
     assert start_up_note(adaptive, 0.02, 30.1) is None
     assert start_up_note(FixedBuffer(0.04), 0.02, 0.5) is None
+
+
+@functools.cache
+def _fig3_codec():
+    return Simulation(load_scenario(FIG3), 1).codec
+
+
+class _Recorded:
+    """A receiver whose ``arrays`` are the given packets: (stream, tick, received) rows."""
+
+    TICK = 0.02
+
+    def __init__(self, packets):
+        rows = sorted(packets)
+        self.rows = rows
+        self.streams = np.array([stream for stream, _, _ in rows], dtype=np.int64)
+        self.send = np.array([tick * self.TICK for _, tick, _ in rows], dtype=float)
+        self.recv = np.array([tick * self.TICK + 0.001 if got else np.nan for _, tick, got in rows],
+                             dtype=float)
+
+    def arrays(self):
+        return self.streams, self.send, self.recv
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sets(st.tuples(st.integers(0, 3), st.integers(0, 20)), max_size=40), st.data(),
+       st.integers(0, 25))
+def test_any_subset_of_streams_and_ticks_received_gives_records_or_none(cells, data, warmup_ticks):
+    """Whatever a receiver recorded (no packet at all, streams with none after the warm-up,
+    packets lost), each stream it heard from gets one record of its packets after warm-up and
+    the pooled entry has n/a values where nothing was counted."""
+    packets = [(stream, tick, data.draw(st.booleans())) for stream, tick in sorted(cells)]
+    receiver = _Recorded(packets)
+    warmup = warmup_ticks * _Recorded.TICK - 1e-9
+    records = stream_records(receiver, FixedBuffer(0.04), warmup)
+    assert [r.stream for r in records] == sorted({stream for stream, _ in cells})
+    counted = [p for p in packets if p[1] * _Recorded.TICK >= warmup]
+    assert sum(r.lost.size for r in records) == len(counted)
+    assert sum(int(r.lost.sum()) for r in records) == sum(not got for _, _, got in counted)
+    entry = quality_entry(records, _fig3_codec())
+    assert entry["packets"] == len(counted)
+    if not counted:
+        assert entry["network_loss_fraction"] is None and entry["jitter_mean_ms"] is None
+
+
+def test_a_receiver_that_recorded_no_packet_gives_na_values_in_the_summary():
+    """A tick longer than the run: the monitored conferences never send, and every entry is n/a."""
+    loaded = load_scenario(FIG3, ["vm.instances=2", "vm.streams_per_instance=30000"])
+    section = simulate(loaded, 1, duration=1.0, warmup=0.5)["voice_quality"]
+    for entry in [section["measuring_conference"], *section["groups"].values()]:
+        assert entry["packets"] == 0 and entry["network_loss_fraction"] is None
+    assert section["measuring_conference"]["streams"] == []

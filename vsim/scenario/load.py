@@ -18,7 +18,8 @@ from vsim.scenario import schema_models
 from vsim.scenario.cgroups import check_cgroup_settings
 from vsim.scenario.host_steal import check_trace_cpus
 from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
-from vsim.scenario.named_tables import split_named_key, with_named_value
+from vsim.scenario.named_tables import (document_table_names, named_where, naming_tables,
+                                        scenario_table_names, split_named_key, with_named_value)
 from vsim.scenario.netioc import netioc_tree
 from vsim.scenario.override_source import blaming_overrides
 from vsim.scenario.schema_scenario import Scenario
@@ -45,7 +46,8 @@ class Loaded:
         """The same scenario with one dotted key (``vm.instances``, ``params.host.ht_rate``)
         changed and re-checked."""
         changed, models = with_point(self.scenario, self.models, key, value, self.source)
-        check_against_models(changed, models, self.source)
+        with naming_tables(self.source, scenario_table_names(changed)):
+            check_against_models(changed, models, self.source)
         return replace(self, scenario=changed, models=models)
 
 
@@ -54,7 +56,7 @@ def load_scenario(path, overrides=(), models_dir=DEFAULT_MODELS_DIR):
     ``overrides`` set names that ``--set``."""
     source = str(path)
     data = apply_overrides(load_toml(path), list(overrides))
-    with blaming_overrides(source, overrides):
+    with blaming_overrides(source, overrides), naming_tables(source, document_table_names(data)):
         scenario = from_dict(Scenario, data, source=source)
         check_study(scenario, source)
         models = apply_params(resolve_models(scenario, source, Path(models_dir)), scenario.params, source)
@@ -271,8 +273,8 @@ def check_sweep_points(scenario, models, source):
             check_against_models(replace(point, sweep=None), point_models, source)
         except InputError as error:
             shown = str(value).lower() if isinstance(value, bool) else value
-            fail(source, f"sweep.values[{index}]",
-                 f"at {key} = {shown}, {error.where}: {error.expected}")
+            where = named_where(error.where, scenario_table_names(scenario))
+            fail(source, f"sweep.values[{index}]", f"at {key} = {shown}, {where}: {error.expected}")
 
 
 def _vms_per_node(instances, host):

@@ -19,12 +19,15 @@ from vsim.scenario.typed import fail, join_path
 from vsim.validate import tolerances as validate_tolerances
 
 
+DEFAULT_WARMUP = 5.0  # s: [run]'s warm-up when the file sets none
+
+
 @dataclass(frozen=True)
 class RunSection:
     """[run]: run length, warm-up, base seed and replications per point."""
 
     duration: float = field(default=300.0, metadata=positive("s", "simulated time per replication"))
-    warmup: float = field(default=5.0, metadata=non_negative("s", "time discarded before measuring"))
+    warmup: float = field(default=DEFAULT_WARMUP, metadata=non_negative("s", "time discarded before measuring"))
     seed: int = field(default=1, metadata={"min": 0, "doc": "base seed of the replications"})
     replications: int = field(default=5, metadata={"min": 1, "doc": "independent runs per point"})
 
@@ -34,8 +37,13 @@ class RunSection:
             fail(source, f"{path}.duration" if path else "duration",
                  f"expected a finite duration (s), got {self.duration}")
         if self.warmup >= self.duration:
+            default = "" if self.warmup != DEFAULT_WARMUP else (
+                f": the default warm-up ({DEFAULT_WARMUP} s) is not shorter than the run "
+                f"({self.duration} s) when run.warmup is not set; set run.warmup, e.g. to "
+                f"{self.duration / 2:g} (half the run, as --duration does)")
             fail(source, f"{path}.warmup" if path else "warmup",
-                 f"expected a warmup shorter than the duration ({self.duration} s), got {self.warmup}")
+                 f"expected a warmup shorter than the duration ({self.duration} s), got "
+                 f"{self.warmup}{default}")
 
 
 @dataclass(frozen=True)
@@ -134,7 +142,9 @@ class ClientSection:
     """[client]: the measuring client's model and conference, and the jitter buffer."""
 
     model: str = field(default="clients/measuring_client", metadata={"doc": "measuring client model"})
-    measuring_conference: bool = field(default=True, metadata={"doc": "add the measuring conference"})
+    measuring_conference: bool = field(default=True, metadata={
+        "doc": "add the measuring conference to the first media-server VM ([vm]'s first, or the "
+               "first media-server [[group]]'s when vm.instances = 0)"})
     jitter_buffer: Literal["fixed", "adaptive"] = field(default="fixed", metadata={
         "doc": "the receivers' jitter buffer: a fixed playout delay or Ramjee et al.'s adaptive "
                "one (its parameters in the client model); late packets count as lost"})
@@ -174,8 +184,8 @@ class TrafficSection:
     def validate(self, source, path):
         """The traffic stops after it starts; its times are fractions of the run only."""
         if self.active_until <= self.active_from:
-            fail(source, f"{path}.active_until",
-                 f"expected a fraction above active_from ({self.active_from}), got {self.active_until}")
+            fail(source, f"{path}.active_from", f"active_from {self.active_from} must be before "
+                 f"active_until {self.active_until} (fractions of the run)")
         for name in ("start", "stop"):
             if name in self.params:
                 fail(source, f"{path}.params.{name}",
@@ -193,7 +203,9 @@ class GroupSection:
         "doc": "what the guest runs: a media server (model, streams) or nothing but its traffic"})
     model: str = field(default="workloads/vmcd_g729", metadata={
         "doc": "workload model of a media server"})
-    streams: int = field(default=0, metadata={"min": 0, "doc": "a media server's streams per VM"})
+    streams: int = field(default=0, metadata={"min": 0, "doc": "a media server's streams per VM: "
+                                                             "> 0 with workload = \"media_server\" "
+                                                             "(unused by an idle VM)"})
     vnic: str = field(default="vnics/vmxnet3", metadata={"doc": "virtual NIC model"})
     shares: float | None = field(default=None, metadata={"min": 1, "min_exclusive": False,
                                                          "doc": "CPU shares (default 1000 per vCPU)"})

@@ -2,8 +2,10 @@
 
 A sweep varies one key: a number, true/false or choice key of ``[host]``,
 ``[vm]``, ``[measured_vm]`` or ``[client]``, a number key of one named table of
-an array (``group.NAME.count``, ``netioc.node.NAME.shares``) or a model
-parameter (``params.ROLE.NAME``). Each value is checked as the key itself is.
+an array (``group.NAME.count``, ``netioc.node.NAME.shares``), a number parameter
+of a [[group]]'s traffic source (``group.NAME.traffic.params.KEY``) or a model
+parameter (``params.ROLE.NAME``). Each value is checked as the key itself is (a
+traffic parameter: a number here, then by its source at every point of the sweep).
 """
 
 from __future__ import annotations
@@ -20,6 +22,17 @@ from vsim.scenario.typed import check_field, did_you_mean, fail, scalar_fields
 # The class of the tables of each array whose tables a key reaches by name (``named_tables``).
 NAMED_TABLE_CLASSES = {"group": GroupSection, "netioc.node": NetiocNodeSection,
                        "htb.node": HtbNodeSection}
+# The ``[[group]]`` keys below which a sweep reaches a traffic source's parameter by its name.
+TRAFFIC_PARAMS = ("traffic", "params")
+
+
+@dataclass(frozen=True)
+class TrafficParamValue:
+    """A swept traffic-source parameter: a number, whose range the source checks at every point."""
+
+    value: int | float = field(metadata={"doc": "a number parameter of the group's traffic source"})
+
+
 SWEPT_SECTIONS = {"host": HostSection, "vm": VmSection, "measured_vm": MeasuredVmSection,
                   "client": ClientSection}
 
@@ -43,7 +56,12 @@ def sweep_field(key):
     if key in keys:
         return keys[key]
     named = split_named_key(key)
-    if named is None or not named.name.isidentifier() or len(named.rest) != 1:
+    if named is None or not named.name.isidentifier():
+        return None
+    if (named.array == "group" and len(named.rest) == 3 and named.rest[:2] == TRAFFIC_PARAMS
+            and named.rest[2].isidentifier()):
+        return TrafficParamValue, "value"
+    if len(named.rest) != 1:
         return None
     cls = NAMED_TABLE_CLASSES[named.array]
     return (cls, named.rest[0]) if named.rest[0] in scalar_fields(cls) else None
@@ -57,8 +75,10 @@ class SweepSection:
                                       "key of [host], [vm], [measured_vm] or [client] (vm.instances, "
                                       "host.hyperthreading, host.uplink, measured_vm.shares, "
                                       "...), a number key of a [[group]] (group.NAME.count, ...) "
-                                      "or of a tree node (netioc.node.NAME.reservation_mbps, ...) "
-                                      "or a model parameter (params.host.ht_rate, ...)"})
+                                      "or of a tree node (netioc.node.NAME.reservation_mbps, ...), "
+                                      "a number parameter of a [[group]]'s traffic source "
+                                      "(group.NAME.traffic.params.pps, ...) or a model "
+                                      "parameter (params.host.ht_rate, ...)"})
     values: list[bool | int | float | str] = field(metadata={
         "doc": "values of the independent variable, each checked as the key itself is"})
 
@@ -66,14 +86,13 @@ class SweepSection:
         """A key a sweep may vary, and distinct values, each valid for that key."""
         swept = sweep_field(self.key)
         if swept is None:
-            keys = sweepable_keys()
-            sections = [key for key in keys if not key.startswith("params.")]
-            hint = (did_you_mean(self.key, list(keys))
-                    or f"one of: {', '.join(sections)}, group.NAME.KEY, netioc.node.NAME.KEY, "
-                       f"htb.node.NAME.KEY or params.ROLE.NAME")
-            fail(source, f"{path}.key", f"expected a number or true/false key of [host], [vm], "
-                 f"[measured_vm] or [client], a [[group]]'s as group.NAME.KEY, a tree node's as "
-                 f"netioc.node.NAME.KEY or htb.node.NAME.KEY, or params.ROLE.NAME; {hint}")
+            hint = did_you_mean(self.key, list(sweepable_keys()))
+            fail(source, f"{path}.key", "expected a number, true/false or choice key of [host], "
+                 "[vm], [measured_vm] or [client] (vm.instances), a number key of a [[group]] "
+                 "(group.NAME.count) or of a tree node (netioc.node.NAME.KEY, htb.node.NAME.KEY), "
+                 "a number parameter of a group's traffic (group.NAME.traffic.params.KEY) or a "
+                 f"model parameter (params.ROLE.NAME; vsim describe lists them), got {self.key!r}"
+                 + (f"; {hint}" if hint else ""))
         if not self.values:
             fail(source, f"{path}.values", "expected at least one value")
         cls, name = swept

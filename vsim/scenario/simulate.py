@@ -2,8 +2,9 @@
 
 The model: a host (``Machine`` with its scheduling policy) running
 ``instances`` media-server VMs, each with its vCPUs, a vNIC transmit world and
-its share of the uplink; the first VM also serves the measuring conference,
-whose packets the measuring client timestamps. Every VM's last conference is
+its share of the uplink; the first VM (the first media-server [[group]]'s
+first when [vm] has none) also serves the measuring conference, whose packets
+the measuring client timestamps. Every VM's last conference is
 timestamped the same way by its own receiver, so each VM's jitter is reported
 too. ``[[group]]`` VMs follow: more media servers with their own settings,
 and VMs sending bulk traffic (``vsim.guest.traffic_vm``) or request/response
@@ -86,7 +87,7 @@ class Simulation:
 
     ``receivers`` holds one recorder per media-server VM for its monitored
     conference (``receiver_groups`` its VM group, ``jitter_buffer`` the buffer
-    they play through); ``client`` is the first [vm] VM's (None without one), the
+    they play through); ``client`` is the first media-server VM's (None without one), the
     measuring client when the scenario has a measuring conference. The
     closed form is taken only when the machine and every component (media
     servers, traffic VMs, the uplink) say they support it.
@@ -139,12 +140,12 @@ class Simulation:
     def _add_receivers(self, specs, client_model):
         """One recorder per media-server VM for its monitored conference, the jitter buffer
         they play through and which of them is the measuring client."""
-        client, vm = self.scenario.client, self.scenario.vm
+        client = self.scenario.client
         self.receivers = [MeasuringClient(client_model.latency) for _ in specs]
         self.receiver_groups = [spec.group for spec in specs]
         self.jitter_buffer = jitter_buffer(client, client_model)
-        self.client = self.receivers[0] if vm.instances else None
-        self.measuring = client.measuring_conference and vm.instances > 0
+        self.client = self.receivers[0] if specs else None
+        self.measuring = client.measuring_conference and bool(specs)
 
     def _add_media_server(self, spec, receiver, streams):
         """A media-server VM: its vCPUs, its vNIC's transmit world sending to ``receiver``
@@ -272,15 +273,19 @@ class Simulation:
         return tx_world
 
     def _vm_specs(self, loaded):
-        """The media-server VMs: [vm]'s instances, then each media-server [[group]]'s VMs."""
+        """The media-server VMs: [vm]'s instances, then each media-server [[group]]'s VMs; the
+        first of them hosts the measuring conference (the first media-server group's first VM
+        when [vm] has no instances)."""
         scenario, models = loaded.scenario, loaded.models
         vm = scenario.vm
+        measuring = scenario.client.measuring_conference
         work, vnic = models["workload"].values, models["vnic"].values
         for i in range(vm.instances):
             affinity = self._home_node(i) if scenario.host.numa_home_nodes else vm.affinity
             yield _ServerVm(f"vm{i}", "vm", cpu_settings(scenario.vm_settings(i)), vm.vcpus,
                             affinity, work, vnic, vm.streams_per_instance, self.background,
-                            scenario.client.measuring_conference and i == 0)
+                            measuring)
+            measuring = False
         for group in scenario.group:
             if group.workload != "media_server":
                 continue
@@ -288,19 +293,20 @@ class Simulation:
             vnic = models[group_role(group.name, "vnic")].values
             for i in range(group.count):
                 yield _ServerVm(f"{group.name}[{i}]", group.name, cpu_settings(group), group.vcpus,
-                                None, work, vnic, group.streams, group.background(work), False)
+                                None, work, vnic, group.streams, group.background(work), measuring)
+                measuring = False
 
     @staticmethod
     def _traffic_specs(loaded):
         """The VMs that send bulk traffic: each [[group]] VM with a traffic table (checked
         when the scenario was loaded)."""
-        for index, group in enumerate(loaded.scenario.group):
+        for group in loaded.scenario.group:
             if group.traffic is None:
                 continue
             vnic = loaded.models[group_role(group.name, "vnic")].values
             for i in range(group.count):
                 yield _TrafficVmSpec(f"{group.name}[{i}]", group.name, cpu_settings(group),
-                                     group.vcpus, vnic, group.traffic, f"group[{index}].traffic.params")
+                                     group.vcpus, vnic, group.traffic, f"group.{group.name}.traffic.params")
 
     def _home_node(self, index):
         """Logical CPUs of VM ``index``'s NUMA home node: the sockets in turn.

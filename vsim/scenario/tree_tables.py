@@ -39,6 +39,12 @@ def check_tree_tables(nodes, source, path):
         if node.parent is not None and node.parent not in names:
             fail(source, f"{where}.parent", f"expected a node listed before it, got {node.parent!r}")
         names.add(node.name)
-    members = [m for node in nodes for m in node.members]
-    if len(set(members)) != len(members):
-        fail(source, f"{path}.node", "expected each VM group in the members of one node only")
+    node_of = {}
+    for index, node in enumerate(nodes):
+        for member in node.members:
+            if member in node_of:
+                other = ("listed twice" if node_of[member] == node.name
+                         else f"also a member of {node_of[member]!r}")
+                fail(source, f"{path}.node[{index}].members", f"expected each VM group in the "
+                     f"members of one node only; {member!r} is {other}")
+            node_of[member] = node.name

@@ -92,8 +92,11 @@ def start_up_note(buffer, packet_interval, warmup):
 
 
 def stream_records(receiver, buffer, warmup):
-    """Every stream of ``receiver`` through ``buffer``, counted from ``warmup`` on."""
+    """Every stream of ``receiver`` through ``buffer``, counted from ``warmup`` on; none when
+    the receiver recorded no packet (a tick longer than the run never sends one)."""
     streams, send, recv = receiver.arrays()  # sorted by stream, then send time
+    if not streams.size:
+        return []
     bounds = np.flatnonzero(np.diff(streams)) + 1
     records = []
     for begin, end in zip(np.concatenate(([0], bounds)), np.append(bounds, streams.size)):

@@ -52,8 +52,9 @@ def packets_trace(sim, meta):
         "arrival_s": arrival,
         "size_bytes": np.full(stream.size, int(frame_bytes(sim.ip_bytes)), dtype=np.int64),
     }
-    monitored = "measuring conference" if sim.scenario.client.measuring_conference else "last load conference"
-    header = {"source": "vsim simulation", "receiver": f"vm0 {monitored}", "clock_rate_hz": CLOCK_RATE_HZ}
+    monitored = "measuring conference" if sim.measuring else "last load conference"
+    header = {"source": "vsim simulation", "receiver": f"{sim.vms[0].name} {monitored}",
+              "clock_rate_hz": CLOCK_RATE_HZ}
     return Trace("packets", {key: str(value) for key, value in {**header, **meta}.items()}, columns)
 
 
