@@ -47,3 +47,12 @@ def test_a_legend_outside_the_axes_widens_the_figure(tmp_path, monkeypatch):
     figure = kept[0].figure
     assert figure.legends and kept[0].get_legend() is None
     assert figure.get_size_inches()[0] > 6.4
+
+
+def test_a_negative_value_stays_on_the_axes(tmp_path, monkeypatch):
+    """An overhead can be negative (NetIOC below the default scheduler at some VM counts)."""
+    kept = drawn_axes(monkeypatch)
+    curve = Curve("c", [1, 2, 3], [(5.0, (5.0, 5.0)), (-4.5, (-4.5, -4.5)), (10.0, (10.0, 10.0))])
+    plot_sweep(tmp_path / "fig", title="t", xlabel="x", ylabel="y", curves=[curve], marks=[])
+    bottom, top = kept[0].get_ylim()
+    assert bottom < -4.5 and top > 10.0

@@ -105,7 +105,8 @@ def _write(fig, ax, stem, *, title, xlabel, ylabel, caption=None, legend_loc="be
         fig.supxlabel(caption, fontsize=6.5, color="dimgrey", wrap=True)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_ylim(bottom=0)
+    low = ax.dataLim.y0  # from 0, unless something drawn is negative
+    ax.set_ylim(bottom=0.0 if low >= 0 else low - HEADROOM * (ax.dataLim.y1 - low))
     ax.grid(alpha=0.3)
     if legend_loc.startswith("outside"):  # wider, so the axes keep their width beside it
         fig.set_size_inches(FIGSIZE[0] + LEGEND_WIDTH, FIGSIZE[1])
@@ -127,9 +128,11 @@ HEADROOM = 0.05
 
 
 def _leave_headroom(ax):
-    """Start the y-axis at 0 and end it ``HEADROOM`` above everything drawn (1 when all is 0)."""
-    top = ax.dataLim.y1
-    ax.set_ylim(0, top * (1 + HEADROOM) if top > 0 else 1)
+    """Start the y-axis at 0 (or ``HEADROOM`` below the lowest value drawn, when one is
+    negative: an overhead can be) and end it ``HEADROOM`` above everything drawn (1 when all is 0)."""
+    bottom, top = ax.dataLim.y0, ax.dataLim.y1
+    span = max(top, 0.0) - min(bottom, 0.0)
+    ax.set_ylim(min(0.0, bottom - HEADROOM * span), top + HEADROOM * span if top > 0 else 1)
 
 
 def _whole_numbers(xs):

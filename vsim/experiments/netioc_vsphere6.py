@@ -192,10 +192,10 @@ def _exp3_figure(stem, default, netioc, claims):
     small, vm100 = (paper.get("netioc6.exp3.cpu_overhead.small"),
                     paper.get("netioc6.exp3.cpu_overhead.vm100"))
     if small is not None:
-        marks.append(Marks("paper: overhead, mean over 1-24 VMs (at 12)", [12], [100 * small.paper],
+        marks.append(Marks("overhead, mean over 1-24 VMs (at 12)", [12], [100 * small.paper],
                            [tuple(100 * b for b in small.band)]))
     if vm100 is not None:
-        marks.append(Marks("paper: overhead at 100 VMs", [100], [100 * vm100.paper],
+        marks.append(Marks("overhead at 100 VMs", [100], [100 * vm100.paper],
                            [tuple(100 * b for b in vm100.band)]))
     return plot_sweep(stem, title="Exp 3 (Fig 5): host CPU of TCP streams, default vs NetIOC",
                       xlabel="VMs sending TCP_STREAM", ylabel="% (host CPU; overhead)",
