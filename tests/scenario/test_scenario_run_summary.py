@@ -1,7 +1,6 @@
 """A run's summary: each section built from the two snapshots of a short run, and its sums."""
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -15,20 +14,10 @@ from vsim.scenario.load import load_scenario
 from vsim.scenario.run_summary import (conference_jitter, host_section, jitter_sections,
                                        measured_vm_section, run_summary, steal_section,
                                        vms_section, voice_section)
+from short_fig3 import fig3, with_model
 from vsim.scenario.simulate import Simulation, simulate
 
 ROOT = Path(__file__).resolve().parents[2]
-FIG3 = ROOT / "configs" / "voip-vsphere5" / "fig3.toml"
-
-
-def fig3(*overrides):
-    return load_scenario(FIG3, ["run.duration=3", "run.warmup=0.5", *overrides])
-
-
-def with_model(loaded, role, **values):
-    model = loaded.models[role]
-    models = dict(loaded.models, **{role: replace(model, values=replace(model.values, **values))})
-    return replace(loaded, models=models)
 
 
 def captured_run(loaded, seed, duration=2.0, warmup=0.5):

@@ -2,27 +2,16 @@
 
 import json
 import math
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from vsim.scenario.load import load_scenario
+from short_fig3 import FIG3, fig3, with_model
 from vsim.scenario.simulate import Simulation, simulate
 
 ROOT = Path(__file__).resolve().parents[2]
-FIG3 = ROOT / "configs" / "voip-vsphere5" / "fig3.toml"
-
-
-def fig3(*overrides):
-    return load_scenario(FIG3, ["run.duration=3", "run.warmup=0.5", *overrides])
-
-
-def with_model(loaded, role, **values):
-    model = loaded.models[role]
-    models = dict(loaded.models, **{role: replace(model, values=replace(model.values, **values))})
-    return replace(loaded, models=models)
 
 
 def as_json(summary):
