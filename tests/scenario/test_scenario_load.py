@@ -66,6 +66,8 @@ def test_fig3_loads():
       "vm.reservation=1.5", "measured_vm.reservation=3", "sweep.values=[3]"],
      "measured_vm.reservation", "1.5 CPUs each and 3.0 for the measured VM"),
     (["measured_vm.share=2"], "measured_vm.share", "did you mean 'shares'?"),
+    (["vm.instances=0", "measured_vm.shares=2000", "sweep.values=[0]"], "measured_vm.shares",
+     "[vm] instances > 0"),
     (["measured_vm.shares=0"], "measured_vm.shares", "expected a number >= 1"),
     (['sweep.key="measured_vm.reservation"', "sweep.values=[0, 5]"], "sweep.values[1]",
      "at measured_vm.reservation = 5, measured_vm.reservation: expected at most 4"),

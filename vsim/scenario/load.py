@@ -187,9 +187,13 @@ def check_against_models(scenario, models, source):
 
 def check_cpu_settings(scenario, lcpus, source):
     """Reservations within one VM's vCPUs and the host's capacity, and no limit
-    below a reservation, the measured VM's own settings ([measured_vm]) included."""
+    below a reservation, the measured VM's own settings ([measured_vm]) included;
+    [measured_vm] only where [vm] has a VM for it to set."""
     vm = scenario.vm
     own = scenario.measured_vm.overrides()
+    if own and not vm.instances:
+        fail(source, f"measured_vm.{next(iter(own))}",
+             "expected [vm] instances > 0: [measured_vm] sets [vm]'s first VM, and [vm] has none")
     measured = scenario.vm_settings(0)
     for key, reservation in (("vm.reservation", vm.reservation),
                              ("measured_vm.reservation", measured.reservation)):
