@@ -11,7 +11,7 @@ from vsim.net.uniform_fifo import UniformFifo
 from vsim.net.uplink.fifo import FifoScheduler
 from vsim.net.uplink.multiqueue import MultiQueueScheduler
 from vsim.net.uplink.netioc import NetiocScheduler
-from vsim.net.uplink.tc_fifo import PfifoScheduler
+from vsim.net.uplink.tc_fifo import BfifoScheduler, PfifoScheduler
 from vsim.scenario.host_uplink import make_host_uplink, needs_scheduler
 from vsim.scenario.load import load_scenario
 from vsim.scenario.simulate import Simulation, simulate
@@ -29,14 +29,14 @@ def build(loaded, groups):
 
 def test_frames_on_a_fifo_keep_the_uniform_fifo():
     loaded = load_scenario(FIG3)
-    assert not needs_scheduler(loaded.scenario)
+    assert not needs_scheduler(loaded.scenario, loaded.models["nic"].values)
     uplink = build(loaded, ["vm"] * 4)
     assert isinstance(uplink, UniformFifo) and uplink.supports_closed_form()
 
 
 def test_bulk_traffic_on_a_fifo_gets_the_fifo_scheduler_with_the_transmit_stage():
     loaded = load_scenario(FIG6)
-    assert needs_scheduler(loaded.scenario)
+    assert needs_scheduler(loaded.scenario, loaded.models["nic"].values)
     uplink = build(loaded, ["vm", "flood", "flood", "flood", "flood"])
     assert isinstance(uplink, SharedUplink) and isinstance(uplink.scheduler, FifoScheduler)
     assert uplink.scheduler.cost.per_packet == loaded.models["nic"].values.tx_stage_per_packet > 0
@@ -46,7 +46,7 @@ def test_bulk_traffic_on_a_fifo_gets_the_fifo_scheduler_with_the_transmit_stage(
 @pytest.mark.parametrize("queues", [2, 8])
 def test_multiqueue_takes_the_hosts_queue_count(queues):
     loaded = load_scenario(FIG6, NO_FLOOD + ["host.uplink=\"multiqueue\"", f"host.uplink_queues={queues}"])
-    assert needs_scheduler(loaded.scenario)
+    assert needs_scheduler(loaded.scenario, loaded.models["nic"].values)
     uplink = build(loaded, ["vm"])
     assert isinstance(uplink.scheduler, MultiQueueScheduler) and uplink.scheduler.n_queues == queues
 
@@ -110,3 +110,30 @@ def test_htb_on_a_nic_with_a_transmit_stage_cost_names_the_nic_models_parameter(
     loaded = load_scenario(htb, ["params.nic.tx_stage_per_packet=2e-6"])
     with pytest.raises(InputError, match=r"params\.nic\.tx_stage_per_packet: expected 0 under htb"):
         build(loaded, ["vm", "flood"])
+
+
+def test_a_nic_model_with_queue_bytes_limits_the_queue_in_bytes():
+    """The frames-only FIFO counts packets, so a byte limit takes the scheduler; a pfifo with
+    a byte limit is tc's bfifo."""
+    loaded = load_scenario(FIG3, ["params.nic.queue_bytes=3000"])
+    assert needs_scheduler(loaded.scenario, loaded.models["nic"].values)
+    fifo = build(loaded, ["vm"]).scheduler
+    assert isinstance(fifo, FifoScheduler) and (fifo.unit, fifo.queues[0].limit) == ("bytes", 3000)
+    bfifo = build(load_scenario(FIG6, ["params.nic.queue_bytes=3000", 'host.uplink="pfifo"',
+                                       "netioc.node=[]", 'sweep.values=["pfifo"]']),
+                  ["vm", "flood", "flood", "flood", "flood"]).scheduler
+    assert isinstance(bfifo, BfifoScheduler) and bfifo.unit == "bytes"
+
+
+def test_a_smaller_byte_limit_loses_more_voice_beside_the_flood():
+    def loss(limit):
+        loaded = load_scenario(FIG6, [f"params.nic.queue_bytes={limit}"])
+        return simulate(loaded, 1, duration=4.0, warmup=1.0)["voice"]["loss_fraction"]
+    assert loss(2000) > loss(200000)
+
+
+def test_htb_refuses_a_byte_limit_of_the_nic():
+    loaded = load_scenario(ROOT / "configs" / "validation" / "net_htb.toml", ["params.nic.queue_bytes=3000"])
+    with pytest.raises(InputError) as error:
+        build(loaded, ["vm", "flood"])
+    assert error.value.where == "params.nic.queue_bytes"

@@ -11,7 +11,8 @@ NetIOC's dispatch waits for the NIC's transmit completions as long as the
 NIC model holds them (``NicModel.completion_hold``). A NIC model whose rate
 is a tc token bucket's (``shaper = "tbf"``, a veth with tbf over a pfifo)
 makes the pfifo count bytes and places as the kernel does under tbf
-(``vsim.net.uplink.tc_fifo``); it has no other uplink.
+(``vsim.net.uplink.tc_fifo``); it has no other uplink. A NIC model with
+``queue_bytes`` limits the queue in bytes (a pfifo becomes tc's bfifo).
 """
 
 from vsim.core.errors import InputError
@@ -23,9 +24,19 @@ from vsim.scenario.htb import htb_tree
 from vsim.scenario.netioc import netioc_tree
 
 
-def needs_scheduler(scenario):
-    """Whether the host needs an uplink scheduler rather than the frames-only FIFO."""
-    return scenario.host.uplink != "fifo" or any(group.traffic is not None for group in scenario.group)
+def needs_scheduler(scenario, nic):
+    """Whether the host needs an uplink scheduler rather than the frames-only FIFO, which
+    counts its limit in packets."""
+    return (scenario.host.uplink != "fifo" or nic.queue_bytes is not None
+            or any(group.traffic is not None for group in scenario.group))
+
+
+def queue_limit(scenario, nic):
+    """(limit, unit, scheduler name) of the uplink's queue: ``queue_bytes`` when the NIC model
+    sets it, which makes a pfifo tc's bfifo, else ``queue_packets``."""
+    if nic.queue_bytes is None:
+        return nic.queue_packets, "packets", scenario.host.uplink
+    return nic.queue_bytes, "bytes", "bfifo" if scenario.host.uplink == "pfifo" else scenario.host.uplink
 
 
 def make_host_uplink(scenario, nic, ip_bytes, vm_groups, rng, source):
@@ -37,7 +48,7 @@ def make_host_uplink(scenario, nic, ip_bytes, vm_groups, rng, source):
     if nic.shaper == "tbf" and scenario.host.uplink != "pfifo":
         raise InputError(source, "host.uplink", f'expected "pfifo" (the tbf child the NIC model '
                          f'{scenario.host.nic} describes), got {scenario.host.uplink!r}')
-    if not needs_scheduler(scenario):
+    if not needs_scheduler(scenario, nic):
         return UniformFifo(nic.rate_bps, nic.queue_packets, nic.latency, ip_bytes)
     params = {"shaper": nic.shaper} if scenario.host.uplink == "pfifo" else {}
     if scenario.host.uplink == "multiqueue":
@@ -51,14 +62,18 @@ def make_host_uplink(scenario, nic, ip_bytes, vm_groups, rng, source):
             tree, leaf_of = htb_tree(scenario, source)
         params["tree"] = tree
         params["port_leaf"] = {port: leaf_of[group] for port, group in enumerate(vm_groups)}
+    if scenario.host.uplink == "htb" and nic.queue_bytes is not None:
+        raise InputError(source, "params.nic.queue_bytes",
+                         "expected none under htb (each leaf's limit_packets sets its queue)")
     if scenario.host.uplink == "htb" and nic.tx_stage_per_packet:
         raise InputError(source, "params.nic.tx_stage_per_packet",
                          f"expected 0 under htb (it models no transmit-stage cost; the NIC model "
                          f"{scenario.host.nic} gives {nic.tx_stage_per_packet!r} s), or a NIC "
                          f"model without one")
+    limit, unit, name = queue_limit(scenario, nic)
     try:
         scheduler = make_uplink_scheduler(
-            scenario.host.uplink, nic.rate_bps, nic.queue_packets, "packets", rng=rng,
+            name, nic.rate_bps, limit, unit, rng=rng,
             cost=PathCost(per_packet=nic.tx_stage_per_packet), latency=nic.latency, **params)
     except ValueError as exc:
         raise InputError(source, "host.uplink",

@@ -111,6 +111,10 @@ class NicModel:
     rate_bps: float = field(metadata=positive("bit/s", "line rate"))
     queue_packets: int = field(metadata={"min": 1, "doc": "uplink transmit queue depth"})
     latency: float = field(metadata=non_negative("s", "switch and port latency"))
+    queue_bytes: int | None = field(default=None, metadata={
+        "min": 1, "doc": "when set, the uplink's queue limit in bytes instead of queue_packets: "
+                         "the frames' bytes on a NIC's queue, skb_len under host.uplink = "
+                         "\"pfifo\" (which then is tc's bfifo)"})
     tx_stage_per_packet: float = field(default=0.0, metadata=non_negative(
         "s", "serial transmit-stage time per frame (vSwitch, uplink scheduler, driver); the "
              "uplink serves a frame in the longer of this and its wire time. Used by the uplink "
