@@ -46,6 +46,6 @@ def make_source(name, params, source="<input>", where="traffic", rng=None):
     if missing:
         raise InputError(source, f"{where}.{missing[0]}",
                          f"expected {' and '.join(missing)}, which {name} requires")
-    if "rng" in inspect.signature(cls).parameters:
+    if "rng" in signature:
         return cls(**params, rng=rng, source=source, where=where)
     return cls(**params, source=source, where=where)

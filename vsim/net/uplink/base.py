@@ -72,9 +72,13 @@ class UplinkScheduler:
     @staticmethod
     def queues_by_pair(classes, ports, queue_of):
         """Each frame's queue, ``queue_of(port, class)`` looked up once per distinct pair:
-        the mapping of schedulers whose filters match a port, else its class."""
+        the mapping of schedulers whose filters match a port, else its class. A vNIC's burst
+        (one port, one class) takes a single look-up."""
         classes = np.asarray(classes)
         ports = np.asarray(ports)
+        if ports.size and ports.min() == ports.max() and classes.min() == classes.max():
+            return np.full(ports.shape, queue_of(int(ports.flat[0]), int(classes.flat[0])),
+                           dtype=np.int64)
         pairs, inverse = np.unique(np.stack((ports.ravel(), classes.ravel())), axis=1,
                                    return_inverse=True)
         looked = np.array([queue_of(port, cls) for port, cls in pairs.T.tolist()], dtype=np.int64)

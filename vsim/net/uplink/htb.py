@@ -146,10 +146,10 @@ class HtbScheduler(UplinkScheduler):
 
     def service_rates(self, demand):
         offered = {leaf: float(d) * self.reference_bps for leaf, d in zip(self.leaves, demand)}
+        wire_ratio = dict(zip(self.leaves, self.wire_ratio.tolist()))
         rates = np.empty(self.n_queues)
         for q, leaf in enumerate(self.leaves):
-            rates[q] = allocate(self.tree, {**offered, leaf: math.inf}, self.rate_bps,
-                                dict(zip(self.leaves, self.wire_ratio.tolist())))[leaf]
+            rates[q] = allocate(self.tree, {**offered, leaf: math.inf}, self.rate_bps, wire_ratio)[leaf]
         # each leaf's rate assumes the others send what they offer; together on the wire they
         # may not: then all are scaled down alike, as ``allocate`` does
         served = np.minimum(rates, [offered[leaf] for leaf in self.leaves]) * self.wire_ratio

@@ -108,12 +108,6 @@ class NetiocScheduler(UplinkScheduler):
         return self._lanes(queues, frames, units, self.gate, self._sending)
 
     def queue_index(self, classes, ports):
-        classes = np.asarray(classes)
-        ports = np.asarray(ports)
-        if ports.size and ports.min() == ports.max() and classes.min() == classes.max():
-            # one port and class (a vNIC's burst): one look-up
-            return np.full(ports.shape, self._leaf(int(ports.flat[0]), int(classes.flat[0])),
-                           dtype=np.int64)
         return self.queues_by_pair(classes, ports, self._leaf)
 
     def run_length(self, burst, competitors):
