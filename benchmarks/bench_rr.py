@@ -1,22 +1,24 @@
 """Speed of request/response traffic: netioc-vsphere6 Fig 6's twelve netperf TCP_RR VMs.
 
-One replication of ``configs/netioc-vsphere6/fig6.toml`` for ``--duration``
-simulated seconds (default 2, the config's) for each uplink (``multiqueue``,
-the default scheduler, and ``netioc``), pinned to one logical CPU, timed by
+One replication of ``configs/netioc-vsphere6/fig6.toml`` (or ``--config``, a
+scenario with one request/response group, e.g.
+``configs/whatif/netperf_beside_voice.toml``: netperf VMs beside a media
+server) for ``--duration`` simulated seconds (default 2) for each uplink
+(``multiqueue``, the default scheduler, and ``netioc``), pinned to one logical CPU, timed by
 the process's CPU time (the machine's other load stretches wall time, not
 CPU time; wall time is printed too) and reported as CPU seconds per
 simulated second, with the scenario's mean one-way latency and
 transactions/s. Each run is repeated ``--repeat`` times and the fastest
 kept. With ``--before REV`` the same runs are made, interleaved, with the
 code of git revision ``REV`` (extracted with ``git archive`` into a
-temporary directory and run in a child process on the same CPU), and the
-ratio of the two costs is printed.
+temporary directory and run in a child process on the same CPU, on this
+tree's scenario), and the ratio of the two costs is printed.
 
 Targets: every uplink at most ``MAX_CPU_PER_S`` CPU seconds per simulated
 second; with ``--before``, NetIOC at least ``MIN_SPEEDUP`` times cheaper than
 ``REV``. Exits 1 when a target is missed, 2 when ``REV`` cannot be extracted.
 
-Run: ``python benchmarks/bench_rr.py [--duration 2] [--uplinks netioc] [--before REV]``
+Run: ``python benchmarks/bench_rr.py [--config PATH] [--duration 2] [--uplinks netioc] [--before REV]``
 """
 
 import argparse
@@ -43,28 +45,28 @@ def pin_to_one_cpu():
     return cpu
 
 
-def measure(root, uplink, seed, duration):
-    """CPU and wall seconds of one replication of the Fig 6 scenario under ``root`` (the code
-    imported is whatever ``vsim`` this process imports), with its RR results."""
+def measure(config, uplink, seed, duration):
+    """CPU and wall seconds of one replication of scenario ``config`` (the code imported is
+    whatever ``vsim`` this process imports), with its request/response group's results."""
     from vsim.scenario.load import load_scenario
     from vsim.scenario.simulate import simulate
 
-    loaded = load_scenario(Path(root) / CONFIG).with_value("host.uplink", uplink)
+    loaded = load_scenario(Path(config)).with_value("host.uplink", uplink)
     start, start_cpu = time.perf_counter(), time.process_time()
     summary = simulate(loaded, seed, duration=duration)
     wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
-    rr = summary["uplink"]["request_response"]["netperf"]
+    (rr,) = summary["uplink"]["request_response"].values()
     return {"uplink": uplink, "cpu_s": cpu, "wall_s": wall,
             "cpu_s_per_simulated_s": cpu / duration,
             "one_way_latency_mean_us": rr["one_way_latency_mean_us"],
             "transactions_per_s": rr["transactions_per_s"]}
 
 
-def measure_before(tree, uplink, seed, duration):
+def measure_before(tree, config, uplink, seed, duration):
     """``measure`` in a child process importing the code of ``tree`` (an extracted revision)."""
     out = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "--child", "--uplinks", uplink,
-         "--seed", str(seed), "--duration", str(duration), "--root", str(tree)],
+         "--seed", str(seed), "--duration", str(duration), "--config", str(config)],
         cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)}, check=True,
         capture_output=True, text=True).stdout
     return json.loads(out)
@@ -85,16 +87,18 @@ def fastest(runs):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", type=Path, default=CONFIG,
+                        help="scenario with one request/response group (default: %(default)s)")
     parser.add_argument("--duration", type=float, default=2.0, help="simulated seconds")
     parser.add_argument("--uplinks", nargs="+", default=["multiqueue", "netioc"])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=2, help="runs per uplink; the fastest kept")
     parser.add_argument("--before", metavar="REV", help="git revision to compare with")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--root", default=str(ROOT), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    config = (ROOT / args.config).resolve()
     if args.child:
-        print(json.dumps(measure(args.root, args.uplinks[0], args.seed, args.duration)))
+        print(json.dumps(measure(config, args.uplinks[0], args.seed, args.duration)))
         return 0
     cpu = pin_to_one_cpu()
     import vsim
@@ -110,15 +114,15 @@ def main(argv=None):
         for uplink in args.uplinks:
             after, before = [], []
             for _ in range(args.repeat):
-                after.append(measure(ROOT, uplink, args.seed, args.duration))
+                after.append(measure(config, uplink, args.seed, args.duration))
                 if tree is not None:
-                    before.append(measure_before(tree, uplink, args.seed, args.duration))
+                    before.append(measure_before(tree, config, uplink, args.seed, args.duration))
             result = {"uplink": uplink, "after": fastest(after)}
             if before:
                 result["before"] = fastest(before)
                 result["speedup_cpu"] = result["before"]["cpu_s"] / result["after"]["cpu_s"]
             results.append(result)
-    print(json.dumps({"config": str(CONFIG), "duration": args.duration, "seed": args.seed,
+    print(json.dumps({"config": str(args.config), "duration": args.duration, "seed": args.seed,
                       "repeat": args.repeat, "before": args.before, "pinned_cpu": cpu,
                       "vsim": vsim.__version__, "results": results}, indent=2))
     ok = True

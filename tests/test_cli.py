@@ -475,6 +475,7 @@ def test_quick_figures_are_ignored_by_git():
 # ---------------------------------------------------------------- sweep
 SWEEP = ["--set", "sweep.values=[1, 2]", "--duration", "1", "--replications", "2", "--quiet"]
 WHATIF = REPO / "configs" / "whatif"
+WHATIF_TEMPLATES = sorted(path.stem for path in WHATIF.glob("*.toml"))
 
 
 def test_sweep_prints_a_row_per_point(capsys):
@@ -568,8 +569,7 @@ def test_sweep_of_an_unknown_key_is_a_one_line_error(capsys):
     assert "sweep.key" in one_line_error(err) and "did you mean 'vm.instances'?" in err
 
 
-@pytest.mark.parametrize("name", ["overcommit", "hyperthreading", "guest_background",
-                                  "protect_measured_vm", "linux_host", "voice_beside_flood"])
+@pytest.mark.parametrize("name", WHATIF_TEMPLATES)
 def test_whatif_templates_load_with_their_sweeps(name):
     loaded = load_scenario(WHATIF / f"{name}.toml")
     assert loaded.scenario.sweep is not None and len(loaded.scenario.sweep.values) >= 2
@@ -705,8 +705,7 @@ def _base_value(scenario, key):
     return getattr(getattr(scenario, section), name)
 
 
-@pytest.mark.parametrize("name", ["overcommit", "hyperthreading", "guest_background",
-                                  "protect_measured_vm", "linux_host", "voice_beside_flood"])
+@pytest.mark.parametrize("name", WHATIF_TEMPLATES)
 def test_whatif_templates_run_a_point_of_their_own_sweep(name):
     scenario = load_scenario(WHATIF / f"{name}.toml").scenario
     assert _base_value(scenario, scenario.sweep.key) in scenario.sweep.values
@@ -717,6 +716,7 @@ def test_whatif_templates_run_a_point_of_their_own_sweep(name):
     ("linux_host", "vm.instances", 12),  # the Fig 3 host
     ("protect_measured_vm", "measured_vm.reservation", 1.25),  # a reservation that protects
     ("voice_beside_flood", "group.flood.count", 8),  # past the transmit stage's ceiling
+    ("netperf_beside_voice", "group.netperf.count", 4),
 ])
 def test_whatif_templates_run_the_case_of_their_title(name, key, value):
     assert _base_value(load_scenario(WHATIF / f"{name}.toml").scenario, key) == value

@@ -1,4 +1,5 @@
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -6,6 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from vsim.core.errors import InputError
+from vsim.guest.request_response import RequestResponseTraffic
 from vsim.net.frames import serialization_time
 from vsim.net.shared_uplink import SharedUplink
 from vsim.scenario.load import load_scenario
@@ -129,3 +131,84 @@ def test_bad_parameters_name_the_key(tmp_path, params, key):
     with pytest.raises(InputError) as error:
         load_scenario(_config(tmp_path, params=params))
     assert key in error.value.where
+
+
+MIXED = """
+name = "a media server beside netperf TCP_RR VMs"
+[run]
+duration = 0.4
+warmup = 0.1
+seed = 1
+[host]
+model = "hosts/dell_r710_x5690"
+scheduler = "schedulers/esx5_proportional_share"
+nic = "nics/broadcom_netxtreme2_1gbe"
+uplink = "fifo"
+[vm]
+instances = 1
+vcpus = 4
+streams_per_instance = 120
+workload = "workloads/vmcd_g729"
+vnic = "vnics/vmxnet3"
+[client]
+model = "clients/measuring_client"
+[[group]]
+name = "netperf"
+count = 3
+vcpus = 1
+[group.traffic]
+kind = "tcp_rr"
+params = { request_bytes = 64, response_bytes = 64, outstanding = 2 }
+[[netioc.node]]
+name = "voip"
+kind = "class"
+shares = 50.0
+members = ["vm"]
+[[netioc.node]]
+name = "netperf"
+kind = "class"
+shares = 50.0
+members = ["netperf"]
+"""
+
+
+def _send_each_request_at_its_time(monkeypatch):
+    """Requests beside media servers sent each by an event at its own time (no lagging)."""
+    def schedule(self):
+        t = float(self.next_request.min()) if self.next_request.size else math.inf
+        if t < self.duration:
+            self.call_later(t - self.env.now, step, self)
+
+    def step(self):
+        self._commit(np.flatnonzero(self.next_request <= self.env.now))
+        schedule(self)
+
+    monkeypatch.setattr(SharedUplink, "add_lagging_source", lambda *args: None)
+    monkeypatch.setattr(RequestResponseTraffic, "_schedule", schedule)
+
+
+@pytest.mark.parametrize("uplink", ["fifo", "netioc"])
+def test_requests_sent_late_meet_what_requests_sent_at_their_time_meet(tmp_path, monkeypatch,
+                                                                         uplink):
+    """Beside a media server the requests are sent in batches, late; the uplink still takes
+    every frame in time order, so each request and each media frame meets what it would have
+    met had every request been sent by an event at its own time: the same transactions, and
+    the same delays up to rounding (which may move a media frame into the next 1 us bin of
+    the uplink's delay histogram)."""
+    path = tmp_path / "mixed.toml"
+    path.write_text(MIXED)
+    loaded = load_scenario(path, [f'host.uplink="{uplink}"'])
+    late = simulate(loaded, 1)
+    _send_each_request_at_its_time(monkeypatch)
+    on_time = simulate(loaded, 1)
+    mine = late["uplink"]["request_response"]["netperf"]
+    theirs = on_time["uplink"]["request_response"]["netperf"]
+    assert mine["transactions_per_s"] == theirs["transactions_per_s"] > 0
+    assert mine["one_way_latency_mean_us"] == pytest.approx(theirs["one_way_latency_mean_us"],
+                                                            rel=1e-9)
+    assert mine["uplink_delay_mean_us"] == pytest.approx(theirs["uplink_delay_mean_us"], rel=1e-6)
+    voice, voice_on_time = late["uplink"]["voice"], on_time["uplink"]["voice"]
+    assert voice["delay_mean_us"] == pytest.approx(voice_on_time["delay_mean_us"], abs=0.01)
+    assert voice["delay_p99_us"] == pytest.approx(voice_on_time["delay_p99_us"], abs=1.0)
+    for key in ("mean_ms", "p99_ms"):
+        assert late["jitter"][key] == pytest.approx(on_time["jitter"][key], rel=1e-9)

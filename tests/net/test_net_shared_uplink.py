@@ -147,3 +147,32 @@ def test_the_link_is_busy_for_every_frame_sent_the_bulk_fluid_included(load, ip_
     uplink.set_rate(3.0, flow, 0.0)
     voice = uplink.sent * serialization_time(60, 1e9)
     assert uplink.busy_time == pytest.approx(2.0 * load + voice, rel=1e-6)
+
+
+class _LateSource:
+    """A lagging source that records the times it is told to catch up to, and hands the
+    uplink a frame of its own while catching up (which must not make it catch up again)."""
+
+    def __init__(self, uplink, port):
+        self.uplink, self.port, self.calls = uplink, port, []
+
+    def catch_up(self, t):
+        self.calls.append(t)
+        self.uplink.transmit_frames(np.array([t - 1e-3]), np.array([float(VOICE_IP)]),
+                                    np.array([0]), np.array([self.port]))
+        self.uplink.set_rate(t, 0, 0.0)
+
+
+def test_a_lagging_source_catches_up_before_anything_else_reaches_the_scheduler():
+    uplink = fifo()
+    port = uplink.add_port("vm0")
+    uplink.add_flow(port, VOICE_IP, 1)
+    uplink.begin(10.0)
+    late = _LateSource(uplink, port)
+    uplink.add_lagging_source(late)
+    uplink.send(port, 1.0, 3, 6e-6, VOICE_IP)
+    uplink.set_rate(2.0, 0, 100.0)
+    uplink.flow_packets(3.0)
+    uplink.settle(4.0)
+    assert late.calls == [1.0, 2.0, 3.0, 4.0]
+    assert uplink.scheduler.frames_offered == 3 + 4

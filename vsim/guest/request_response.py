@@ -32,7 +32,15 @@ packet:
 - fluid in those queues but no other frame source: the requests due within
   the shortest possible round trip (nothing sent now can cause another
   before), as one burst through the scheduler;
-- media servers' frames on the same uplink: each request at its own time.
+- media servers' frames on the same uplink: the requests are sent late,
+  whenever the uplink is about to take a media burst, a bulk flow's change
+  or a reading of its counters (``SharedUplink.settle``), and at least every
+  ``STRETCH``: every request due before then, in time order, each as a
+  lone frame through the scheduler's per-frame path (or, without one, the
+  requests due within the shortest round trip of the earliest as one burst,
+  again and again). The media frames to come cannot be known ahead, but
+  none of them can change a request already due, so the uplink takes every
+  frame in the order of its time, as if each request had been sent at once.
 
 Stretches end at every change of the bulk flows, at the warm-up's end and at
 the run's end.
@@ -157,6 +165,8 @@ class RequestResponseTraffic:
         self.work = scheduler.work(self.ip_bytes)
         self.units = scheduler.units(self.ip_bytes)
         self.barriers = np.unique(np.concatenate((np.asarray(barriers, dtype=float), edges)))
+        if not self.exclusive:
+            self.uplink.add_lagging_source(self)
         self._schedule()
 
     def _declare(self, flow_rate):
@@ -165,10 +175,14 @@ class RequestResponseTraffic:
         self.uplink.set_rate(self.env.now, flow, pps)
 
     def _schedule(self):
-        """The next step at the earliest pending request, if the run reaches it."""
+        """The next step, if the run reaches it: at the earliest pending request, or where the
+        requests are sent late, a ``STRETCH`` after it (the run's last ones are sent when its
+        counters are read)."""
         if not self.next_request.size:
             return
         t = float(self.next_request.min())
+        if not self.exclusive:
+            t = max(t, self.env.now) + STRETCH
         if t < self.duration:
             self.call_later(t - self.env.now, self._step, None)
 
@@ -180,16 +194,34 @@ class RequestResponseTraffic:
     def _step(self, _):
         now = self.env.now
         if not self.exclusive:
-            self._commit(np.flatnonzero(self.next_request <= now))
+            self.catch_up(now)
         else:
             end = min(now + STRETCH, self._next_barrier(now))
-            lanes = self.uplink.frame_lanes(self.queue, self.chain_vm.size,
-                                            float(self.units.max()))
+            lanes = self._lanes()
             if lanes is not None:
                 self._resolve(lanes, end)
             else:
                 self._commit(np.flatnonzero(self.next_request < min(end, now + self.lookahead)))
         self._schedule()
+
+    def _lanes(self):
+        """The uplink's per-frame path for every chain's requests, None where it has none now."""
+        return self.uplink.frame_lanes(self.queue, self.chain_vm.size, float(self.units.max()))
+
+    def catch_up(self, t):
+        """Send every request due before ``t`` (the uplink is about to take something at ``t``),
+        in time order, each request's departure setting its chain's next."""
+        if not self.next_request.size or not float(self.next_request.min()) < t:
+            return
+        lanes = self._lanes()
+        if lanes is not None:
+            self._resolve(lanes, t)
+            return
+        while True:
+            earliest = float(self.next_request.min())
+            if not earliest < t:
+                return
+            self._commit(np.flatnonzero(self.next_request < min(t, earliest + self.lookahead)))
 
     def _commit(self, chains):
         """Send the next request of each of ``chains`` (all certain) on the real uplink."""

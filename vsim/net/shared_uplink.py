@@ -15,6 +15,13 @@ Frames of a vNIC burst are handed over spaced by the vNIC transmit world's
 time per frame, ending when its job ends: frames handed at one instant
 would compete for the queue's free places as one burst, which the
 transmit world never makes (``vsim/net/README.md``).
+
+A source may hand its frames late, in batches (request/response chains
+beside media servers, which cannot know the media frames to come): it
+registers with ``add_lagging_source``, and before anything else reaches the
+scheduler (a media burst, a bulk flow's change, a reading of the counters)
+``settle`` has it send every frame due before then, so the scheduler still
+takes every frame in time order.
 """
 
 import math
@@ -55,6 +62,8 @@ class SharedUplink:
         self._work = {}
         self._countdowns = {}
         self._bulk_sending = 0
+        self._lagging = []
+        self._settling = False
 
     @staticmethod
     def supports_closed_form():
@@ -85,9 +94,27 @@ class SharedUplink:
         self._delivered.append(0.0)
         return len(self._flows) - 1
 
+    def add_lagging_source(self, source):
+        """``source`` hands its frames late: its ``catch_up(t)`` sends every frame it has due
+        before ``t``, and ``settle`` calls it before the scheduler takes anything else."""
+        self._lagging.append(source)
+
     # ------------------------------------------------------------ run
+    def settle(self, t):
+        """Have every lagging source send its frames due before ``t`` (the time of what comes
+        next: a burst, a flow's change, a reading of the counters)."""
+        if self._settling or not self._lagging:
+            return
+        self._settling = True
+        try:
+            for source in self._lagging:
+                source.catch_up(t)
+        finally:
+            self._settling = False
+
     def set_rate(self, t, flow, pps):
         """From ``t`` flow ``flow`` offers ``pps`` packets/s."""
+        self.settle(t)
         self._integrate(t)
         if not self._flows[flow][4]:
             self._bulk_sending += (pps > 0) - (self._pps[flow] > 0)
@@ -121,6 +148,7 @@ class SharedUplink:
     def send(self, port, end, count, spacing, ip_bytes):
         """``count`` frames of ``ip_bytes`` from ``port``, handed ``spacing`` apart up to ``end``:
         their departures (NaN where dropped)."""
+        self.settle(end)
         times = end - spacing * self._countdown(count)
         if times[0] < self.scheduler.t:  # never before frames already handed
             times = np.maximum(times, self.scheduler.t)
@@ -198,6 +226,7 @@ class SharedUplink:
     # ------------------------------------------------------------ counters
     def flow_packets(self, t):
         """(offered, delivered) packets of every flow up to ``t``."""
+        self.settle(t)
         self._integrate(t)
         return np.array(self._offered), np.array(self._delivered)
 

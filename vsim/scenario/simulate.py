@@ -336,6 +336,8 @@ class Simulation:
         """The counters the summary differences (``vsim.scenario.run_summary``), read now."""
         now = self.env.now
         shared = isinstance(self.uplink, SharedUplink)
+        if shared:
+            self.uplink.settle(now)  # frames sent late, due before now, are counted
         return {
             "flows": self.uplink.flow_packets(now) if shared else None,
             "interrupts": np.array([vm.cpu.interrupts for vm in self.traffic]),
