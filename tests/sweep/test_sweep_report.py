@@ -45,7 +45,8 @@ def network(cpu=0.0, transactions=None, latency=None, throughput=None):
         run["uplink"]["groups"]["bulk"] = {"throughput_mbps": throughput}
     if transactions is not None:
         run["uplink"]["request_response"] = {
-            "netperf": {"transactions_per_s": transactions, "one_way_latency_mean_us": latency}}
+            "netperf": {"transactions_per_s": transactions, "one_way_latency_mean_us": latency,
+                        "one_way_latency_p99_us": 2 * latency}}
     return run
 
 
@@ -109,14 +110,17 @@ def test_request_response_groups_get_transactions_and_latency_and_no_voice_colum
                        ((202000.0, 29.6), (202500.0, 29.8), (201000.0, 29.7))]}
     sweep = make_sweep("host.uplink", runs)
     names = [metric.name for metric in sweep_metrics(sweep)]
-    assert names == ["transactions_per_s.netperf", "one_way_latency_us.netperf", "host_cpu_pct"]
+    assert names == ["transactions_per_s.netperf", "one_way_latency_us.netperf",
+                     "one_way_latency_p99_us.netperf", "host_cpu_pct"]
     stats = reports_of(sweep)[1].stats
     latencies = [29.6, 29.8, 29.7]
     assert stats["one_way_latency_us.netperf"] == (trimmed_mean(latencies),
                                                    trimmed_mean_interval(latencies))
+    assert stats["one_way_latency_p99_us.netperf"][0] == pytest.approx(2 * trimmed_mean(latencies))
     text = table_text("fig6", sweep, reports_of(sweep))
     heading = text.splitlines()[1]
     assert "netperf transactions/s" in heading and "netperf one-way us" in heading
+    assert "netperf one-way p99 us" in heading
     assert "jitter" not in heading and "loss" not in heading and "ready" not in heading
     assert text.splitlines()[3].split()[1] == "202,000"  # the trimmed mean: the middle one
     assert "whose CPU is not modelled" in text.splitlines()[-1]

@@ -10,7 +10,7 @@ scenario's traffic (``sweep_metrics``): with voice, the measured VM's jitter,
 every VM's jitter, loss, and the packets the guests sent against the offered
 rate (below 100 % the guests fall behind their ticks); per bulk traffic group
 its throughput; per request/response group its transactions/s and one-way
-latency; always host CPU, and the media-server VMs' ready and co-stop time
+latency (mean and 99th percentile); always host CPU, and the media-server VMs' ready and co-stop time
 when there are any. A metric a run does not have (no measuring conference)
 is reported as missing rather than guessed.
 """
@@ -97,11 +97,14 @@ def bulk_metric(group):
 
 
 def request_response_metrics(group):
-    """The columns of a request/response group: transactions/s and mean one-way latency."""
+    """The columns of a request/response group: transactions/s and the mean and 99th
+    percentile of the one-way latency (a latency-sensitive client feels the tail)."""
     return (Metric(f"transactions_per_s.{group}", f"{group} transactions/s",
                    _uplink_entry("request_response", group, "transactions_per_s"), "transactions"),
             Metric(f"one_way_latency_us.{group}", f"{group} one-way us",
-                   _uplink_entry("request_response", group, "one_way_latency_mean_us"), "latency"))
+                   _uplink_entry("request_response", group, "one_way_latency_mean_us"), "latency"),
+            Metric(f"one_way_latency_p99_us.{group}", f"{group} one-way p99 us",
+                   _uplink_entry("request_response", group, "one_way_latency_p99_us"), "latency"))
 
 
 HOST_CPU = Metric("host_cpu_pct", "host CPU %", lambda s: s["host"]["cpu_util_pct"], "cpu")
@@ -124,7 +127,7 @@ def _uplink_groups(sweep, part):
 def sweep_metrics(sweep):
     """The columns of ``sweep``'s report, those of the traffic its runs carry: the voice
     columns when some run offers voice (with the loss while traffic runs when some run
-    has traffic beside the voice), a column per bulk traffic group and two per
+    has traffic beside the voice), a column per bulk traffic group and three per
     request/response group, host CPU, and ready and co-stop time when there are
     media-server VMs."""
     runs = _runs(sweep)

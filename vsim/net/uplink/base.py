@@ -135,7 +135,8 @@ class UplinkScheduler:
                                              offered, per_packet))
         # a queue's fluid gets through at what the queue's rate leaves after its packets
         room = np.maximum(self.rates - packet_work, 0.0)
-        kept = np.minimum(1.0, room / np.where(fluid_work > 0, fluid_work, 1.0))
+        with np.errstate(over="ignore"):  # a vanishing fluid keeps all of itself
+            kept = np.minimum(1.0, room / np.where(fluid_work > 0, fluid_work, 1.0))
         self.flow_rates = np.where(fluid, offered * kept[queue], flows.pps)
         self._neighbours(np.minimum(fluid_work + packet_work, self.rates),
                          np.divide(fluid_work, fluid_pps, out=np.zeros(self.n_queues),
