@@ -1,5 +1,7 @@
 """A traffic VM's CPU: spinning or paced senders, their interrupts, a transmit world paid per frame."""
 
+import math
+
 import pytest
 from hypothesis import given, strategies as st
 
@@ -8,7 +10,7 @@ from vsim.cpu.machine import Machine
 from vsim.cpu.policies import make_policy
 from vsim.cpu.topology import Topology
 from vsim.cpu.world import Group, World
-from vsim.guest.sender_cpu import CHUNK, SenderCpu
+from vsim.guest.sender_cpu import CHUNK, SenderCpu, tick_phases
 
 
 def sender(rates, vcpus=2, tx_cost=2e-6, cores=4):
@@ -109,3 +111,83 @@ def test_a_spinning_sender_counts_interrupts_but_pays_nothing_more():
     env.run(until=1.0 + CHUNK / 2)
     assert cpu.interrupts == pytest.approx(2000.0)
     assert used(vcpu, env.now) == pytest.approx(env.now, rel=1e-6)
+
+
+# ------------------------------------------------------- accounting phases
+@given(st.integers(1, 200))
+def test_tick_phases_are_distinct_and_evenly_spread(count):
+    phases = tick_phases(count)
+    assert phases[0] == 0.0 and all(0.0 <= p < 1.0 for p in phases)
+    assert [b - a for a, b in zip(phases, phases[1:])] == pytest.approx([1 / count] * (count - 1))
+
+
+@pytest.mark.parametrize("phase", [-0.1, 1.0, 1.5])
+def test_a_phase_outside_the_period_is_refused(phase):
+    env = Environment()
+    machine = Machine(env, Topology(1, 1, 1, 1.0), make_policy("proportional_share"))
+    group = Group("sender", shares=1000.0)
+    vcpu = World("sender.vcpu0", group)
+    machine.add_group(group)
+    with pytest.raises(ValueError, match="phase"):
+        SenderCpu(env, machine, [vcpu], vcpu, 1e-6, lambda: 1.0, phase=phase)
+
+
+@given(st.floats(0.0, 0.999), st.floats(1e3, 1e5), st.integers(0, 20))
+def test_a_sender_hands_over_the_work_of_every_second_it_sent_whatever_its_phase(phase, pps, ticks):
+    """The first hand-over, ``(1 - phase) * CHUNK`` after the start, carries the frames of that
+    span; each later one a whole ``CHUNK``'s: nothing is lost or counted twice."""
+    env, worlds, tx, cpu = sender([pps], vcpus=1)
+    cpu = SenderCpu(env, cpu.machine, worlds, tx, 2e-6, lambda: pps, spin=False, phase=phase)
+    cpu.wake()
+    accounted = (1.0 - phase) * CHUNK + ticks * CHUNK
+    env.run(until=accounted + CHUNK / 2)  # each job (at most 2 ms) done before the next hand-over
+    assert used(tx, env.now) == pytest.approx(pps * 2e-6 * accounted, rel=1e-9)
+
+
+PAIR_PPS, PAIR_FRAME_COST = 1e5, 2e-6
+"""Each paced sender of ``paced_pair`` hands over 2 ms of guest work per period."""
+
+
+def paced_pair(phases, until):
+    """Guest CPU used by ``until`` by two paced one-vCPU senders started together at
+    ``phases`` on one core of two threads, each thread at half speed while its sibling is
+    busy."""
+    env = Environment()
+    machine = Machine(env, Topology(1, 1, 2, 0.5), make_policy("proportional_share"))
+    vcpus = []
+    for i, phase in enumerate(phases):
+        group = Group(f"sender{i}", shares=1000.0)
+        vcpu = World(f"sender{i}.vcpu0", group)
+        machine.add_group(group)
+        tx_group = Group(f"sender{i}.vnic-tx", cosched=False)
+        tx = World(f"sender{i}.vnic-tx", tx_group)
+        machine.add_group(tx_group)
+        SenderCpu(env, machine, [vcpu], tx, 0.0, lambda: PAIR_PPS, spin=False,
+                  frame_cost=PAIR_FRAME_COST, phase=phase).wake()
+        vcpus.append(vcpu)
+    env.run(until=until)
+    return sum(used(v, until) for v in vcpus)
+
+
+def handed_over(phase, until):
+    """Guest work a paced sender of ``paced_pair`` has handed over by ``until``: the
+    frames of every span up to its last hand-over."""
+    first = (1.0 - phase) * CHUNK
+    return PAIR_PPS * PAIR_FRAME_COST * (first + math.floor((until - first) / CHUNK) * CHUNK)
+
+
+UNTIL = 0.5075
+"""Between hand-overs (they fall at multiples of 5 ms), every job handed over done."""
+
+
+def test_senders_at_spread_phases_never_share_a_core_and_use_what_their_work_costs():
+    phases = tick_phases(2)
+    assert paced_pair(phases, UNTIL) == pytest.approx(
+        sum(handed_over(p, UNTIL) for p in phases), rel=1e-9)
+
+
+def test_senders_at_one_phase_collide_on_the_core_every_period():
+    """What spreading the phases avoids: both jobs of every period start together on the
+    two threads, each at half speed, so the same work keeps the threads busy twice as long."""
+    assert paced_pair([0.0, 0.0], UNTIL) == pytest.approx(2 * 2 * handed_over(0.0, UNTIL),
+                                                           rel=1e-9)

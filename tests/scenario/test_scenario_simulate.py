@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vsim.scenario.load import load_scenario
+from vsim.scenario.load import group_role, load_scenario
 from short_fig3 import FIG3, fig3, with_model
 from vsim.scenario.simulate import Simulation, simulate
 
@@ -394,3 +394,32 @@ def test_without_vm_instances_the_first_media_server_group_hosts_the_measuring_c
     off = media_groups_only(tmp_path, measuring=False)
     assert not off.measuring
     assert off.run(3.0, 1.0)["voice"]["offered_pps"] == pytest.approx((8 + 8) * 50)
+
+
+# ------------------------------- TCP senders' CPU (netioc-vsphere6, Experiment 3)
+EXP3 = ROOT / "configs" / "netioc-vsphere6"
+
+
+def exp3_busy_and_interrupts(scheduler, vms):
+    """Host CPU (core-seconds per second, all logical CPUs) and completion interrupts/s of
+    ``vms`` TCP senders under ``scheduler`` ("default" or "netioc"), and the interrupt's
+    cost; a short run, the flows being fluid."""
+    loaded = load_scenario(EXP3 / f"exp3_{scheduler}.toml", [f"group.netperf.count={vms}"])
+    sim = Simulation(loaded, seed=1)
+    summary = sim.run(0.5, 0.2)
+    busy = summary["host"]["cpu_util_pct"] / 100 * sim.topology.logical_cpus
+    cost = loaded.models[group_role("netperf", "vnic")].values.interrupt_cost
+    return busy, summary["uplink"]["groups"]["netperf"]["interrupts_per_s"], cost
+
+
+@pytest.mark.parametrize("vms", [7, 15])
+def test_netiocs_extra_host_cpu_is_what_its_extra_interrupts_cost(vms):
+    """Both schedulers carry the same frames over the full link, so NetIOC's only extra work
+    is its extra completion interrupts; senders started together must not make it more or
+    less by handing over their jobs at the same instants onto both threads of the cores
+    (vsim.guest.sender_cpu)."""
+    default_busy, default_interrupts, cost = exp3_busy_and_interrupts("default", vms)
+    netioc_busy, netioc_interrupts, _ = exp3_busy_and_interrupts("netioc", vms)
+    assert netioc_interrupts > default_interrupts
+    assert netioc_busy - default_busy == pytest.approx(
+        (netioc_interrupts - default_interrupts) * cost, rel=1e-3)

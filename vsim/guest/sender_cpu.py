@@ -17,6 +17,15 @@ Events, not packets: a spinning vCPU works in ``CHUNK`` core-second jobs
 one after another while the traffic runs; every ``CHUNK`` of time the
 transmit world is handed the work of the frames sent and a TCP sender's
 first vCPU that of its frames and interrupts, each when it is idle.
+
+Each VM hands over its work at its own ``phase`` of that period. A real
+sender's work is spread over time, and different VMs' are not aligned; the
+period is only the model's way of batching it. Had every VM the same phase,
+VMs started together would hand over their jobs at the same instants for the
+whole run, so a host with more such jobs than cores would run them on both
+threads of its cores, at the hyper-threading rate, every period, while the
+same work spread out would find whole idle cores: the host CPU would follow
+how many jobs collide, not what the traffic costs (``tick_phases``).
 """
 
 from vsim.core.environment import scheduler_for
@@ -24,6 +33,14 @@ from vsim.cpu.world import IDLE
 
 CHUNK = 0.01
 """Seconds of a sender thread's job and of the accounting period of frames and interrupts."""
+
+
+def tick_phases(count):
+    """Phases (fractions of ``CHUNK``) of ``count`` senders' accounting periods, spread evenly
+    over the period so that no two senders started together hand over work together.
+    Evenly rather than at random: random phases give Experiment 3 the same host CPU, and an
+    even one needs no draw, so runs of fluid traffic stay independent of the seed."""
+    return [index / count for index in range(count)]
 
 
 class _Backlog:
@@ -51,10 +68,14 @@ class _Backlog:
 
 class SenderCpu:
     """The vCPUs and transmit world of one traffic VM on ``machine``; ``rate()`` is the
-    frames/s the VM sends now. ``interrupts`` counts the interrupts raised so far."""
+    frames/s the VM sends now. ``interrupts`` counts the interrupts raised so far.
+    ``phase`` (in [0, 1)) places the VM's accounting period: after the VM starts sending,
+    its first ``(1 - phase) * CHUNK`` seconds are handed over first, then every ``CHUNK``."""
 
     def __init__(self, env, machine, vcpus, tx_world, tx_cost, rate, *, spin=True,
-                 interrupts=None, interrupt_cost=0.0, frame_cost=0.0):
+                 interrupts=None, interrupt_cost=0.0, frame_cost=0.0, phase=0.0):
+        if not 0.0 <= phase < 1.0:
+            raise ValueError(f"expected a phase in [0, 1), got {phase!r}")
         self.env = env
         self.call_later = scheduler_for(env)
         self.machine = machine
@@ -69,6 +90,7 @@ class SenderCpu:
         self.transmit = _Backlog(machine, tx_world)
         self.guest = _Backlog(machine, self.vcpus[0])
         self._ticking = False
+        self._first_span = CHUNK * (1.0 - phase)
 
     def wake(self):
         """The VM's rate changed: if it sends, its threads spin (or not) and its frames cost."""
@@ -80,21 +102,21 @@ class SenderCpu:
                     self.machine.submit(world, CHUNK, self._spin)
         if not self._ticking:
             self._ticking = True
-            self.call_later(CHUNK, self._tick, None)
+            self.call_later(self._first_span, self._tick, self._first_span)
 
     def _spin(self, _world):
         """A sender thread's job ended: another while the traffic runs."""
         return CHUNK if self.rate() > 0 else None
 
-    def _tick(self, _arg):
-        """The frames and interrupts of the last ``CHUNK`` of time go to their worlds."""
+    def _tick(self, span):
+        """The frames and interrupts of the last ``span`` seconds go to their worlds."""
         sending = self.rate()
-        self.transmit.add(sending * CHUNK * self.tx_cost)
-        raised = self.interrupt_rate.rate() * CHUNK if self.interrupt_rate is not None else 0.0
+        self.transmit.add(sending * span * self.tx_cost)
+        raised = self.interrupt_rate.rate() * span if self.interrupt_rate is not None else 0.0
         self.interrupts += raised
         if not self.spin:  # a spinning vCPU does its sending and interrupts within its spin
-            self.guest.add(sending * CHUNK * self.frame_cost + raised * self.interrupt_cost)
+            self.guest.add(sending * span * self.frame_cost + raised * self.interrupt_cost)
         if sending > 0:
-            self.call_later(CHUNK, self._tick, None)
+            self.call_later(CHUNK, self._tick, CHUNK)
         else:
             self._ticking = False
