@@ -25,7 +25,9 @@ VMs started together would hand over their jobs at the same instants for the
 whole run, so a host with more such jobs than cores would run them on both
 threads of its cores, at the hyper-threading rate, every period, while the
 same work spread out would find whole idle cores: the host CPU would follow
-how many jobs collide, not what the traffic costs (``tick_phases``).
+how many jobs collide, not what the traffic costs. The scenario draws each
+VM's phase at random from a stream of its own (``vsim.scenario.simulate``),
+so a VM keeps its phase whatever other VMs a sweep adds.
 """
 
 from vsim.core.environment import scheduler_for
@@ -33,14 +35,6 @@ from vsim.cpu.world import IDLE
 
 CHUNK = 0.01
 """Seconds of a sender thread's job and of the accounting period of frames and interrupts."""
-
-
-def tick_phases(count):
-    """Phases (fractions of ``CHUNK``) of ``count`` senders' accounting periods, spread evenly
-    over the period so that no two senders started together hand over work together.
-    Evenly rather than at random: random phases give Experiment 3 the same host CPU, and an
-    even one needs no draw, so runs of fluid traffic stay independent of the seed."""
-    return [index / count for index in range(count)]
 
 
 class _Backlog:

@@ -30,7 +30,7 @@ from vsim.core.rng import RandomStreams
 from vsim.guest.measuring_client import MeasuringClient
 from vsim.guest.media_server import MediaServer
 from vsim.guest.request_response import RequestResponseTraffic
-from vsim.guest.sender_cpu import SenderCpu, tick_phases
+from vsim.guest.sender_cpu import SenderCpu
 from vsim.guest.traffic_vm import TrafficVm
 from vsim.net.frames import ip_bytes_for_rtp
 from vsim.net.shared_uplink import VOICE_CLASS, SharedUplink
@@ -119,10 +119,9 @@ class Simulation:
         for spec, receiver in zip(specs, self.receivers):
             self._add_media_server(spec, receiver, streams)
         self.rr = None
-        phases = tick_phases(len(traffic_specs))
         for index, spec in enumerate(traffic_specs):
             self._add_traffic_vm(spec, index, models["nic"], loaded.source, streams,
-                                 exclusive=not specs, phase=phases[index])
+                                 exclusive=not specs)
         self.background_tasks = BackgroundTasks(self.machine, self.scenario.host.background_tasks,
                                                 self.linux)
         self.host_steal = HostSteal(self.machine, loaded.steal, loaded.source)
@@ -176,10 +175,11 @@ class Simulation:
         self.vnics.append(tx)
         self.servers.append(server)
 
-    def _add_traffic_vm(self, spec, index, nic, source, streams, exclusive, phase):
+    def _add_traffic_vm(self, spec, index, nic, source, streams, exclusive):
         """A [[group]] VM sending traffic: request/response chains (``_add_request_response``)
         or bulk traffic on a port and flow of its own, its guest and vNIC CPU modelled
-        (``SenderCpu``, handing over its work at ``phase`` of the accounting period)."""
+        (``SenderCpu``, handing over its work at a phase of the accounting period drawn from
+        the VM's own stream: VMs started together do not hand over their work together)."""
         group = self._add_vm(spec.name, spec.cpu, spec.vcpus, None)
         traffic, vnic = spec.traffic, spec.vnic
         rng = streams.stream(f"{spec.name}.traffic")
@@ -202,7 +202,8 @@ class Simulation:
         cpu = SenderCpu(self.env, self.machine, group.worlds, tx_world, vnic.tx_cost / segment,
                         partial(self.uplink.frames_rate, flow), spin=not probe.elastic,
                         interrupts=interrupts, interrupt_cost=vnic.interrupt_cost,
-                        frame_cost=vnic.guest_tx_cost, phase=phase)
+                        frame_cost=vnic.guest_tx_cost,
+                        phase=float(streams.stream(f"{spec.name}.cpu_phase").random()))
         self.traffic.append(TrafficVm(
             self.env, self.uplink, flow, traffic.kind, traffic.params,
             active_from=traffic.active_from, active_until=traffic.active_until,
