@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from vsim.core.errors import InputError
 from vsim.scenario.load import group_role, load_scenario
 from short_fig3 import FIG3, fig3, with_model
 from vsim.scenario.simulate import Simulation, simulate
@@ -188,6 +189,32 @@ def test_numa_home_nodes_off_lets_vcpus_use_both_sockets():
     sim.env.process(sample(sim.env))
     sim.run(2.0, 0.5)
     assert sockets == {0, 1}
+
+
+# ------------------------------------------------------- cache refill
+def test_the_workloads_refill_costs_reach_the_media_server_vcpus_only():
+    sim = Simulation(fig3("vm.instances=2", "params.workload.refill_same_socket=2e-5",
+                          "params.workload.refill_other_socket=2e-4"), 1)
+    vcpus = [world for group in sim.vms for world in group.worlds]
+    assert {(w.refill_same_socket, w.refill_other_socket) for w in vcpus} == {(2e-5, 2e-4)}
+    assert {(v.world.refill_same_socket, v.world.refill_other_socket)
+            for v in sim.vnics} == {(0.0, 0.0)}
+
+
+def test_refill_costs_add_the_moved_vcpus_work_to_the_host():
+    """At 6 instances vCPUs move between cores; what they refill is work the host runs."""
+    def run(*overrides):
+        sim = Simulation(fig3("vm.instances=6", *overrides), 4)
+        return sim.run(3.0, 0.5), sum(w.migrations for g in sim.vms for w in g.worlds)
+    (plain, moves), (refilled, _) = run(), run("params.workload.refill_same_socket=2e-4",
+                                              "params.workload.refill_other_socket=2e-4")
+    assert moves > 0
+    assert refilled["host"]["cpu_util_pct"] > plain["host"]["cpu_util_pct"]
+
+
+def test_a_negative_refill_cost_is_refused():
+    with pytest.raises(InputError, match="refill_other_socket"):
+        fig3("params.workload.refill_other_socket=-1e-5")
 
 
 # ------------------------------------------------------------ reservations

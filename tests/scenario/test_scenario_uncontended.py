@@ -114,6 +114,16 @@ def test_auto_picks_the_closed_form_only_where_nothing_waits():
     assert Simulation(scenario("vm.instances=1", "vm.background_burst=0"), 1).engine == "uncontended"
 
 
+def test_a_cache_refill_cost_needs_the_event_engine():
+    """The closed form has no moves between cores, so it cannot charge their refill."""
+    refill = "params.workload.refill_same_socket=2e-5"
+    assert Simulation(scenario("vm.instances=1", refill), 1).engine == "events"
+    assert Simulation(scenario("vm.instances=1", "params.workload.refill_same_socket=0"),
+                      1).engine == "uncontended"
+    with pytest.raises(ValueError, match="no cache refill cost"):
+        Simulation(scenario("vm.instances=1", refill), 1, engine="uncontended")
+
+
 def test_applies_counts_cores_not_threads():
     with_ht = Simulation(scenario("vm.instances=1", "vm.vcpus=7"), 1, engine="events").machine
     assert applies(with_ht)  # 7 vCPUs + 1 transmit world on 8 cores

@@ -28,6 +28,12 @@ Features handled here because every policy shares them:
   group is throttled, and ``on_unthrottle(machine, world)``, called for each
   waiting world of a group whose throttling ends. A policy without them is
   never called there.
+- Cache refill on migration: a world that starts on a core other than the
+  one it last ran on (a hyper-thread sibling shares the core's caches) adds
+  its ``refill_same_socket`` or ``refill_other_socket`` to its remaining work,
+  the time it spends refilling its working set into that core's caches, and
+  counts the move in ``migrations``. Both costs are 0 unless a scenario sets
+  them, and then nothing changes.
 - Start observer: a world's ``on_start``, when set, is called with the world
   each time it starts on a logical CPU (a trace of when each job first got a
   CPU); unset, it costs one attribute test per start.
@@ -74,6 +80,7 @@ class Machine:
         self.core_since = [0.0] * topology.cores
         self.armed_mask = 0  # bit i set while logical CPU i has a quantum check pending
         self.core_index = [topology.core_of(i) for i in range(n)]
+        self.socket_index = [topology.socket_of(i) for i in range(n)]
         self.cosched_on = costop_threshold < math.inf
         self.all_mask = (1 << n) - 1
         self.idle_mask = self.all_mask  # bit i set while logical CPU i is idle
@@ -239,6 +246,9 @@ class Machine:
     def _start(self, world: World, lcpu: int) -> None:
         now = self.env._now
         self._set_state(world, RUN)  # from READY, or COSTOP on a co-start
+        last = world.last_lcpu
+        if last is not None and last != lcpu:
+            self._moved(world, last, lcpu)
         world.lcpu = lcpu
         world.last_lcpu = lcpu
         world.run_start = now
@@ -267,6 +277,19 @@ class Machine:
         on_start = world.on_start
         if on_start is not None:
             on_start(world)
+
+    def _moved(self, world: World, last: int, lcpu: int) -> None:
+        """The world starts on ``lcpu`` after running last on ``last``: on another core it
+        counts a migration and adds the refill of its caches to its remaining work."""
+        core_index = self.core_index
+        if core_index[last] == core_index[lcpu]:
+            return
+        world.migrations += 1
+        socket_index = self.socket_index
+        refill = (world.refill_same_socket if socket_index[last] == socket_index[lcpu]
+                  else world.refill_other_socket)
+        if refill:
+            world.work += refill
 
     def _settle(self, world: World, now: float) -> None:
         """Drain the work done since the last mark at the current rate."""

@@ -66,15 +66,22 @@ class World:
     ``work`` is the remaining work of the current job in seconds of a whole,
     uncontended core; it drains at ``rate`` (1 alone on a core, the
     hyper-threading rate while the sibling thread is busy).
+    ``refill_same_socket`` and ``refill_other_socket`` are the core-seconds of
+    work the world adds to its job when it starts on a core other than the one
+    it last ran on, in the same socket or in another (its working set is cold
+    in that core's private caches; 0: no cost); ``migrations`` counts those
+    starts, with or without a cost.
     """
 
     __slots__ = (
         "name", "group", "share", "state", "lcpu", "last_lcpu", "work", "rate", "t_mark",
         "run_start", "on_done", "version", "vtime", "used", "ready_time", "costop_time",
         "t_state", "throttled", "progress", "slice_start", "affinity", "due", "on_due", "on_start",
+        "refill_same_socket", "refill_other_socket", "migrations",
     )
 
-    def __init__(self, name: str, group: Group, affinity: Optional[Any] = None) -> None:
+    def __init__(self, name: str, group: Group, affinity: Optional[Any] = None, *,
+                 refill_same_socket: float = 0.0, refill_other_socket: float = 0.0) -> None:
         self.name = name
         self.group = group
         self.share = group.shares
@@ -100,6 +107,9 @@ class World:
         self.on_start: Any = None  # optional observer called with the world whenever it starts on a CPU
         self.affinity: Optional[frozenset[int]] = (
             frozenset(affinity) if affinity is not None else None)
+        self.refill_same_socket = float(refill_same_socket)
+        self.refill_other_socket = float(refill_other_socket)
+        self.migrations = 0
         group.add(self)
 
     def stall(self, now: float) -> float:

@@ -209,6 +209,13 @@ class MediaServerModel:
     aligned_phases: bool = field(default=False, metadata={
         "doc": "every worker's ticks fall due at the same instants (threads started on one "
                "deadline, as vsim probe's workers are), else each worker's phase is drawn uniformly"})
+    refill_same_socket: float = field(default=0.0, metadata=non_negative(
+        "s", "core-seconds a worker vCPU adds to its work when it starts on another core of the "
+             "socket it last ran on, refilling its working set into that core's L1 and L2 from "
+             "the shared L3 (0: none)"))
+    refill_other_socket: float = field(default=0.0, metadata=non_negative(
+        "s", "the same when it starts on another socket, refilling from the other socket's "
+             "cache or memory (0: none)"))
 
 
 @dataclass(frozen=True)

@@ -151,9 +151,10 @@ class Simulation:
         """A media-server VM: its vCPUs, its vNIC's transmit world sending to ``receiver``
         and, on an uplink scheduler, its port and its frames' flow."""
         shared = isinstance(self.uplink, SharedUplink)
-        group = self._add_vm(spec.name, spec.cpu, spec.vcpus, spec.affinity)
-        tx_world = self._add_transmit_world(spec.name)
         vnic, work, codec = spec.vnic, spec.work, self.codec
+        group = self._add_vm(spec.name, spec.cpu, spec.vcpus, spec.affinity,
+                             (work.refill_same_socket, work.refill_other_socket))
+        tx_world = self._add_transmit_world(spec.name)
         port = self.uplink.add_port(spec.name) if shared else None
         tx = VnicTransmit(self.env, self.machine, tx_world, self.uplink, receiver,
                           tx_cost=vnic.tx_cost, rx_cost=vnic.rx_cost, ring_size=vnic.tx_ring,
@@ -221,8 +222,8 @@ class Simulation:
                 and all(c.supports_closed_form() for c in components))
         if engine == "uncontended" and not fits:
             raise EngineError(f"expected a whole core per world, no limits, reservations or "
-                             f"affinity, no bulk traffic, a FIFO uplink and no steal for the "
-                             f"uncontended engine; this host runs "
+                             f"affinity, no cache refill cost, no bulk traffic, a FIFO uplink "
+                             f"and no steal for the uncontended engine; this host runs "
                              f"{len(self.machine.worlds)} worlds on {self.topology.cores} cores")
         if engine == "auto":
             return "uncontended" if fits else "events"
@@ -255,14 +256,18 @@ class Simulation:
             for worker in server.workers:
                 worker.record_ticks()
 
-    def _add_vm(self, name, cpu, vcpus, affinity):
+    def _add_vm(self, name, cpu, vcpus, affinity, refill=(0.0, 0.0)):
         """A VM's CPU group with its vCPU worlds, added to the machine (on a Linux host its
-        shares become the cgroup weight, ``vsim.scenario.cgroups``)."""
+        shares become the cgroup weight, ``vsim.scenario.cgroups``); ``refill`` is what a vCPU
+        pays to refill its caches after moving to another core of its socket, and of another
+        socket (``World``)."""
         shares = cgroups.cgroup_weight(cpu["shares"], vcpus) if self.linux else cpu["shares"]
         group = Group(name, shares=shares, reservation=cpu["reservation"],
                       limit=cpu["limit"] if cpu["limit"] is not None else math.inf)
+        same_socket, other_socket = refill
         for j in range(vcpus):
-            World(f"{name}.vcpu{j}", group, affinity=affinity)
+            World(f"{name}.vcpu{j}", group, affinity=affinity, refill_same_socket=same_socket,
+                  refill_other_socket=other_socket)
         self.machine.add_group(group)
         return group
 

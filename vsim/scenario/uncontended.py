@@ -31,11 +31,13 @@ import numpy as np
 
 
 def applies(machine):
-    """Whether the event engine would never make ``machine``'s worlds wait or pair up."""
+    """Whether the event engine would never make ``machine``'s worlds wait or pair up, and
+    a world moved between idle cores would pay nothing for it (no cache refill cost)."""
     worlds = machine.worlds
     return (not machine.reservations
             and all(group.limit == math.inf for group in machine.groups)
-            and all(world.affinity is None for world in worlds)
+            and all(world.affinity is None and not world.refill_same_socket
+                    and not world.refill_other_socket for world in worlds)
             and len(worlds) <= machine.topology.cores)
 
 
