@@ -133,43 +133,7 @@ def test_bad_parameters_name_the_key(tmp_path, params, key):
     assert key in error.value.where
 
 
-MIXED = """
-name = "a media server beside netperf TCP_RR VMs"
-[run]
-duration = 0.4
-warmup = 0.1
-seed = 1
-[host]
-model = "hosts/dell_r710_x5690"
-scheduler = "schedulers/esx5_proportional_share"
-nic = "nics/broadcom_netxtreme2_1gbe"
-uplink = "fifo"
-[vm]
-instances = 1
-vcpus = 4
-streams_per_instance = 120
-workload = "workloads/vmcd_g729"
-vnic = "vnics/vmxnet3"
-[client]
-model = "clients/measuring_client"
-[[group]]
-name = "netperf"
-count = 3
-vcpus = 1
-[group.traffic]
-kind = "tcp_rr"
-params = { request_bytes = 64, response_bytes = 64, outstanding = 2 }
-[[netioc.node]]
-name = "voip"
-kind = "class"
-shares = 50.0
-members = ["vm"]
-[[netioc.node]]
-name = "netperf"
-kind = "class"
-shares = 50.0
-members = ["netperf"]
-"""
+BESIDE_VOICE = CONFIG.parents[1] / "whatif" / "netperf_beside_voice.toml"
 
 
 def _send_each_request_at_its_time(monkeypatch):
@@ -188,19 +152,16 @@ def _send_each_request_at_its_time(monkeypatch):
 
 
 @pytest.mark.parametrize("uplink", ["fifo", "netioc"])
-def test_requests_sent_late_meet_what_requests_sent_at_their_time_meet(tmp_path, monkeypatch,
-                                                                         uplink):
+def test_requests_sent_late_meet_what_requests_sent_at_their_time_meet(monkeypatch, uplink):
     """Beside a media server the requests are sent in batches, late; the uplink still takes
     every frame in time order, so each request and each media frame meets what it would have
     met had every request been sent by an event at its own time: the same transactions, and
     the same delays up to rounding (which may move a media frame into the next 1 us bin of
     the uplink's delay histogram)."""
-    path = tmp_path / "mixed.toml"
-    path.write_text(MIXED)
-    loaded = load_scenario(path, [f'host.uplink="{uplink}"'])
-    late = simulate(loaded, 1)
+    loaded = load_scenario(BESIDE_VOICE, [f'host.uplink="{uplink}"', "group.netperf.count=3"])
+    late = simulate(loaded, 1, duration=0.4, warmup=0.1)
     _send_each_request_at_its_time(monkeypatch)
-    on_time = simulate(loaded, 1)
+    on_time = simulate(loaded, 1, duration=0.4, warmup=0.1)
     mine = late["uplink"]["request_response"]["netperf"]
     theirs = on_time["uplink"]["request_response"]["netperf"]
     assert mine["transactions_per_s"] == theirs["transactions_per_s"] > 0
