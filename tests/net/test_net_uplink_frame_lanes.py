@@ -3,6 +3,7 @@
 import copy
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from vsim.net.fluid.flows import Flows
@@ -49,7 +50,19 @@ def fifo():
                                  latency=1e-5)
 
 
-SCHEDULERS = {"multiqueue": multiqueue, "netioc": netioc, "fifo": fifo}
+def fifo_beside_fluid(share=0.6):
+    """A FIFO a bulk flow's fluid flows into at ``share`` of its rate (frames of 1500 bytes
+    counted against a limit in packets), so frames wait behind the fluid they find."""
+    scheduler = fifo()
+    pps = share * TEN_GIGABIT / (1538 * 8)
+    scheduler.set_flows(0.0, Flows.of([pps], [1500], [1], [BULK_PORT]))
+    return scheduler
+
+
+SCHEDULERS = {"multiqueue": multiqueue, "netioc": netioc, "fifo": fifo,
+              "fifo beside fluid": fifo_beside_fluid}
+LARGEST_WORK = 1538 * 8 / TEN_GIGABIT
+"""Link time of the largest frame the tests send."""
 
 frames = st.lists(st.tuples(st.floats(0, 3e-6), st.integers(0, PORTS - 1),
                             st.sampled_from([116, 600, 1500])), min_size=1, max_size=60)
@@ -69,7 +82,7 @@ def test_lanes_send_as_lone_frames_through_transmit(name, drawn):
     scheduler = SCHEDULERS[name]()
     reference = copy.deepcopy(scheduler)
     times, ports, sizes, queues = _lay_out(scheduler, drawn)
-    lanes = scheduler.frame_lanes(queues, times.size, 1.0)
+    lanes = scheduler.frame_lanes(queues, times.size, 1.0, LARGEST_WORK)
     assert lanes is not None
     work = scheduler.work(sizes)
     got = [lanes.send(t, q, w) for t, q, w in zip(times.tolist(), queues.tolist(), work.tolist())]
@@ -106,12 +119,46 @@ def test_the_quiet_run_ends_at_the_first_frame_finding_its_queue_busy(drawn):
     assert lanes.send(later, 0, 1e-7) == replay.send(later, 0, 1e-7)
 
 
-def test_no_lanes_with_fluid_in_the_queue_or_a_limit_within_reach():
+def test_no_lanes_with_a_limit_within_reach():
     scheduler = make_uplink_scheduler("fifo", TEN_GIGABIT, 10, rng=np.random.default_rng(5))
     assert scheduler.frame_lanes(np.array([0]), 10, 1.0) is not None
     assert scheduler.frame_lanes(np.array([0]), 11, 1.0) is None
-    scheduler.set_flows(0.0, Flows.of([100_000.0], [1500], [1], [3]))
-    assert scheduler.frame_lanes(np.array([0]), 1, 1.0) is None
+
+
+def test_lanes_beside_fluid_only_below_the_queues_rate_and_with_the_frames_work_known():
+    one = np.array([0])
+    assert fifo_beside_fluid(0.6).frame_lanes(one, PORTS, 1.0, LARGEST_WORK) is not None
+    assert fifo_beside_fluid(0.6).frame_lanes(one, PORTS, 1.0) is None  # work unknown
+    assert fifo_beside_fluid(1.0).frame_lanes(one, PORTS, 1.0, LARGEST_WORK) is None
+
+
+@pytest.mark.parametrize("share, fits", [(0.5, True), (0.8, False)])
+def test_lanes_beside_fluid_count_the_fluid_the_frames_may_hold_back(share, fits):
+    """Ten frames of the largest size may hold back up to (10 + 1) frames' work / (1 - share)
+    of fluid, in 1500-byte packets: 22 at half the rate, 55 at 0.8, against 40 places
+    less the frames' own 10."""
+    scheduler = make_uplink_scheduler("fifo", TEN_GIGABIT, 40, rng=np.random.default_rng(5))
+    pps = share * TEN_GIGABIT / (1538 * 8)
+    scheduler.set_flows(0.0, Flows.of([pps], [1500], [1], [BULK_PORT]))
+    lanes = scheduler.frame_lanes(np.array([0]), 10, 1.0, LARGEST_WORK)
+    assert (lanes is not None) == fits
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(0.05, 0.95), frames)
+def test_frames_sent_through_lanes_beside_fluid_are_never_ones_transmit_drops(share, drawn):
+    """Where the lanes are given, no frame they send is one the queue would drop: its limit
+    (here a tight one) holds the frames and the fluid they hold back."""
+    scheduler = make_uplink_scheduler("fifo", TEN_GIGABIT, 200, rng=np.random.default_rng(5))
+    pps = share * TEN_GIGABIT / (1538 * 8)
+    scheduler.set_flows(0.0, Flows.of([pps], [1500], [1], [BULK_PORT]))
+    reference = copy.deepcopy(scheduler)
+    times, ports, sizes, queues = _lay_out(scheduler, drawn)
+    lanes = scheduler.frame_lanes(queues, times.size, 1.0, LARGEST_WORK)
+    if lanes is None:
+        return
+    want = reference.transmit(times, sizes, 0, ports)
+    assert not np.isnan(want).any()
 
 
 def test_a_gate_or_a_draw_makes_the_lanes_unpredictable():

@@ -21,17 +21,19 @@ One object drives every chain of the scenario, so their frames reach the
 uplink in time order. Events come at stretches of transactions, never per
 packet:
 
-- no other frame source on the uplink and no fluid in the queues the
-  requests use (``UplinkScheduler.frame_lanes``): every chain's requests up
+- no other frame source on the uplink and the queues the requests use in
+  their open regime, a bulk flow's fluid flowing in below their rate if any
+  (``UplinkScheduler.frame_lanes``): every chain's requests up
   to ``STRETCH`` ahead, merged in time order (a heap of the chains' next
   requests), each sent as a lone frame through the scheduler's per-frame
   path, its departure setting its chain's next request; the closed loops
   are exact, each request meeting the ones before it. Where a frame's
   delay depends only on its queue (no completion gate, nothing drawn), the
   run of requests finding their queues empty is laid out at once first;
-- fluid in those queues but no other frame source: the requests due within
-  the shortest possible round trip (nothing sent now can cause another
-  before), as one burst through the scheduler;
+- no per-frame path (a queue the fluid fills, a scheduler sending frames
+  its own way) and no other frame source: the requests due within the
+  shortest possible round trip (nothing sent now can cause another before),
+  as one burst through the scheduler;
 - media servers' frames on the same uplink: the requests are sent late,
   whenever the uplink is about to take a media burst, a bulk flow's change
   or a reading of its counters (``SharedUplink.settle``), and at least every
@@ -206,7 +208,8 @@ class RequestResponseTraffic:
 
     def _lanes(self):
         """The uplink's per-frame path for every chain's requests, None where it has none now."""
-        return self.uplink.frame_lanes(self.queue, self.chain_vm.size, float(self.units.max()))
+        return self.uplink.frame_lanes(self.queue, self.chain_vm.size, float(self.units.max()),
+                                       float(self.work.max()))
 
     def catch_up(self, t):
         """Send every request due before ``t`` (the uplink is about to take something at ``t``),

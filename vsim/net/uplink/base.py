@@ -210,17 +210,18 @@ class UplinkScheduler:
         self.t = float(times[-1])
         return out + self.latency
 
-    def frame_lanes(self, queues, frames, units):
+    def frame_lanes(self, queues, frames, units, work=None):
         """A ``FrameLanes`` sending lone frames as ``transmit`` would, for frames of ``queues``
         (indices) of which at most ``frames`` are in the system at once, each of at most
-        ``units``; None where it cannot: a subclass sending frames its own way, fluid in those
-        queues, or a limit they could reach."""
+        ``units`` and ``work`` (None: unknown); None where it cannot: a subclass sending frames
+        its own way, those queues out of the open regime (``FrameLanes.fit``), or a limit they
+        could reach."""
         if type(self).transmit is not UplinkScheduler.transmit:
             return None
-        return self._lanes(queues, frames, units)
+        return self._lanes(queues, frames, units, work)
 
-    def _lanes(self, queues, frames, units, gate=None, sending=False):
-        if not FrameLanes.fit(self, queues, frames, units):
+    def _lanes(self, queues, frames, units, work, gate=None, sending=False):
+        if not FrameLanes.fit(self, queues, frames, units, work):
             return None
         if self.non_preemptive and self.n_queues > 1:
             return FrameLanes(self, self._other_busy, self._other_work, gate, sending)

@@ -3,15 +3,17 @@
 A closed loop (request/response chains) hands the uplink one frame at a
 time, each frame's departure deciding when the next arrives, so it cannot
 batch frames into one ``transmit`` call, and a call per frame costs the
-numpy set-up of a burst. While every queue the frames use holds only
-discrete frames (no fluid offered or backlogged, not the joint regime) and
-cannot fill to its limit, what ``UplinkScheduler.transmit`` does to a lone
-frame is a few scalar steps, done here in plain Python:
+numpy set-up of a burst. While every queue the frames use is in the open
+regime of ``vsim.net.fluid.queue`` (a bulk flow's fluid, if any, flowing in
+below the queue's rate; not the joint regime) and cannot fill to its limit,
+what ``UplinkScheduler.transmit`` does to a lone frame is a few scalar
+steps, done here in plain Python:
 
-- the queue: the backlog (frames, and fluid left from earlier that only
-  drains) drains at the queue's rate since the last frame, the frame waits
-  for it and adds its service (Lindley's recursion, the open regime of
-  ``vsim.net.fluid.queue``);
+- the queue: the backlog (frames, and fluid) drains at the queue's rate less
+  the fluid's inflow since the last frame, the frame waits for it and adds
+  its service (Lindley's recursion, the same sums as the queue's
+  ``advance`` and ``offer``; the fluid below the queue's rate never queues
+  on its own, so a frame finding the queue empty waits for none of it);
 - a non-preemptive scheduler's frame may find another queue's frame on the
   wire (with the probability and mean rest ``transmit`` uses, drawn from
   the scheduler's random stream per frame: each frame its own burst; with
@@ -48,6 +50,7 @@ class FrameLanes:
         self.sending = sending
         queues = scheduler.queues
         self.rate = [q.rate for q in queues]
+        self.inflow = [q.fluid_work for q in queues]
         self.backlog = [q.work for q in queues]
         self.at = [q.t for q in queues]
         self.latency = scheduler.latency
@@ -61,15 +64,28 @@ class FrameLanes:
         self.draws = 0
 
     @staticmethod
-    def fit(scheduler, queues, frames, units):
-        """Whether ``queues`` of ``scheduler`` take no fluid now (what is left of earlier fluid
-        only drains) and ``frames`` more frames of at most ``units`` each, beside what is in
-        them, fit under every queue's limit."""
+    def fit(scheduler, queues, frames, units, work=None):
+        """Whether ``queues`` of ``scheduler`` stay in the open regime (no fluid, or a fluid
+        flowing in below the queue's rate, not realized packet by packet) and ``frames`` more
+        frames of at most ``units`` and ``work`` each (``work`` None: unknown, so no fluid may
+        flow in), beside what is in them, fit under every queue's limit.
+
+        With a fluid inflow taking a share ``f`` of a queue's rate, its backlog never passes
+        ``(backlog now + (frames + 1) * work) / (1 - f)``: whatever is queued arrived while
+        the oldest item waited, and that wait is at most the backlog's drain time, in which
+        the fluid brings ``f`` of it; the fluid's part of the limit is counted at that."""
         for q in set(int(q) for q in queues):
             queue = scheduler.queues[q]
-            if queue.realized is not None or queue.fluid_work > 0:
+            if queue.realized is not None:
                 return False
-            fluid_units = queue.fluid_backlog_work() * (queue.units_per_work or 0.0)
+            share = queue.fluid_work / queue.rate
+            if share > 0:
+                if work is None or share >= 1:
+                    return False
+                fluid_work = (queue.work + (frames + 1) * work) / (1 - share)
+            else:
+                fluid_work = queue.fluid_backlog_work()
+            fluid_units = fluid_work * (queue.units_per_work or 0.0)
             if (queue.in_system(queue.t) + frames) * units + fluid_units > queue.limit:
                 return False
         return True
@@ -81,7 +97,7 @@ class FrameLanes:
         backlog = self.backlog[q]
         elapsed = t - self.at[q]
         if elapsed > 0:
-            backlog = max(0.0, backlog + (0.0 - rate) * elapsed)
+            backlog = max(0.0, backlog + (self.inflow[q] - rate) * elapsed)
         after = work / rate + backlog / rate
         self.backlog[q] = after * rate
         self.at[q] = t
@@ -112,6 +128,7 @@ class FrameLanes:
         if not n:
             return 0
         rate = np.array(self.rate)[queues]
+        inflow = np.array(self.inflow)[queues]
         # each frame's predecessor in its queue: the last frame sent, then those taken here
         by_queue = np.lexsort((np.arange(n), queues))
         q, t = queues[by_queue], times[by_queue]
@@ -120,7 +137,8 @@ class FrameLanes:
         previous_backlog = np.where(first, np.array(self.backlog)[q],
                                     np.roll(work[by_queue] / rate[by_queue] * rate[by_queue], 1))
         elapsed = t - previous_at
-        empty = np.where(elapsed > 0, previous_backlog + (0.0 - rate[by_queue]) * elapsed <= 0,
+        empty = np.where(elapsed > 0,
+                         previous_backlog + (inflow[by_queue] - rate[by_queue]) * elapsed <= 0,
                          previous_backlog == 0)
         busy = np.flatnonzero(~empty)
         taken = int(by_queue[busy].min()) if busy.size else n
