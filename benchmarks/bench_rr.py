@@ -15,8 +15,9 @@ temporary directory and run in a child process on the same CPU, on this
 tree's scenario), and the ratio of the two costs is printed.
 
 Targets: every uplink at most ``MAX_CPU_PER_S`` CPU seconds per simulated
-second; with ``--before``, NetIOC at least ``MIN_SPEEDUP`` times cheaper than
-``REV``. Exits 1 when a target is missed, 2 when ``REV`` cannot be extracted.
+second; with ``--before`` on the Fig 6 scenario, NetIOC at least
+``MIN_SPEEDUP`` times cheaper than ``REV`` (on another scenario the ratio is
+reported, not judged). Exits 1 when a target is missed, 2 when ``REV`` cannot be extracted.
 
 Run: ``python benchmarks/bench_rr.py [--config PATH] [--duration 2] [--uplinks netioc] [--before REV]``
 """
@@ -132,7 +133,7 @@ def main(argv=None):
         ok &= passed
         print(f"{'PASS' if passed else 'FAIL'} {result['uplink']} {cost:.3f} CPU s per simulated "
               f"s <= {MAX_CPU_PER_S:g}")
-        if "speedup_cpu" in result and result["uplink"] in SPEEDUP_UPLINKS:
+        if "speedup_cpu" in result and result["uplink"] in SPEEDUP_UPLINKS and args.config == CONFIG:
             passed = result["speedup_cpu"] >= MIN_SPEEDUP
             ok &= passed
             print(f"{'PASS' if passed else 'FAIL'} {result['uplink']} {result['speedup_cpu']:.1f}x "
