@@ -81,8 +81,24 @@ def test_fluid_below_capacity_passes_without_loss_or_backlog():
     queue.advance(1.0)
     assert queue.fluid_accepted_work == queue.fluid_offered_work
     assert queue.fluid_backlog_work() == 0.0
-    # a packet sees only its own service
-    assert queue.offer([1.0], SERVICE, 1.0)[0] == pytest.approx(1.0 + SERVICE)
+    # a packet sees its own service and at most the rest of one fluid packet (1 us) in service
+    assert 1.0 + SERVICE <= queue.offer([1.0], SERVICE, 1.0)[0] <= 1.0 + 2 * SERVICE
+
+
+@pytest.mark.parametrize("share", [0.3, 0.9])
+def test_sparse_packets_beside_fluid_wait_the_residual_of_a_fluid_packet(share):
+    """Packets far apart beside a fluid taking ``share`` of the server find one of its packets
+    in service that share of the time and wait out a uniform part of it: the mean wait is
+    share x (fluid packet's service) / 2, the residual life of a deterministic service."""
+    fluid_packet = 3 * SERVICE
+    queue = FluidPacketQueue(100, "packets", np.random.default_rng(7))
+    queue.set_fluid(0.0, share, share / fluid_packet, share / fluid_packet)
+    arrivals = 1.0 + np.arange(40_000) * 1e-3
+    waits = np.concatenate([queue.offer(chunk, SERVICE, 1.0) - chunk - SERVICE
+                            for chunk in np.array_split(arrivals, 400)])
+    assert waits.min() >= -1e-12 and waits.max() <= fluid_packet * (1 + 1e-9)
+    assert np.mean(waits > 1e-12) == pytest.approx(share, abs=0.01)
+    assert waits.mean() == pytest.approx(share * fluid_packet / 2, rel=0.03)
 
 
 def overloaded_queue(seed, overload=1.1, limit=200):

@@ -22,7 +22,10 @@ A packet sees one of three regimes:
   packet waits for the work ahead of it (Lindley's recursion, vectorised
   over a burst with cumulative sums and a running maximum) and is dropped if
   its size does not fit under the limit. Packets alone are an exact
-  drop-tail FIFO queue.
+  drop-tail FIFO queue. A fluid below the queue's rate never queues on its
+  own, but its packets hold the server ``fluid_work / rate`` of the time: a
+  packet arriving then waits out the rest of the fluid packet in service
+  (``wire_rest``), unless more work than that is ahead of it anyway.
 - *pinned*: the fluid offers more than ``rate`` and has filled the queue.
   The free places come from the fluid's discreteness
   (``vsim.net.fluid.free_slots``): a burst finds the free places of a
@@ -203,12 +206,14 @@ class FluidPacketQueue:
         self._forget(t)
 
     # ------------------------------------------------------------ packets
-    def offer(self, times, work, units):
+    def offer(self, times, work, units, rests=None):
         """Packets arrive at ``times`` (sorted, not before the queue's time); return departures.
 
         ``work`` is each packet's service time at the full link rate,
         ``units`` its size in the limit's unit. A dropped packet's departure
         is NaN. A departure assumes the queue's rates hold until it leaves.
+        ``rests``: each packet's wait for the fluid's packet in service, already drawn
+        (``wire_rest``; in the open regime only), instead of drawing them here.
         """
         times = np.asarray(times, dtype=float)
         n = times.size
@@ -230,7 +235,7 @@ class FluidPacketQueue:
             if self._pinned():
                 i = self._offer_pinned(times, work, units, out, i)
             else:
-                i = self._offer_open(times, work, units, out, i)
+                i = self._offer_open(times, work, units, out, i, rests)
         return out
 
     def in_system(self, t):
@@ -291,7 +296,23 @@ class FluidPacketQueue:
     def _drop(self, count):
         self.packets_dropped += count
 
-    def _offer_open(self, times, work, units, out, start):
+    def fluid_below_rate(self):
+        """Whether a fluid flows in below the queue's rate: it never queues on its own, but its
+        packets hold the server ``fluid_work / rate`` of the time."""
+        return 0 < self.fluid_work < self.rate and self.fluid_pps > 0
+
+    def wire_rest_scale(self):
+        """Time the fluid's packet takes in service (its whole rest), where ``fluid_below_rate``."""
+        return self.fluid_work / self.fluid_pps / self.rate
+
+    def wire_rest(self, draws):
+        """Time each packet waits for the fluid's packet in service, from the two rows of
+        uniforms ``draws`` (whether one is in service, how much of it is left), where
+        ``fluid_below_rate``."""
+        hit, part = draws
+        return np.where(hit < self.fluid_work / self.rate, part * self.wire_rest_scale(), 0.0)
+
+    def _offer_open(self, times, work, units, out, start, rests=None):
         """Packets from ``start`` while the fluid does not hold the queue full; return next index."""
         n = times.size
         t0, v0 = self.t, self.work / self.rate
@@ -307,7 +328,12 @@ class FluidPacketQueue:
         gaps = np.diff(seg_t, prepend=t0)
         steps = service + gaps * (net / self.rate)
         totals = np.cumsum(steps)
-        after = totals + np.maximum(v0, np.maximum.accumulate(service - totals))
+        floor = service - totals
+        if rests is not None:
+            floor = service + rests[start:stop] - totals
+        elif self.fluid_below_rate():  # a packet finding only a fluid packet in service waits
+            floor = service + self.wire_rest(self.rng.random((2, seg_t.size))) - totals
+        after = totals + np.maximum(v0, np.maximum.accumulate(floor))
         before = after - service
         departures = seg_t + after
         # what is in the system when each packet arrives: earlier packets not yet gone

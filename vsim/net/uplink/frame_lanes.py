@@ -10,10 +10,11 @@ what ``UplinkScheduler.transmit`` does to a lone frame is a few scalar
 steps, done here in plain Python:
 
 - the queue: the backlog (frames, and fluid) drains at the queue's rate less
-  the fluid's inflow since the last frame, the frame waits for it and adds
-  its service (Lindley's recursion, the same sums as the queue's
-  ``advance`` and ``offer``; the fluid below the queue's rate never queues
-  on its own, so a frame finding the queue empty waits for none of it);
+  the fluid's inflow since the last frame, the frame waits for it, or for
+  the rest of the fluid's packet in service if that is longer (two draws
+  from the scheduler's random stream per frame, as the queue's ``offer``
+  draws them), and adds its service (Lindley's recursion, the same sums as
+  the queue's ``advance`` and ``offer``);
 - a non-preemptive scheduler's frame may find another queue's frame on the
   wire (with the probability and mean rest ``transmit`` uses, drawn from
   the scheduler's random stream per frame: each frame its own burst; with
@@ -51,12 +52,15 @@ class FrameLanes:
         queues = scheduler.queues
         self.rate = [q.rate for q in queues]
         self.inflow = [q.fluid_work for q in queues]
+        self.fluid_busy = [q.fluid_work / q.rate if q.fluid_below_rate() else 0.0 for q in queues]
+        self.fluid_rest = [q.wire_rest_scale() if q.fluid_below_rate() else 0.0 for q in queues]
+        self.rests = []
         self.backlog = [q.work for q in queues]
         self.at = [q.t for q in queues]
         self.latency = scheduler.latency
         self.rest = [float(w) for w in wire_rest]
         self.busy = [float(b) if w > 0 else 0.0 for b, w in zip(wire_busy, self.rest)]
-        self.predictable = self.gate is None and not any(self.busy)
+        self.predictable = self.gate is None and not any(self.busy) and not any(self.fluid_busy)
         """Whether a frame's delay depends only on what its queue holds."""
         self.rng = scheduler.rng
         self.start = scheduler.rng.bit_generator.state
@@ -98,7 +102,16 @@ class FrameLanes:
         elapsed = t - self.at[q]
         if elapsed > 0:
             backlog = max(0.0, backlog + (self.inflow[q] - rate) * elapsed)
-        after = work / rate + backlog / rate
+        if self.fluid_busy[q]:  # the queue's offer with its wire rest, to the last bit
+            self.draws += 2
+            hit, part = next(self.uniforms), next(self.uniforms)
+            rest = part * self.fluid_rest[q] if hit < self.fluid_busy[q] else 0.0
+            self.rests.append(rest)
+            service = work / rate
+            after = service + max(backlog / rate, service + rest - service)
+        else:
+            self.rests.append(0.0)
+            after = work / rate + backlog / rate
         self.backlog[q] = after * rate
         self.at[q] = t
         departure = t + after
@@ -162,7 +175,11 @@ class FrameLanes:
         self.rng.random(self.draws)
         if not times.size:
             return
+        rests = np.array(self.rests) if any(self.fluid_busy) else None
+        if rests is not None and rests.size != times.size:
+            raise ValueError("close takes the frames sent through the lanes, in the order sent")
         for q in np.unique(queues).tolist():
             mine = queues == q
-            self.scheduler.queues[q].offer(times[mine], work[mine], units[mine])
+            self.scheduler.queues[q].offer(times[mine], work[mine], units[mine],
+                                           None if rests is None else rests[mine])
         self.scheduler.t = max(self.scheduler.t, float(times[-1]))
