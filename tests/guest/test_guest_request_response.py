@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from vsim.core.errors import InputError
-from vsim.guest.request_response import RequestResponseTraffic
+from vsim.guest.request_response import RTO_MIN, RequestResponseTraffic
 from vsim.net.frames import serialization_time
 from vsim.net.shared_uplink import SharedUplink
 from vsim.scenario.load import load_scenario
@@ -173,3 +173,14 @@ def test_requests_sent_late_meet_what_requests_sent_at_their_time_meet(monkeypat
     assert voice["delay_p99_us"] == pytest.approx(voice_on_time["delay_p99_us"], abs=1.0)
     for key in ("mean_ms", "p99_ms"):
         assert late["jitter"][key] == pytest.approx(on_time["jitter"][key], rel=1e-9)
+
+
+def test_requests_lost_to_a_full_queue_show_their_retransmission_in_the_tail():
+    """Past the transmit stage's ceiling the FIFO stays full: requests are lost and sent again
+    after TCP's minimum retransmission timeout, and the 99th percentile of the one-way latency
+    says so instead of stopping at the fine bins' 10 ms."""
+    beside_flood = CONFIG.parents[1] / "whatif" / "netperf_beside_flood.toml"
+    loaded = load_scenario(beside_flood, ["group.flood.count=8"])
+    rr = simulate(loaded, 1, duration=1.0, warmup=0.2)["uplink"]["request_response"]["netperf"]
+    assert sum(vm["retransmissions"] for vm in rr["per_vm"]) > 0
+    assert rr["one_way_latency_p99_us"] > RTO_MIN / 2 * 1e6

@@ -64,10 +64,17 @@ STRETCH = 20e-3
 """Seconds of transactions resolved per event where the requests go frame by frame."""
 
 BIN = 1e-7
-"""Width of the latency histograms' bins (s)."""
+"""Width of the latency histograms' fine bins (s)."""
 
 BINS = 100_000
-"""Bins of each histogram: up to 10 ms; longer values land in the last bin."""
+"""Fine bins of each histogram: up to 10 ms."""
+
+COARSE_BIN = 1e-4
+"""Width of the coarse bins past the fine ones (s): a request lost and sent again after
+``RTO_MIN`` makes a round trip of hundreds of milliseconds."""
+
+COARSE_BINS = 100_000
+"""Coarse bins: from 10 ms up to 10 s; longer values land in the last bin."""
 
 US = 1e6
 
@@ -147,8 +154,8 @@ class RequestResponseTraffic:
         self.vm_requests = np.zeros(count, dtype=np.int64)
         self.vm_delays = np.zeros(count)
         self.vm_retransmissions = np.zeros(count, dtype=np.int64)
-        self.round_trip_hist = np.zeros((len(names), BINS), dtype=np.int64)
-        self.delay_hist = np.zeros((len(names), BINS), dtype=np.int64)
+        self.round_trip_hist = np.zeros((len(names), BINS + COARSE_BINS), dtype=np.int64)
+        self.delay_hist = np.zeros((len(names), BINS + COARSE_BINS), dtype=np.int64)
         self.ports = np.array([self.vms[i]["port"] for i in chain_vm], dtype=np.int64)
         self.classes = np.array([self.vms[i]["class"] for i in chain_vm], dtype=np.int64)
         self.ip_bytes = np.array(ips, dtype=float)
@@ -394,15 +401,21 @@ class RequestResponseTraffic:
 
 
 def _add(histograms, rows, values):
-    """Count ``values`` (s) into the ``BIN``-wide bins of ``histograms``' ``rows``."""
+    """Count ``values`` (s) into the bins of ``histograms``' ``rows``: ``BIN`` wide up to
+    ``BINS`` of them, then ``COARSE_BIN`` wide."""
     if values.size:
-        np.add.at(histograms, (rows, np.minimum((values / BIN).astype(np.int64), BINS - 1)), 1)
+        fine = (values / BIN).astype(np.int64)
+        coarse = BINS + ((values - BINS * BIN) / COARSE_BIN).astype(np.int64)
+        bins = np.where(fine < BINS, fine, np.minimum(coarse, BINS + COARSE_BINS - 1))
+        np.add.at(histograms, (rows, bins), 1)
 
 
 def _p99(histogram, scale):
-    """The 99th percentile of a histogram (bin centre) times ``scale``, None when empty."""
+    """The 99th percentile of a histogram (its bin's centre) times ``scale``, None when empty."""
     total = int(histogram.sum())
     if not total:
         return None
     k = int(np.searchsorted(np.cumsum(histogram), 0.99 * total))
-    return (k + 0.5) * BIN * scale
+    if k < BINS:
+        return (k + 0.5) * BIN * scale
+    return (BINS * BIN + (k - BINS + 0.5) * COARSE_BIN) * scale
