@@ -130,3 +130,13 @@ def test_traffic_vms_get_cpu_lines_after_the_media_servers():
     vm0 = next(i for i, line in enumerate(lines) if line.startswith("vm0 "))
     assert lines[vm0 + 1] == "flood[0]   used 50.0%  ready 2.5%  costop 0.0%  (traffic VM)"
     assert not any("traffic VM" in line for line in _lines(_summary()))
+
+
+def test_a_request_response_line_counts_the_requests_sent_again():
+    uplink = {"scheduler": "fifo", "capacity_bps": 1e9, "groups": {},
+              "request_response": {"rr": {"transactions_per_s": 600.0, "one_way_latency_mean_us": 6500.0,
+                                          "one_way_latency_p99_us": 101375.0,
+                                          "per_vm": [{"retransmissions": 2}, {"retransmissions": 1}]}}}
+    assert _lines(_summary(uplink=uplink))[-1] == (
+        "           group rr: 600 transactions/s  one-way 6500.00 us  p99 101375.00 us  "
+        "3 requests lost and sent again")
