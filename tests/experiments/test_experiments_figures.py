@@ -56,3 +56,26 @@ def test_a_negative_value_stays_on_the_axes(tmp_path, monkeypatch):
     plot_sweep(tmp_path / "fig", title="t", xlabel="x", ylabel="y", curves=[curve], marks=[])
     bottom, top = kept[0].get_ylim()
     assert bottom < -4.5 and top > 10.0
+
+
+def test_curves_spanning_decades_are_drawn_on_a_log_scale(tmp_path, monkeypatch):
+    """A latency from 27 us to the retransmission timeout's 100 ms: on a linear axis the
+    low points would lie flat on the floor."""
+    kept = drawn_axes(monkeypatch)
+    wide = Curve("c", [1, 2, 3], [(27.0, (26.9, 27.1)), (47.0, (47.0, 47.0)),
+                                  (101375.0, (101000.0, 102000.0))])
+    plot_sweep(tmp_path / "wide", title="t", xlabel="x", ylabel="us", curves=[wide], marks=[])
+    narrow = Curve("c", [1, 2], [(27.0, (26.9, 27.1)), (2000.0, (1990.0, 2010.0))])
+    plot_sweep(tmp_path / "narrow", title="t", xlabel="x", ylabel="us", curves=[narrow], marks=[])
+    assert kept[0].get_yscale() == "log" and kept[0].get_ylabel() == "us (log scale)"
+    assert kept[1].get_yscale() == "linear" and kept[1].get_ylim()[0] == 0
+
+
+def test_a_long_title_is_wrapped_not_cut(tmp_path, monkeypatch):
+    kept = drawn_axes(monkeypatch)
+    title = "what-if: TCP_RR latency beside a growing UDP flood on a shared 1 GbE uplink " * 2
+    curve = Curve("c", [1, 2], [(1.0, (0.9, 1.1))] * 2)
+    plot_sweep(tmp_path / "fig", title=title, xlabel="x", ylabel="y", curves=[curve], marks=[])
+    lines = kept[0].get_title().split("\n")
+    assert len(lines) >= 2 and all(len(line) <= 80 for line in lines)
+    assert " ".join(lines) == title.strip()

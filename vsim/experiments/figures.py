@@ -10,6 +10,7 @@ under the axes says what the error bars are and how the runs were made
 no date and fixed element ids, so re-running gives identical files.
 """
 
+import textwrap
 from dataclasses import dataclass
 
 import matplotlib
@@ -86,6 +87,11 @@ def _draw_marks(ax, marks, colours):
 
 FIGSIZE = (6.4, 4.4)
 LEGEND_WIDTH = 2.4
+TITLE_CHARS = 80
+"""Characters of a title's line: a longer title is wrapped rather than cut at the figure's edge."""
+DECADES = 100.0
+"""Ratio of the highest to the lowest positive value of a sweep's curves from which its y-axis
+is drawn on a log scale (a latency from microseconds to the retransmission timeout)."""
 """Inches a figure widens by for a legend beside its axes."""
 
 
@@ -100,13 +106,14 @@ def _write(fig, ax, stem, *, title, xlabel, ylabel, caption=None, legend_loc="be
     place the legend at ``legend_loc`` (matplotlib's names; ``outside ...`` ones put it beside
     the axes, clear of every point), and write ``fig`` as ``stem``.png
     and ``stem``.svg, atomically."""
-    ax.set_title(title, fontsize=10)
+    ax.set_title("\n".join(textwrap.wrap(title, TITLE_CHARS)), fontsize=10)
     if caption:
         fig.supxlabel(caption, fontsize=6.5, color="dimgrey", wrap=True)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    low = ax.dataLim.y0  # from 0, unless something drawn is negative
-    ax.set_ylim(bottom=0.0 if low >= 0 else low - HEADROOM * (ax.dataLim.y1 - low))
+    if ax.get_yscale() == "linear":
+        low = ax.dataLim.y0  # from 0, unless something drawn is negative
+        ax.set_ylim(bottom=0.0 if low >= 0 else low - HEADROOM * (ax.dataLim.y1 - low))
     ax.grid(alpha=0.3)
     if legend_loc.startswith("outside"):  # wider, so the axes keep their width beside it
         fig.set_size_inches(FIGSIZE[0] + LEGEND_WIDTH, FIGSIZE[1])
@@ -148,7 +155,8 @@ def plot_sweep(stem, *, title, xlabel, ylabel, curves, marks, line=None, xticks=
     value that is not a number (``true``/``false``), else whole-number xs get
     whole-number ticks only; ``caption``, when given, is printed under the
     axes; ``legend_loc`` places the legend. The y-axis runs from 0 to a little
-    above the highest point. Returns the paths written.
+    above the highest point, or on a log scale where the curves span
+    ``DECADES`` or more. Returns the paths written.
     """
     fig, ax = _new_axes()
     colours = _colours()
@@ -161,9 +169,29 @@ def plot_sweep(stem, *, title, xlabel, ylabel, curves, marks, line=None, xticks=
         ax.set_xticks([position for position, _ in xticks], [text for _, text in xticks])
     elif _whole_numbers([x for series in (*curves, *marks) for x in series.xs]):
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    _leave_headroom(ax)
+    if _spans_decades(curves):
+        ax.set_yscale("log")
+        ylabel += " (log scale)"
+    else:
+        _leave_headroom(ax)
     return _write(fig, ax, stem, title=title, xlabel=xlabel, ylabel=ylabel, caption=caption,
                   legend_loc=legend_loc)
+
+
+def _spans_decades(curves):
+    """Whether every value of ``curves`` is positive and the highest ``DECADES`` times the
+    lowest or more: on a linear axis the low ones would lie flat on the floor."""
+    values = [v for curve in curves for v in _values(curve)]
+    return bool(values) and min(values) > 0 and max(values) >= DECADES * min(values)
+
+
+def _values(curve):
+    """The statistics and replications a curve draws (None where a point has none)."""
+    for stat in curve.stats:
+        if stat is not None:
+            yield stat[0] if isinstance(stat, (tuple, list)) else stat
+    for runs in curve.runs or ():
+        yield from (v for v in runs if v is not None)
 
 
 def plot_spread(stem, *, title, xlabel, ylabel, spreads, curves, marks, caption=None):
