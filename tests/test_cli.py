@@ -717,6 +717,7 @@ def test_whatif_templates_run_a_point_of_their_own_sweep(name):
     ("protect_measured_vm", "measured_vm.reservation", 1.25),  # a reservation that protects
     ("voice_beside_flood", "group.flood.count", 8),  # past the transmit stage's ceiling
     ("netperf_beside_voice", "group.netperf.count", 4),
+    ("netperf_beside_flood", "group.flood.count", 6),  # flood and requests at the ceiling
 ])
 def test_whatif_templates_run_the_case_of_their_title(name, key, value):
     assert _base_value(load_scenario(WHATIF / f"{name}.toml").scenario, key) == value

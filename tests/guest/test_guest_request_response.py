@@ -184,3 +184,16 @@ def test_requests_lost_to_a_full_queue_show_their_retransmission_in_the_tail():
     rr = simulate(loaded, 1, duration=1.0, warmup=0.2)["uplink"]["request_response"]["netperf"]
     assert sum(vm["retransmissions"] for vm in rr["per_vm"]) > 0
     assert rr["one_way_latency_p99_us"] > RTO_MIN / 2 * 1e6
+
+
+def test_chains_that_lose_their_requests_stop_reserving_their_unloaded_rate():
+    """Past the transmit stage's ceiling the chains send a small part of their unloaded rate
+    (retransmission timeouts); declared again, they leave the flood the rest of the stage, as a
+    FIFO would, instead of the ceiling less their unloaded rate."""
+    beside_flood = CONFIG.parents[1] / "whatif" / "netperf_beside_flood.toml"
+    loaded = load_scenario(beside_flood, ["group.flood.count=8"])
+    summary = simulate(loaded, 1, duration=1.0, warmup=0.3)
+    ceiling = 1 / loaded.models["nic"].values.tx_stage_per_packet
+    rr = summary["uplink"]["request_response"]["netperf"]
+    assert rr["transactions_per_s"] < 0.02 * ceiling
+    assert summary["uplink"]["groups"]["flood"]["delivered_pps"] > 0.95 * ceiling
