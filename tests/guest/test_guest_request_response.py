@@ -126,6 +126,8 @@ def test_frame_by_frame_agrees_with_bursts_of_certain_requests(tmp_path, monkeyp
     ("outstanding = 1.5", "outstanding"),
     ("outstanding = 0", "outstanding"),
     ("window = 3", "window"),
+    ("outstanding = 2000", "outstanding"),  # past MAX_OUTSTANDING
+    ("timestamps = \"false\"", "timestamps"),  # a string, not a flag
 ])
 def test_bad_parameters_name_the_key(tmp_path, params, key):
     with pytest.raises(InputError) as error:

@@ -136,3 +136,17 @@ def test_a_flood_declares_its_packets_paced_unless_it_says_poisson():
     with pytest.raises(InputError, match=r"s.toml: g.traffic.arrivals: one of \['paced', 'poisson'\]"):
         make_source("udp_flood", {"pps": 10.0, "ip_bytes": 100, "arrivals": "bursty"},
                     source="s.toml", where="g.traffic")
+
+
+@pytest.mark.parametrize("kind, params, key", [
+    ("tcp_rr", {"request_bytes": 64.5}, "request_bytes"),
+    ("tcp_rr", {"response_bytes": 0}, "response_bytes"),
+    ("tcp_rr", {"outstanding": 1e6}, "outstanding"),
+    ("tcp_rr", {"timestamps": "false"}, "timestamps"),
+    ("tcp_rr", {"timestamps": 3}, "timestamps"),
+    ("tcp_stream", {"timestamps": "no"}, "timestamps"),
+])
+def test_whole_numbers_and_flags_are_checked(kind, params, key):
+    with pytest.raises(InputError) as error:
+        make_source(kind, params, source="s.toml", where="traffic")
+    assert error.value.where == f"traffic.{key}"

@@ -135,8 +135,7 @@ def test_traffic_vms_get_cpu_lines_after_the_media_servers():
 def test_a_request_response_line_counts_the_requests_sent_again():
     uplink = {"scheduler": "fifo", "capacity_bps": 1e9, "groups": {},
               "request_response": {"rr": {"transactions_per_s": 600.0, "one_way_latency_mean_us": 6500.0,
-                                          "one_way_latency_p99_us": 101375.0,
-                                          "per_vm": [{"retransmissions": 2}, {"retransmissions": 1}]}}}
+                                          "one_way_latency_p99_us": 101375.0, "retransmissions": 3}}}
     assert _lines(_summary(uplink=uplink))[-1] == (
         "           group rr: 600 transactions/s  one-way 6500.00 us  p99 101375.00 us  "
         "3 requests lost and sent again")

@@ -387,13 +387,14 @@ class RequestResponseTraffic:
         vm_of = self.chain_vm[chains]
         group_of = self.chain_group[chains]
         done = sent & (back >= self.warmup) & (back < self.duration)
-        measured = sent & (times >= self.warmup) & (times < self.duration)
+        in_window = (times >= self.warmup) & (times < self.duration)
+        measured = sent & in_window
         waited = delays - self.uplink.scheduler.latency
         self.vm_transactions += np.bincount(vm_of[done], minlength=count)
         self.vm_round_trips += np.bincount(vm_of[done], weights=round_trips[done], minlength=count)
         self.vm_requests += np.bincount(vm_of[measured], minlength=count)
         self.vm_delays += np.bincount(vm_of[measured], weights=waited[measured], minlength=count)
-        self.vm_retransmissions += np.bincount(vm_of[~sent], minlength=count)
+        self.vm_retransmissions += np.bincount(vm_of[~sent & in_window], minlength=count)
         _add(self.round_trip_hist, group_of[done], round_trips[done])
         _add(self.delay_hist, group_of[measured], waited[measured])
 
@@ -429,11 +430,14 @@ class RequestResponseTraffic:
                 "uplink_delay_mean_us": (float(self.vm_delays[mine].sum()) / requests * US
                                          if requests else None),
                 "uplink_delay_p99_us": _p99(self.delay_hist[g], US),
+                "retransmissions": int(self.vm_retransmissions[mine].sum()),
                 "per_vm": per_vm,
                 "definition": "netperf TCP_RR: transactions completed in the measuring window per "
                               "second; one-way latency = round trip / 2; uplink delay = a request's "
                               "time from its hand-over to the uplink until it has left (NetIOC's "
-                              "dispatch wait, queue and wire time), requests sent in the window",
+                              "dispatch wait, queue and wire time), requests sent in the window; "
+                              "retransmissions = requests sent in the window that were lost and "
+                              "sent again after TCP's retransmission timeout",
             }
         return out
 

@@ -108,7 +108,7 @@ def _uplink_lines(uplink):
                      f"{group['delivered_pps']:.0f} of {group[wanted + '_pps']:.0f} packets/s {wanted}  "
                      f"{group['interrupts_per_s']:.0f} interrupts/s")
     for name, group in (uplink.get("request_response") or {}).items():
-        resent = sum(vm["retransmissions"] for vm in group.get("per_vm", []))
+        resent = group.get("retransmissions", 0)
         lines.append(f"{'':<10} group {name}: {group['transactions_per_s']:.0f} transactions/s  "
                      f"one-way {group['one_way_latency_mean_us']:.2f} us  "
                      f"p99 {group['one_way_latency_p99_us']:.2f} us"

@@ -196,7 +196,7 @@ class TrafficSection:
 class GroupSection:
     """A group of identical VMs beside [vm]'s: its own size, CPU settings, workload and traffic."""
 
-    name: str = field(metadata={"doc": "group name; its VMs are NAME0, NAME1, ..."})
+    name: str = field(metadata={"doc": "group name; its VMs are NAME[0], NAME[1], ..."})
     count: int = field(default=1, metadata={"min": 1, "doc": "VMs in the group"})
     vcpus: int = field(default=1, metadata={"min": 1, "doc": "vCPUs per VM"})
     workload: Literal["media_server", "idle"] = field(default="idle", metadata={

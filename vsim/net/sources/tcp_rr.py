@@ -17,7 +17,12 @@ import numpy as np
 from vsim.core.errors import InputError
 from vsim.net.frames import IPV4_HEADER
 from vsim.net.sources.tcp_stream import TCP_HEADER, TIMESTAMPS_OPTION
-from vsim.net.sources.validate import IP_MAX, non_negative, positive
+from vsim.net.sources.validate import IP_MAX, flag, non_negative, whole
+
+
+MAX_OUTSTANDING = 1024
+"""Most transactions one VM may keep in flight: each is a chain the simulation follows
+request by request (netperf's burst mode keeps a few tens)."""
 
 
 class TcpRequestResponse:
@@ -28,13 +33,11 @@ class TcpRequestResponse:
 
     def __init__(self, request_bytes=64, response_bytes=64, outstanding=1, timestamps=True,
                  think_time=0.0, source="<input>", where="traffic"):
-        self.request_bytes = positive(request_bytes, "request_bytes", source, where)
-        self.response_bytes = positive(response_bytes, "response_bytes", source, where)
-        count = positive(outstanding, "outstanding", source, where)
-        if count != int(count):
-            raise InputError(source, f"{where}.outstanding", f"a whole number, got {outstanding!r}")
-        self.outstanding = int(count)
+        self.request_bytes = whole(request_bytes, "request_bytes", source, where)
+        self.response_bytes = whole(response_bytes, "response_bytes", source, where)
+        self.outstanding = whole(outstanding, "outstanding", source, where, 1, MAX_OUTSTANDING)
         self.think_time = non_negative(think_time, "think_time", source, where)
+        timestamps = flag(timestamps, "timestamps", source, where)
         overhead = IPV4_HEADER + TCP_HEADER + (TIMESTAMPS_OPTION if timestamps else 0)
         for name in ("request_bytes", "response_bytes"):
             if getattr(self, name) + overhead > IP_MAX:

@@ -14,7 +14,7 @@ goodput is that rate in segments times the data per segment.
 from vsim.core.errors import InputError
 from vsim.core.units import BITS_PER_BYTE
 from vsim.net.frames import IPV4_HEADER, packet_bytes, serialization_time
-from vsim.net.sources.validate import IP_MAX, positive
+from vsim.net.sources.validate import IP_MAX, flag, positive
 
 TCP_HEADER = 20
 """TCP header without options (RFC 9293, section 3.1)."""
@@ -32,7 +32,7 @@ class TcpStream:
     def __init__(self, mtu=1500, timestamps=True, window_bytes=None, rtt=None,
                  source="<input>", where="traffic"):
         self.mtu = positive(mtu, "mtu", source, where)
-        self.timestamps = bool(timestamps)
+        self.timestamps = flag(timestamps, "timestamps", source, where)
         self.payload = self.mtu - IPV4_HEADER - TCP_HEADER - (TIMESTAMPS_OPTION if timestamps else 0)
         if self.payload <= 0 or self.mtu > IP_MAX:
             raise InputError(source, f"{where}.mtu",

@@ -36,3 +36,21 @@ def ip_packet(value, name, source, where, headers):
         raise InputError(source, f"{where}.{name}",
                          f"expected IP packet bytes from {headers} (the headers) to {IP_MAX}, got {value!r}")
     return size
+
+
+def whole(value, name, source, where, low=1, high=None):
+    """``value`` as an int, refused unless a whole number from ``low`` (to ``high``)."""
+    ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
+          and math.isfinite(value) and value == int(value) and value >= low
+          and (high is None or value <= high))
+    if not ok:
+        span = f"from {low} to {high}" if high is not None else f"of {low} or more"
+        raise InputError(source, f"{where}.{name}", f"a whole number {span}, got {value!r}")
+    return int(value)
+
+
+def flag(value, name, source, where):
+    """``value`` if it is true or false, else an ``InputError`` naming ``name``."""
+    if not isinstance(value, bool):
+        raise InputError(source, f"{where}.{name}", f"true or false, got {value!r}")
+    return value
