@@ -17,8 +17,12 @@ def test_registry():
     assert sorted(SOURCES) == ["tcp_rr", "tcp_stream", "udp_flood"]
     with pytest.raises(InputError, match=r"s.toml: vm.traffic.kind: one of .*got 'sctp'"):
         make_source("sctp", {}, source="s.toml", where="vm.traffic")
-    with pytest.raises(InputError, match=r"vm.traffic.ppps: a parameter of udp_flood"):
+    with pytest.raises(InputError, match=r"vm.traffic.ppps: a parameter of udp_flood: one of .*; did you mean 'pps'\?"):
         make_source("udp_flood", {"ppps": 1}, source="s.toml", where="vm.traffic")
+    with pytest.raises(InputError, match=r"vm.traffic.rate: a parameter of udp_flood: one of pps, ip_bytes"):
+        make_source("udp_flood", {"rate": 1}, source="s.toml", where="vm.traffic")
+    with pytest.raises(InputError, match=r"vm.traffic.kind: did you mean 'tcp_rr'\?"):
+        make_source("tcp_r", {}, source="s.toml", where="vm.traffic")
 
 
 def test_tcp_goodput_at_line_rate_is_941_mbps_and_9_41_gbps():

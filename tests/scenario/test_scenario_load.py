@@ -105,11 +105,15 @@ def test_bad_scenario_names_the_key(overrides, key, words):
 
 def blamed(overrides, key):
     """The source an error at ``key`` names: the last ``--set`` of that key or of a table holding it
-    (``sweep.values`` for ``sweep.values[1]``), else the file."""
+    (``sweep.values`` for ``sweep.values[1]``), else the file, with the last ``--set`` of a key
+    inside ``key`` if any (a misspelt table it made)."""
     for assignment in reversed(overrides):
         set_key = assignment.partition("=")[0]
         if key == set_key or key.startswith((f"{set_key}.", f"{set_key}[")):
             return f"--set {assignment}"
+    for assignment in reversed(overrides):
+        if assignment.partition("=")[0].startswith((f"{key}.", f"{key}[")):
+            return f"{FIG3} with --set {assignment}"
     return FIG3
 
 

@@ -84,3 +84,10 @@ def test_a_vm_group_in_two_tree_nodes_is_named_with_the_node(tmp_path):
     error = fig6_error(path=config)
     assert error.where == "netioc.node.flood.members"
     assert error.expected.endswith("'vm' is also a member of 'voip'")
+
+
+def test_an_error_at_a_table_a_set_reached_into_names_the_file_with_the_set():
+    """A misspelt table the assignment made: the file and the ``--set`` are named together."""
+    error = fig6_error("group.flood.traffic.param.pps=1")
+    assert error.source == f"{FIG6} with --set group.flood.traffic.param.pps=1"
+    assert error.where == "group.flood.traffic.param"

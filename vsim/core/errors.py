@@ -6,6 +6,8 @@ always names where the problem is (file, key path or line) and what was
 expected, so that a user can fix it without reading code.
 """
 
+import difflib
+
 
 class InputError(Exception):
     """Bad user input: one line naming the source, the location and the expectation."""
@@ -23,3 +25,9 @@ class InputError(Exception):
     def one_line(self):
         location = f"{self.source}: {self.where}" if self.where else self.source
         return f"{location}: {self.expected}".replace("\n", " ")
+
+
+def did_you_mean(name, names):
+    """``did you mean 'x'?`` for the closest of ``names`` to ``name``, or None if none is close."""
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else None

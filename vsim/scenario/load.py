@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from vsim.core.errors import InputError
+from vsim.core.errors import InputError, did_you_mean
 from vsim.experiments.claims import study_names
 from vsim.net.sources import SOURCES, make_source
 from vsim.scenario import schema_models
@@ -24,7 +24,7 @@ from vsim.scenario.netioc import netioc_tree
 from vsim.scenario.override_source import blaming_overrides
 from vsim.scenario.schema_scenario import Scenario
 from vsim.scenario.toml_io import apply_overrides, load_toml
-from vsim.scenario.typed import check_field, did_you_mean, fail, from_dict, scalar_fields
+from vsim.scenario.typed import check_field, fail, from_dict, scalar_fields
 from vsim.validate.steal_trace import read_steal_trace
 
 
@@ -242,7 +242,8 @@ def check_traffic(group, where, source):
     """A group's traffic: a source of the registry, from an idle VM, with its parameters."""
     kind = group.traffic.kind
     if kind not in SOURCES:
-        fail(source, f"{where}.traffic.kind", f"expected one of {sorted(SOURCES)}, got {kind!r}")
+        fail(source, f"{where}.traffic.kind", did_you_mean(str(kind), sorted(SOURCES))
+             or f"expected one of {', '.join(sorted(SOURCES))}, got {kind!r}")
     if group.workload != "idle":
         fail(source, f"{where}.traffic", "expected traffic from an idle VM only (a media "
              "server's traffic is its frames)")

@@ -4,7 +4,10 @@ A scenario is read from its file and then overridden by ``--set dotted.key=value
 assignments before it is checked, so an error found by the checks carries the
 file as its source. When the key at fault is one an assignment set (or lies
 inside it: ``sweep.values[1]`` inside ``sweep.values``), the user typed the
-bad value on the command line, and the error says so.
+bad value on the command line, and the error says so. When an assignment
+set a key inside the one at fault (a misspelt table the assignment made, a
+table whose parts no longer agree), the error names the file with that
+``--set``: either may be at fault.
 """
 
 from contextlib import contextmanager
@@ -29,6 +32,16 @@ def overriding_assignment(where, assignments):
     return None
 
 
+def assignment_inside(where, assignments):
+    """The last of ``assignments`` whose key lies inside ``where``, or None."""
+    if not where:
+        return None
+    for assignment in reversed(assignments):
+        if assignment_key(assignment).startswith((f"{where}.", f"{where}[")):
+            return assignment
+    return None
+
+
 @contextmanager
 def blaming_overrides(source, assignments):
     """Re-raise an ``InputError`` of ``source`` at a key that one of ``assignments`` set as an
@@ -36,7 +49,13 @@ def blaming_overrides(source, assignments):
     try:
         yield
     except InputError as exc:
-        assignment = overriding_assignment(exc.where, list(assignments)) if exc.source == source else None
-        if assignment is None:
+        if exc.source != source:
             raise
-        raise InputError(f"--set {assignment}", exc.where, exc.expected) from None
+        assignments = list(assignments)
+        assignment = overriding_assignment(exc.where, assignments)
+        if assignment is not None:
+            raise InputError(f"--set {assignment}", exc.where, exc.expected) from None
+        inside = assignment_inside(exc.where, assignments)
+        if inside is not None:
+            raise InputError(f"{source} with --set {inside}", exc.where, exc.expected) from None
+        raise

@@ -16,7 +16,8 @@ from vsim.scenario.named_tables import split_named_key
 from vsim.scenario.schema_models import MODEL_ROLES
 from vsim.scenario.schema_sections import (ClientSection, GroupSection, HostSection, HtbNodeSection,
                                            MeasuredVmSection, NetiocNodeSection, VmSection)
-from vsim.scenario.typed import check_field, did_you_mean, fail, scalar_fields
+from vsim.core.errors import did_you_mean
+from vsim.scenario.typed import check_field, fail, scalar_fields
 
 
 # The class of the tables of each array whose tables a key reaches by name (``named_tables``).

@@ -18,14 +18,13 @@ cross-field checks; it runs after construction and reports with ``fail``.
 """
 
 import dataclasses
-import difflib
 import functools
 import json
 import re
 import types
 import typing
 
-from vsim.core.errors import InputError
+from vsim.core.errors import InputError, did_you_mean
 
 _SCALARS = {
     int: ("an integer", "integers"),
@@ -252,12 +251,6 @@ def _bounds_text(meta):
         limits.append(f"{'<' if meta.get('max_exclusive') else '<='} {meta['max']}")
     text = " " + " and ".join(limits) if limits else ""
     return text + (f" ({meta['unit']})" if meta.get("unit") else "")
-
-
-def did_you_mean(name, names):
-    """``did you mean 'x'?`` for the closest of ``names`` to ``name``, or None if none is close."""
-    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
-    return f"did you mean '{close[0]}'?" if close else None
 
 
 def _unknown_key(key, names):

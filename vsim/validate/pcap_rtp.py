@@ -188,7 +188,7 @@ def decode_rtp(records):
     keep = np.flatnonzero(candidate)
     unknown = sorted(set(np.unique(records.linktype).tolist()) - set(LINK_TYPES))
     if keep.size == 0 and unknown and not np.isin(records.linktype, list(LINK_TYPES)).any():
-        raise InputError(records.path, "link type", f"expected one of {sorted(set(LINK_TYPES.values()))}, "
+        raise InputError(records.path, "link type", f"expected one of {', '.join(sorted(set(LINK_TYPES.values())))}, "
                                                     f"got link type {unknown[0]}")
     address = np.zeros((n, 16), dtype=np.uint8)
     src, dst = address.copy(), address.copy()

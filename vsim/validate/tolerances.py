@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 
 from vsim.core.errors import InputError
-from vsim.scenario.typed import did_you_mean
+from vsim.core.errors import did_you_mean
 from vsim.validate.trace_metrics import METRICS
 
 

@@ -42,7 +42,7 @@ def allocate(tree, demands, available=None):
     for name, demand in demands.items():
         if name not in tree.by_name or tree.by_name[name].children:
             raise InputError(tree.source, f"demands.{name}",
-                             f"the name of a leaf, one of {sorted(tree.leaves)}")
+                             f"the name of a leaf, one of {', '.join(sorted(tree.leaves))}")
         if not (isinstance(demand, (int, float)) and demand >= 0 and not math.isnan(demand)):
             raise InputError(tree.source, f"demands.{name}",
                              f"a non-negative rate in b/s, got {demand!r}")

@@ -85,7 +85,7 @@ class Tree:
         if node.name in self.by_name:
             raise InputError(self.source, where, "a node name used once in the tree")
         if node.kind not in KINDS:
-            raise InputError(self.source, where, f"kind one of {KINDS}, got {node.kind!r}")
+            raise InputError(self.source, where, f"kind one of {', '.join(KINDS)}, got {node.kind!r}")
         suffix = self.key_suffix
         for tag, key in (("shares", "shares"), ("limit", f"limit{suffix}")):
             value = getattr(node, tag)

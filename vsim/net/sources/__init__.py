@@ -11,7 +11,7 @@ flood also says how its packets arrive (``arrivals``: "paced" or
 
 import inspect
 
-from vsim.core.errors import InputError
+from vsim.core.errors import InputError, did_you_mean
 from vsim.net.sources.tcp_rr import TcpRequestResponse
 from vsim.net.sources.tcp_stream import TcpStream
 from vsim.net.sources.udp_flood import UdpFlood
@@ -34,13 +34,16 @@ def make_source(name, params, source="<input>", where="traffic", rng=None):
         cls = SOURCES[name]
     except KeyError:
         raise InputError(source, f"{where}.kind",
-                         f"one of {sorted(SOURCES)}, got {name!r}") from None
+                         did_you_mean(str(name), sorted(SOURCES))
+                         or f"one of {', '.join(sorted(SOURCES))}, got {name!r}") from None
     signature = inspect.signature(cls).parameters
     accepted = [p for p in signature if p not in ("source", "where", "rng")]
     unknown = sorted(set(params) - set(accepted))
     if unknown:
+        hint = did_you_mean(unknown[0], accepted)
         raise InputError(source, f"{where}.{unknown[0]}",
-                         f"a parameter of {name}: one of {accepted}")
+                         f"a parameter of {name}: one of {', '.join(accepted)}"
+                         + (f"; {hint}" if hint else ""))
     missing = [p for p in accepted if signature[p].default is inspect.Parameter.empty
                and p not in params]
     if missing:
