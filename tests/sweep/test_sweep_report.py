@@ -271,3 +271,15 @@ def test_a_loss_figure_is_drawn_only_when_some_run_lost_voice(tmp_path):
     written = plot_report(tmp_path / "some", "title", lossy, reports_of(lossy))
     assert {"some_loss.png", "some_loss.svg"} <= {path.name for path in written}
     assert "loss % while traffic runs" in (tmp_path / "some_loss.svg").read_text()
+
+
+def test_lost_requests_get_a_resent_column_only_where_some_run_lost_them():
+    def rr(resent):
+        run = network(transactions=600.0, latency=6500.0)
+        run["uplink"]["request_response"]["netperf"]["retransmissions"] = resent
+        return run
+    quiet = make_sweep("group.flood.count", {4: [rr(0)], 6: [rr(0)]})
+    assert "resent_per_s.netperf" not in [m.name for m in sweep_metrics(quiet)]
+    lossy = make_sweep("group.flood.count", {4: [rr(0)], 8: [rr(2 * WINDOW)]})
+    assert "resent_per_s.netperf" in [m.name for m in sweep_metrics(lossy)]
+    assert reports_of(lossy)[1].stats["resent_per_s.netperf"][0] == pytest.approx(2.0)

@@ -107,6 +107,21 @@ def request_response_metrics(group):
                    _uplink_entry("request_response", group, "one_way_latency_p99_us"), "latency"))
 
 
+def resent_metric(group, window):
+    """The column of a request/response group's requests lost and sent again per second of a
+    measuring ``window`` of that many seconds (shown only where some run lost requests)."""
+    def read(summary):
+        entry = ((summary.get("uplink") or {}).get("request_response") or {}).get(group)
+        return None if entry is None else entry["retransmissions"] / window
+    return Metric(f"resent_per_s.{group}", f"{group} resent/s", read)
+
+
+def _lost_requests(runs, group):
+    """Whether any of ``runs`` lost a request of ``group``."""
+    return any((((run.get("uplink") or {}).get("request_response") or {}).get(group) or {})
+               .get("retransmissions", 0) for run in runs)
+
+
 HOST_CPU = Metric("host_cpu_pct", "host CPU %", lambda s: s["host"]["cpu_util_pct"], "cpu")
 VM_CPU = (Metric("ready_pct", "ready % per VM (vCPUs summed)", _per_vm_mean("ready_pct"), "cpu"),
           Metric("costop_pct", "co-stop % per VM (vCPUs summed)", _per_vm_mean("costop_pct"), "cpu"))
@@ -128,7 +143,8 @@ def sweep_metrics(sweep):
     """The columns of ``sweep``'s report, those of the traffic its runs carry: the voice
     columns when some run offers voice (with the loss while traffic runs when some run
     has traffic beside the voice), a column per bulk traffic group and three per
-    request/response group, host CPU, and ready and co-stop time when there are
+    request/response group (four where some run lost requests: those sent again per
+    second), host CPU, and ready and co-stop time when there are
     media-server VMs."""
     runs = _runs(sweep)
     metrics = []
@@ -141,6 +157,8 @@ def sweep_metrics(sweep):
     metrics += [bulk_metric(group) for group in _uplink_groups(sweep, "groups")]
     for group in _uplink_groups(sweep, "request_response"):
         metrics += request_response_metrics(group)
+        if _lost_requests(runs, group):
+            metrics.append(resent_metric(group, sweep.duration - sweep.warmup))
     metrics.append(HOST_CPU)
     if any(run["vms"] for run in runs):
         metrics += VM_CPU
