@@ -199,3 +199,17 @@ def test_chains_that_lose_their_requests_stop_reserving_their_unloaded_rate():
     rr = summary["uplink"]["request_response"]["netperf"]
     assert rr["transactions_per_s"] < 0.02 * ceiling
     assert summary["uplink"]["groups"]["flood"]["delivered_pps"] > 0.95 * ceiling
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(1e-6, 5e-3), min_size=1, max_size=300), st.floats(0.0, 1e-6))
+def test_the_histograms_99th_percentile_is_the_values_to_a_bin_and_never_below(values, shift):
+    """Read as the upper edge of its bin: at most a bin above the values' 99th percentile and
+    never below it, so never below their mean when they all share one bin."""
+    from vsim.guest.request_response import BIN, BINS, COARSE_BINS, _add, _p99
+    values = np.array(values) + shift
+    histogram = np.zeros((1, BINS + COARSE_BINS), dtype=np.int64)
+    _add(histogram, np.zeros(values.size, dtype=np.int64), values)
+    p99 = _p99(histogram[0], 1.0)
+    true = np.percentile(values, 99, method="inverted_cdf")
+    assert true - 1e-15 <= p99 <= true + BIN * (1 + 1e-9)

@@ -453,11 +453,13 @@ def _add(histograms, rows, values):
 
 
 def _p99(histogram, scale):
-    """The 99th percentile of a histogram (its bin's centre) times ``scale``, None when empty."""
+    """The 99th percentile of a histogram times ``scale``, None when empty: the upper edge of
+    its bin, at most a bin above the values' own and never below it (so never below their
+    mean when they all share one bin)."""
     total = int(histogram.sum())
     if not total:
         return None
     k = int(np.searchsorted(np.cumsum(histogram), 0.99 * total))
     if k < BINS:
-        return (k + 0.5) * BIN * scale
-    return (BINS * BIN + (k - BINS + 0.5) * COARSE_BIN) * scale
+        return (k + 1) * BIN * scale
+    return (BINS * BIN + (k - BINS + 1) * COARSE_BIN) * scale
