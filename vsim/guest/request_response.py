@@ -155,9 +155,9 @@ class RequestResponseTraffic:
                 stops.append(last)
                 rests.append(self.rest_of_loop(source))
                 ips.append(source.ip_bytes)
-            self.call_later(first - self.env.now, self._declare, (index, source.outstanding / cycle))
+            self.call_later(first - self.env.now, self._declare, (vm["flow"], source.outstanding / cycle))
             if last < duration:
-                self.call_later(last - self.env.now, self._declare, (index, 0.0))
+                self.call_later(last - self.env.now, self._declare, (vm["flow"], 0.0))
             edges += [first, last]
         self.chain_vm = np.array(chain_vm, dtype=np.int64)
         names = self.groups
@@ -167,7 +167,6 @@ class RequestResponseTraffic:
         self.vm_transactions = np.zeros(count, dtype=np.int64)
         self.vm_round_trips = np.zeros(count)
         self.vm_requests = np.zeros(count, dtype=np.int64)
-        self.declared = np.zeros(count)
         self.vm_sent = np.zeros(count, dtype=np.int64)
         self.window = (0.0, self.vm_sent.copy())
         self.vm_delays = np.zeros(count)
@@ -196,12 +195,11 @@ class RequestResponseTraffic:
             self.uplink.add_lagging_source(self)
         self._schedule()
 
-    def _declare(self, vm_rate):
+    def _declare(self, flow_rate):
         """Declare a VM's request rate to the uplink (share-based schedulers allocate by it, a
         FIFO leaves a flood what the declared frames do not take)."""
-        vm, pps = vm_rate
-        self.declared[vm] = pps
-        self.uplink.set_rate(self.env.now, self.vms[vm]["flow"], pps)
+        flow, pps = flow_rate
+        self.uplink.set_rate(self.env.now, flow, pps)
 
     def _follow_sent_rates(self, now):
         """Every ``DECLARE_WINDOW``, declare again the rate of a sending VM whose requests sent
@@ -214,9 +212,11 @@ class RequestResponseTraffic:
             return
         rates = (self.vm_sent - sent_then) / (now - start)
         self.window = (now, self.vm_sent.copy())
-        for vm in np.flatnonzero((self.declared > 0)
-                                 & (np.abs(rates - self.declared) > DECLARE_SLACK * self.declared)):
-            self._declare((int(vm), float(rates[vm])))
+        flows = [vm["flow"] for vm in self.vms]
+        declared = np.array([self.uplink.frames_rate(flow) for flow in flows])
+        for vm in np.flatnonzero((declared > 0)
+                                 & (np.abs(rates - declared) > DECLARE_SLACK * declared)):
+            self._declare((flows[vm], float(rates[vm])))
 
     def _schedule(self):
         """The next step, if the run reaches it: at the earliest pending request, or where the

@@ -296,21 +296,23 @@ class FluidPacketQueue:
     def _drop(self, count):
         self.packets_dropped += count
 
-    def fluid_below_rate(self):
-        """Whether a fluid flows in below the queue's rate: it never queues on its own, but its
-        packets hold the server ``fluid_work / rate`` of the time."""
-        return 0 < self.fluid_work < self.rate and self.fluid_pps > 0
+    def wire_busy(self):
+        """Share of the time a fluid flowing in below the queue's rate holds its server with one
+        of its packets (it never queues on its own); 0 without such a fluid."""
+        if 0 < self.fluid_work < self.rate and self.fluid_pps > 0:
+            return self.fluid_work / self.rate
+        return 0.0
 
     def wire_rest_scale(self):
-        """Time the fluid's packet takes in service (its whole rest), where ``fluid_below_rate``."""
+        """Time the fluid's packet takes in service (its whole rest), where ``wire_busy``."""
         return self.fluid_work / self.fluid_pps / self.rate
 
     def wire_rest(self, draws):
         """Time each packet waits for the fluid's packet in service, from the two rows of
         uniforms ``draws`` (whether one is in service, how much of it is left), where
-        ``fluid_below_rate``."""
+        ``wire_busy``."""
         hit, part = draws
-        return np.where(hit < self.fluid_work / self.rate, part * self.wire_rest_scale(), 0.0)
+        return np.where(hit < self.wire_busy(), part * self.wire_rest_scale(), 0.0)
 
     def _offer_open(self, times, work, units, out, start, rests=None):
         """Packets from ``start`` while the fluid does not hold the queue full; return next index."""
@@ -331,7 +333,7 @@ class FluidPacketQueue:
         floor = service - totals
         if rests is not None:
             floor = service + rests[start:stop] - totals
-        elif self.fluid_below_rate():  # a packet finding only a fluid packet in service waits
+        elif self.wire_busy():  # a packet finding only a fluid packet in service waits
             floor = service + self.wire_rest(self.rng.random((2, seg_t.size))) - totals
         after = totals + np.maximum(v0, np.maximum.accumulate(floor))
         before = after - service

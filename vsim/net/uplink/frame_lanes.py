@@ -52,9 +52,12 @@ class FrameLanes:
         queues = scheduler.queues
         self.rate = [q.rate for q in queues]
         self.inflow = [q.fluid_work for q in queues]
-        self.fluid_busy = [q.fluid_work / q.rate if q.fluid_below_rate() else 0.0 for q in queues]
-        self.fluid_rest = [q.wire_rest_scale() if q.fluid_below_rate() else 0.0 for q in queues]
-        self.rests = []
+        self.fluid_busy = [q.wire_busy() for q in queues]
+        self.fluid_rest = [q.wire_rest_scale() if busy else 0.0
+                           for q, busy in zip(queues, self.fluid_busy)]
+        self.rests = [] if any(self.fluid_busy) else None
+        """Each frame's wait for a fluid packet in service, in the order sent (None: no queue
+        has such a fluid, so nothing is drawn or kept)."""
         self.backlog = [q.work for q in queues]
         self.at = [q.t for q in queues]
         self.latency = scheduler.latency
@@ -110,7 +113,8 @@ class FrameLanes:
             service = work / rate
             after = service + max(backlog / rate, service + rest - service)
         else:
-            self.rests.append(0.0)
+            if self.rests is not None:
+                self.rests.append(0.0)
             after = work / rate + backlog / rate
         self.backlog[q] = after * rate
         self.at[q] = t
@@ -136,12 +140,12 @@ class FrameLanes:
         """Of frames arriving at ``times`` (sorted) at ``queues`` with service ``work``, where
         ``predictable``: how many in a row from the first find their queue empty, as ``send``
         would see them; those are taken as sent (they depart ``lone_sojourn`` after their
-        arrivals, plus the latency)."""
+        arrivals, plus the latency). Being predictable, no queue has a fluid flowing in, so a
+        backlog drains at the queue's rate."""
         n = times.size
         if not n:
             return 0
         rate = np.array(self.rate)[queues]
-        inflow = np.array(self.inflow)[queues]
         # each frame's predecessor in its queue: the last frame sent, then those taken here
         by_queue = np.lexsort((np.arange(n), queues))
         q, t = queues[by_queue], times[by_queue]
@@ -150,8 +154,7 @@ class FrameLanes:
         previous_backlog = np.where(first, np.array(self.backlog)[q],
                                     np.roll(work[by_queue] / rate[by_queue] * rate[by_queue], 1))
         elapsed = t - previous_at
-        empty = np.where(elapsed > 0,
-                         previous_backlog + (inflow[by_queue] - rate[by_queue]) * elapsed <= 0,
+        empty = np.where(elapsed > 0, previous_backlog + (0.0 - rate[by_queue]) * elapsed <= 0,
                          previous_backlog == 0)
         busy = np.flatnonzero(~empty)
         taken = int(by_queue[busy].min()) if busy.size else n
@@ -175,7 +178,7 @@ class FrameLanes:
         self.rng.random(self.draws)
         if not times.size:
             return
-        rests = np.array(self.rests) if any(self.fluid_busy) else None
+        rests = None if self.rests is None else np.array(self.rests)
         if rests is not None and rests.size != times.size:
             raise ValueError("close takes the frames sent through the lanes, in the order sent")
         for q in np.unique(queues).tolist():
