@@ -52,23 +52,25 @@ def test_modelled_claims_are_numbers_and_others_null(serial):
 
 def test_fitted_follows_the_models_provenance(serial):
     results, rows = serial
-    fitted = results[0].sweeps["fig3"].fitted
-    assert fitted, "the voip models name claims in fitted_to"
+    fitted = {sweep.config: sweep.fitted for sweep in results[0].sweeps.values()}
+    assert fitted[results[0].sweeps["fig3"].config], "the voip models name claims in fitted_to"
+    assert "voip5.tab2.p99_jitter_ms.without_netioc" in fitted[results[0].sweeps["fig6"].config]
+    assert "voip5.tab2.p99_jitter_ms.without_netioc" not in fitted[results[0].sweeps["fig3"].config]
     for row in rows:
         if row.value is not None:
-            assert row.fitted == (row.claim.id in fitted)
+            assert row.fitted == (row.claim.id in fitted[row.scenario])
 
 
 def test_each_claim_has_one_honest_kind(serial):
     results, rows = serial
-    fitted = results[0].sweeps["fig3"].fitted | results[0].sweeps["fig2"].fitted
+    fitted = {sweep.config: sweep.fitted for sweep in results[0].sweeps.values()}
     for row in rows:
         if row.claim.study == "netioc-vsphere6":
             assert row.kind == "not run" and row.value is None  # a modelled study left out of this run
             assert "vsim reproduce netioc-vsphere6" in row.note
         elif row.value is None:
             assert row.kind == "not modelled"
-        elif row.claim.id in fitted:
+        elif row.claim.id in fitted[row.scenario]:
             assert row.kind == "fitted"
         elif row.claim.id in voip_vsphere5.BY_CONSTRUCTION:
             assert row.kind == "by construction"
@@ -79,6 +81,8 @@ def test_each_claim_has_one_honest_kind(serial):
     assert kinds["voip5.fig3.bandwidth_mbps.inst12"] == "by construction"
     assert kinds["voip5.fig2.mean_jitter_ms.streams20"] == "fitted"  # timer_median
     assert kinds["voip5.fig3.p99_jitter_ms.inst12"] == "fitted"  # guest background bursts
+    assert kinds["voip5.tab2.p99_jitter_ms.without_netioc"] == "fitted"  # the client's stalls
+    assert kinds["voip5.tab2.p99_jitter_ms.with_netioc"] == "predicted"
 
 
 def test_claims_a_design_choice_was_selected_on_are_marked(claims, serial):

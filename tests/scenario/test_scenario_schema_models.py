@@ -1,4 +1,5 @@
-"""Component models: each policy takes its own parameters only, a codec all E-model values or none."""
+"""Component models: each policy takes its own parameters only, a codec all E-model values or none,
+a client with receive stalls gives their length."""
 
 import math
 
@@ -7,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from vsim.core.errors import InputError
-from vsim.scenario.schema_models import (MODEL_ROLES, POLICY_PARAMETERS, CodecModel, NicModel,
-                                         SchedulerModel)
+from vsim.scenario.schema_models import (MODEL_ROLES, POLICY_PARAMETERS, ClientModel, CodecModel,
+                                         NicModel, SchedulerModel)
 from vsim.scenario.typed import from_dict
 
 BASE = {"quantum": 0.01, "period": 0.1}
@@ -83,3 +84,17 @@ def test_the_completion_hold_is_capped_by_its_window(hold, window):
 
 def test_every_role_has_a_model_class():
     assert set(MODEL_ROLES) == {"host", "scheduler", "nic", "vnic", "workload", "codec", "client"}
+
+
+CLIENT = {"latency": 5e-5, "jitter_buffer_nominal": 0.04, "playout_smoothing": 0.998,
+          "playout_variation_factor": 4.0, "talkspurt": 1.0}
+
+
+@pytest.mark.parametrize("stalls, where", [
+    ({}, None),
+    ({"stall_rate": 0.1, "stall_duration": 0.02}, None),
+    ({"stall_rate": 0.1}, "params.stall_duration"),
+    ({"stall_rate": -1.0, "stall_duration": 0.02}, "params.stall_rate"),
+])
+def test_a_client_that_stalls_says_for_how_long(stalls, where):
+    assert problem(ClientModel, {**CLIENT, **stalls}) == where

@@ -7,7 +7,9 @@ conference, so that every VM's jitter can be reported (see
 send time (the tick's nominal 20 ms boundary, which is what the RTP
 timestamp encodes) and the arrival time at the client (NaN when the packet
 was lost). Its own receive path adds a constant ``latency``: a constant moves
-every arrival equally and so never changes jitter.
+every arrival equally and so never changes jitter. A client that also
+generates load may stall now and then (``receive_stalls``): a packet that
+arrives during a stall is read when it ends.
 
 A tick's packets leave a FIFO uplink evenly spaced, so the recorder keeps
 one row per tick (or per lost part of a tick) and expands the rows into
@@ -23,8 +25,9 @@ _NO_DEPARTURE = np.nan
 class MeasuringClient:
     """Per-packet record of one conference's streams, kept as one row per tick."""
 
-    def __init__(self, latency):
+    def __init__(self, latency, stalls=None):
         self.latency = latency
+        self.stalls = stalls  # a ``ReceiveStalls``, or None for a client that never stalls
         self._send = {}
         # Each row covers streams first_stream .. first_stream + streams - 1 of one tick;
         # stream k arrives at first_departure + k * spacing + latency if k < accepted.
@@ -53,10 +56,14 @@ class MeasuringClient:
     def arrays(self):
         """(stream ids, send times, receive times) sorted by stream then send time."""
         if self._frames:
-            return self._sorted(*self._frame_arrays(), *self._row_arrays())
-        if not self._rows:
+            stream, send, recv = self._sorted(*self._frame_arrays(), *self._row_arrays())
+        elif not self._rows:
             return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
-        return self._sorted(*self._row_arrays())
+        else:
+            stream, send, recv = self._sorted(*self._row_arrays())
+        if self.stalls is not None:
+            recv = self.stalls.read_times(recv)
+        return stream, send, recv
 
     def _frame_arrays(self):
         """(streams, send, receive) of the ticks recorded frame by frame."""

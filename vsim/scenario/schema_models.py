@@ -233,6 +233,18 @@ class ClientModel:
         None, "adaptive jitter buffer: playout delay = mean delay + this x its variation"))
     talkspurt: float = field(metadata=positive(
         "s", "adaptive jitter buffer: span of send time between re-settings of its playout delay"))
+    stall_rate: float = field(default=0.0, metadata=non_negative(
+        "1/s", "receive stalls: how often the client's receiving thread loses its CPU (Poisson "
+               "times); 0 for a client that does nothing else"))
+    stall_duration: float = field(default=0.0, metadata=non_negative(
+        "s", "receive stalls: how long each lasts; a packet arriving during one is read, and "
+             "timestamped, when it ends"))
+
+    def validate(self, source, path):
+        """Stalls need a length as soon as they have a rate."""
+        if self.stall_rate > 0 and self.stall_duration == 0:
+            fail(source, f"{path}.stall_duration",
+                 f"expected a positive stall length (s) with stall_rate = {self.stall_rate:g}")
 
 
 # The model class of each role a scenario's models play (the codec comes with the workload).

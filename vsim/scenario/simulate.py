@@ -28,6 +28,7 @@ from vsim.cpu.world import COSTOP, READY, Group, World
 from vsim.core.environment import Environment
 from vsim.core.rng import RandomStreams
 from vsim.guest.measuring_client import MeasuringClient
+from vsim.guest.receive_stalls import ReceiveStalls
 from vsim.guest.media_server import MediaServer
 from vsim.guest.request_response import RequestResponseTraffic
 from vsim.guest.sender_cpu import SenderCpu
@@ -114,7 +115,7 @@ class Simulation:
         self.uplink = make_host_uplink(self.scenario, models["nic"], self.ip_bytes,
                                        [spec.group for spec in specs] + [t.group for t in traffic_specs],
                                        streams.stream("uplink"), loaded.source)
-        self._add_receivers(specs, models["client"])
+        self._add_receivers(specs, models["client"], streams)
         self.vms, self.vnics, self.servers, self.traffic = [], [], [], []
         for spec, receiver in zip(specs, self.receivers):
             self._add_media_server(spec, receiver, streams)
@@ -137,15 +138,25 @@ class Simulation:
                                period=sched.period, costop_threshold=sched.machine_costop_threshold())
         self.linux = sched.policy == cgroups.POLICY
 
-    def _add_receivers(self, specs, client_model):
+    def _add_receivers(self, specs, client_model, streams):
         """One recorder per media-server VM for its monitored conference, the jitter buffer
         they play through and which of them is the measuring client."""
         client = self.scenario.client
-        self.receivers = [MeasuringClient(client_model.latency) for _ in specs]
+        self.receivers = [MeasuringClient(client_model.latency, self._stalls(client_model, index, streams))
+                          for index in range(len(specs))]
         self.receiver_groups = [spec.group for spec in specs]
         self.jitter_buffer = jitter_buffer(client, client_model)
         self.client = self.receivers[0] if specs else None
         self.measuring = client.measuring_conference and bool(specs)
+
+    @staticmethod
+    def _stalls(client_model, index, streams):
+        """The receive stalls of the client of the ``index``-th media-server VM, each on a
+        random stream of its own; None when the client model has none."""
+        if not client_model.stall_rate:
+            return None
+        return ReceiveStalls(client_model.stall_rate, client_model.stall_duration,
+                             streams.stream(f"client{index}.stalls"))
 
     def _add_media_server(self, spec, receiver, streams):
         """A media-server VM: its vCPUs, its vNIC's transmit world sending to ``receiver``
