@@ -62,3 +62,33 @@ def test_the_client_reads_its_packets_through_its_stalls():
     _, _, on_time = quiet.arrays()
     _, _, read = stalling.arrays()
     assert np.all(read >= on_time) and np.any(read > on_time)
+
+
+class ChunkedGaps:
+    """A stand-in generator handing out prepared chunks of gaps between stall starts."""
+
+    def __init__(self, *chunks):
+        self.chunks = list(chunks)
+
+    def exponential(self, scale, size):
+        chunk = self.chunks.pop(0)
+        assert chunk.size == size
+        return chunk
+
+
+def test_a_run_of_stalls_reaching_past_the_packets_is_drawn_to_its_end():
+    # 1 s stalls every 0.5 s make one run to the end of the first chunk of starts (512 s);
+    # the next chunk's first stall (512.5 s) still lengthens it, so a packet at 10 s waits
+    # until 513.5 s, not until the first chunk's last stall ends
+    first = np.full(1024, 0.5)
+    second = np.concatenate(([0.5], np.full(1023, 5.0)))
+    receive = ReceiveStalls(2.0, 1.0, ChunkedGaps(first, second))
+    assert receive.read_times(np.array([10.0])).tolist() == [513.5]
+
+
+def test_the_time_stalled_in_a_window_is_the_union_of_the_stalls():
+    receive = stalls(duration=0.05)
+    receive._starts = np.array([1.0, 1.02, 3.0, 9.99, 20.0, 20.01, 30.0])
+    count, stalled = receive.within(0.0, 10.0)
+    assert count == 4
+    assert stalled == pytest.approx(0.07 + 0.05 + 0.01)

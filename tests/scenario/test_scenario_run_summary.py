@@ -242,3 +242,21 @@ def test_bulk_traffic_vms_report_their_cpu_apart_from_the_media_servers():
 
 def test_without_traffic_vms_the_summary_has_no_traffic_vms_section(three_vms):
     assert "traffic_vms" not in three_vms.summary
+
+
+# ------------------------------------------------------------------- client stalls
+def test_a_stalling_clients_stalls_are_counted_in_the_window_and_delay_its_packets():
+    overrides = ["run.duration=12", "run.warmup=2", "params.client.stall_rate=2.0",
+                 "params.client.stall_duration=0.03"]
+    stalling = captured_run(load_scenario(FIG6, overrides), 1, duration=12.0, warmup=2.0)
+    section = stalling.summary["client_stalls"]
+    starts = stalling.sim.client.stalls._starts
+    in_window = starts[(starts >= 2.0) & (starts < 12.0)]
+    assert section["count"] == in_window.size > 0
+    assert section["rate_per_s"] == 2.0 and section["length_ms"] == pytest.approx(30.0)
+    assert 0 < section["stalled_pct"] <= 100 * in_window.size * 0.03 / 10.0 + 1e-9
+    quiet = captured_run(load_scenario(FIG6, overrides[:2] + ["params.client.stall_rate=0"]), 1,
+                         duration=12.0, warmup=2.0)
+    assert "client_stalls" not in quiet.summary
+    assert stalling.summary["jitter"]["p99_ms"] > quiet.summary["jitter"]["p99_ms"]
+    assert stalling.summary["voice"] == quiet.summary["voice"]  # the network is the same

@@ -125,6 +125,15 @@ def test_background_and_steal_lines_appear_only_with_their_sections():
     assert lines[-1].startswith("steal      3.500% of the logical CPUs' time")
 
 
+def test_a_client_stalls_line_follows_the_voice_lines_only_with_its_section():
+    assert not any(line.startswith("client") for line in _lines(_summary(offered_pps=100.0)))
+    stalls = {"count": 23, "length_ms": 26.0, "stalled_pct": 0.1993, "rate_per_s": 0.075}
+    lines = _lines(_summary(offered_pps=100.0, client_stalls=stalls))
+    at = next(i for i, line in enumerate(lines) if line.startswith("client"))
+    assert lines[at].startswith("client     23 stalls of 26 ms (0.199% of the time)")
+    assert lines[at - 1].startswith("voice") and lines[at + 1].startswith("host CPU")
+
+
 def test_traffic_vms_get_cpu_lines_after_the_media_servers():
     lines = _lines(_summary(traffic_vms={"flood[0]": {"used_pct": 50.0, "ready_pct": 2.5, "costop_pct": 0.0}}))
     vm0 = next(i for i, line in enumerate(lines) if line.startswith("vm0 "))

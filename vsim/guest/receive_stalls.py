@@ -26,11 +26,33 @@ class ReceiveStalls:
         self._starts = np.zeros(0)
 
     def _cover(self, horizon):
-        """Draw stall starts until one lies beyond ``horizon``."""
-        while not self._starts.size or self._starts[-1] <= horizon:
+        """Draw stall starts until the last one lies beyond ``horizon`` and begins a run of its
+        own: every run that reaches back to ``horizon`` or before is then complete, so more
+        draws later can never lengthen it."""
+        while not self._complete_to(horizon):
             last = self._starts[-1] if self._starts.size else 0.0
             gaps = self._rng.exponential(1.0 / self.rate, _CHUNK)
             self._starts = np.concatenate((self._starts, last + np.cumsum(gaps)))
+
+    def _complete_to(self, horizon):
+        starts = self._starts
+        return starts.size >= 2 and starts[-1] > horizon and starts[-1] > starts[-2] + self.duration
+
+    def _runs(self):
+        """(start, resume) of each run of overlapping stalls drawn so far."""
+        starts = self._starts
+        ends = starts + self.duration
+        first = np.concatenate(([True], starts[1:] > ends[:-1]))
+        last = np.concatenate((first[1:], [True]))
+        return starts[first], ends[last]
+
+    def within(self, first, last):
+        """(stalls that start in [first, last), seconds of it the client spends stalled)."""
+        self._cover(last)
+        count = int(np.count_nonzero((self._starts >= first) & (self._starts < last)))
+        run_starts, run_ends = self._runs()
+        stalled = np.clip(np.minimum(run_ends, last) - np.maximum(run_starts, first), 0.0, None)
+        return count, float(stalled.sum())
 
     def read_times(self, arrivals):
         """When the client reads packets that arrive at ``arrivals`` (NaN stays NaN: lost)."""
@@ -39,16 +61,10 @@ class ReceiveStalls:
         if not received.any():
             return arrivals.copy()
         self._cover(float(arrivals[received].max()))
-        starts = self._starts
-        ends = starts + self.duration
-        # A stall that starts inside the one before it extends it: each stall's reading
-        # resumes at the end of the last stall of its run of overlapping ones.
-        run = np.cumsum(np.concatenate(([True], starts[1:] > ends[:-1])))
-        last_of_run = np.searchsorted(run, run, side="right") - 1
-        resume = ends[last_of_run]
+        run_starts, run_ends = self._runs()
+        run = np.searchsorted(run_starts, np.where(received, arrivals, -np.inf), side="right") - 1
+        inside = received & (run >= 0)
+        inside[inside] = arrivals[inside] < run_ends[run[inside]]
         read = arrivals.copy()
-        index = np.searchsorted(starts, np.where(received, arrivals, -np.inf), side="right") - 1
-        inside = received & (index >= 0)
-        inside[inside] = arrivals[inside] < ends[index[inside]]
-        read[inside] = resume[index[inside]]
+        read[inside] = run_ends[run[inside]]
         return read

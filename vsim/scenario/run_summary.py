@@ -55,9 +55,25 @@ def run_summary(sim, start, end, window, warmup):
         summary["uplink"] = uplink_summary(sim, start, end, window, warmup)
     if sim.host_steal.cpus:
         summary["host_steal"] = steal_section(sim, start, end, window)
+    stalls = sim.client.stalls if sim.client is not None else None
+    if stalls is not None:
+        summary["client_stalls"] = stalls_section(stalls, warmup, warmup + window)
     if sim.scenario.measured_vm.overrides():
         summary["measured_vm"] = measured_vm_section(sim.scenario)
     return summary
+
+
+def stalls_section(stalls, first, last):
+    """The measuring client's receive stalls over [first, last): how many began, the share of
+    the time it was stalled, and their configured rate and length."""
+    count, stalled = stalls.within(first, last)
+    return {"count": count,
+            "stalled_pct": 100 * stalled / (last - first) if last > first else 0.0,
+            "rate_per_s": stalls.rate,
+            "length_ms": 1e3 * stalls.duration,
+            "definition": "stalls of the measuring client's receiving thread (Poisson starts, fixed "
+                          "length; overlapping ones join) that began after warm-up; packets "
+                          "arriving during one are read when it ends"}
 
 
 def conference_jitter(receiver, warmup):

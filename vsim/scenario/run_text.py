@@ -2,7 +2,8 @@
 
 The header names the scenario, config, seed, duration, warm-up and engine;
 then, when they apply, the parameters the scenario sets, the measured VM's own
-CPU settings and the voice lines (jitter, packets sent against offered); always
+CPU settings, the voice lines (jitter, packets sent against offered) and the
+measuring client's stalls; always
 the host CPU and one line per VM as esxtop reports it; the voice-quality
 section; the uplink's groups; and the outer hypervisor's steal. A section the
 summary lacks (no voice, no uplink) prints nothing, so the text says only what
@@ -32,6 +33,11 @@ def run_text(name, config, seed, duration, warmup, engine, summary, params=None)
             for key, value in measured.items()) + "  (vm0's own settings)")
     if summary["voice"]["offered_pps"]:
         lines += _voice_lines(summary, duration - warmup)
+    stalls = summary.get("client_stalls")
+    if stalls is not None:
+        lines.append(f"client     {stalls['count']} stalls of {stalls['length_ms']:g} ms "
+                     f"({stalls['stalled_pct']:.3f}% of the time)  (the measuring client's "
+                     f"receiving thread; packets arriving during one are read at its end)")
     unmodelled = (summary.get("uplink") or {}).get("request_response")
     lines.append(f"host CPU   {host['cpu_util_pct']:.1f}% (esxtop PCPU UTIL)  core {host['core_util_pct']:.1f}%"
                  + ("  (request/response traffic's CPU is not modelled)" if unmodelled else ""))
