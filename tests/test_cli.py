@@ -701,7 +701,11 @@ def _base_value(scenario, key):
     if named is not None:
         (table,) = [t for t in scenario.group if t.name == named.name]
         return getattr(table, named.rest[0])
-    section, name = key.split(".")
+    section, *path = key.split(".")
+    if section == "params":  # a model parameter the scenario sets: params.ROLE.NAME
+        role, name = path
+        return scenario.params[role][name]
+    (name,) = path
     return getattr(getattr(scenario, section), name)
 
 
@@ -718,6 +722,7 @@ def test_whatif_templates_run_a_point_of_their_own_sweep(name):
     ("voice_beside_flood", "group.flood.count", 8),  # past the transmit stage's ceiling
     ("netperf_beside_voice", "group.netperf.count", 4),
     ("netperf_beside_flood", "group.flood.count", 6),  # flood and requests at the ceiling
+    ("busy_measuring_client", "params.client.stall_rate", 0.075),  # the Table 2 client's rate
 ])
 def test_whatif_templates_run_the_case_of_their_title(name, key, value):
     assert _base_value(load_scenario(WHATIF / f"{name}.toml").scenario, key) == value
