@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from benchmark_scripts import load_benchmark
 from vsim.net.fluid.arrivals import FloodPackets
-from vsim.net.fluid.queue import FluidPacketQueue
+from vsim.net.fluid.queue import TOLERANCE, FluidPacketQueue
 
 reference = load_benchmark("uplink_packet_reference")
 
@@ -282,6 +282,22 @@ def test_joint_overload_drops_the_excess_work():
     assert queue.fluid_accepted_work < queue.fluid_offered_work * 0.97   # the flood loses too
 
 
+def test_an_elastic_fluid_filling_what_the_frames_leave_is_not_an_overload():
+    """TCP streams take exactly what the declared frames leave of a class's rate; the sum of
+    the two may pass the rate in its last bit (these are the values of three streams beside
+    netperf in ``configs/whatif/netperf_beside_tcp_stream.toml``), which is rounding, not
+    overload: the queue stays in the open regime, its fluid not realized packet by packet."""
+    rate, discrete = 0.9995139200009009, 0.002451916953254362
+    fluid = 0.9970620030476467
+    assert fluid + discrete > rate
+    queue = FluidPacketQueue(4096, "packets", np.random.default_rng(1))
+    queue.set_rate(0.0, rate)
+    queue.set_fluid(0.0, fluid, fluid / SERVICE, fluid / SERVICE, discrete_work=discrete)
+    assert not queue.jointly_overloaded() and queue.realized is None
+    queue.set_fluid(0.0, fluid, fluid / SERVICE, fluid / SERVICE, discrete_work=discrete * 1.001)
+    assert queue.jointly_overloaded() and queue.realized is not None
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 2**31), st.floats(0.3, 0.99), st.floats(0.05, 1.0), st.integers(1, 20),
        st.booleans())
@@ -293,7 +309,7 @@ def test_joint_regime_keeps_every_frame_accounted_for(seed, flood, declared, bur
     queue = FluidPacketQueue(30, "packets", rng, excludes_in_service=bool(seed % 2))
     queue.set_fluid(0.0, flood, flood / SERVICE, flood / SERVICE, discrete_work=declared,
                     packets=FloodPackets.of(flood / SERVICE, SERVICE, 1.0, paced, ("flood",)))
-    assert queue.jointly_overloaded() == (flood + declared > 1)
+    assert queue.jointly_overloaded() == (flood + declared > 1 + TOLERANCE)
     t = 0.0
     for _ in range(20):
         t += rng.uniform(0, 100) * SERVICE

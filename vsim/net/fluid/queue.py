@@ -150,8 +150,11 @@ class FluidPacketQueue:
 
     # ------------------------------------------------------------ joint regime
     def jointly_overloaded(self):
-        """Whether the fluid alone fits the queue's rate but fluid and declared packets do not."""
-        return 0 < self.fluid_work <= self.rate < self.fluid_work + self.discrete_work
+        """Whether the fluid alone fits the queue's rate but fluid and declared packets do not,
+        by more than rounding: elastic flows (TCP) take exactly what the declared packets leave
+        of the rate, a sum that may pass it in its last bit."""
+        return (0 < self.fluid_work <= self.rate
+                and self.rate * (1 + TOLERANCE) < self.fluid_work + self.discrete_work)
 
     def _begin_joint(self):
         """Realize the fluid packet by packet if the queue is now jointly overloaded."""
