@@ -3,7 +3,8 @@
 One replication of ``configs/netioc-vsphere6/fig6.toml`` (or ``--config``, a
 scenario with one request/response group, e.g.
 ``configs/whatif/netperf_beside_voice.toml``: netperf VMs beside a media
-server) for ``--duration`` simulated seconds (default 2) for each uplink
+server; ``--set KEY=VALUE`` changes one of its keys as ``vsim run --set`` does) for
+``--duration`` simulated seconds (default 2) for each uplink
 (``multiqueue``, the default scheduler, and ``netioc``), pinned to one logical CPU, timed by
 the process's CPU time (the machine's other load stretches wall time, not
 CPU time; wall time is printed too) and reported as CPU seconds per
@@ -19,7 +20,7 @@ second; with ``--before`` on the Fig 6 scenario, NetIOC at least
 ``MIN_SPEEDUP`` times cheaper than ``REV`` (on another scenario the ratio is
 reported, not judged). Exits 1 when a target is missed, 2 when ``REV`` cannot be extracted.
 
-Run: ``python benchmarks/bench_rr.py [--config PATH] [--duration 2] [--uplinks netioc] [--before REV]``
+Run: ``python benchmarks/bench_rr.py [--config PATH] [--set KEY=VALUE]... [--duration 2] [--uplinks netioc] [--before REV]``
 """
 
 import argparse
@@ -46,13 +47,14 @@ def pin_to_one_cpu():
     return cpu
 
 
-def measure(config, uplink, seed, duration):
-    """CPU and wall seconds of one replication of scenario ``config`` (the code imported is
-    whatever ``vsim`` this process imports), with its request/response group's results."""
+def measure(config, overrides, uplink, seed, duration):
+    """CPU and wall seconds of one replication of scenario ``config`` with ``overrides``
+    (``KEY=VALUE`` strings; the code imported is whatever ``vsim`` this process imports), with
+    its request/response group's results."""
     from vsim.scenario.load import load_scenario
     from vsim.scenario.simulate import simulate
 
-    loaded = load_scenario(Path(config)).with_value("host.uplink", uplink)
+    loaded = load_scenario(Path(config), overrides).with_value("host.uplink", uplink)
     start, start_cpu = time.perf_counter(), time.process_time()
     summary = simulate(loaded, seed, duration=duration)
     wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
@@ -63,11 +65,12 @@ def measure(config, uplink, seed, duration):
             "transactions_per_s": rr["transactions_per_s"]}
 
 
-def measure_before(tree, config, uplink, seed, duration):
+def measure_before(tree, config, overrides, uplink, seed, duration):
     """``measure`` in a child process importing the code of ``tree`` (an extracted revision)."""
+    sets = [arg for override in overrides for arg in ("--set", override)]
     out = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "--child", "--uplinks", uplink,
-         "--seed", str(seed), "--duration", str(duration), "--config", str(config)],
+         "--seed", str(seed), "--duration", str(duration), "--config", str(config), *sets],
         cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)}, check=True,
         capture_output=True, text=True).stdout
     return json.loads(out)
@@ -90,6 +93,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", type=Path, default=CONFIG,
                         help="scenario with one request/response group (default: %(default)s)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="change a key of the scenario, as vsim run --set does")
     parser.add_argument("--duration", type=float, default=2.0, help="simulated seconds")
     parser.add_argument("--uplinks", nargs="+", default=["multiqueue", "netioc"])
     parser.add_argument("--seed", type=int, default=1)
@@ -99,7 +104,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     config = (ROOT / args.config).resolve()
     if args.child:
-        print(json.dumps(measure(config, args.uplinks[0], args.seed, args.duration)))
+        print(json.dumps(measure(config, args.set, args.uplinks[0], args.seed, args.duration)))
         return 0
     cpu = pin_to_one_cpu()
     import vsim
@@ -115,15 +120,17 @@ def main(argv=None):
         for uplink in args.uplinks:
             after, before = [], []
             for _ in range(args.repeat):
-                after.append(measure(config, uplink, args.seed, args.duration))
+                after.append(measure(config, args.set, uplink, args.seed, args.duration))
                 if tree is not None:
-                    before.append(measure_before(tree, config, uplink, args.seed, args.duration))
+                    before.append(measure_before(tree, config, args.set, uplink, args.seed,
+                                                 args.duration))
             result = {"uplink": uplink, "after": fastest(after)}
             if before:
                 result["before"] = fastest(before)
                 result["speedup_cpu"] = result["before"]["cpu_s"] / result["after"]["cpu_s"]
             results.append(result)
-    print(json.dumps({"config": str(args.config), "duration": args.duration, "seed": args.seed,
+    print(json.dumps({"config": str(args.config), "set": args.set, "duration": args.duration,
+                      "seed": args.seed,
                       "repeat": args.repeat, "before": args.before, "pinned_cpu": cpu,
                       "vsim": vsim.__version__, "results": results}, indent=2))
     ok = True

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from vsim.net.fluid.flows import Flows
 from vsim.net.hclock.tree import Node, Tree
-from vsim.net.uplink import make_uplink_scheduler
+from vsim.net.uplink import frame_lanes, make_uplink_scheduler
 
 TEN_GIGABIT = 1e10
 PORTS = 6
@@ -59,8 +59,18 @@ def fifo_beside_fluid(share=0.6):
     return scheduler
 
 
+def multiqueue_beside_frames():
+    """Four queues; frames declared on port ``BULK_PORT`` keep another queue busy, with no
+    fluid packet there to wait out on the wire."""
+    scheduler = make_uplink_scheduler("multiqueue", TEN_GIGABIT, 4096, rng=np.random.default_rng(5),
+                                      latency=1e-5)
+    scheduler.set_flows(0.0, Flows.of([200_000.0], [1500], [1], [BULK_PORT], discrete=[True]))
+    return scheduler
+
+
 SCHEDULERS = {"multiqueue": multiqueue, "netioc": netioc, "fifo": fifo,
-              "fifo beside fluid": fifo_beside_fluid}
+              "fifo beside fluid": fifo_beside_fluid,
+              "multiqueue beside frames": multiqueue_beside_frames}
 LARGEST_WORK = 1538 * 8 / TEN_GIGABIT
 """Link time of the largest frame the tests send."""
 
@@ -92,7 +102,8 @@ def test_lanes_send_as_lone_frames_through_transmit(name, drawn):
     lanes.close(times, queues, work, scheduler.units(sizes))
     assert scheduler.frames_offered == reference.frames_offered == times.size
     assert scheduler.frames_in_system(times[-1]) == reference.frames_in_system(times[-1])
-    if name in ("multiqueue", "fifo beside fluid"):  # the stream is where the lone frames left it
+    if name in ("multiqueue", "fifo beside fluid", "multiqueue beside frames"):
+        # the stream is where the lone frames left it
         assert scheduler.rng.random() == reference.rng.random()
     later = float(times[-1]) + 1e-6  # and the queues hold what they hold after the lone frames
     assert scheduler.transmit(np.array([later]), np.array([116.0]), 0, ports[:1]) == \
@@ -162,6 +173,69 @@ def test_frames_sent_through_lanes_beside_fluid_are_never_ones_transmit_drops(sh
         return
     want = reference.transmit(times, sizes, 0, ports)
     assert not np.isnan(want).any()
+
+
+def test_a_frame_finding_only_frames_of_other_queues_busy_draws_nothing():
+    """Another queue busy with frames alone leaves no fluid packet's rest to wait out, so
+    ``transmit`` draws nothing for it, as the lanes do not."""
+    scheduler = multiqueue_beside_frames()
+    ports = frame_ports(scheduler)
+    assert scheduler._other_busy[scheduler.queue_index(ports[:1], ports[:1])[0]] > 0
+    before = scheduler.rng.bit_generator.state
+    scheduler.transmit(np.array([1e-3]), np.array([116.0]), 0, ports[:1])
+    assert scheduler.rng.bit_generator.state == before
+
+
+def paced_fifo(share, limit=60):
+    """A FIFO of ``limit`` packets a fluid of 1500-byte packets flows into at ``share`` of its
+    rate."""
+    scheduler = make_uplink_scheduler("fifo", TEN_GIGABIT, limit, rng=np.random.default_rng(5))
+    pps = share * TEN_GIGABIT / (1538 * 8)
+    scheduler.set_flows(0.0, Flows.of([pps], [1500], [1], [BULK_PORT]))
+    return scheduler
+
+
+def test_lanes_beside_a_fluid_near_the_queues_rate_need_the_senders_spacing():
+    """At 0.999 of the rate the fluid's bound alone is 2,000 frames' work against 60 places;
+    one sender whose 1500-byte frames come at least 2 ms apart brings 0.06 % of the rate, less
+    than the fluid leaves, and the bound from its spacing is a few frames'."""
+    one = np.array([0])
+    assert paced_fifo(0.999).frame_lanes(one, 1, 1.0, LARGEST_WORK) is None
+    assert paced_fifo(0.999).frame_lanes(one, 1, 1.0, LARGEST_WORK, 2e-3, 1.0) is not None
+    # frames every microsecond outrun what the fluid leaves: the excess counts up to ``until``
+    assert paced_fifo(0.999).frame_lanes(one, 1, 1.0, LARGEST_WORK, 1e-6, 2e-6) is not None
+    assert paced_fifo(0.999).frame_lanes(one, 1, 1.0, LARGEST_WORK, 1e-6, 1.0) is None
+
+
+senders_frames = st.lists(st.lists(st.floats(0.0, 40e-6), min_size=1, max_size=30),
+                          min_size=1, max_size=4)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(0.9, 0.9999), st.floats(2e-6, 60e-6), st.sampled_from([116.0, 1500.0]),
+       senders_frames)
+def test_the_backlog_stays_under_the_bound_the_senders_spacing_gives(share, spacing, size,
+                                                                      senders):
+    """Senders of ``size``-byte frames at least ``spacing`` apart (plus drawn gaps) beside a
+    fluid of 1500-byte packets: while the lanes send them, the queue's backlog never passes
+    the bound ``fit`` counted (a small frame may wait out a whole fluid packet), and the
+    queue itself drops none of them."""
+    scheduler = paced_fifo(share, limit=4096)
+    work = float(scheduler.work(size))
+    arrivals = np.sort(np.concatenate([
+        1e-3 + np.cumsum(spacing + np.array(gaps)) for gaps in senders]))
+    until = float(arrivals[-1])
+    queues = np.zeros(arrivals.size, dtype=np.int64)
+    queue = scheduler.queues[0]
+    bound = frame_lanes._paced_bound(queue, len(senders), work, spacing, until)
+    reference = copy.deepcopy(scheduler)
+    lanes = scheduler.frame_lanes(queues, len(senders), 1.0, work, spacing, until)
+    assert lanes is not None
+    for t in arrivals.tolist():
+        lanes.send(t, 0, work)
+        assert lanes.backlog[0] <= bound * (1 + 1e-12)
+    sizes = np.full(arrivals.size, size)
+    assert not np.isnan(reference.transmit(arrivals, sizes, 0, np.full(arrivals.size, 1))).any()
 
 
 def test_a_gate_or_a_draw_makes_the_lanes_unpredictable():

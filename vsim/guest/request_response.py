@@ -190,6 +190,10 @@ class RequestResponseTraffic:
         self.queue = scheduler.queue_index(self.classes, self.ports)
         self.work = scheduler.work(self.ip_bytes)
         self.units = scheduler.units(self.ip_bytes)
+        self.spacing = (float((self.work + scheduler.latency + self.rest).min()) if self.rest.size
+                        else math.inf)
+        """Least time between two requests of a chain: the request's link time and the uplink's
+        latency at least, then the rest of the loop."""
         self.barriers = np.unique(np.concatenate((np.asarray(barriers, dtype=float), edges)))
         if not self.exclusive:
             self.uplink.add_lagging_source(self)
@@ -243,24 +247,25 @@ class RequestResponseTraffic:
         else:
             self._follow_sent_rates(now)
             end = min(now + STRETCH, self._next_barrier(now))
-            lanes = self._lanes()
+            lanes = self._lanes(end)
             if lanes is not None:
                 self._resolve(lanes, end)
             else:
                 self._commit(np.flatnonzero(self.next_request < min(end, now + self.lookahead)))
         self._schedule()
 
-    def _lanes(self):
-        """The uplink's per-frame path for every chain's requests, None where it has none now."""
+    def _lanes(self, until):
+        """The uplink's per-frame path for every chain's requests sent up to ``until``, None where
+        it has none now."""
         return self.uplink.frame_lanes(self.queue, self.chain_vm.size, float(self.units.max()),
-                                       float(self.work.max()))
+                                       float(self.work.max()), self.spacing, until)
 
     def catch_up(self, t):
         """Send every request due before ``t`` (the uplink is about to take something at ``t``),
         in time order, each request's departure setting its chain's next."""
         if not self.next_request.size or not float(self.next_request.min()) < t:
             return
-        lanes = self._lanes()
+        lanes = self._lanes(t)
         if lanes is not None:
             self._resolve(lanes, t)
             return

@@ -183,10 +183,10 @@ class SharedUplink:
         self._count_busy(ip_bytes, departures)
         return departures
 
-    def frame_lanes(self, queues, frames, units, work):
+    def frame_lanes(self, queues, frames, units, work, spacing=None, until=math.inf):
         """The scheduler's per-frame path for frames of ``queues`` (``UplinkScheduler.frame_lanes``),
         None where it has none now; hand it back with ``close_lanes``."""
-        return self.scheduler.frame_lanes(queues, frames, units, work)
+        return self.scheduler.frame_lanes(queues, frames, units, work, spacing, until)
 
     def close_lanes(self, lanes, times, queues, ip_bytes, departures):
         """Give the scheduler the frames sent through ``lanes`` (arrays in the order sent: arrival

@@ -26,6 +26,8 @@ evenly paced or Poisson; undeclared flows are Poisson), which a queue
 follows where it draws them one by one (``vsim.net.fluid.arrivals``).
 """
 
+import math
+
 import numpy as np
 
 from vsim.net.fluid.arrivals import ARRIVALS, FloodPackets
@@ -202,26 +204,27 @@ class UplinkScheduler:
         for q in ([queue[0]] if queue.min() == queue.max() else np.unique(queue)):
             mine = np.flatnonzero(queue == q)
             departures = self.queues[q].offer(times[mine], work[mine], units[mine])
-            if self.non_preemptive and self._other_busy[q] > 0:
+            if self.non_preemptive and self._other_busy[q] > 0 and self._other_work[q] > 0:
                 # the burst may find another queue's frame on the wire: it waits out the rest
+                # (nothing is drawn where the others' frames leave no rest to wait out)
                 if self.rng.random() < self._other_busy[q]:
                     departures = departures + self.rng.random() * self._other_work[q]
             out[mine] = departures
         self.t = float(times[-1])
         return out + self.latency
 
-    def frame_lanes(self, queues, frames, units, work=None):
+    def frame_lanes(self, queues, frames, units, work=None, spacing=None, until=math.inf):
         """A ``FrameLanes`` sending lone frames as ``transmit`` would, for frames of ``queues``
         (indices) of which at most ``frames`` are in the system at once, each of at most
-        ``units`` and ``work`` (None: unknown); None where it cannot: a subclass sending frames
-        its own way, those queues out of the open regime (``FrameLanes.fit``), or a limit they
-        could reach."""
+        ``units`` and ``work`` (None: unknown), one sender's frames at least ``spacing`` apart
+        (None: unknown), sent up to ``until``; None where it cannot: a subclass sending frames its own way, those
+        queues out of the open regime (``FrameLanes.fit``), or a limit they could reach."""
         if type(self).transmit is not UplinkScheduler.transmit:
             return None
-        return self._lanes(queues, frames, units, work)
+        return self._lanes(queues, frames, units, work, (spacing, until))
 
-    def _lanes(self, queues, frames, units, work, gate=None, sending=False):
-        if not FrameLanes.fit(self, queues, frames, units, work):
+    def _lanes(self, queues, frames, units, work, pacing, gate=None, sending=False):
+        if not FrameLanes.fit(self, queues, frames, units, work, *pacing):
             return None
         if self.non_preemptive and self.n_queues > 1:
             return FrameLanes(self, self._other_busy, self._other_work, gate, sending)

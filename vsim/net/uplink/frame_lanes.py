@@ -32,6 +32,8 @@ sent (the queues recompute the same departures, vectorised). Nothing else
 may use the scheduler between ``FrameLanes`` and ``close``.
 """
 
+import math
+
 import numpy as np
 
 BLOCK = 4096
@@ -71,16 +73,25 @@ class FrameLanes:
         self.draws = 0
 
     @staticmethod
-    def fit(scheduler, queues, frames, units, work=None):
+    def fit(scheduler, queues, frames, units, work=None, spacing=None, until=math.inf):
         """Whether ``queues`` of ``scheduler`` stay in the open regime (no fluid, or a fluid
         flowing in below the queue's rate, not realized packet by packet) and ``frames`` more
         frames of at most ``units`` and ``work`` each (``work`` None: unknown, so no fluid may
-        flow in), beside what is in them, fit under every queue's limit.
+        flow in), beside what is in them, fit under every queue's limit. ``spacing`` (None:
+        unknown) is the least time between two frames of one sender: a closed loop's shortest
+        turn, each sender having at most one frame in the system; ``until`` the time up to
+        which the frames are sent through the lanes.
 
         With a fluid inflow taking a share ``f`` of a queue's rate, its backlog never passes
         ``(backlog now + (frames + 1) * work) / (1 - f)``: whatever is queued arrived while
         the oldest item waited, and that wait is at most the backlog's drain time, in which
-        the fluid brings ``f`` of it; the fluid's part of the limit is counted at that."""
+        the fluid brings ``f`` of it. With the frames' most work per second,
+        ``frames * work / spacing``, known, it never passes
+        ``max(backlog now, fluid packet + work) + (frames + 1) * work`` either, plus what
+        that work per second brings beyond what the fluid leaves of the rate until ``until``
+        (``_paced_bound``): far less when ``f`` is close to 1 (a TCP stream filling what its
+        allocation leaves beside request/response frames). The fluid's part of the limit is
+        counted at the smaller."""
         for q in set(int(q) for q in queues):
             queue = scheduler.queues[q]
             if queue.realized is not None:
@@ -90,6 +101,8 @@ class FrameLanes:
                 if work is None or share >= 1:
                     return False
                 fluid_work = (queue.work + (frames + 1) * work) / (1 - share)
+                if spacing is not None:
+                    fluid_work = min(fluid_work, _paced_bound(queue, frames, work, spacing, until))
             else:
                 fluid_work = queue.fluid_backlog_work()
             fluid_units = fluid_work * (queue.units_per_work or 0.0)
@@ -186,3 +199,21 @@ class FrameLanes:
             self.scheduler.queues[q].offer(times[mine], work[mine], units[mine],
                                            None if rests is None else rests[mine])
         self.scheduler.t = max(self.scheduler.t, float(times[-1]))
+
+
+def _paced_bound(queue, frames, work, spacing, until):
+    """Most backlog (link time) ``queue`` can reach up to ``until`` while a fluid flows in below
+    its rate and ``frames`` senders bring frames of at most ``work``, each sender at most one
+    frame per ``spacing``.
+
+    Between frames the backlog drains at the rate less the fluid's inflow; a frame adds its
+    work to the backlog, or, finding less than the rest of a fluid packet in service ahead
+    (at most one fluid packet's work), adds it to that rest. From the last time the backlog
+    was at most a fluid packet's work (or from now, at ``queue.work``), the frames bring at
+    most ``frames * work`` plus ``frames * work / spacing`` per second, and the backlog drains
+    what the fluid leaves of the rate: the backlog bound of a leaky-bucket arrival at a
+    constant-rate server, with one frame more for the frame arriving at that time, and the
+    frames' work per second beyond the drain accumulated up to ``until``."""
+    excess = frames * work / spacing - (queue.rate - queue.fluid_work)
+    growth = excess * (until - queue.t) if excess > 0 else 0.0
+    return max(queue.work, (queue.work_per_packet or 0.0) + work) + (frames + 1) * work + growth

@@ -101,11 +101,12 @@ class NetiocScheduler(UplinkScheduler):
             np.asarray(ip_bytes, dtype=float), times.shape)), self._sending)
         return departures + (dispatched - times)
 
-    def frame_lanes(self, queues, frames, units, work=None):
+    def frame_lanes(self, queues, frames, units, work=None, spacing=None, until=math.inf):
         """Lone frames as ``transmit`` sends them, through the completion gate too."""
         if type(self).transmit is not NetiocScheduler.transmit:
             return None
-        return self._lanes(queues, frames, units, work, self.gate, self._sending)
+        return self._lanes(queues, frames, units, work, (spacing, until), self.gate,
+                           self._sending)
 
     def queue_index(self, classes, ports):
         return self.queues_by_pair(classes, ports, self._leaf)
