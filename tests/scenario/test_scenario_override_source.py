@@ -7,7 +7,7 @@ from hypothesis import given, strategies as st
 
 from vsim.core.errors import InputError
 from vsim.scenario.load import load_scenario
-from vsim.scenario.override_source import overriding_assignment
+from vsim.scenario.override_source import assignment_summed, overriding_assignment
 
 FIG2 = Path(__file__).resolve().parents[2] / "configs" / "voip-vsphere5" / "fig2.toml"
 
@@ -91,3 +91,18 @@ def test_an_error_at_a_table_a_set_reached_into_names_the_file_with_the_set():
     error = fig6_error("group.flood.traffic.param.pps=1")
     assert error.source == f"{FIG6} with --set group.flood.traffic.param.pps=1"
     assert error.where == "group.flood.traffic.param"
+
+
+def test_a_sum_over_named_tables_names_the_file_with_the_set_of_one_of_its_terms():
+    """Reservations over 75 % of the uplink: the sum is the file's nodes and the ``--set``
+    together, so both are named."""
+    assignment = "netioc.node.voip.reservation_mbps=800"
+    error = fig6_error('host.uplink="netioc"', assignment)
+    assert error.source == f"{FIG6} with --set {assignment}"
+    assert error.where == "netioc.node.reservation_mbps" and "75%" in error.expected
+
+
+def test_a_set_of_another_key_is_not_blamed_for_a_sum():
+    assert assignment_summed("netioc.node.reservation_mbps",
+                             ["netioc.node.voip.shares=5", "group.voip.reservation_mbps=1"]) is None
+    assert assignment_summed("reservation_mbps", ["netioc.node.voip.reservation_mbps=1"]) is None

@@ -6,7 +6,9 @@ file as its source. When the key at fault is one an assignment set (or lies
 inside it: ``sweep.values[1]`` inside ``sweep.values``), the user typed the
 bad value on the command line, and the error says so. When an assignment
 set a key inside the one at fault (a misspelt table the assignment made, a
-table whose parts no longer agree), the error names the file with that
+table whose parts no longer agree), or one of the keys a sum over named
+tables adds up (``netioc.node.reservation_mbps``, every node's
+``netioc.node.NAME.reservation_mbps``), the error names the file with that
 ``--set``: either may be at fault.
 """
 
@@ -42,6 +44,19 @@ def assignment_inside(where, assignments):
     return None
 
 
+def assignment_summed(where, assignments):
+    """The last of ``assignments`` whose key is one of the terms of the sum at ``where``: for
+    ``PREFIX.KEY`` (a sum over named tables), a key ``PREFIX.NAME.KEY``; or None."""
+    prefix, _, key = (where or "").rpartition(".")
+    if not prefix:
+        return None
+    for assignment in reversed(assignments):
+        parts = assignment_key(assignment).split(".")
+        if len(parts) >= 2 and parts[-1] == key and ".".join(parts[:-2]) == prefix:
+            return assignment
+    return None
+
+
 @contextmanager
 def blaming_overrides(source, assignments):
     """Re-raise an ``InputError`` of ``source`` at a key that one of ``assignments`` set as an
@@ -55,7 +70,8 @@ def blaming_overrides(source, assignments):
         assignment = overriding_assignment(exc.where, assignments)
         if assignment is not None:
             raise InputError(f"--set {assignment}", exc.where, exc.expected) from None
-        inside = assignment_inside(exc.where, assignments)
+        inside = (assignment_inside(exc.where, assignments)
+                  or assignment_summed(exc.where, assignments))
         if inside is not None:
             raise InputError(f"{source} with --set {inside}", exc.where, exc.expected) from None
         raise
