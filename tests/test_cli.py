@@ -721,7 +721,7 @@ def test_whatif_templates_run_a_point_of_their_own_sweep(name):
     ("protect_measured_vm", "measured_vm.reservation", 1.25),  # a reservation that protects
     ("voice_beside_flood", "group.flood.count", 8),  # past the transmit stage's ceiling
     ("netperf_beside_voice", "group.netperf.count", 4),
-    ("netperf_beside_tcp_stream", "group.stream.count", 2),
+    ("netperf_beside_tcp_stream", "host.uplink", "netioc"),
     ("netperf_beside_flood", "group.flood.count", 6),  # flood and requests at the ceiling
     ("busy_measuring_client", "params.client.stall_rate", 0.075),  # the Table 2 client's rate
 ])
