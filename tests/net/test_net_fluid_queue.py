@@ -325,3 +325,40 @@ def test_joint_regime_keeps_every_frame_accounted_for(seed, flood, declared, bur
     assert 0 <= queue.fluid_accepted_work <= queue.fluid_offered_work
     served = queue.fluid_accepted_work + queue.packets_accepted * SERVICE - queue.work
     assert served <= end * (1 + 1e-9) + 1e-12
+
+
+def queue_beside_flood(share, paced, seed=5):
+    """A 51-place queue beside a flood of four equal flows offering ``share`` of its rate, paced
+    or Poisson, with frames declared at 1 % of the rate."""
+    flood_pps = share / SERVICE
+    queue = FluidPacketQueue(51, "packets", np.random.default_rng(seed))
+    packets = FloodPackets.of(np.full(4, flood_pps / 4), SERVICE, 1.0, paced,
+                              tuple(f"f{i}" for i in range(4)))
+    queue.set_fluid(0.0, share, flood_pps, flood_pps, discrete_work=0.01, packets=packets)
+    return queue
+
+
+def test_a_paced_flood_that_overloads_the_queue_alone_is_realized_packet_by_packet():
+    """Paced packets leave few free places, so such a flood is not the pinned regime's Poisson
+    stream: the queue realizes it, as it does when the flood fits alone but not beside the
+    frames. A Poisson flood keeps the pinned regime."""
+    assert queue_beside_flood(0.995, paced=True).realized is not None  # jointly overloaded
+    assert queue_beside_flood(1.03, paced=True).realized is not None
+    assert queue_beside_flood(1.03, paced=False).realized is None
+    assert queue_beside_flood(0.98, paced=True).realized is None  # fits with the frames
+
+
+@pytest.mark.parametrize("share", [1.005, 1.03, 1.2])
+def test_a_realized_paced_overload_drops_the_excess_work(share):
+    """Drop-tail with the paced flood alone over the rate: the link never idles once the queue
+    is full, so flood and frames together lose what was offered beyond the link's time, and
+    every frame is delivered, dropped or still queued."""
+    duration = 0.5
+    queue = queue_beside_flood(share, paced=True)
+    ticks = np.arange(0.0001, duration, 1e-3)
+    got = np.concatenate([queue.offer(t + SERVICE * np.arange(10), SERVICE, 1.0) for t in ticks])
+    queue.advance(duration)
+    accepted = queue.fluid_accepted_work + np.count_nonzero(~np.isnan(got)) * SERVICE
+    assert accepted - queue.work == pytest.approx(duration, rel=1e-3)  # served: all the time
+    assert queue.fluid_accepted_work < queue.fluid_offered_work  # the flood loses too
+    assert queue.packets_offered == (queue.packets_accepted + queue.packets_dropped)

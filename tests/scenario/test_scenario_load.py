@@ -317,7 +317,7 @@ def test_fig6_loads_its_flood_group_and_netioc_tree():
     loaded = load_scenario(FIG6)
     (flood,) = loaded.scenario.group
     assert (flood.name, flood.count, flood.workload, flood.traffic.kind) == ("flood", 4, "idle", "udp_flood")
-    assert flood.traffic.params == {"pps": 97500.0, "ip_bytes": 264}
+    assert flood.traffic.params == {"pps": 97500.0, "ip_bytes": 264, "arrivals": "poisson"}
     assert [node.members for node in loaded.scenario.netioc.node] == [("vm",), ("flood",)]
     assert loaded.scenario.sweep.values == ("fifo", "netioc")
     assert "voip5.fig6.loss_pps.without_netioc" in loaded.fitted_claims()
@@ -336,7 +336,7 @@ def test_the_uplink_is_a_choice_that_can_be_swept_and_set():
     ('workload = "idle"', 'workload = "spinner"', "group.flood.workload", "one of 'media_server', 'idle'"),
     ("active_from = 0.5", "active_from = 1.0", "group.flood.traffic.active_from",
      "active_from 1.0 must be before active_until 1.0"),
-    ("ip_bytes = 264 }", "ip_bytes = 264, start = 3.0 }", "group.flood.traffic.params.start",
+    ('arrivals = "poisson" }', 'arrivals = "poisson", start = 3.0 }', "group.flood.traffic.params.start",
      "active_from and active_until"),
     ('members = ["flood"]', 'members = ["floods"]', "netioc.node.flood.members", "got 'floods'"),
     ('members = ["flood"]', 'members = ["vm"]', "netioc.node.flood.members",
@@ -381,7 +381,7 @@ def test_members_belong_on_leaves(tmp_path):
 
 @pytest.mark.parametrize("old, new, key, words", [
     ('kind = "udp_flood"', 'kind = "udp_flod"', "group.flood.traffic.kind", "'udp_flood'"),
-    ('kind = "udp_flood"', 'kind = "tcp_rr"', "group.flood.traffic.params.ip_bytes", "a parameter of tcp_rr"),
+    ('kind = "udp_flood"', 'kind = "tcp_rr"', "group.flood.traffic.params.arrivals", "a parameter of tcp_rr"),
     ("pps = 97500.0", "pps = -1.0", "group.flood.traffic.params.pps", ""),
     ("pps = 97500.0", "ppps = 97500.0", "group.flood.traffic.params.ppps", "a parameter of udp_flood"),
     ('workload = "idle"', 'workload = "media_server"\nstreams = 4', "group.flood.traffic", "idle VM"),

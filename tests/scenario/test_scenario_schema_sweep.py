@@ -68,7 +68,8 @@ def test_a_sweep_varies_a_traffic_sources_number_parameter():
     loaded = load_scenario(FIG6, ['sweep.key="group.flood.traffic.params.pps"',
                                   "sweep.values=[1000.0, 50000.0]"])
     point = loaded.with_value("group.flood.traffic.params.pps", 50000.0)
-    assert point.scenario.group[0].traffic.params == {"pps": 50000.0, "ip_bytes": 264}
+    assert point.scenario.group[0].traffic.params == {"pps": 50000.0, "ip_bytes": 264,
+                                                      "arrivals": "poisson"}
     assert loaded.scenario.group[0].traffic.params["pps"] == 97500.0  # the loaded one unchanged
     with pytest.raises(InputError) as caught:  # "on" alone: the source's own check, by the group's name
         loaded.with_value("group.flood.traffic.params.on", 0.5)

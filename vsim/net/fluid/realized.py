@@ -15,9 +15,11 @@ its source declares (``vsim.net.fluid.arrivals``: evenly paced with a random
 phase, or Poisson), and every packet, flood or frame, goes through an
 exact drop-tail FIFO: admitted if what is in the system (less the packet in
 service, with ``excludes_in_service``) plus its size fits the limit, served
-in arrival order. The cost is one loop step per packet, so it is meant for
-the regime it is used in, where the flood is light enough not to overload
-the queue on its own.
+in arrival order. The same FIFO takes a flood of evenly paced flows that
+overloads the queue on its own, whose few free places the pinned regime's
+Poisson arrivals would overstate. The cost is one loop step per packet (about
+a microsecond of CPU each), so a paced flood that overloads its queue costs
+about a second of CPU per million of its packets.
 """
 
 from collections import deque
