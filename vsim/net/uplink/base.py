@@ -217,14 +217,15 @@ class UplinkScheduler:
         """A ``FrameLanes`` sending lone frames as ``transmit`` would, for frames of ``queues``
         (indices) of which at most ``frames`` are in the system at once, each of at most
         ``units`` and ``work`` (None: unknown), one sender's frames at least ``spacing`` apart
-        (None: unknown), sent up to ``until``; None where it cannot: a subclass sending frames its own way, those
-        queues out of the open regime (``FrameLanes.fit``), or a limit they could reach."""
+        (None: unknown), sent up to ``until``; None where it cannot: a subclass sending frames
+        its own way, those queues out of the open regime (``FrameLanes.fit``), or a limit they
+        could reach."""
         if type(self).transmit is not UplinkScheduler.transmit:
             return None
-        return self._lanes(queues, frames, units, work, (spacing, until))
+        return self._lanes(queues, frames, units, work, spacing, until)
 
-    def _lanes(self, queues, frames, units, work, pacing, gate=None, sending=False):
-        if not FrameLanes.fit(self, queues, frames, units, work, *pacing):
+    def _lanes(self, queues, frames, units, work, spacing, until, gate=None, sending=False):
+        if not FrameLanes.fit(self, queues, frames, units, work, spacing, until):
             return None
         if self.non_preemptive and self.n_queues > 1:
             return FrameLanes(self, self._other_busy, self._other_work, gate, sending)

@@ -105,8 +105,7 @@ class NetiocScheduler(UplinkScheduler):
         """Lone frames as ``transmit`` sends them, through the completion gate too."""
         if type(self).transmit is not NetiocScheduler.transmit:
             return None
-        return self._lanes(queues, frames, units, work, (spacing, until), self.gate,
-                           self._sending)
+        return self._lanes(queues, frames, units, work, spacing, until, self.gate, self._sending)
 
     def queue_index(self, classes, ports):
         return self.queues_by_pair(classes, ports, self._leaf)
