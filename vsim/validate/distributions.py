@@ -22,6 +22,7 @@ and the Wasserstein distance are the useful measures of closeness.
 """
 
 import math
+import warnings
 
 import numpy as np
 from scipy.stats import bootstrap, ks_2samp, wasserstein_distance
@@ -90,7 +91,13 @@ def compare(measured_groups, simulated_groups):
     simulated_mean, simulated_ci = mean_interval(simulated_groups)
     result["mean"] = {**_errors(measured_mean, simulated_mean),
                       "measured_interval": list(measured_ci), "simulated_interval": list(simulated_ci)}
-    ks = ks_2samp(measured, simulated)
+    with warnings.catch_warnings():
+        # scipy falls back to the asymptotic p-value when the exact one does
+        # not converge (ties between small samples); the fallback is the
+        # answer, so the warning would only alarm a reader of stderr
+        warnings.filterwarnings("ignore", message="ks_2samp: Exact calculation unsuccessful",
+                                category=RuntimeWarning)
+        ks = ks_2samp(measured, simulated)
     result["ks"] = {"statistic": float(ks.statistic), "pvalue": float(ks.pvalue)}
     result["wasserstein"] = float(wasserstein_distance(measured, simulated))
     return result
