@@ -57,10 +57,11 @@ def test_voice_beside_a_flood_leaves_at_once_and_the_flood_loses_the_rest():
     delay = np.concatenate([sched.transmit([t], 160, 0, VOICE_PORT) - t for t in voice])
     # its own class is idle between frames: the bucket lets each frame straight through
     assert np.array_equal(delay, np.zeros(voice.size))
-    # the flood gets the rest of the 10 Mb/s and loses what is beyond it once its queue is full
+    # the flood gets the rest of the 10 Mb/s and loses what is beyond it once its queue is full;
+    # it borrows, so its cburst also left at once on top of what its 100 places hold
     sched.advance(1.0)
     flood = 10e6 - 50 * skb_len(160) * 8
-    backlog = 100 * skb_len(1000) * 8
+    backlog = (100 * skb_len(1000) + probe_tree().cburst["flood"]) * 8
     assert sched.fluid_accepted_work * sched.reference_bps == pytest.approx(flood + backlog, rel=1e-3)
 
 
@@ -112,12 +113,16 @@ def test_filters_then_default_and_unclassified_traffic_is_refused():
 
 
 def test_leaf_queues_count_packets_or_skb_bytes_with_the_head_waiting_for_tokens():
-    packets = htb(limit=3)
-    assert np.isnan(packets.transmit(np.zeros(5), 986, 0, FLOOD_PORT)).tolist() == \
-        [False, False, False, True, True]
-    in_bytes = htb(limit=3000, unit="bytes")
-    assert np.isnan(in_bytes.transmit(np.zeros(5), 986, 0, FLOOD_PORT)).tolist() == \
-        [False, False, False, True, True]
+    # alone, the flood borrows: its cburst and a frame on credit pass at once, then three
+    # frames (3000 skb bytes) wait for tokens and fill the queue, as in the kernel; the queue
+    # knows the frames' size from the flow declared
+    bucket, length = probe_tree().cburst["flood"], skb_len(986)
+    want = np.isnan(kernel_leaf(np.zeros(7), length, 10e6, bucket, 3)).tolist()
+    assert want == [False] * 5 + [True] * 2
+    for limit, unit in ((3, "packets"), (3000, "bytes")):
+        sched = htb(limit=limit, unit=unit)
+        sched.set_flows(0.0, Flows.of([1.0], [986], 0, [FLOOD_PORT], discrete=[True]))
+        assert np.isnan(sched.transmit(np.zeros(7), 986, 0, FLOOD_PORT)).tolist() == want
 
 
 @settings(max_examples=60, deadline=None)
@@ -138,3 +143,48 @@ def test_the_classes_never_send_more_than_the_wire_carries(root, shares, loads, 
     wire_bps = float(np.sum(sched.flow_rates * 8 * np.asarray(wire_bytes(np.asarray(ip)))))
     assert wire_bps <= link * (1 + 1e-9)
     assert sched.flow_rates.sum() <= link / (8 * wire_bytes(MIN_PAYLOAD)) * (1 + 1e-9)
+
+
+def kernel_leaf(arrivals, length, rate, bucket, limit):
+    """A reference htb leaf, packet by packet: a FIFO of ``limit`` packets (the head waiting
+    for tokens counts) in front of a token bucket of ``bucket`` bytes at ``rate`` b/s that lets
+    a packet go while its tokens are not negative and charges it after; NaN where refused."""
+    out = np.full(len(arrivals), np.nan)
+    tokens, last, sent = float(bucket), 0.0, []
+    for i, arrival in enumerate(arrivals):
+        if sum(d > arrival for d in sent[-limit:]) >= limit:
+            continue
+        start = max(arrival, last)
+        tokens = min(bucket, tokens + (start - last) * rate / 8)
+        if tokens < 0:
+            start += -tokens * 8 / rate
+            tokens = 0.0
+        tokens -= length
+        last = start
+        out[i] = start
+        sent.append(start)
+    return out
+
+
+@pytest.mark.parametrize("rate, burst", [(0.1e6, 5000), (0.2e6, 3000), (0.1e6, 1600)])
+def test_frames_overloading_their_class_fill_the_kernels_queue_and_wait_for_it(rate, burst):
+    """Ten frames every 20 ms into a class of ``rate`` and bucket ``burst`` with 50 places,
+    against the packet-by-packet reference: once the bucket is spent the class keeps only
+    what its rate passes, and what it keeps waits for the full queue ahead of it."""
+    tree = HtbTree([HtbClass("root", 2e6, children=(
+        HtbClass("voice", rate, ceil=rate, burst=burst, cburst=burst, limit=50),
+        HtbClass("flood", 1.5e6, ceil=2e6)))], source="t.toml")
+    sched = make_uplink_scheduler("htb", math.inf, 1000, tree=tree, rng=np.random.default_rng(1),
+                                  port_leaf={VOICE_PORT: "voice", FLOOD_PORT: "flood"})
+    ip, frames_per_tick, period = 60, 10, 0.02
+    sched.set_flows(0.0, Flows.of([frames_per_tick / period], [ip], 0, [VOICE_PORT], discrete=[True]))
+    ticks = np.arange(0.0, 20.0, period)
+    got = np.concatenate([sched.transmit(np.full(frames_per_tick, t), ip, 0, VOICE_PORT) for t in ticks])
+    arrivals = np.repeat(ticks, frames_per_tick)
+    want = kernel_leaf(arrivals, skb_len(ip), rate, burst, 50)
+    late = arrivals >= 10.0
+    for departures in (got, want):
+        kept = ~np.isnan(departures[late])
+        assert kept.mean() == pytest.approx(rate / 8 / skb_len(ip) * period / frames_per_tick, rel=0.02)
+    assert np.nanmedian((got - arrivals)[late]) == pytest.approx(np.nanmedian((want - arrivals)[late]),
+                                                                 rel=0.02)

@@ -137,3 +137,11 @@ def test_htb_refuses_a_byte_limit_of_the_nic():
     with pytest.raises(InputError) as error:
         build(loaded, ["vm", "flood"])
     assert error.value.where == "params.nic.queue_bytes"
+
+
+@pytest.mark.parametrize("uplink", ["fifo", "multiqueue", "pfifo"])
+def test_a_nic_without_a_rate_is_refused_under_any_uplink_but_htb(uplink):
+    net_htb = ROOT / "configs" / "validation" / "net_htb.toml"
+    assert load_scenario(net_htb).models["nic"].values.rate_bps == float("inf")
+    with pytest.raises(InputError, match=r'host\.uplink: expected "htb" on the NIC model nics/veth'):
+        load_scenario(net_htb, [f'host.uplink="{uplink}"'])

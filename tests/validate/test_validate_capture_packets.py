@@ -46,7 +46,8 @@ def test_streams_are_named_by_ssrc_and_keep_their_frame_sizes(tmp_path):
                                                                            ports=(41000, 41002)))
     trace = capture_trace(capture(tmp_path, packets))
     assert sorted(set(trace.columns["stream"])) == ["0x0000000A", "0x0000000B"]
-    assert set(trace.columns["class"]) == {"g711U"} and len(set(trace.columns["size_bytes"].tolist())) == 1
+    assert set(trace.columns["class"]) == {"voice"} and trace.meta["payload"] == "g711U"
+    assert len(set(trace.columns["size_bytes"].tolist())) == 1
 
 
 def test_a_shared_ssrc_on_two_paths_gets_the_addresses_in_its_name(tmp_path):

@@ -140,3 +140,14 @@ def test_out_that_is_a_file_is_refused_before_running(capsys, traces, tmp_path, 
     code, _, err = vsim(capsys, "validate", traces["same"], "--scenario", FIG2, *SHORT, "--out", target)
     assert code == 2 and f"{target}: --out: expected a directory, found a file" in one_line_error(err)
     assert target.read_text() == "keep"
+
+
+def test_tolerances_stated_only_for_another_kind_of_trace_are_named_when_nothing_is_checked(
+        capsys, traces, tmp_path):
+    config = tmp_path / "fig2_timer_only.toml"
+    config.write_text(FIG2.read_text() + '\n[validate]\ntolerances = {"lateness_ms.ks" = 0.1, '
+                                         '"lateness_ms.p99" = 0.3}\n')
+    code, out, _ = vsim(capsys, "validate", traces["same"], "--scenario", config, *SHORT)
+    assert code == 0
+    assert out.splitlines()[-1] == ("no stated tolerance applies to packets traces (the scenario's 2 are "
+                                    "for timer traces): nothing checked")

@@ -41,3 +41,20 @@ def test_a_short_validation_of_each_committed_set_checks_its_scenarios_tolerance
     stated = load_scenario(config).scenario.validate.tolerances
     assert stated and {check["key"] for check in result["checks"]} == set(stated)
     assert code == (1 if result["failed"] else 0)
+
+
+@pytest.mark.parametrize("name", ["net_pfifo", "net_htb"])
+def test_a_sets_capture_validates_as_its_trace_does(capsys, name):
+    """The probe's trace records real send times, its capture only RTP timestamps; with the
+    trace's clock rate both give the measured voice class the same jitter and transit."""
+    config = ROOT / "configs" / "validation" / f"{name}.toml"
+    results = []
+    for measured in ("packets.csv", "packets.pcap"):
+        code, out, err = vsim(capsys, "validate", str(ROOT / "validation" / name / measured), "--scenario",
+                              config, "--duration", "1", "--replications", "1", "--quiet", "--json", "-")
+        assert code in (0, 1), err
+        results.append(json.loads(out)["metrics"])
+    for metric in ("jitter_ms", "transit_ms"):
+        for statistic in ("p50", "p90", "p99"):
+            trace, capture = (result[metric][statistic]["measured"] for result in results)
+            assert trace == pytest.approx(capture, abs=1e-6)

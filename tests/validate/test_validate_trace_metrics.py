@@ -132,3 +132,39 @@ def test_the_exported_trace_gives_the_simulations_own_jitter_summary():
     assert jitter.size == summary["jitter"]["samples"]
     assert jitter.mean() == pytest.approx(summary["jitter"]["mean_ms"], rel=1e-12)
     assert np.percentile(jitter, 99) == pytest.approx(summary["jitter"]["p99_ms"], rel=1e-12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(0.0, 3e-3), min_size=3, max_size=40), st.floats(0.0, 2e-3))
+def test_with_a_clock_rate_jitter_and_transit_follow_the_rtp_timestamps_not_the_send_times(late, network):
+    """A sender that leaves late: its trace records the real send times, the receiver knows only
+    the RTP timestamps. The metrics must match a trace whose send times are the nominal ones."""
+    nominal = packets([network + x for x in late])
+    real = packets([network + x for x in late], meta={"clock_rate_hz": "8000"})
+    real.columns["send_s"] = real.columns["send_s"] + np.asarray(late)
+    got, want = trace_samples(real, "real"), trace_samples(nominal, "nominal")
+    for name in ("jitter_ms", "transit_ms"):
+        assert np.allclose(got[name].values, want[name].values, atol=1e-9)
+    without_rate = packets([network + x for x in late])
+    without_rate.columns["send_s"] = without_rate.columns["send_s"] + np.asarray(late)
+    assert np.allclose(trace_samples(without_rate, "t")["transit_ms"].values, 0, atol=1e-12)
+
+
+def test_rtp_timestamps_are_unwrapped_past_two_to_the_32():
+    trace = packets(np.full(6, 0.004), meta={"clock_rate_hz": "8000"})
+    trace.columns["rtp_timestamp"] = (trace.columns["rtp_timestamp"] + (1 << 32) - 320) % (1 << 32)
+    assert np.allclose(trace_samples(trace, "t")["jitter_ms"].values, 0, atol=1e-9)
+
+
+def test_a_stream_without_rtp_timestamps_uses_its_send_times():
+    trace = packets(np.full(6, 0.004), meta={"clock_rate_hz": "8000"})
+    trace.columns["rtp_timestamp"] = np.zeros(6, dtype=np.int64)
+    trace.columns["send_s"] = trace.columns["send_s"] + np.linspace(0, 1e-3, 6)
+    trace.columns["arrival_s"] = trace.columns["arrival_s"] + np.linspace(0, 1e-3, 6)
+    assert np.allclose(trace_samples(trace, "t")["transit_ms"].values, 0, atol=1e-9)
+
+
+@pytest.mark.parametrize("text", ["0", "-8000", "fast"])
+def test_a_bad_clock_rate_is_refused_naming_the_key(text):
+    with pytest.raises(InputError, match=r"t: clock_rate_hz: expected '# clock_rate_hz:' a rate in Hz > 0"):
+        trace_samples(packets(np.full(3, 0.004), meta={"clock_rate_hz": text}), "t")

@@ -157,7 +157,7 @@ def plan_of(args):
 
 def _plan_meta(args, plan):
     return {"bottleneck": plan.bottleneck.describe(), "streams": args.streams, "period_s": f"{args.period:g}",
-            "pattern": args.pattern, "voice_frame_bytes": plan.voice_bytes,
+            "pattern": args.pattern, "clock_rate_hz": rtp.CLOCK_HZ, "voice_frame_bytes": plan.voice_bytes,
             "voice_offered_bps": f"{args.streams * plan.voice_bytes * 8 / args.period:.0f}",
             "flood_frame_bytes": plan.flood_bytes, "flood_target_pps": f"{plan.flood_pps:.1f}",
             "flood_target_bps": f"{plan.flood_pps * plan.flood_bytes * 8:.0f}",

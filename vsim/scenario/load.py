@@ -5,6 +5,7 @@ component models it references, checked against each other (vCPUs against
 logical CPUs, reservations against capacity, affinity against the topology).
 """
 
+import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -177,12 +178,21 @@ def check_against_models(scenario, models, source):
     check_cgroup_settings(scenario, models["scheduler"].values, source)
     check_groups(scenario, lcpus, source)
     scenario.check_uplink(source)
+    check_unshaped_nic(scenario, models["nic"].values, source)
     if scenario.netioc.node:
         netioc_tree(scenario, models["nic"].values.rate_bps, source)
     if scenario.host.numa_home_nodes:
         check_home_nodes(scenario, models["host"].values, lcpus, source)
     if scenario.sweep is not None:
         check_sweep_points(scenario, models, source)
+
+
+def check_unshaped_nic(scenario, nic, source):
+    """A NIC model with no rate of its own (a veth) carries traffic only under htb, whose
+    classes set the rates; any other uplink would serve at an infinite rate."""
+    if math.isinf(nic.rate_bps) and scenario.host.uplink != "htb":
+        fail(source, "host.uplink", f'expected "htb" on the NIC model {scenario.host.nic} (it has no '
+             f'rate of its own: rate_bps = inf), got {scenario.host.uplink!r}')
 
 
 def check_cpu_settings(scenario, lcpus, source):

@@ -9,7 +9,11 @@ clock rate; its arrival time is its capture time from the capture's first
 packet. With those, RFC 3550 jitter from the trace equals the jitter tshark
 reports for an in-order stream. Sequence numbers are unwrapped modulo 2^16
 the same way, so loss counts the numbers missing between a stream's first and
-last packet. Streams whose payload type has no static clock rate (dynamic
+last packet. Every RTP stream is in class ``voice``, the class of media
+streams in simulated and probed traces, so a scenario's
+``validate.traffic_class = "voice"`` keeps a capture's media streams as it
+keeps theirs (a flood is not RTP and never enters a capture's trace); the
+payload types are named in the trace's ``# payload:`` line. Streams whose payload type has no static clock rate (dynamic
 types 96-127: the rate is in the session's SDP) have no send times and are
 left out.
 """
@@ -18,18 +22,16 @@ import numpy as np
 
 from vsim.core.errors import InputError
 from vsim.validate.rtp_streams import CLOCK_RATES, PAYLOAD_NAMES, split_streams
+from vsim.validate.wraparound import unwrap
 from vsim.validate.vsim_trace import Trace
 
 _TS_MODULO = 1 << 32
 _SEQ_MODULO = 1 << 16
+MEDIA_CLASS = "voice"
 
 
-def _unwrap(values, modulo):
-    """Values extended past each wrap-around: steps taken as the shortest signed step modulo ``modulo``."""
-    values = values.astype(np.int64)
-    steps = np.diff(values) % modulo
-    steps[steps >= modulo // 2] -= modulo
-    return values[0] + np.concatenate(([0], np.cumsum(steps)))
+def _payload_name(payload_type):
+    return PAYLOAD_NAMES.get(payload_type, f"PT{payload_type}")
 
 
 def _stream_name(packets, index, clash):
@@ -55,16 +57,18 @@ def capture_trace(packets):
     for index, ssrc in zip(streams, ssrcs):
         payload_type = int(packets.payload_type[index[0]])
         arrival = (packets.time_ns[index] - packets.first_time_ns) / 1e9
-        advance = _unwrap(packets.rtp_timestamp[index], _TS_MODULO)
+        advance = unwrap(packets.rtp_timestamp[index], _TS_MODULO)
         send = arrival[0] + (advance - advance[0]) / CLOCK_RATES[payload_type]
         name = _stream_name(packets, index, ssrcs.count(ssrc) > 1)
         columns["stream"] += [name] * index.size
-        columns["class"] += [PAYLOAD_NAMES.get(payload_type, f"PT{payload_type}")] * index.size
-        columns["seq"].append(_unwrap(packets.seq[index], _SEQ_MODULO))
+        columns["class"] += [MEDIA_CLASS] * index.size
+        columns["seq"].append(unwrap(packets.seq[index], _SEQ_MODULO))
         columns["rtp_timestamp"].append(packets.rtp_timestamp[index].astype(np.int64))
         columns["send_s"].append(send)
         columns["arrival_s"].append(arrival)
         columns["size_bytes"].append(packets.frame_bytes[index].astype(np.int64))
     for name in ("seq", "rtp_timestamp", "send_s", "arrival_s", "size_bytes"):
         columns[name] = np.concatenate(columns[name])
-    return Trace("packets", {"source": f"RTP streams of {packets.path}"}, columns)
+    payloads = sorted({_payload_name(int(packets.payload_type[index[0]])) for index in streams})
+    return Trace("packets", {"source": f"RTP streams of {packets.path}", "payload": ", ".join(payloads)},
+                 columns)

@@ -12,11 +12,12 @@ Metrics per trace kind (``METRICS``), times in ms:
   arrival time):
 
   - ``jitter_ms``: RFC 3550 interarrival jitter the receiver holds after each
-    received packet, per stream in arrival order, with S the send time
-    (``vsim.metrics.jitter``, the function the simulation's own summary uses);
-  - ``transit_ms``: each received packet's transit time (arrival - send) minus
-    the smallest of its stream, so a constant offset between the clocks of
-    sender and receiver drops out;
+    received packet, per stream in arrival order, with S the packet's media
+    time (``vsim.metrics.jitter``, the function the simulation's own summary
+    uses);
+  - ``transit_ms``: each received packet's transit time (arrival - media time)
+    minus the smallest of its stream, so a constant offset between the clocks
+    of sender and receiver drops out;
   - ``interarrival_ms``: the gap between consecutive arrivals of a stream;
   - ``loss_fraction``: per stream, the share of the sequence numbers from its
     first to its last that never arrived.
@@ -26,6 +27,16 @@ Metrics per trace kind (``METRICS``), times in ms:
   ``tick_duration_ms`` (end - start) and ``overrun_fraction``, per worker the
   share of its ticks that ended after the next tick was due (the period is
   the trace's ``# period_s:`` or else the median gap between its ticks).
+
+A packet's media time is what a receiver knows of when it was due: its RTP
+timestamp over the trace's ``# clock_rate_hz:`` (the advance since the
+stream's first packet, anchored at that packet's send time), as RFC 3550
+computes jitter; a trace without a clock rate, or a stream without RTP
+timestamps (0 for non-RTP traffic), uses the send time. So a probe's trace,
+which records when each packet actually left the sender (after the sender's
+own lateness), and its capture, which knows only the RTP timestamps, give the
+same jitter, and both measure what a simulation's trace measures (its send
+times are the ticks' nominal boundaries).
 
 A trace whose header says ``# warmup_s: W`` keeps only the samples of
 packets sent (or ticks scheduled) at or after W; earlier packets still feed
@@ -39,8 +50,10 @@ import numpy as np
 
 from vsim.core.errors import InputError
 from vsim.metrics.jitter import rfc3550_jitter
+from vsim.validate.wraparound import unwrap
 
 _MS = 1e3
+_TS_MODULO = 1 << 32
 
 
 @dataclass(frozen=True)
@@ -84,13 +97,19 @@ def trace_samples(trace, source):
     """``{metric name: Samples}`` of a vsim ``Trace``; ``source`` names it in errors."""
     warmup = _meta_seconds(trace, "warmup_s", source, default=0.0)
     if trace.kind == "packets":
-        return _packet_samples(trace.columns, warmup)
+        clock_rate = _meta_number(trace, "clock_rate_hz", source, None, "a rate in Hz > 0", positive=True)
+        return _packet_samples(trace.columns, warmup, clock_rate)
     if trace.kind == "timer":
         return _timer_samples(trace.columns, warmup)
     return _tick_samples(trace.columns, warmup, _meta_seconds(trace, "period_s", source, default=None))
 
 
 def _meta_seconds(trace, key, source, default):
+    return _meta_number(trace, key, source, default, "a number of seconds >= 0")
+
+
+def _meta_number(trace, key, source, default, expected, positive=False):
+    """The header's ``# key:`` as a finite number >= 0 (> 0 when ``positive``), or ``default``."""
     text = trace.meta.get(key)
     if text is None:
         return default
@@ -98,8 +117,8 @@ def _meta_seconds(trace, key, source, default):
         value = float(text)
     except ValueError:
         value = float("nan")
-    if not np.isfinite(value) or value < 0:
-        raise InputError(source, key, f"expected '# {key}:' a number of seconds >= 0, got {text!r}")
+    if not np.isfinite(value) or value < 0 or (positive and value == 0):
+        raise InputError(source, key, f"expected '# {key}:' {expected}, got {text!r}")
     return value
 
 
@@ -111,19 +130,30 @@ def _groups(keys):
     return [order[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
-def _packet_samples(columns, warmup):
+def _media_times(send, rtp_timestamps, clock_rate):
+    """A stream's media times (s), rows in trace order: its RTP timestamps over ``clock_rate``
+    (unwrapped, anchored at the first row's send time), or its send times when the trace gives no
+    clock rate or the stream carries no timestamps (non-RTP traffic has 0)."""
+    if clock_rate is None or not np.any(rtp_timestamps):
+        return send
+    advance = unwrap(rtp_timestamps, _TS_MODULO)
+    return send[0] + (advance - advance[0]) / clock_rate
+
+
+def _packet_samples(columns, warmup, clock_rate):
     send, arrival, seq = columns["send_s"], columns["arrival_s"], columns["seq"]
     parts = {"jitter_ms": [], "transit_ms": [], "interarrival_ms": []}
     times = {name: [] for name in parts}
     losses = []
     for rows in _groups(columns["stream"]):
-        received = rows[~np.isnan(arrival[rows])]
-        received = received[np.argsort(arrival[received], kind="stable")]
-        s, r = send[received], arrival[received]
+        media = _media_times(send[rows], columns["rtp_timestamp"][rows], clock_rate)
+        received = np.flatnonzero(~np.isnan(arrival[rows]))
+        received = received[np.argsort(arrival[rows][received], kind="stable")]
+        s, m, r = send[rows][received], media[received], arrival[rows][received]
         kept = s >= warmup
-        transit = r - s
+        transit = r - m
         per_metric = {
-            "jitter_ms": rfc3550_jitter(s, r),
+            "jitter_ms": rfc3550_jitter(m, r),
             "transit_ms": transit - transit.min() if transit.size else transit,
             "interarrival_ms": np.diff(r, prepend=np.nan),
         }

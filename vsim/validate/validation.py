@@ -156,7 +156,9 @@ def run_validation(options, progress=None):
     warmup = default_warmup(run, duration)
     seed = run.seed if options.seed is None else options.seed
     replications = run.replications if options.replications is None else options.replications
+    left_out = {key: METRICS[key.rpartition(".")[0]].kind for key in stated}
     stated = applicable(stated, kind)
+    left_out = {key: other for key, other in left_out.items() if key not in stated}
     tasks = trace_tasks(kind, options.config, options.overrides, seed, duration, warmup, replications)
     traces = [of_class(trace, chosen, task.label())
               for trace, task in zip(simulated_traces(tasks, options.jobs, progress), tasks)]
@@ -189,6 +191,7 @@ def run_validation(options, progress=None):
         "metrics": comparisons, "skipped": skipped,
         "tolerances": {key: {"value": value, "stated_in": source} for key, (value, (source, _))
                        in sorted(stated.items())},
+        "tolerances_left_out": dict(sorted(left_out.items())),
         "checks": checks, "failed": failed, "verdict": "fail" if failed else "pass",
     }
     return Validation(doc, measured, simulated)

@@ -83,6 +83,11 @@ def _check_rows(doc):
 def verdict_line(doc):
     """One sentence: how many checks passed."""
     total, failed = len(doc["checks"]), doc["failed"]
+    left_out = doc.get("tolerances_left_out") or {}
+    if total == 0 and left_out:
+        kinds = " and ".join(sorted(set(left_out.values())))
+        return (f"no stated tolerance applies to {doc['kind']} traces (the scenario's {len(left_out)} "
+                f"are for {kinds} traces): nothing checked")
     if total == 0:
         return "no tolerances stated: nothing checked (state them in [validate] or with --tolerance)"
     if failed:

@@ -128,6 +128,22 @@ class FluidPacketQueue:
         self.rate = float(rate)
         self._begin_joint()
 
+    def set_limit(self, t, limit):
+        """From ``t`` the queue holds ``limit`` units (> 0). Packets already in it stay; a fluid
+        backlog above the new limit is dropped, counted as fluid refused."""
+        if not limit > 0:
+            raise ValueError(f"limit must be positive, got {limit!r}")
+        if limit == self.limit:
+            return
+        self.advance(t)
+        self._end_joint()
+        self.limit = float(limit)
+        cap = self._work_cap(self.t)
+        if self.work > cap and self.fluid_work > 0:
+            self.fluid_accepted_work -= self.work - cap
+            self.work = cap
+        self._begin_joint()
+
     def set_fluid(self, t, work_rate, packet_rate, unit_rate, discrete_work=0.0, packets=None):
         """From ``t`` the fluid offers ``work_rate`` link-seconds/s in ``packet_rate``
         packets/s totalling ``unit_rate`` limit units/s, beside discrete packets expected to

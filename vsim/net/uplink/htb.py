@@ -32,8 +32,13 @@ the frame's own length ``L_i`` allowed on credit): a lone frame at an idle
 class leaves at once, a burst takes about ``b`` bytes more at once. The
 bucket is the leaf's ``burst`` while its share is within its rate and its
 ``cburst`` when it borrows; the ancestors' buckets are not followed. The
-leaf queue holds a frame until ``v_i``, a little longer than the kernel
-(about ``b`` bytes more), which can only make it refuse a frame sooner.
+leaf queue holds a frame until ``v_i``, so it holds the ``L + b`` bytes the
+bucket lets through early on top of what waits in the kernel's queue: its
+limit is the kernel's plus those (in packets, over the mean ``skb_len`` of
+the leaf's declared flows), as ``tbf`` counts its queue, so
+that a class overloaded for long fills the kernel's queue and its frames
+wait for it (limit times their length over the rate) rather than being
+refused early and leaving at once.
 
 The link under the qdisc: a veth (``rate_bps=inf``) adds nothing. A finite
 link caps the classes' total (``allocate``'s ``capacity``) in wire bits: a
@@ -60,6 +65,9 @@ from vsim.net.uplink.base import UplinkScheduler
 from vsim.net.uplink.htb_allocator import allocate
 from vsim.net.uplink.tc_bytes import LINKLAYERS, TXQUEUELEN, charged_bytes, skb_len, skb_units, \
     token_time
+
+FULL_FRAME_IP = 1500
+"""IP bytes of a full-size Ethernet frame."""
 
 
 class HtbScheduler(UplinkScheduler):
@@ -96,13 +104,19 @@ class HtbScheduler(UplinkScheduler):
         self.non_preemptive = not math.isinf(rate_bps)
         self.wire_ratio = np.full(self.n_queues, self.wire_per_charged(MIN_PAYLOAD))
         """Per leaf, wire bits per charged bit of its frames (``set_flows`` sets it)."""
+        self.leaf_skb = np.full(self.n_queues, float(skb_len(FULL_FRAME_IP)))
+        """Per leaf, the mean ``skb_len`` of its frames (``set_flows`` sets it; full-size frames,
+        the fewest packets a bucket holds, for a leaf without declared flows)."""
         super().__init__(rate_bps, limit, unit, rng=rng, cost=cost, **kwargs)
-        self.queues = [FluidPacketQueue(tree.by_name[leaf].limit or limit, unit, rng)
-                       for leaf in self.leaves]
+        self.kernel_limits = np.array([tree.by_name[leaf].limit or limit for leaf in self.leaves],
+                                      dtype=float)
+        """Each leaf's queue limit as the kernel counts it, in ``unit``."""
+        self.queues = [FluidPacketQueue(kernel, unit, rng) for kernel in self.kernel_limits]
         self._out = np.empty(0)
         # until flows are declared, each leaf is served at what it gets alone
         self.rates = self.service_rates(np.zeros(self.n_queues))
-        for queue, rate in zip(self.queues, self.rates):
+        for queue, rate, limit_now in zip(self.queues, self.rates, self._limits()):
+            queue.set_limit(0.0, limit_now)
             queue.set_rate(0.0, rate)
 
     def wire_per_charged(self, ip_bytes):
@@ -121,7 +135,22 @@ class HtbScheduler(UplinkScheduler):
             mean = np.bincount(queue, weights=weight * ratio, minlength=self.n_queues)
             self.wire_ratio = np.where(total > 0, mean / np.where(total > 0, total, 1.0),
                                        ratio.max())
+            skb = np.bincount(queue, weights=weight * skb_len(flows.ip_bytes), minlength=self.n_queues)
+            self.leaf_skb = np.where(total > 0, skb / np.where(total > 0, total, 1.0),
+                                     float(skb_len(FULL_FRAME_IP)))
         super().set_flows(t, flows)
+
+    def queue_limits(self, flows, queue):
+        return self._limits()
+
+    def _limits(self):
+        """Each leaf queue's limit: the kernel's plus what its departures run ahead of it, the
+        bucket (``bucket_bytes``) and a frame on credit (in packets, over the leaf's mean
+        ``skb_len``)."""
+        ahead = self.bucket_bytes() + self.leaf_skb
+        if self.unit == "packets":
+            ahead = ahead / self.leaf_skb
+        return self.kernel_limits + ahead
 
     def work(self, ip_bytes):
         """A frame's charged bytes at the reference rate."""
