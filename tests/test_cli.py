@@ -522,7 +522,7 @@ def test_sweep_of_values_that_change_nothing_says_why(capsys):
     assert len({row.split(maxsplit=1)[1] for row in rows}) == 1
     assert out.splitlines()[5] == (
         "note: vm.reservation 0 .. 1 CPUs changes no CPU entitlement (each VM's share of the host is "
-        "1.07 CPUs; a reservation counts only above that share), so these points ran the same")
+        "1.33 CPUs; a reservation counts only above that share), so these points ran the same")
 
 
 def test_sweep_of_request_response_traffic_shows_its_latency_and_no_cpu_note(capsys):
@@ -718,7 +718,7 @@ def test_whatif_templates_run_a_point_of_their_own_sweep(name):
 @pytest.mark.parametrize("name, key, value", [
     ("overcommit", "vm.instances", 14),  # past the study's 12
     ("linux_host", "vm.instances", 12),  # the Fig 3 host
-    ("protect_measured_vm", "measured_vm.reservation", 1.25),  # a reservation that protects
+    ("protect_measured_vm", "measured_vm.reservation", 1.5),  # a reservation that protects
     ("voice_beside_flood", "group.flood.count", 8),  # past the transmit stage's ceiling
     ("netperf_beside_voice", "group.netperf.count", 4),
     ("netperf_beside_tcp_stream", "host.uplink", "netioc"),

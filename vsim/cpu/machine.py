@@ -113,7 +113,7 @@ class Machine:
         self.reservations = self.reservations or group.reservation > 0
         if self.reservations:
             self.policy.entitle(self)
-        if group.limit < math.inf and not self._periodic:
+        if (group.limit < math.inf or self.reservations) and not self._periodic:
             self._periodic = True
             self._call_later(self.period, self._period_boundary, None)
 
@@ -503,6 +503,8 @@ class Machine:
                 self._charge(world, now)
         for group in self.groups:
             group.period_used = 0.0
+        if self.reservations:
+            self._entitle_by_demand(now)
         released = [w for w in self.ready if w.throttled]
         for world in self.worlds:
             world.throttled = False
@@ -521,6 +523,17 @@ class Machine:
             if self.lcpu_world[lcpu] is None:
                 self._dispatch(lcpu)
         self._call_later(self.period, self._period_boundary, None)
+
+    def _entitle_by_demand(self, now: float) -> None:
+        """Each group's demand over the period just ended (CPU time its worlds used or were
+        runnable without running, per second), then the policy's entitlements from it: a
+        reservation is then worth what it takes beside the groups that want CPU, not beside
+        every world a group could run."""
+        for group in self.groups:
+            asked = sum(w.used + w.stall(now) for w in group.worlds)
+            group.demand = (asked - group.asked) / self.period
+            group.asked = asked
+        self.policy.entitle(self)
 
     def _start_or_requeue(self, world: World, lcpu: int) -> None:
         """Start a chosen world unless stopping its predecessor changed the picture.

@@ -19,6 +19,9 @@ class Group:
     reservation  guaranteed logical-CPU time, in CPUs (0.5 = half a CPU)
     limit        cap on logical-CPU time, in CPUs (inf = none)
     cosched      whether relaxed co-scheduling keeps its worlds in step
+    demand       CPUs its worlds used or waited for over the machine's last
+                 period (inf until one has passed): what an entitlement can
+                 give it, as ESX computes entitlements from demand
     """
 
     def __init__(self, name: str, shares: float = 1000.0, reservation: float = 0.0,
@@ -33,6 +36,8 @@ class Group:
         self.limit_version = 0
         self.cosched_due = math.inf
         self.waiting = 0  # worlds ready or co-stopped, kept by the machine
+        self.demand = math.inf  # CPUs it asked for over the last period (used or waiting)
+        self.asked = 0.0  # CPU time used or waited for up to the last period boundary
         self.skew_tracked = False  # set by the machine that runs the group
 
     def add(self, world: "World") -> None:

@@ -44,15 +44,17 @@ def scheduler_inputs(loaded):
 
     The first is every group's limit and its worlds' shares after the
     policy's entitlement; the second maps each VM to the CPUs its shares give
-    it when the host is shared out by shares (reservations left aside).
+    it when the host is shared out by shares among VMs that use all their
+    vCPUs (reservations left aside; the transmit worlds, which want little CPU,
+    left out as the scheduler's demand-based entitlement leaves them out).
     """
     machine = Simulation(loaded, seed=0).machine
     machine.policy.entitle(machine)
     inputs = tuple((group.name, group.limit, tuple(world.share for world in group.worlds))
                    for group in machine.groups)
-    price = share_price(machine.groups, float(len(machine.lcpu_world)))
-    shares = {group.name: min(group.limit, len(group.worlds), price * group.shares)
-              for group in machine.groups if ".vnic-tx" not in group.name}
+    vms = [group for group in machine.groups if ".vnic-tx" not in group.name]
+    price = share_price(vms, float(len(machine.lcpu_world)))
+    shares = {group.name: min(group.limit, len(group.worlds), price * group.shares) for group in vms}
     return inputs, shares
 
 
@@ -103,8 +105,8 @@ def _shares_text(shares):
     values = list(shares.values())
     if all(math.isclose(value, values[0]) for value in values):
         return f"each VM's share of the host is {cpus(values[0])}"
-    others = values[1:]
-    text = f"vm0's share of the host is {cpus(values[0])}"
+    first, others = next(iter(shares)), values[1:]
+    text = f"{first}'s share of the host is {cpus(values[0])}"
     if all(math.isclose(value, others[0]) for value in others):
         return text + f", the other VMs' {cpus(others[0])}"
     return text + f", the other VMs' {cpus(min(others))} to {cpus(max(others))}"

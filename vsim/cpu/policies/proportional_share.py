@@ -37,12 +37,14 @@ REFERENCE_SHARES = 1000.0
 
 def share_price(groups: List[Group], capacity: float) -> float:
     """CPUs per share when ``capacity`` CPUs are shared out over ``groups`` by shares,
-    each group taking at least its reservation and at most its limit and world count.
+    each group taking at least its reservation (up to its demand) and at most its limit,
+    world count and demand.
 
     Infinite when the groups cannot use the whole capacity (no group is held back).
     """
     def allotted(price: float) -> float:
-        return sum(min(g.limit, len(g.worlds), max(g.reservation, price * g.shares)) for g in groups)
+        return sum(min(g.limit, len(g.worlds), g.demand, max(g.reservation, price * g.shares))
+                   for g in groups)
 
     if allotted(math.inf) <= capacity:
         return math.inf
