@@ -410,7 +410,7 @@ def test_a_run_too_large_for_memory_is_refused_before_simulating(capsys, monkeyp
                           "--set", "sweep.values=[1, 100000]")
     assert code == 2 and out == ""
     line = one_line_error(err)
-    assert "a run of 100000 VMs x 4 vCPUs" in line and "GiB" in line and "available (MemAvailable)" in line
+    assert "a run of 100000 VMs with 400000 vCPUs in all" in line and "GiB" in line and "available (MemAvailable)" in line
 
 
 def test_reproduce_help_names_every_study_and_which_are_modelled(capsys):

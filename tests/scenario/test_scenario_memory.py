@@ -52,6 +52,13 @@ def test_a_run_that_does_not_fit_is_refused_in_one_line():
         check_memory([("fig3.toml", scenario(1), 300.0), ("fig3.toml", loaded, 300.0)], jobs=2,
                      available=2 * need - 1)
     message = str(error.value)
-    assert message.startswith("fig3.toml: vm.instances: a run of 12 VMs x 4 vCPUs for 300 s needs about "
-                              f"{need / MIB:.0f} MiB each, x 2 jobs")
+    assert message.startswith("fig3.toml: vm.instances: a run of 12 VMs with 48 vCPUs in all for 300 s "
+                              f"needs about {need / MIB:.0f} MiB each, x 2 jobs")
     assert "MemAvailable" in message and "\n" not in message
+
+
+def test_the_group_holding_most_vcpus_is_the_key_blamed():
+    loaded = load_scenario(CONFIG.with_name("fig6.toml"), ["group.flood.count=100000"])
+    with pytest.raises(InputError) as error:
+        check_memory([("fig6.toml", loaded, 60.0)], jobs=1, available=1)
+    assert str(error.value).startswith("fig6.toml: group.flood.count: a run of 100001 VMs with ")

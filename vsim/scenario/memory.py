@@ -95,12 +95,22 @@ def check_memory(runs, jobs, available=None):
     need = estimate_bytes(loaded, duration)
     if need * jobs <= available:
         return
-    vm = loaded.scenario.vm
     each = f"{_gib(need)} each, x {jobs} jobs = {_gib(need * jobs)}" if jobs > 1 else _gib(need)
-    raise InputError(source, "vm.instances", f"a run of {vm.instances} VMs x {vm.vcpus} vCPUs for "
+    key, vms, vcpus = _largest_count(loaded.scenario)
+    raise InputError(source, key, f"a run of {vms} VMs with {vcpus} vCPUs in all for "
                      f"{duration:g} s needs about {each} of memory (estimated), but only "
                      f"{_gib(available)} is available (MemAvailable); expected fewer VMs or vCPUs, "
                      f"a shorter --duration or fewer --jobs")
+
+
+def _largest_count(scenario):
+    """(the key whose VMs hold the most vCPUs, every VM, every vCPU): the key to blame."""
+    vm = scenario.vm
+    counts = [("vm.instances", vm.instances * vm.vcpus)]
+    counts += [(f"group.{group.name}.count", group.count * group.vcpus) for group in scenario.group]
+    key = max(counts, key=lambda entry: entry[1])[0]
+    vms = vm.instances + sum(group.count for group in scenario.group)
+    return key, vms, sum(vcpus for _, vcpus in counts)
 
 
 def _gib(count):
