@@ -58,3 +58,25 @@ def test_htb_ceils_below_rates_are_refused(capsys, tmp_path, monkeypatch):
                         "--voice-ceil", "1e5", "--out", str(tmp_path / "t.csv"))
     assert code == 2
     assert "--voice-ceil" in one_line_error(err)
+
+
+@pytest.mark.parametrize("names, blamed", [
+    (["--out", "t.pcap"], "--pcap: expected a file apart from --out"),
+    (["--out", "t.csv", "--pcap", "t.csv"], "--pcap: expected a file apart from --out"),
+    (["--out", "t.csv", "--pcap", "t.summary.txt"], "the summary: expected a file apart from --pcap"),
+])
+def test_the_net_probes_three_files_must_differ(capsys, tmp_path, names, blamed):
+    args = [str(tmp_path / name) if name.startswith("t.") else name for name in names]
+    code, _, err = vsim(capsys, "probe", "net", "--duration", "1", *args)
+    assert code == 2
+    assert blamed in one_line_error(err)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_read_only_summary_of_the_net_probe_is_refused_before_probing(capsys, tmp_path):
+    summary = tmp_path / "t.summary.txt"
+    summary.write_text("kept\n")
+    summary.chmod(0o444)
+    code, _, err = vsim(capsys, "probe", "net", "--duration", "1", "--out", str(tmp_path / "t.csv"))
+    assert code == 2
+    assert "the summary" in one_line_error(err) and summary.read_text() == "kept\n"

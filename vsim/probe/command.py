@@ -1,7 +1,9 @@
 """Dispatch of ``vsim probe SUBCOMMAND``: checks shared by every probe, and what an interruption prints."""
 
 import sys
+from pathlib import Path
 
+from vsim.core.errors import InputError
 from vsim.core.output_check import check_output_file
 from vsim.probe import cleanup, cpu_probe, net_probe, steal_probe, timer_probe
 from vsim.probe.guard import HardTimeout, Interrupted
@@ -13,6 +15,20 @@ def _note(line):
     print(line, file=sys.stderr, flush=True)
 
 
+def _check_net_outputs(args):
+    """The net probe's three files (trace, capture, summary) writable and distinct, before probing."""
+    out = Path(args.out)
+    files = [("--out", out), ("--pcap", net_probe.pcap_path(args)),
+             ("the summary", out.with_suffix(".summary.txt"))]
+    for label, path in files[1:]:
+        check_output_file(str(path), label)
+    for index, (label, path) in enumerate(files):
+        for other, other_path in files[:index]:
+            if path.resolve() == other_path.resolve():
+                raise InputError(str(path), label, f"expected a file apart from {other} ({other_path}); "
+                                                   f"the probe writes both")
+
+
 def run_probe(args):
     """Run the probe named by ``args.probe`` (progress lines on stderr, the result on stdout);
     interruptions clean up, then exit 130 with one line."""
@@ -21,6 +37,8 @@ def run_probe(args):
     for option in ("out", "pcap"):
         if getattr(args, option, None) is not None:
             check_output_file(getattr(args, option), f"--{option}")
+    if args.probe == "net":
+        _check_net_outputs(args)
     try:
         line = probes[args.probe](args, _note)
     except Interrupted as exc:
