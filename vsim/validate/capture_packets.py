@@ -13,20 +13,18 @@ last packet. Every RTP stream is in class ``voice``, the class of media
 streams in simulated and probed traces, so a scenario's
 ``validate.traffic_class = "voice"`` keeps a capture's media streams as it
 keeps theirs (a flood is not RTP and never enters a capture's trace); the
-payload types are named in the trace's ``# payload:`` line. Streams whose payload type has no static clock rate (dynamic
-types 96-127: the rate is in the session's SDP) have no send times and are
-left out.
+payload types are named in the trace's ``# payload:`` line. Streams whose
+payload type has no static clock rate (dynamic types 96-127: the rate is in
+the session's SDP) have no send times and are left out.
 """
 
 import numpy as np
 
 from vsim.core.errors import InputError
 from vsim.validate.rtp_streams import CLOCK_RATES, PAYLOAD_NAMES, split_streams
-from vsim.validate.wraparound import unwrap
+from vsim.validate.wraparound import RTP_SEQ_MODULO, RTP_TIMESTAMP_MODULO, unwrap
 from vsim.validate.vsim_trace import Trace
 
-_TS_MODULO = 1 << 32
-_SEQ_MODULO = 1 << 16
 MEDIA_CLASS = "voice"
 
 
@@ -57,12 +55,12 @@ def capture_trace(packets):
     for index, ssrc in zip(streams, ssrcs):
         payload_type = int(packets.payload_type[index[0]])
         arrival = (packets.time_ns[index] - packets.first_time_ns) / 1e9
-        advance = unwrap(packets.rtp_timestamp[index], _TS_MODULO)
+        advance = unwrap(packets.rtp_timestamp[index], RTP_TIMESTAMP_MODULO)
         send = arrival[0] + (advance - advance[0]) / CLOCK_RATES[payload_type]
         name = _stream_name(packets, index, ssrcs.count(ssrc) > 1)
         columns["stream"] += [name] * index.size
         columns["class"] += [MEDIA_CLASS] * index.size
-        columns["seq"].append(unwrap(packets.seq[index], _SEQ_MODULO))
+        columns["seq"].append(unwrap(packets.seq[index], RTP_SEQ_MODULO))
         columns["rtp_timestamp"].append(packets.rtp_timestamp[index].astype(np.int64))
         columns["send_s"].append(send)
         columns["arrival_s"].append(arrival)

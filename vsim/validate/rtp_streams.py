@@ -41,6 +41,7 @@ import numpy as np
 from scipy.signal import lfilter
 
 from vsim.validate.pcap_rtp import RtpPackets
+from vsim.validate.wraparound import RTP_SEQ_MODULO, RTP_TIMESTAMP_MODULO
 
 CLOCK_RATES = {0: 8000, 1: 8000, 2: 8000, 3: 8000, 4: 8000, 5: 8000, 6: 16000, 7: 8000, 8: 8000, 9: 8000,
                10: 44100, 11: 44100, 12: 8000, 13: 8000, 14: 90000, 15: 8000, 16: 11025, 17: 22050,
@@ -49,8 +50,6 @@ CLOCK_RATES = {0: 8000, 1: 8000, 2: 8000, 3: 8000, 4: 8000, 5: 8000, 6: 16000, 7
 PAYLOAD_NAMES = {0: "g711U", 3: "GSM", 4: "G723", 8: "g711A", 9: "g722", 13: "CN", 18: "g729",
                  19: "CN_old", 26: "JPEG", 31: "H261", 34: "H263"}
 COMFORT_NOISE = (13, 19)
-_SEQ_MODULO = 1 << 16
-_TS_MODULO = 1 << 32
 
 
 @dataclass(frozen=True)
@@ -104,7 +103,7 @@ def _sequence_cycles(seq, in_order):
     """
     start = seq[0]
     previous = np.concatenate(([seq[0]], seq[:-1]))
-    low = in_order & ((seq < start) | ((seq == 0) & (previous == _SEQ_MODULO - 1)))
+    low = in_order & ((seq < start) | ((seq == 0) & (previous == RTP_SEQ_MODULO - 1)))
     high = in_order & (seq > start)
     low[0] = high[0] = False
     events = low[low | high]
@@ -135,8 +134,8 @@ def stream_stats(packets, ms_from):
     seq = packets.seq.astype(np.int64)
     pt = packets.payload_type.astype(np.int64)
     count = t.size
-    since_first = (packets.rtp_timestamp.astype(np.int64) - int(packets.rtp_timestamp[0])) % _TS_MODULO
-    in_order = since_first < _TS_MODULO // 2
+    since_first = (packets.rtp_timestamp.astype(np.int64) - int(packets.rtp_timestamp[0])) % RTP_TIMESTAMP_MODULO
+    in_order = since_first < RTP_TIMESTAMP_MODULO // 2
     per_ms = _clock_per_ms(pt)
     timed = in_order & (per_ms > 0)
     nominal = since_first / np.where(per_ms > 0, per_ms, 1)
@@ -162,7 +161,7 @@ def stream_stats(packets, ms_from):
     mean_jitter = _running_mean(jitter[rated], np.flatnonzero(rated)) if any_rate else None
 
     cycles = _sequence_cycles(seq, in_order)
-    expected = int(seq[-1] + cycles * _SEQ_MODULO - seq[0] + 1)
+    expected = int(seq[-1] + cycles * RTP_SEQ_MODULO - seq[0] + 1)
     return StreamStats(
         src=RtpPackets.address(packets.src[0], packets.ip_version[0]), src_port=int(packets.src_port[0]),
         dst=RtpPackets.address(packets.dst[0], packets.ip_version[0]), dst_port=int(packets.dst_port[0]),

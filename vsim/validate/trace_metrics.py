@@ -50,10 +50,9 @@ import numpy as np
 
 from vsim.core.errors import InputError
 from vsim.metrics.jitter import rfc3550_jitter
-from vsim.validate.wraparound import unwrap
+from vsim.validate.wraparound import RTP_TIMESTAMP_MODULO, unwrap
 
 _MS = 1e3
-_TS_MODULO = 1 << 32
 
 
 @dataclass(frozen=True)
@@ -136,7 +135,7 @@ def _media_times(send, rtp_timestamps, clock_rate):
     clock rate or the stream carries no timestamps (non-RTP traffic has 0)."""
     if clock_rate is None or not np.any(rtp_timestamps):
         return send
-    advance = unwrap(rtp_timestamps, _TS_MODULO)
+    advance = unwrap(rtp_timestamps, RTP_TIMESTAMP_MODULO)
     return send[0] + (advance - advance[0]) / clock_rate
 
 

@@ -156,9 +156,9 @@ def run_validation(options, progress=None):
     warmup = default_warmup(run, duration)
     seed = run.seed if options.seed is None else options.seed
     replications = run.replications if options.replications is None else options.replications
-    left_out = {key: METRICS[key.rpartition(".")[0]].kind for key in stated}
-    stated = applicable(stated, kind)
-    left_out = {key: other for key, other in left_out.items() if key not in stated}
+    kept = applicable(stated, kind)
+    left_out = {key: METRICS[key.rpartition(".")[0]].kind for key in stated if key not in kept}
+    stated = kept
     tasks = trace_tasks(kind, options.config, options.overrides, seed, duration, warmup, replications)
     traces = [of_class(trace, chosen, task.label())
               for trace, task in zip(simulated_traces(tasks, options.jobs, progress), tasks)]

@@ -6,6 +6,9 @@ does not import scipy (the command line starts without it).
 
 import numpy as np
 
+RTP_TIMESTAMP_MODULO = 1 << 32
+RTP_SEQ_MODULO = 1 << 16
+
 
 def unwrap(values, modulo):
     """Values extended past each wrap-around: steps taken as the shortest signed step modulo ``modulo``."""

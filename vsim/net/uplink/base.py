@@ -130,7 +130,7 @@ class UplinkScheduler:
         fluid_units = np.bincount(queue[fluid], weights=(offered * self.units(flows.ip_bytes))[fluid],
                                   minlength=self.n_queues)
         packet_work = np.bincount(queue[~fluid], weights=work[~fluid], minlength=self.n_queues)
-        limits = self.queue_limits(flows, queue)
+        limits = self.queue_limits()
         for q, fq in enumerate(self.queues):
             fq.set_limit(t, limits[q])
             fq.set_rate(t, self.rates[q])
@@ -146,10 +146,9 @@ class UplinkScheduler:
                          np.divide(fluid_work, fluid_pps, out=np.zeros(self.n_queues),
                                    where=fluid_pps > 0))
 
-    def queue_limits(self, flows, queue):
-        """Each queue's limit in its unit at the current rates, for ``flows`` (``queue`` their
-        queues): the queues' own, which a subclass whose queues stand for more than the
-        kernel's queue extends."""
+    def queue_limits(self):
+        """Each queue's limit in its unit at the current rates: the queues' own, which a
+        subclass whose queues stand for more than the kernel's queue extends."""
         return [fq.limit for fq in self.queues]
 
     def _flood_packets(self, flows, mine, offered, per_packet):

@@ -111,12 +111,11 @@ class HtbScheduler(UplinkScheduler):
         self.kernel_limits = np.array([tree.by_name[leaf].limit or limit for leaf in self.leaves],
                                       dtype=float)
         """Each leaf's queue limit as the kernel counts it, in ``unit``."""
-        self.queues = [FluidPacketQueue(kernel, unit, rng) for kernel in self.kernel_limits]
         self._out = np.empty(0)
         # until flows are declared, each leaf is served at what it gets alone
         self.rates = self.service_rates(np.zeros(self.n_queues))
-        for queue, rate, limit_now in zip(self.queues, self.rates, self._limits()):
-            queue.set_limit(0.0, limit_now)
+        self.queues = [FluidPacketQueue(limit_now, unit, rng) for limit_now in self.queue_limits()]
+        for queue, rate in zip(self.queues, self.rates):
             queue.set_rate(0.0, rate)
 
     def wire_per_charged(self, ip_bytes):
@@ -140,10 +139,7 @@ class HtbScheduler(UplinkScheduler):
                                      float(skb_len(FULL_FRAME_IP)))
         super().set_flows(t, flows)
 
-    def queue_limits(self, flows, queue):
-        return self._limits()
-
-    def _limits(self):
+    def queue_limits(self):
         """Each leaf queue's limit: the kernel's plus what its departures run ahead of it, the
         bucket (``bucket_bytes``) and a frame on credit (in packets, over the leaf's mean
         ``skb_len``)."""
