@@ -83,7 +83,7 @@ FIRST_ROW = 5  # line of the first row: magic, kind, one metadata line, header
     (edited(1, "steal_s", -0.01), f"line {FIRST_ROW + 1}", "steal_s >= 0"),
     (edited(1, "steal_s", 0.07), f"line {FIRST_ROW + 1}", "plus the counter's resolution"),
     (trace_text("steal", dict(GOOD, cpu=[0, 2] * 3)), "cpu", "none for CPU 1"),
-    (edited(0, "cpu", -1), f"line {FIRST_ROW}", "CPU index >= 0"),
+    (edited(0, "cpu", -1), f"line {FIRST_ROW}", "cpu >= 0"),
     (edited(1, "steal_s", 0.01, meta={"steal_resolution_s": "fast"}), "steal_resolution_s", "non-negative"),
 ])
 def test_each_defect_has_its_own_one_line_error(text, where, words):

@@ -90,9 +90,6 @@ def steal_trace_of(trace, path="<trace>", lines=None):
     start_list, end_list, stolen_list = start.tolist(), end.tolist(), stolen.tolist()  # plain floats for messages
     resolution = _resolution(trace.meta, path)
     count = int(cpu.max()) + 1
-    if cpu.min() < 0:
-        raise InputError(path, f"line {lines[int(np.argmin(cpu))]}",
-                         f"expected a CPU index >= 0, got {int(cpu.min())}")
     last_end = {}
     for row, (c, begin, finish, steal) in enumerate(zip(cpu.tolist(), start_list, end_list, stolen_list)):
         where = f"line {lines[row]}"
@@ -102,8 +99,6 @@ def steal_trace_of(trace, path="<trace>", lines=None):
             raise InputError(path, where, f"expected CPU {c}'s next interval to start at {last_end[c]!r} "
                                           f"(where its previous one ended), got {begin!r}")
         last_end[c] = finish
-        if steal < 0:
-            raise InputError(path, where, f"expected steal_s >= 0, got {steal!r}")
         if steal > finish - begin + resolution + CONTIGUOUS_S:
             raise InputError(path, where, f"expected steal_s at most the interval's "
                                           f"{finish - begin:.6g} s plus the counter's resolution "

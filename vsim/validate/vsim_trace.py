@@ -19,6 +19,14 @@ exactly the kind's columns in order, then the rows. An empty field is a
 missing value (a lost packet has no arrival time), allowed only in the
 columns that say so. Times are seconds; sizes are bytes.
 
+Rows must also be possible: no column goes below its ``minimum`` (a thread
+cannot wake early, a frame has a size), no header key is given twice, the
+columns of ``ORDERED`` never run backwards within a row (a tick's work ends
+after it starts, which is not before it was due), and the columns of
+``UNIQUE`` name each row once (a thread's tick is measured once). A packet may
+arrive "before" it was sent: sender and receiver clocks may differ, and every
+packet metric takes that offset out.
+
 A ``steal`` trace is not compared with a simulation but fed into one (a
 scenario's ``host.steal_trace``); ``vsim.validate.steal_trace`` reads it and
 checks what its rows must add up to.
@@ -46,38 +54,50 @@ class Column:
     kind: type
     doc: str
     optional: bool = False
+    minimum: float | None = None
 
 
 SCHEMAS = {
     "timer": (
-        Column("thread", int, "index of the periodic thread"),
-        Column("tick", int, "index of the period, from 0"),
-        Column("scheduled_s", float, "when the thread should have woken, s from the trace's start"),
-        Column("lateness_s", float, "how late it woke, s (>= 0)"),
+        Column("thread", int, "index of the periodic thread", minimum=0),
+        Column("tick", int, "index of the period, from 0", minimum=0),
+        Column("scheduled_s", float, "when the thread should have woken, s from the trace's start",
+               minimum=0),
+        Column("lateness_s", float, "how late it woke, s (>= 0)", minimum=0),
     ),
     "packets": (
         Column("stream", str, "stream name (an RTP stream: its SSRC in hex)"),
         Column("class", str, "traffic class (voice, flood, ...)"),
-        Column("seq", int, "sequence number within the stream"),
-        Column("rtp_timestamp", int, "RTP timestamp in clock units (0 for non-RTP traffic)"),
+        Column("seq", int, "sequence number within the stream", minimum=0),
+        Column("rtp_timestamp", int, "RTP timestamp in clock units (0 for non-RTP traffic)", minimum=0),
         Column("send_s", float, "send time, s"),
         Column("arrival_s", float, "arrival time, s; empty when the packet was lost", optional=True),
-        Column("size_bytes", int, "frame size on the wire, bytes"),
+        Column("size_bytes", int, "frame size on the wire, bytes", minimum=1),
     ),
     "cpu_ticks": (
         Column("vm", str, "VM (or cgroup) name"),
-        Column("worker", int, "worker thread within the VM"),
-        Column("tick", int, "index of the period, from 0"),
+        Column("worker", int, "worker thread within the VM", minimum=0),
+        Column("tick", int, "index of the period, from 0", minimum=0),
         Column("scheduled_s", float, "when the tick was due, s"),
         Column("start_s", float, "when the worker started the tick's work, s"),
         Column("end_s", float, "when the tick's work was done, s"),
     ),
     "steal": (
-        Column("cpu", int, "index of the (virtual) CPU, from 0"),
+        Column("cpu", int, "index of the (virtual) CPU, from 0", minimum=0),
         Column("start_s", float, "start of the sample interval, s"),
         Column("end_s", float, "end of the sample interval, s (the next interval's start)"),
-        Column("steal_s", float, "CPU time the outer hypervisor stole from this CPU in the interval, s"),
+        Column("steal_s", float, "CPU time the outer hypervisor stole from this CPU in the interval, s",
+               minimum=0),
     ),
+}
+
+ORDERED = {  # per kind, (earlier, later) column pairs: later >= earlier in every row
+    "cpu_ticks": (("scheduled_s", "start_s"), ("start_s", "end_s")),
+}
+
+UNIQUE = {  # per kind, the columns that together name a row once
+    "timer": ("thread", "tick"),
+    "cpu_ticks": ("vm", "worker", "tick"),
 }
 
 
@@ -129,11 +149,17 @@ def parse_trace(text, path="<trace>"):
         key, sep, value = line[1:].partition(":")
         if not sep or not key.strip():
             raise InputError(path, f"line {number}", f"expected '# key: value', got {line[:40]!r}")
+        if key.strip() in meta:
+            raise InputError(path, f"line {number}", f"expected each header key once, "
+                                                     f"'# {key.strip()}:' is given again")
         meta[key.strip()] = value.strip()
     else:
         raise InputError(path, f"line {number}", "expected a CSV header row after the metadata; "
                                                  "the file ends (truncated?)")
     kind = meta.get("kind")
+    if kind is None:
+        raise InputError(path, "kind", f"expected a '# kind:' line naming one of {', '.join(SCHEMAS)}, "
+                                       "found none")
     if kind not in SCHEMAS:
         raise InputError(path, "kind", f"expected '# kind:' one of {', '.join(SCHEMAS)}, got {kind!r}")
     schema = SCHEMAS[kind]
@@ -147,8 +173,8 @@ def parse_trace(text, path="<trace>"):
     for offset, row in enumerate(rows[1:], start=1):
         line = header_line + offset
         if len(row) != len(schema):
-            raise InputError(path, f"line {line}",
-                             f"expected {len(schema)} fields, got {len(row)} (truncated file?)")
+            hint = "truncated file?" if len(row) < len(schema) else "a comma inside a value? quote it"
+            raise InputError(path, f"line {line}", f"expected {len(schema)} fields, got {len(row)} ({hint})")
         for column, text in zip(schema, row):
             values[column.name].append(_cell(text, column, path, line))
     columns = {column.name: (values[column.name] if column.kind is str
@@ -156,7 +182,43 @@ def parse_trace(text, path="<trace>"):
                                              dtype=float if column.kind is float or column.optional
                                              else np.int64))
                for column in schema}
+    _check_rows(kind, columns, path, header_line)
     return Trace(kind, meta, columns)
+
+
+def _check_rows(kind, columns, path, header_line):
+    """Refuse the first impossible row: a value below its column's minimum, a row whose ordered columns
+    run backwards, or a second row with the same key (see the module's docstring)."""
+    def where(row):
+        return f"line {header_line + 1 + int(row)}"
+
+    def value(name, row):
+        return columns[name][row].item()
+
+    for column in SCHEMAS[kind]:
+        if column.minimum is None:
+            continue
+        below = np.flatnonzero(np.asarray(columns[column.name]) < column.minimum)
+        if below.size:
+            row = below[0]
+            raise InputError(path, where(row), f"expected {column.name} >= {column.minimum:g}, "
+                                               f"got {value(column.name, row)!r}")
+    for earlier, later in ORDERED.get(kind, ()):
+        backwards = np.flatnonzero(columns[later] < columns[earlier])
+        if backwards.size:
+            row = backwards[0]
+            raise InputError(path, where(row), f"expected {later} >= {earlier} "
+                                               f"({value(earlier, row)!r}), got {value(later, row)!r}")
+    key_columns = UNIQUE.get(kind)
+    if key_columns:
+        seen = {}
+        for row, key in enumerate(zip(*(columns[name].tolist() if isinstance(columns[name], np.ndarray)
+                                        else columns[name] for name in key_columns))):
+            if key in seen:
+                named = ", ".join(f"{name} {value}" for name, value in zip(key_columns, key))
+                raise InputError(path, where(row), f"expected one row per {'/'.join(key_columns)}, "
+                                                   f"{named} is also on {where(seen[key])}")
+            seen[key] = row
 
 
 def read_trace(path):
