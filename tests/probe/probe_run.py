@@ -5,6 +5,8 @@ import sys
 
 
 def vsim_child(*args):
-    """Start ``vsim`` as a child process (stdout and stderr piped, text)."""
+    """Start ``vsim`` as a child process (stdout and stderr piped, text), leading a process group of its
+    own, so that ``os.killpg(child.pid, signal.SIGINT)`` is a terminal's Ctrl-C: it reaches vsim and
+    every process vsim started."""
     return subprocess.Popen([sys.executable, "-m", "vsim", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, process_group=0)

@@ -2,6 +2,7 @@
 
 import os
 import signal
+import subprocess
 import sys
 import time
 
@@ -74,3 +75,13 @@ def test_children_are_stopped_when_the_block_ends():
         child = guard.start([sys.executable, "-c", "import time; time.sleep(60)"])
         assert child.poll() is None
     assert child.poll() is not None
+
+
+def test_children_ignore_a_terminals_ctrl_c_and_are_still_stopped():
+    with Guard(10) as guard:
+        child = guard.start([sys.executable, "-c", "import time; time.sleep(60)"], stderr=subprocess.PIPE)
+        time.sleep(0.3)  # past the interpreter's start-up
+        child.send_signal(signal.SIGINT)
+        time.sleep(0.3)
+        assert child.poll() is None
+    assert child.poll() is not None and child.stderr.read() == b""

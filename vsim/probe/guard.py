@@ -9,7 +9,10 @@ passes (SIGALRM, turned into ``HardTimeout``), so even a hung child or
 syscall cannot keep a probe running past it. While the steps run, those
 signals are blocked so that a second Ctrl-C cannot cut the cleanup short.
 Children started through ``Guard.start`` also get SIGKILL from the kernel if
-the probe itself dies (PR_SET_PDEATHSIG), so none outlives it.
+the probe itself dies (PR_SET_PDEATHSIG), so none outlives it, and ignore
+SIGINT: a Ctrl-C at a terminal reaches the whole foreground process group,
+and the probe, not each child, decides what it means (it stops them in its
+undo steps), so the user sees one line, not a traceback from every child.
 """
 
 import ctypes
@@ -96,6 +99,7 @@ class Guard:
         """
         def prepare():
             _die_with_parent()
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # kept across exec; Python then raises no KeyboardInterrupt
             if before_exec is not None:
                 before_exec()
 
