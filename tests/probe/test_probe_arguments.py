@@ -10,6 +10,8 @@ from cli_run import vsim
     (["timer", "--period", "0", "--out", "t.csv"], "--period"),
     (["timer", "--duration", "601", "--out", "t.csv"], "duration <= 600"),
     (["timer", "--threads", "0", "--out", "t.csv"], "--threads"),
+    (["timer", "--threads", "100000", "--out", "t.csv"], "at most 1024 threads"),
+    (["steal", "--interval", "5", "--duration", "1", "--out", "t.csv"], "--interval: expected at most --duration"),
     (["timer", "--load", "io", "--out", "t.csv"], "--load"),
     (["timer"], "--out"),
     (["net", "--qdisc", "red", "--out", "t.csv"], "--qdisc"),

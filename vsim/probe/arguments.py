@@ -6,19 +6,23 @@ from vsim.probe.names import CGROUP_PREFIX, NETNS_PREFIX, VETH_PREFIX
 from vsim.probe.qdisc import SHAPES
 
 MAX_DURATION_S = 600.0
+MAX_TIMER_THREADS = 1024  # beyond this, thread start-up and one interpreter's lock set the lateness
+
+
+def _at_most(parse_low, high, expected):
+    """An argparse type: what ``parse_low`` accepts, and at most ``high`` (else ``expected``)."""
+    def parse(text):
+        value = parse_low(text)
+        if value > high:
+            raise argparse.ArgumentTypeError(f"{expected}, got {text!r}")
+        return value
+
+    return parse
 
 
 def _duration(bounded):
     """A duration in s: > 0 and at most ``MAX_DURATION_S`` (a probe always ends)."""
-    positive = bounded(float, 0, False)
-
-    def parse(text):
-        value = positive(text)
-        if value > MAX_DURATION_S:
-            raise argparse.ArgumentTypeError(f"expected a duration <= {MAX_DURATION_S:g} s, got {text!r}")
-        return value
-
-    return parse
+    return _at_most(bounded(float, 0, False), MAX_DURATION_S, f"expected a duration <= {MAX_DURATION_S:g} s")
 
 
 def add_probe_arguments(probe, bounded):
@@ -29,7 +33,9 @@ def add_probe_arguments(probe, bounded):
 
     timer = probes.add_parser("timer", help="wake-up lateness of periodic threads (absolute-deadline sleeps)")
     timer.add_argument("--period", type=period, default=0.02, metavar="S", help="period, s (default 0.02)")
-    timer.add_argument("--threads", type=count, default=1, metavar="N", help="periodic threads (default 1)")
+    timer.add_argument("--threads", type=_at_most(count, MAX_TIMER_THREADS, f"expected at most {MAX_TIMER_THREADS} "
+                                                 "threads (beyond that the probe measures itself, not the kernel)"),
+                       default=1, metavar="N", help=f"periodic threads (default 1, at most {MAX_TIMER_THREADS})")
     timer.add_argument("--duration", type=_duration(bounded), default=30.0, metavar="S",
                        help="seconds to measure (default 30)")
     timer.add_argument("--load", choices=("none", "cpu"), default="none",
@@ -89,7 +95,7 @@ def add_probe_arguments(probe, bounded):
 
     steal = probes.add_parser("steal", help="each CPU's steal time (an outer hypervisor's) from /proc/stat")
     steal.add_argument("--interval", type=bounded(float, 0.01, True), default=0.05, metavar="S",
-                       help="sample interval, s (>= 0.01, default 0.05)")
+                       help="sample interval, s (>= 0.01 and at most --duration, default 0.05)")
     steal.add_argument("--duration", type=_duration(bounded), default=30.0, metavar="S",
                        help="seconds to record (default 30)")
     steal.add_argument("--out", required=True, metavar="TRACE", help="the steal trace to write")

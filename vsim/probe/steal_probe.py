@@ -8,6 +8,7 @@ the time an outer hypervisor took from each CPU.
 
 import time
 
+from vsim.core.errors import InputError
 from vsim.probe import machine
 from vsim.probe.guard import Guard
 from vsim.probe.steal import sample, trace_columns
@@ -23,6 +24,9 @@ def command_line(args):
 
 def run(args, note):
     """Sample the steal counters as ``args`` says, write the trace and return its summary line."""
+    if args.interval > args.duration:
+        raise InputError("--interval", None, f"expected at most --duration ({args.duration:g} s), so that the "
+                                             f"trace has an interval, got {args.interval:g} s")
     meta = machine.facts_before(command_line(args))
     note(f"vsim: probe steal: every CPU's steal time every {args.interval:g} s for {args.duration:g} s")
     began = time.monotonic()
