@@ -54,6 +54,20 @@ def test_the_probe_vms_keep_their_cpu_beside_them_but_wait_for_it():
     assert ready_crowded > ready_alone
 
 
+def test_the_summary_gives_the_tasks_cpu_and_it_fills_the_host_beside_the_vms():
+    """cpu_cgroups with three tasks: what the VMs and their transmit worlds leave of the two CPUs, the
+    tasks use, and the summary says so (and has no such section without tasks)."""
+    sim = Simulation(load_scenario(CPU_CGROUPS, ["host.background_tasks=3"]), 1)
+    summary = sim.run(2.0, 0.0)
+    tasks = summary["host_background_tasks"]
+    assert tasks["tasks"] == 3 and tasks["ready_pct"] > 0
+    vms = sum(vm["used_pct"] for vm in summary["vms"].values())
+    transmit = sum(100 * w.used / 2.0 for w in sim.machine.worlds if w.name.endswith(".vnic-tx"))
+    assert vms + transmit + tasks["used_pct"] == pytest.approx(2 * summary["host"]["cpu_util_pct"], rel=1e-6)
+    without = Simulation(load_scenario(CPU_CGROUPS, ["host.background_tasks=0"]), 1).run(2.0, 0.0)
+    assert "host_background_tasks" not in without
+
+
 def test_a_host_with_them_runs_the_events_even_where_every_world_has_a_core():
     """One 4-vCPU VM and one task on the study's 16 logical CPUs: no world waits, but the closed form
     plays only the VMs' worlds, so the task's CPU time shows only from the event engine."""

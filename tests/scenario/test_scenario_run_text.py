@@ -19,7 +19,7 @@ def _summary(offered_pps=0.0, packets_emitted=0, **extra):
         "host": {"cpu_util_pct": 12.34, "core_util_pct": 24.68},
         "voice": {"offered_pps": offered_pps, "packets_emitted": packets_emitted, "packet_rate_pps": 90.0,
                   "bandwidth_mbps": 0.0562, "loss_fraction": 0.0125},
-        "jitter": {"mean_ms": 0.25, "p99_ms": None, "samples": 7},
+        "jitter": {"measuring_conference": True, "mean_ms": 0.25, "p99_ms": None, "samples": 7},
         "instances_jitter": {"mean_ms": 0.5, "p99_ms": 1.0, "worst_p99_ms": 2.0},
         "vms": {"vm0": {"used_pct": 50.0, "ready_pct": 1.25, "costop_pct": 0.0, "jitter_mean_ms": None,
                         "jitter_p99_ms": 0.75}},
@@ -148,3 +148,16 @@ def test_a_request_response_line_counts_the_requests_sent_again():
     assert _lines(_summary(uplink=uplink))[-1] == (
         "           group rr: 600 transactions/s  one-way 6500.00 us  p99 101375.00 us  "
         "3 requests lost and sent again")
+
+
+def test_without_a_measuring_conference_the_jitter_line_says_so_and_not_n_a():
+    summary = _summary(offered_pps=100.0, packets_emitted=800)
+    summary["jitter"] = {"measuring_conference": False, "mean_ms": None, "p99_ms": None, "samples": 0}
+    assert _lines(summary)[1] == ("jitter     no measuring conference (client.measuring_conference = false): "
+                                  "each VM's last conference below")
+
+
+def test_the_host_tasks_cpu_follows_the_host_cpu():
+    lines = _lines(_summary(host_background_tasks={"tasks": 3, "used_pct": 119.04, "ready_pct": 181.0}))
+    host = next(i for i, line in enumerate(lines) if line.startswith("host CPU"))
+    assert lines[host + 1].startswith("host tasks used 119.0%  ready 181.0%  (3 always-runnable tasks")

@@ -280,8 +280,8 @@ FIG2 = ROOT / "configs" / "voip-vsphere5" / "fig2.toml"
 ])
 def test_frames_only_scenarios_give_the_summaries_they_gave_before_groups(name, config, overrides):
     """Recorded with the code before VM groups and uplink schedulers entered scenarios (and
-    before the voice-quality section and the per-VM CPU and uplink definitions, which add to the
-    summary and change nothing else)."""
+    before the voice-quality section, the per-VM CPU and uplink definitions, each VM's group and
+    whether there is a measuring conference, which add to the summary and change nothing else)."""
     recorded = json.loads((DATA / name).read_text())
     sim = Simulation(load_scenario(config, overrides), seed=recorded["seed"])
     assert sim.engine == recorded["engine"]
@@ -289,6 +289,8 @@ def test_frames_only_scenarios_give_the_summaries_they_gave_before_groups(name, 
     assert summary.pop("voice_quality")["measuring_conference"]["packets"] > 0
     assert "summed over the VM's vCPUs" in summary.pop("vms_definition")
     assert "every frame" in summary["host"].pop("uplink_util_definition")
+    assert summary["jitter"].pop("measuring_conference") is True
+    assert {vm.pop("group") for vm in summary["vms"].values()} == {"vm"}
     assert as_json(summary) == as_json(recorded["summary"])
 
 

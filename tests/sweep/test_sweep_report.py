@@ -25,7 +25,8 @@ def summary(jitter, cpu=50.0, ready=(1.0, 3.0), rate=100.0, offered=100.0, measu
         "voice": {"loss_fraction": 1 - rate * WINDOW / emitted if emitted else 0.0,
                   "packet_rate_pps": rate, "offered_pps": offered, "packets_emitted": emitted},
         "host": {"cpu_util_pct": cpu},
-        "vms": {f"vm{i}": {"ready_pct": r, "costop_pct": r / 2} for i, r in enumerate(ready)},
+        "vms": {f"vm{i}": {"group": "vm", "used_pct": 2 * r, "ready_pct": r, "costop_pct": r / 2}
+                for i, r in enumerate(ready)},
     }
 
 
@@ -134,7 +135,7 @@ def test_bulk_groups_get_their_throughput_beside_the_voice():
     names = [metric.name for metric in sweep_metrics(sweep)]
     assert names[:5] == ["jitter_mean_ms", "jitter_p99_ms", "all_vms_p99_ms", "loss_pct",
                          "sent_pct_of_offered"]
-    assert names[5:] == ["throughput_mbps.bulk", "host_cpu_pct", "ready_pct", "costop_pct"]
+    assert names[5:] == ["throughput_mbps.bulk", "host_cpu_pct", "used_pct.vm", "ready_pct", "costop_pct"]
     assert reports_of(sweep)[0].stats["throughput_mbps.bulk"][0] == pytest.approx(854.0)
     assert "bulk Mb/s" in table_text("flood", sweep, reports_of(sweep)).splitlines()[1]
 
@@ -283,3 +284,19 @@ def test_lost_requests_get_a_resent_column_only_where_some_run_lost_them():
     lossy = make_sweep("group.flood.count", {4: [rr(0)], 8: [rr(2 * WINDOW)]})
     assert "resent_per_s.netperf" in [m.name for m in sweep_metrics(lossy)]
     assert reports_of(lossy)[1].stats["resent_per_s.netperf"][0] == pytest.approx(2.0)
+
+
+def test_each_groups_cpu_has_a_column_and_ready_time_counts_the_traffic_vms():
+    run = network(throughput=10.0)
+    run["vms"] = {"lo[0]": {"group": "lo", "used_pct": 100.0, "ready_pct": 10.0, "costop_pct": 0.0},
+                  "lo[1]": {"group": "lo", "used_pct": 140.0, "ready_pct": 30.0, "costop_pct": 0.0},
+                  "hi[0]": {"group": "hi", "used_pct": 300.0, "ready_pct": 0.0, "costop_pct": 0.0}}
+    run["traffic_vms"] = {"bulk[0]": {"group": "bulk", "used_pct": 80.0, "ready_pct": 40.0, "costop_pct": 4.0}}
+    sweep = make_sweep("group.lo.reservation", {0.0: [run]})
+    metrics = sweep_metrics(sweep)
+    stats = point_report(sweep.points[0], metrics).stats
+    assert [m.heading for m in metrics if m.name.startswith("used_pct.")] == [
+        "lo used % per VM (vCPUs summed)", "hi used % per VM (vCPUs summed)", "bulk used % per VM (vCPUs summed)"]
+    assert stats["used_pct.lo"][0] == 120.0 and stats["used_pct.hi"][0] == 300.0
+    assert stats["used_pct.bulk"][0] == 80.0
+    assert stats["ready_pct"][0] == 20.0 and stats["costop_pct"][0] == 1.0

@@ -9,9 +9,11 @@ VM's monitored conference (``instances_jitter``); the media servers' frames
 (``voice``: emitted, dropped, sent, offered, bandwidth); the host's CPU and
 uplink utilisation (``host``); per media-server VM its CPU, in esxtop's
 per-VM convention (``vms``, ``vms_definition``), and its monitored
-conference's jitter and loss; per bulk traffic VM its CPU (``traffic_vms``); the jitter buffer's view
+conference's jitter and loss; per bulk traffic VM its CPU (``traffic_vms``); each VM's entry names
+its scenario group (``group``: ``"vm"`` for [vm]'s VMs); the jitter buffer's view
 (``voice_quality``, ``vsim.scenario.voice_quality``); and, where they apply,
-the guest background bursts (``guest_background``), the uplink scheduler's
+the guest background bursts (``guest_background``), the CPU the host's own
+tasks took (``host_background_tasks``), the uplink scheduler's
 sections (``uplink``, ``vsim.scenario.uplink_summary``), the time an outer
 hypervisor stole (``host_steal``) and the measured VM's own CPU settings
 (``measured_vm``). Building it apart from the model keeps ``Simulation`` to
@@ -51,6 +53,8 @@ def run_summary(sim, start, end, window, warmup):
         summary["guest_background"] = background_section(sim, start, end, window)
     if sim.traffic_vms:
         summary["traffic_vms"] = traffic_vms_section(sim, start, end, window)
+    if sim.background_tasks.worlds:
+        summary["host_background_tasks"] = host_tasks_section(sim, start, end, window)
     if isinstance(sim.uplink, SharedUplink):
         summary["uplink"] = uplink_summary(sim, start, end, window, warmup)
     if sim.host_steal.cpus:
@@ -92,7 +96,7 @@ def vms_section(sim, start, end, window, per_vm):
     vms = {}
     for index, (group, (vm_samples, vm_sent, vm_lost)) in enumerate(zip(sim.vms, per_vm)):
         measuring = index == 0 and sim.measuring
-        vms[group.name] = {**vm_cpu(group, start, end, window),
+        vms[group.name] = {"group": sim.vm_group[group.name], **vm_cpu(group, start, end, window),
                            "monitored": "measuring conference" if measuring else "last load conference",
                            "jitter_mean_ms": mean_ms(vm_samples),
                            "jitter_p99_ms": p99_ms(vm_samples),
@@ -103,8 +107,13 @@ def vms_section(sim, start, end, window, per_vm):
 def vm_cpu(group, start, end, window):
     """A VM's used, ready and co-stop time over the window, summed over its vCPUs
     (``VM_CPU_DEFINITION``)."""
+    return worlds_cpu(group.worlds, start, end, window)
+
+
+def worlds_cpu(worlds, start, end, window):
+    """Used, ready and co-stop time of ``worlds`` over the window, summed, in % of the window."""
     used = ready = costop = 0.0
-    for w in group.worlds:
+    for w in worlds:
         u0, r0, c0 = start["worlds"][w.name]
         u1, r1, c1 = end["worlds"][w.name]
         used, ready, costop = used + u1 - u0, ready + r1 - r0, costop + c1 - c0
@@ -116,7 +125,18 @@ def traffic_vms_section(sim, start, end, window):
     """Per bulk traffic VM (flood, TCP stream): its CPU as ``vms`` gives the media servers'.
     Kept apart from ``vms``, whose entries carry a conference's jitter these VMs do not have;
     request/response VMs are left out, their CPU not being modelled."""
-    return {group.name: vm_cpu(group, start, end, window) for group in sim.traffic_vms}
+    return {group.name: {"group": sim.vm_group[group.name], **vm_cpu(group, start, end, window)}
+            for group in sim.traffic_vms}
+
+
+def host_tasks_section(sim, start, end, window):
+    """The CPU the host's own always-runnable tasks (``host.background_tasks``) used and waited for,
+    summed over the tasks: what the VMs did not get."""
+    worlds = sim.background_tasks.worlds
+    cpu = worlds_cpu(worlds, start, end, window)
+    return {"tasks": len(worlds), "used_pct": cpu["used_pct"], "ready_pct": cpu["ready_pct"],
+            "definition": "used_pct, ready_pct: % of one logical CPU's time, summed over the host's "
+                          "always-runnable tasks outside the VMs (host.background_tasks)"}
 
 
 def jitter_sections(sim, per_vm, vms):
@@ -127,6 +147,7 @@ def jitter_sections(sim, per_vm, vms):
     vm_p99s = [v["jitter_p99_ms"] for v in vms.values() if v["jitter_p99_ms"] is not None]
     return {
         "jitter": {
+            "measuring_conference": bool(sim.measuring),
             "samples": int(samples.size),
             "mean_ms": mean_ms(samples),
             "p99_ms": p99_ms(samples),

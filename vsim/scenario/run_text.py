@@ -41,6 +41,11 @@ def run_text(name, config, seed, duration, warmup, engine, summary, params=None)
     unmodelled = (summary.get("uplink") or {}).get("request_response")
     lines.append(f"host CPU   {host['cpu_util_pct']:.1f}% (esxtop PCPU UTIL)  core {host['core_util_pct']:.1f}%"
                  + ("  (request/response traffic's CPU is not modelled)" if unmodelled else ""))
+    tasks = summary.get("host_background_tasks")
+    if tasks is not None:
+        lines.append(f"host tasks used {tasks['used_pct']:.1f}%  ready {tasks['ready_pct']:.1f}%  "
+                     f"({tasks['tasks']} always-runnable tasks outside the VMs, host.background_tasks; "
+                     f"% of one CPU, summed)")
     background = summary.get("guest_background")
     if background is not None:
         lines.append(f"background {background['bursts_per_vm_per_s']:.2f} bursts/s per VM of "
@@ -68,9 +73,12 @@ def _voice_lines(summary, window):
     (below it they fall behind their ticks) and those the host delivered."""
     jitter, across, voice = summary["jitter"], summary["instances_jitter"], summary["voice"]
     sent = voice["packets_emitted"] / window if window > 0 else 0.0
+    measured = (f"jitter     mean {_ms(jitter['mean_ms'])}  p99 {_ms(jitter['p99_ms'])}  "
+                f"({jitter['samples']} samples, measuring conference)" if jitter["measuring_conference"]
+                else "jitter     no measuring conference (client.measuring_conference = false): "
+                     "each VM's last conference below")
     return [
-        f"jitter     mean {_ms(jitter['mean_ms'])}  p99 {_ms(jitter['p99_ms'])}  "
-        f"({jitter['samples']} samples, measuring conference)",
+        measured,
         f"all VMs    mean {_ms(across['mean_ms'])}  p99 {_ms(across['p99_ms'])}  "
         f"worst p99 {_ms(across['worst_p99_ms'])}  (each VM's last conference)",
         f"voice      sent {sent:.0f} of {voice['offered_pps']:.0f} packets/s offered  "

@@ -103,6 +103,7 @@ class Simulation:
         self.scenario = loaded.scenario
         self.voice_flows, self.traffic_groups = [], []
         self.traffic_vms = []  # the bulk traffic VMs' vCPU groups, whose CPU is modelled
+        self.vm_group = {}  # VM name -> its scenario group ("vm" for [vm]'s), for the summary
         self.env = Environment()
         streams = RandomStreams(seed)
         self._build_machine(models["host"], models["scheduler"], loaded.steal)
@@ -184,6 +185,7 @@ class Simulation:
             flow = self.uplink.add_flow(port, self.ip_bytes, VOICE_CLASS, discrete=True)
             self.voice_flows.append((flow, frames / codec.packet_interval))
         self.vms.append(group)
+        self.vm_group[spec.name] = spec.group
         self.vnics.append(tx)
         self.servers.append(server)
 
@@ -222,6 +224,7 @@ class Simulation:
             rng=rng, cpu=cpu, source=source, where=spec.where))
         self.traffic_groups.append(spec.group)
         self.traffic_vms.append(group)
+        self.vm_group[spec.name] = spec.group
 
     def _choose_engine(self, engine):
         """The engine to run: the one asked for, the closed form for ``"auto"`` where it fits;

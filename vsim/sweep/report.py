@@ -10,8 +10,8 @@ scenario's traffic (``sweep_metrics``): with voice, the measured VM's jitter,
 every VM's jitter, loss, and the packets the guests sent against the offered
 rate (below 100 % the guests fall behind their ticks); per bulk traffic group
 its throughput; per request/response group its transactions/s and one-way
-latency (mean and 99th percentile); always host CPU, and the media-server VMs' ready and co-stop time
-when there are any. A metric a run does not have (no measuring conference)
+latency (mean and 99th percentile); always host CPU, and when there are VMs (media servers and bulk
+traffic senders) per scenario group the CPU its VMs used, and the VMs' ready and co-stop time. A metric a run does not have (no measuring conference)
 is reported as missing rather than guessed.
 """
 
@@ -38,10 +38,16 @@ class Metric:
     figure: str | None = None
 
 
-def _per_vm_mean(field):
-    """Mean of ``field`` over the media-server VMs (None without any: shown as n/a)."""
+def _cpu_vms(summary):
+    """Every VM whose CPU a summary gives: the media servers, then the bulk traffic senders."""
+    return [*summary["vms"].values(), *(summary.get("traffic_vms") or {}).values()]
+
+
+def _per_vm_mean(field, group=None):
+    """Mean of ``field`` over the VMs (of scenario ``group`` only, when given); None without any:
+    shown as n/a."""
     def read(summary):
-        values = [vm[field] for vm in summary["vms"].values()]
+        values = [vm[field] for vm in _cpu_vms(summary) if group is None or vm["group"] == group]
         return float(np.mean(values)) if values else None
     return read
 
@@ -123,6 +129,13 @@ def _lost_requests(runs, group):
 
 
 HOST_CPU = Metric("host_cpu_pct", "host CPU %", lambda s: s["host"]["cpu_util_pct"], "cpu")
+
+
+def group_used_metric(group):
+    """The column of a scenario group's CPU: what its VMs used, per VM (vCPUs summed)."""
+    return Metric(f"used_pct.{group}", f"{group} used % per VM (vCPUs summed)", _per_vm_mean("used_pct", group), "cpu")
+
+
 VM_CPU = (Metric("ready_pct", "ready % per VM (vCPUs summed)", _per_vm_mean("ready_pct"), "cpu"),
           Metric("costop_pct", "co-stop % per VM (vCPUs summed)", _per_vm_mean("costop_pct"), "cpu"))
 
@@ -139,13 +152,21 @@ def _uplink_groups(sweep, part):
     return list(names)
 
 
+def _vm_groups(sweep):
+    """Names of the scenario groups of the VMs whose CPU any run gives, in order."""
+    names = {}
+    for run in _runs(sweep):
+        names.update(dict.fromkeys(vm["group"] for vm in _cpu_vms(run)))
+    return list(names)
+
+
 def sweep_metrics(sweep):
     """The columns of ``sweep``'s report, those of the traffic its runs carry: the voice
     columns when some run offers voice (with the loss while traffic runs when some run
     has traffic beside the voice), a column per bulk traffic group and three per
     request/response group (four where some run lost requests: those sent again per
-    second), host CPU, and ready and co-stop time when there are
-    media-server VMs."""
+    second), host CPU, and when there are VMs the CPU each scenario group's VMs used and
+    the VMs' ready and co-stop time."""
     runs = _runs(sweep)
     metrics = []
     if any(run["voice"]["offered_pps"] for run in runs):
@@ -160,7 +181,9 @@ def sweep_metrics(sweep):
         if _lost_requests(runs, group):
             metrics.append(resent_metric(group, sweep.duration - sweep.warmup))
     metrics.append(HOST_CPU)
-    if any(run["vms"] for run in runs):
+    groups = _vm_groups(sweep)
+    metrics += [group_used_metric(group) for group in groups]
+    if groups:
         metrics += VM_CPU
     return tuple(metrics)
 
