@@ -120,8 +120,10 @@ def test_replications_share_seeds_across_points(serial):
 
 def test_outputs_written(tmp_path, serial):
     results, rows = serial
-    written = write_study_outputs(tmp_path, results[0], rows)
     outdir = tmp_path / "voip-vsphere5"
+    outdir.mkdir()
+    (outdir / "fig5.svg").write_text("a figure the study no longer draws")
+    written = write_study_outputs(tmp_path, results[0], rows)
     expected = {f"{stem}.{ext}" for stem in ("fig2", "fig3", "fig3_vms", "fig4", "fig6", "table2")
                 for ext in ("png", "svg")}
     expected |= {"comparison.md", "comparison.csv", "results.json"}

@@ -475,3 +475,50 @@ def test_a_scenario_may_name_no_study(tmp_path):
 def test_an_unknown_study_set_on_the_command_line_names_the_set():
     with pytest.raises(InputError, match=r"^--set study=voip: study: expected a study of the claims"):
         load_scenario(FIG3, ["study=voip"])
+
+
+SERVER_GROUPS = '''name = "media servers in groups"
+[run]
+duration = 5.0
+warmup = 1.0
+[host]
+model = "hosts/dell_r710_x5690"
+scheduler = "schedulers/esx5_proportional_share"
+nic = "nics/broadcom_netxtreme2_1gbe"
+[vm]
+instances = 0
+vcpus = 4
+streams_per_instance = 120
+workload = "workloads/vmcd_g729"
+vnic = "vnics/vmxnet3"
+[[group]]
+name = "a"
+count = 1
+vcpus = 2
+workload = "media_server"
+model = "workloads/probe_net_voice"
+streams = 10
+[[group]]
+name = "b"
+count = 1
+vcpus = 2
+workload = "media_server"
+model = "workloads/probe_net_voice"
+streams = 10
+[client]
+model = "clients/measuring_client"
+'''
+
+
+def test_without_vm_instances_the_first_media_server_group_gives_the_codec(tmp_path):
+    loaded = load_text(tmp_path, SERVER_GROUPS)
+    assert loaded.models["codec"].path.name == "probe_g729_like.toml"
+
+
+@pytest.mark.parametrize("overrides, key, first", [
+    (["vm.instances=1"], "group.a.model", "vm.workload"),
+    (['group.b.model="workloads/vmcd_g729"'], "group.b.model", "group.a.model"),
+])
+def test_every_media_server_shares_the_first_ones_codec(tmp_path, overrides, key, first):
+    err = group_error(tmp_path, SERVER_GROUPS, overrides)
+    assert err.where == key and f"the codec of {first}" in err.expected, str(err)

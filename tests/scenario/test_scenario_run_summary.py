@@ -244,6 +244,37 @@ def test_without_traffic_vms_the_summary_has_no_traffic_vms_section(three_vms):
     assert "traffic_vms" not in three_vms.summary
 
 
+def test_each_vm_names_its_group():
+    flood = captured_run(load_scenario(FIG6, ["run.duration=1", "run.warmup=0.5"]), 1)
+    assert {vm["group"] for vm in flood.summary["vms"].values()} == {"vm"}
+    assert {vm["group"] for vm in flood.summary["traffic_vms"].values()} == {"flood"}
+
+
+GROUP_SERVERS = """
+[[group]]
+name = "bursty"
+count = 1
+vcpus = 2
+workload = "media_server"
+model = "workloads/vmcd_g729"
+streams = 60
+"""
+
+
+@pytest.mark.parametrize("engine", ["events", "uncontended"])
+def test_guest_background_is_vm_instances_bursts(tmp_path, engine):
+    """[[group]] media servers burst as their workload says, but the guest_background section is
+    [vm]'s: without [vm] instances there is none, with one it is that VM's."""
+    config = tmp_path / "groups.toml"
+    config.write_text((ROOT / "configs" / "voip-vsphere5" / "fig2.toml").read_text() + GROUP_SERVERS)
+    sections = {}
+    for instances in (0, 1):
+        sim = Simulation(load_scenario(config, [f"vm.instances={instances}", "run.warmup=0.5"]), 2, engine)
+        sections[instances] = sim.run(10.0, 0.5).get("guest_background")
+    assert sections[0] is None
+    assert sections[1] is not None and sections[1]["burst_ms"] == pytest.approx(5.0)
+
+
 # ------------------------------------------------------------------- client stalls
 def test_a_stalling_clients_stalls_are_counted_in_the_window_and_delay_its_packets():
     overrides = ["run.duration=12", "run.warmup=2", "params.client.stall_rate=2.0",

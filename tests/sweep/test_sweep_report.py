@@ -300,3 +300,16 @@ def test_each_groups_cpu_has_a_column_and_ready_time_counts_the_traffic_vms():
     assert stats["used_pct.lo"][0] == 120.0 and stats["used_pct.hi"][0] == 300.0
     assert stats["used_pct.bulk"][0] == 80.0
     assert stats["ready_pct"][0] == 20.0 and stats["costop_pct"][0] == 1.0
+
+
+def test_a_report_replaces_the_files_of_the_last_one_in_its_directory_and_leaves_others(tmp_path):
+    lossy = make_sweep("vm.instances", {x: [summary(0.1 * x, rate=90.0, emitted=100.0 * WINDOW)] for x in (1, 2)})
+    first = write_report(tmp_path, "overcommit", "title", lossy, reports_of(lossy))
+    assert "overcommit_loss.svg" in {path.name for path in first}
+    assert json.loads((tmp_path / "results.json").read_text())["files"] == sorted(p.name for p in first)
+    (tmp_path / "notes.txt").write_text("the user's")
+    clean = make_sweep("vm.instances", {x: [summary(0.1 * x)] for x in (1, 2)})
+    second = write_report(tmp_path, "hyperthreading", "title", clean, reports_of(clean))
+    assert {path.name for path in tmp_path.iterdir()} == {path.name for path in second} | {"notes.txt"}
+    assert not any(name.startswith("overcommit") for name in json.loads((tmp_path / "results.json")
+                                                                        .read_text())["files"])

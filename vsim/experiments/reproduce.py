@@ -16,6 +16,7 @@ from pathlib import Path
 from vsim.core.atomic import write_text
 from vsim.core.data_dirs import data_root
 from vsim.core.errors import InputError
+from vsim.core.stale_outputs import remove_unwritten
 from vsim.experiments.comparison import (BY_CONSTRUCTION, FITTED, NOT_MODELLED, NOT_RUN, PREDICTED, Row,
                                          write_comparison)
 from vsim.experiments.ledger import load_design_choices, selected_on
@@ -153,7 +154,9 @@ def results_json(result):
 
 
 def write_study_outputs(figures_dir, result, rows):
-    """Figures, comparison table and per-run results of one study; returns the paths written."""
+    """Figures, comparison table and per-run results of one study; returns the paths written. The
+    study's directory holds its outputs only: files an earlier run left there that this one did not
+    write again (a figure since dropped) are removed."""
     outdir = Path(figures_dir) / result.name
     study_claims = [row.claim for row in rows if row.claim.study == result.name]
     written = recipe(result.name).draw_figures(outdir, result.sweeps, study_claims)
@@ -161,4 +164,6 @@ def write_study_outputs(figures_dir, result, rows):
                                 [row for row in rows if row.claim.study == result.name],
                                 [sweep.stamp() for sweep in result.sweeps.values()])
     write_text(outdir / "results.json", results_json(result))
-    return written + [outdir / "results.json"]
+    written.append(outdir / "results.json")
+    remove_unwritten(outdir, written)
+    return written

@@ -133,20 +133,29 @@ def resolve_models(scenario, source, models_dir):
         "workload": model(scenario.vm.workload, schema_models.MediaServerModel, "vm.workload"),
         "client": model(scenario.client.model, schema_models.ClientModel, "client.model"),
     }
-    workload = models["workload"]
-    models["codec"] = load_model(models_dir, workload.values.codec, schema_models.CodecModel,
-                                 referrer=str(workload.path), key="params.codec")
+    servers = [("vm.workload", models["workload"])] if scenario.vm.instances else []
     for index, group in enumerate(scenario.group):
         where = f"group[{index}]"
         models[group_role(group.name, "vnic")] = model(group.vnic, schema_models.VnicModel, f"{where}.vnic")
         if group.workload == "media_server":
             own = model(group.model, schema_models.MediaServerModel, f"{where}.model")
-            if own.values.codec != workload.values.codec:
-                fail(source, f"{where}.model", f"expected a workload with the codec of vm.workload "
-                     f"({workload.values.codec}): one frame size for every media server, got "
-                     f"{own.values.codec}")
+            servers.append((f"group.{group.name}.model", own))
             models[group_role(group.name, "workload")] = own
+    models["codec"] = _common_codec(servers or [("vm.workload", models["workload"])], source, models_dir)
     return models
+
+
+def _common_codec(servers, source, models_dir):
+    """The codec every media server of the scenario sends: the first one's (``servers`` holds
+    (key, workload model) of [vm], when it has instances, then of each media-server group), which
+    every other must share, one frame size serving the whole host."""
+    first_key, first = servers[0]
+    for key, workload in servers[1:]:
+        if workload.values.codec != first.values.codec:
+            fail(source, key, f"expected a workload with the codec of {first_key} ({first.values.codec}): "
+                              f"one frame size for every media server, got {workload.values.codec}")
+    return load_model(models_dir, first.values.codec, schema_models.CodecModel,
+                      referrer=str(first.path), key="params.codec")
 
 
 def group_role(name, role):

@@ -371,8 +371,8 @@ class Simulation:
             "uplink_sent": self.uplink.sent,
             "uplink_dropped": self.uplink.dropped,
             "uplink_busy": self.uplink.busy_time,
-            "background_bursts": sum(s.background.bursts for s in self.servers
-                                     if s.background is not None),
+            "background_bursts": sum(server.background.bursts for server, vm in zip(self.servers, self.vms)
+                                     if server.background is not None and self.vm_group[vm.name] == "vm"),
         }
 
     @staticmethod

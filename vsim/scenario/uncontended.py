@@ -110,7 +110,8 @@ def _run(sim, duration, warmup):
             arrivals = server.background.arrivals(duration)
             for when, worker_index in arrivals:
                 background[worker_index].append(when)
-            timeline.background.extend(when for when, _ in arrivals)
+            if sim.vm_group[sim.vms[vm_index].name] == "vm":  # the summary counts [vm]'s bursts
+                timeline.background.extend(when for when, _ in arrivals)
         posts = []
         for worker_index, worker in enumerate(server.workers):
             posts.extend(_worker_posts(server, worker, worker_index, duration, timeline,

@@ -23,6 +23,7 @@ from typing import Callable
 import numpy as np
 
 from vsim.core.atomic import write_text
+from vsim.core.stale_outputs import listed_outputs, remove_stale
 from vsim.metrics.stats import INTERVAL, trimmed_mean, trimmed_mean_interval
 from vsim.scenario.schema_sweep import sweep_field
 
@@ -265,10 +266,13 @@ def table_markdown(title, sweep, reports):
     return "\n".join(lines) + "\n"
 
 
-def report_json(title, sweep, reports):
-    """Plain-data report: the statistics per point, then every replication's summary."""
+def report_json(title, sweep, reports, files=None):
+    """Plain-data report: the statistics per point, then every replication's summary; with
+    ``files``, the names of the files written beside it (its directory's manifest)."""
     data = sweep.to_json()
     data["name"] = title
+    if files is not None:
+        data["files"] = sorted(files)
     data["statistic"] = f"trimmed mean over replications [{INTERVAL}]"
     for entry, report in zip(data["points"], reports):
         entry["stats"] = {name: None if stat is None else {"value": stat[0], "ci95": list(stat[1])}
@@ -345,9 +349,15 @@ def plot_report(stem, title, sweep, reports):
 
 
 def write_report(outdir, stem, title, sweep, reports):
-    """results.json, summary.md and the figures of a sweep in ``outdir``; the paths written."""
+    """results.json, summary.md and the figures of a sweep in ``outdir``; the paths written.
+
+    results.json lists the files written (``files``), so that the next report written into
+    ``outdir`` removes those it does not write again (a figure it has no curve for, another
+    scenario's figures) and leaves nothing stale beside it; other files are left alone."""
     outdir.mkdir(parents=True, exist_ok=True)
-    written = [outdir / "results.json", outdir / "summary.md"]
-    write_text(written[0], report_json(title, sweep, reports))
+    previous = listed_outputs(outdir / "results.json")
+    written = [outdir / "results.json", outdir / "summary.md"] + plot_report(outdir / stem, title, sweep, reports)
     write_text(written[1], table_markdown(title, sweep, reports))
-    return written + plot_report(outdir / stem, title, sweep, reports)
+    write_text(written[0], report_json(title, sweep, reports, files=[path.name for path in written]))
+    remove_stale(outdir, previous, written)
+    return written
