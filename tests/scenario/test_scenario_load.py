@@ -176,11 +176,26 @@ def test_a_model_parameter_can_be_swept_and_each_point_gets_its_value():
     ("vm.vnic", "vnics/e1000"),
     ("client.model", "clients/none"),
 ])
-def test_unknown_model_ref_names_the_key_and_lists_the_models(key, ref):
+def test_unknown_model_ref_names_the_key_and_lists_the_models_of_its_kind(key, ref):
     err = load_error([f"{key}={ref}"])
     assert err.where == key
     assert ref in err.expected
-    assert "hosts/dell_r710_x5690" in err.expected
+    folder = ref.split("/")[0]
+    listed = err.expected.split("one of: ")[1].split(", ")
+    assert listed and all(name.startswith(folder + "/") for name in listed)
+    assert listed == sorted(f"{folder}/{path.stem}" for path in (DEFAULT_MODELS_DIR / folder).glob("*.toml"))
+
+
+@pytest.mark.parametrize("key, ref, kind", [
+    ("host.scheduler", "hosts/dell_r710_x5690", "host"),
+    ("host.model", "schedulers/esx5_proportional_share", "scheduler"),
+    ("vm.vnic", "nics/broadcom_netxtreme2_1gbe", "nic"),
+    ("vm.workload", "codecs/g729", "codec"),
+])
+def test_a_model_of_another_kind_is_refused_by_its_kind_not_its_parameters(key, ref, kind):
+    err = load_error([f"{key}={ref}"])
+    assert err.where == key and not err.source.endswith(".toml"), str(err)
+    assert err.expected.endswith(f"got '{ref}', a {kind} model")
 
 
 # ------------------------------------------------------------ model files

@@ -10,20 +10,9 @@ policy than the model's (a scheduler model sets only its own) are left out.
 import dataclasses
 
 from vsim.core.errors import InputError
-from vsim.scenario import schema_models
 from vsim.scenario.describe_config import toml_text
-from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
+from vsim.scenario.models import DEFAULT_MODELS_DIR, MODEL_KINDS, load_model
 from vsim.scenario.toml_io import load_toml
-
-MODEL_KINDS = {
-    "hosts": schema_models.HostModel,
-    "schedulers": schema_models.SchedulerModel,
-    "nics": schema_models.NicModel,
-    "vnics": schema_models.VnicModel,
-    "codecs": schema_models.CodecModel,
-    "workloads": schema_models.MediaServerModel,
-    "clients": schema_models.ClientModel,
-}
 
 
 def describe_model(ref):

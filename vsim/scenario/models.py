@@ -3,7 +3,10 @@
 A model file has a ``[meta]`` table and one ``[params.NAME]`` table per
 parameter holding ``value`` and exactly one of ``source`` (where the number
 comes from) or ``fitted_to`` (the claim ids it was fitted to). Values are then
-validated into the typed dataclasses of ``vsim.scenario.schema_models``.
+validated into the typed dataclasses of ``vsim.scenario.schema_models``. A ref's
+folder says which kind of model it is (``MODEL_KINDS``), so a ref of another kind
+than the key wants (a host model as the scheduler) is refused by name, before its
+parameters are read.
 """
 
 from dataclasses import dataclass
@@ -11,10 +14,21 @@ from pathlib import Path
 
 from vsim.core.data_dirs import data_root
 from vsim.core.errors import InputError
+from vsim.scenario import schema_models
 from vsim.scenario.toml_io import load_toml
 from vsim.scenario.typed import from_dict
 
 DEFAULT_MODELS_DIR = data_root() / "models"
+
+MODEL_KINDS = {  # the folder of models/ that holds each kind of model
+    "hosts": schema_models.HostModel,
+    "schedulers": schema_models.SchedulerModel,
+    "nics": schema_models.NicModel,
+    "vnics": schema_models.VnicModel,
+    "codecs": schema_models.CodecModel,
+    "workloads": schema_models.MediaServerModel,
+    "clients": schema_models.ClientModel,
+}
 
 
 @dataclass(frozen=True)
@@ -38,13 +52,19 @@ def model_path(models_dir, ref):
 
 
 def load_model(models_dir, ref, cls, *, referrer="scenario", key="model"):
-    """Load ``models/<ref>.toml`` and validate its values into ``cls``."""
+    """Load ``models/<ref>.toml`` and validate its values into ``cls``; a ref of another kind than
+    ``cls``, or one that names no file, is an ``InputError`` blaming ``referrer`` and ``key`` and
+    listing the models of the kind wanted."""
+    folders = [folder for folder, kind in MODEL_KINDS.items() if kind is cls]
+    wanted = f"a {folders[0].removesuffix('s')} model ({folders[0]}/NAME)" if folders else "a model"
+    folder = ref.split("/")[0]
+    if folders and folder in MODEL_KINDS and folder not in folders:
+        raise InputError(referrer, key, f"expected {wanted}, {_available(models_dir, folders)}; got '{ref}', "
+                                        f"a {folder.removesuffix('s')} model")
     path = model_path(models_dir, ref)
     if not path.is_file():
-        available = sorted(p.relative_to(models_dir).with_suffix("").as_posix()
-                           for p in Path(models_dir).rglob("*.toml"))
-        raise InputError(referrer, key, f"no model '{ref}' in {models_dir}; "
-                         f"expected one of: {', '.join(available)}")
+        raise InputError(referrer, key, f"no model '{ref}' in {models_dir}; expected {wanted}, "
+                                        f"{_available(models_dir, folders)}")
     data = load_toml(path)
     params = data.get("params")
     if not isinstance(params, dict):
@@ -71,3 +91,12 @@ def load_model(models_dir, ref, cls, *, referrer="scenario", key="model"):
         provenance[name] = list(origin) if has_fit else str(origin)
     typed = from_dict(cls, values, source=str(path), path="params")
     return Model(ref=ref, path=path, values=typed, provenance=provenance)
+
+
+def _available(models_dir, folders):
+    """'one of: ...' listing the models in ``folders`` of ``models_dir`` (every model when those
+    folders hold none)."""
+    found = [path for folder in folders for path in sorted((Path(models_dir) / folder).glob("*.toml"))]
+    found = found or sorted(Path(models_dir).rglob("*.toml"))
+    return "one of: " + ", ".join(path.relative_to(models_dir).with_suffix("").as_posix()
+                                             for path in found)
