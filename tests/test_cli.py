@@ -349,6 +349,32 @@ def test_every_output_file_option_is_checked_before_any_work(capsys, tmp_path, m
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
 
 
+@pytest.mark.parametrize("make_command, victim", [
+    (lambda d: ["run", d / "s.toml", "--json", d / "s.toml"], "s.toml"),
+    (lambda d: ["run", d / "s.toml", "--trace", d / "s.toml"], "s.toml"),
+    (lambda d: ["run", d / "s.toml", "--json", d / "o.json", "--trace", d / "o.json"], None),
+    (lambda d: ["sweep", d / "s.toml", "--json", d / "s.toml"], "s.toml"),
+    (lambda d: ["validate", d / "m.csv", "--scenario", d / "s.toml", "--json", d / "m.csv"], "m.csv"),
+    (lambda d: ["validate", d / "results.json", "--scenario", d / "s.toml", "--out", d], "results.json"),
+    (lambda d: ["validate", d / "m.csv", "--scenario", d / "s.toml", "--json", d / "s.toml"], "s.toml"),
+    (lambda d: ["jitter", d / "m.pcap", "--json", d / "m.pcap"], "m.pcap"),
+])
+def test_an_output_that_is_an_input_or_another_output_is_refused(capsys, tmp_path, monkeypatch, make_command,
+                                                                  victim):
+    no_simulation(monkeypatch)
+    monkeypatch.setattr("vsim.validate.validation.run_validation", lambda *a, **k: pytest.fail("validated"))
+    monkeypatch.setattr("vsim.validate.jitter_report.capture_stream_stats", lambda *a: pytest.fail("read"))
+    (tmp_path / "s.toml").write_text(Path(CONFIG).read_text())
+    for name in ("m.csv", "m.pcap", "results.json"):
+        (tmp_path / name).write_text("measured")
+    before = {path.name: path.read_text() for path in tmp_path.iterdir()}
+    code, out, err = vsim(capsys, *map(str, make_command(tmp_path)))
+    assert code == 2 and out == ""
+    line = one_line_error(err)
+    assert ("expected an output apart from the inputs" in line) if victim else ("both would be written" in line)
+    assert {path.name: path.read_text() for path in tmp_path.iterdir()} == before
+
+
 def test_validate_out_is_checked_like_every_output_directory(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr("vsim.validate.validation.run_validation", lambda *a, **k: pytest.fail("validated"))
     code, _, err = vsim(capsys, "validate", "m.csv", "--scenario", CONFIG, "--out", tmp_path / "a" / "b")

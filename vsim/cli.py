@@ -22,7 +22,7 @@ import vsim
 from vsim.core.atomic import write_text
 from vsim.core.data_dirs import resolve_config
 from vsim.core.errors import InputError
-from vsim.core.output_check import check_output_dir, check_output_file
+from vsim.core.output_check import check_apart, check_output_dir, check_output_file
 from vsim.core.progress import simulated_clock_bar
 from vsim.experiments.claims import load_claims
 from vsim.experiments.comparison import summary_line
@@ -279,7 +279,12 @@ def _run(args):
         check_output_file(args.json, "--json")
     if args.trace is not None:
         check_output_file(args.trace, "--trace")
-    loaded = load_scenario(resolve_config(args.config), args.set)
+    config = resolve_config(args.config)
+    check_apart([("--json", args.json), ("--trace", args.trace)], [("the config", config)])
+    loaded = load_scenario(config, args.set)
+    if loaded.scenario.host.steal_trace is not None:
+        check_apart([("--json", args.json), ("--trace", args.trace)],
+                    [("host.steal_trace", Path(config).parent / loaded.scenario.host.steal_trace)])
     run = loaded.scenario.run
     seed = run.seed if args.seed is None else args.seed
     duration = run.duration if args.duration is None else args.duration
@@ -360,6 +365,7 @@ def _sweep(args):
     if args.out is not None:
         check_output_dir(args.out, "--out", files=report_files(stem))
     config = resolve_config(args.config)
+    check_apart([("--json", args.json)] + _in_dir(args.out, report_files(stem)), [("the config", config)])
     loaded = load_scenario(config, args.set)
     scenario = loaded.scenario
     if scenario.sweep is None:
@@ -396,11 +402,17 @@ def _jitter(args):
     from vsim.validate.jitter_report import capture_stream_stats, report_json, report_text
     if args.json is not None:
         check_output_file(args.json, "--json")
+    check_apart([("--json", args.json)], [("the capture", args.capture)])
     streams = capture_stream_stats(args.capture)
     if args.json is None:
         sys.stdout.write(report_text(args.capture, streams))
     else:
         _emit(args.json, report_json(args.capture, streams))
+
+
+def _in_dir(directory, names):
+    """(--out, path) of each file ``names`` an --out ``directory`` receives (none without one)."""
+    return [] if directory is None else [("--out", Path(directory) / name) for name in names]
 
 
 # ------------------------------------------------------------- validate
@@ -412,6 +424,8 @@ def _validate(args):
         check_output_file(args.json, "--json")
     if args.out is not None:
         check_output_dir(args.out, "--out", files=("report.md", "results.json"))
+    check_apart([("--json", args.json)] + _in_dir(args.out, ("report.md", "results.json")),
+                [("a trace to validate", trace) for trace in args.traces] + [("the scenario", args.scenario)])
     options = Options(tuple(args.traces), args.scenario, tuple(args.set), args.replications, args.duration,
                       args.seed, tuple(args.tolerance), args.jobs)
     result = run_validation(options, None if args.quiet else _note)

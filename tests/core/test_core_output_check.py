@@ -5,7 +5,7 @@ import os
 import pytest
 
 from vsim.core.errors import InputError
-from vsim.core.output_check import check_output_dir, check_output_file
+from vsim.core.output_check import check_apart, check_output_dir, check_output_file
 
 
 def refused(call, *args, **kwargs):
@@ -91,3 +91,17 @@ def test_a_file_where_the_directory_should_be_is_named(tmp_path):
     message = refused(check_output_file, tmp_path / "afile" / "t.csv", "--trace")
     assert message == (f"{tmp_path / 'afile' / 't.csv'}: --trace: expected a directory to write into; "
                        f"{tmp_path / 'afile'} is not a directory")
+
+
+def test_outputs_apart_from_inputs_and_each_other(tmp_path):
+    config = tmp_path / "s.toml"
+    config.write_text("x")
+    link = tmp_path / "link.toml"
+    link.symlink_to(config)
+    check_apart([("--json", "-"), ("--trace", "/dev/null"), ("--out", "/dev/null"), ("--x", None)],
+                [("the config", config)])
+    check_apart([("--json", tmp_path / "a.json"), ("--trace", tmp_path / "b.csv")], [("the config", config)])
+    with pytest.raises(InputError, match="it is the config"):
+        check_apart([("--json", link)], [("the config", config)])
+    with pytest.raises(InputError, match=r"apart from --json \(.*new.json\)"):
+        check_apart([("--json", tmp_path / "new.json"), ("--trace", tmp_path / "sub" / ".." / "new.json")], [])

@@ -9,8 +9,10 @@ option is created, inside a parent that exists), and the directory written
 into must accept a new file, which is tried for real by creating and removing
 an empty temporary file there (the permission bits do not tell for root or for
 special file systems). An existing device or FIFO (``/dev/null``, a named pipe)
-is written into rather than replaced, so it only has to be writable. Each failure is one ``InputError`` naming the path and
-the option.
+is written into rather than replaced, so it only has to be writable. No output
+may be an input of the same command (``--json`` onto its config would destroy
+it) or another of its outputs (``check_apart``). Each failure is one
+``InputError`` naming the path and the option.
 """
 
 import os
@@ -102,3 +104,34 @@ def _try_writing_into(directory, named, option):
                          f"({exc.strerror or exc})") from None
     os.close(fd)
     os.unlink(probe)
+
+
+def _same_file(a, b):
+    """Whether paths ``a`` and ``b`` name one file (through links, or as one path not yet made)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return Path(a).resolve() == Path(b).resolve()
+
+
+def _regular(path):
+    """Whether ``path`` is a file an output would replace (not stdout, a device or a FIFO)."""
+    return path != "-" and (not Path(path).exists() or Path(path).is_file())
+
+
+def check_apart(outputs, inputs):
+    """Refuse an output file that is one of the command's ``inputs`` or another of its ``outputs``.
+
+    ``outputs`` are (option, path) pairs, ``inputs`` (what, path) pairs; a path of None is left
+    out, as are stdout (``-``) and devices or FIFOs, which are written into, not replaced.
+    """
+    outputs = [(option, str(path)) for option, path in outputs if path is not None and _regular(str(path))]
+    for index, (option, path) in enumerate(outputs):
+        for what, source in inputs:
+            if source is not None and Path(source).exists() and _same_file(path, source):
+                raise InputError(path, option, f"expected an output apart from the inputs; it is {what}, "
+                                               "which writing it would destroy")
+        for other, other_path in outputs[:index]:
+            if _same_file(path, other_path):
+                raise InputError(path, option, f"expected a file apart from {other} ({other_path}); "
+                                               "both would be written there")
