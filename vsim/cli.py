@@ -23,6 +23,7 @@ from vsim.core.atomic import write_text
 from vsim.core.data_dirs import resolve_config
 from vsim.core.errors import InputError
 from vsim.core.output_check import check_apart, check_output_dir, check_output_file
+from vsim.core.standard_output import GuardedStdout
 from vsim.core.progress import simulated_clock_bar
 from vsim.experiments.claims import load_claims
 from vsim.experiments.comparison import summary_line
@@ -138,7 +139,7 @@ def _add_run_parser(commands):
                           "packets (default) or the "
                           "guest timer's wakeups (--trace-kind timer) or the workers' ticks "
                           "(--trace-kind cpu_ticks)")
-    run.add_argument("--trace-kind", choices=("packets", "timer", "cpu_ticks"), default="packets",
+    run.add_argument("--trace-kind", choices=("packets", "timer", "cpu_ticks"),
                      help="what --trace writes (default: packets)")
     run.set_defaults(handler=_run)
 
@@ -245,10 +246,15 @@ def _add_probe_parser(commands):
 def main(argv=None):
     """Run the command in ``argv`` (default: ``sys.argv``); return the exit code."""
     args = build_parser().parse_args(argv)
+    real_stdout, sys.stdout = sys.stdout, GuardedStdout(sys.stdout)
     try:
-        return args.handler(args) or 0
+        code = args.handler(args) or 0
+        sys.stdout.flush()  # a full device fails here rather than at the interpreter's exit
+        return code
     except InputError as exc:
         print(f"vsim: error: {exc}", file=sys.stderr)
+        if exc.source == "standard output":  # what is left in its buffer cannot be written either
+            real_stdout = open(os.devnull, "w", encoding="utf-8")
         return 2
     except KeyboardInterrupt:  # outputs are written atomically, so none is left half-written
         print("vsim: interrupted", file=sys.stderr)
@@ -259,6 +265,8 @@ def main(argv=None):
     except Exception:
         traceback.print_exc()
         return INTERNAL_ERROR
+    finally:
+        sys.stdout = real_stdout
 
 
 def _emit(target, text):
@@ -277,8 +285,7 @@ def _note(line):
 def _run(args):
     if args.json is not None:
         check_output_file(args.json, "--json")
-    if args.trace is not None:
-        check_output_file(args.trace, "--trace")
+    _check_trace_options(args)
     config = resolve_config(args.config)
     check_apart([("--json", args.json), ("--trace", args.trace)], [("the config", config)])
     loaded = load_scenario(config, args.set)
@@ -297,6 +304,9 @@ def _run(args):
             sim.record_ticks()
     except EngineError as exc:
         raise InputError(args.config, "--engine", str(exc)) from None
+    if args.trace is not None and not sim.servers:
+        raise InputError(args.config, "--trace", "expected a scenario with media servers: a trace holds their "
+                                                 "packets, timer wakeups or ticks, and this one has none")
     if args.trace is not None and args.trace_kind == "timer":
         sim.record_wakeups()
     with simulated_clock_bar(duration, Path(args.config).stem) as progress:
@@ -314,6 +324,19 @@ def _run(args):
     if params:
         doc["params"] = params
     _emit(args.json, json.dumps(doc, indent=2, sort_keys=True) + "\n")
+
+
+def _check_trace_options(args):
+    """--trace names a file (not stdout: the summary may go there) and --trace-kind needs it;
+    the kind defaults to packets."""
+    if args.trace is None:
+        if args.trace_kind is not None:
+            raise InputError("--trace-kind", None, "expected --trace PATH too: the kind says what that file holds")
+        return
+    if args.trace == "-":
+        raise InputError("--trace", "-", "expected a file path; a trace is written to a file, not stdout")
+    check_output_file(args.trace, "--trace")
+    args.trace_kind = args.trace_kind or "packets"
 
 
 # ------------------------------------------------------------ reproduce

@@ -2,16 +2,17 @@
 
 import json
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from vsim.core.errors import InputError
 from vsim.experiments import voip_vsphere5
-from vsim.experiments.claims import load_claims
-from vsim.experiments.comparison import LEGEND, summary_line
+from vsim.experiments.claims import Simulated, load_claims
+from vsim.experiments.comparison import LEGEND, markdown, summary_line
 from vsim.experiments.ledger import DesignChoice
-from vsim.experiments.reproduce import (REPO, STUDIES, check_recipe_study, claim_rows, claims_json,
+from vsim.experiments.reproduce import (REPO, STUDIES, StudyResult, check_recipe_study, claim_rows, claims_json,
                                         results_json, run_studies, recipe, select_studies,
                                         write_study_outputs)
 from vsim.scenario.load import load_scenario
@@ -267,3 +268,17 @@ def test_a_recipe_refuses_a_config_of_another_study(overrides, named):
     err = info.value
     assert (err.source, err.where) == (loaded.source, "study")
     assert '"netioc-vsphere6"' in err.expected and named in err.expected
+
+
+def test_a_claim_value_the_runs_do_not_give_is_null_and_said_so():
+    """A modelled claim whose runs are too short to give it (no whole second for a per-second
+    minimum) is reported as null, not as a crash nor as 'not modelled'."""
+    claim_id = "netioc6.exp1.min_vm_mbps"
+    result = StudyResult("netioc-vsphere6", {"exp1": SimpleNamespace(fitted=set(), config="exp1.toml")},
+                         {claim_id: Simulated(None, None, "exp1")})
+    rows = claim_rows(load_claims(), [result])
+    (row,) = [row for row in rows if row.claim.id == claim_id]
+    assert row.value is None and row.kind == "predicted" and not row.in_band
+    assert json.loads(claims_json(rows))
+    line = next(line for line in markdown("t", rows).splitlines() if line.startswith(f"| {claim_id} "))
+    assert "n/a (the runs do not give it)" in line

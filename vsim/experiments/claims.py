@@ -31,7 +31,7 @@ class Simulated:
     """The simulated value of a claim, its 95% interval where one applies, its sweep and a note
     on how to read the value (empty when there is nothing to say)."""
 
-    value: float
+    value: float | None  # None: the runs do not give it (too short to hold a whole second, say)
     ci: tuple | None
     sweep: str
     note: str = ""

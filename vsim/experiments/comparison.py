@@ -99,7 +99,8 @@ def markdown(title, rows, runs=()):
     lines += ["| claim | figure | paper | band | simulated | 95% CI | in band | kind | note |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in rows:
-        simulated = _text(row.value, short=True) if row.value is not None else "not modelled"
+        simulated = (_text(row.value, short=True) if row.value is not None
+                     else "not modelled" if row.kind == NOT_MODELLED else "n/a (the runs do not give it)")
         lines.append(f"| {row.claim.id} | {row.claim.figure} | {_text(row.claim.paper)} "
                      f"| {_text(row.claim.band)} | {simulated} | {_text(row.ci, short=True)} "
                      f"| {'yes' if row.in_band else 'no'} | {row.kind} | {_cell(row.note)} |")

@@ -94,7 +94,10 @@ def run_studies(names, plan=RunPlan(), jobs=1, progress=None):
 
 
 def _number(value):
-    """A claim value for JSON: a float, or None when it is not finite."""
+    """A claim value for JSON: a float, or None when it is missing (a run too short to give it)
+    or not finite."""
+    if value is None:
+        return None
     value = float(value)
     return value if math.isfinite(value) else None
 
