@@ -10,7 +10,9 @@ Python until the package is rebuilt (see ``vsim/native.py``).
 
 The component models (``models/``) and scenarios (``configs/``) stay at the
 top of the repository; a built wheel gets a copy of both in ``vsim/_data/``,
-so an installed copy finds them (``vsim/core/data_dirs.py``).
+so an installed copy finds them (``vsim/core/data_dirs.py``), together with
+the measured inputs a scenario reads (``SCENARIO_INPUTS``: the steal trace of
+``configs/validation/cpu_cgroups.toml``), at the same place relative to it.
 """
 
 import hashlib
@@ -23,6 +25,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
+SCENARIO_INPUTS = ("validation/steal",)  # measured files shipped scenarios name by relative path
 
 
 def _native():
@@ -64,7 +67,7 @@ class build_py_with_data(build_py):
         super().run()
         if getattr(self, "editable_mode", False):
             return
-        for name in ("models", "configs"):
+        for name in ("models", "configs", *SCENARIO_INPUTS):
             self.copy_tree(str(ROOT / name), str(Path(self.build_lib) / "vsim" / "_data" / name))
 
 

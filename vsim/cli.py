@@ -447,9 +447,10 @@ def _validate(args):
         check_output_file(args.json, "--json")
     if args.out is not None:
         check_output_dir(args.out, "--out", files=("report.md", "results.json"))
+    scenario = resolve_config(args.scenario)
     check_apart([("--json", args.json)] + _in_dir(args.out, ("report.md", "results.json")),
-                [("a trace to validate", trace) for trace in args.traces] + [("the scenario", args.scenario)])
-    options = Options(tuple(args.traces), args.scenario, tuple(args.set), args.replications, args.duration,
+                [("a trace to validate", trace) for trace in args.traces] + [("the scenario", scenario)])
+    options = Options(tuple(args.traces), scenario, tuple(args.set), args.replications, args.duration,
                       args.seed, tuple(args.tolerance), args.jobs)
     result = run_validation(options, None if args.quiet else _note)
     (sys.stderr if args.json == "-" else sys.stdout).write(report_text(result.doc))

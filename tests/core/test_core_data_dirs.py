@@ -9,7 +9,8 @@ from pathlib import Path
 from vsim.core.data_dirs import CHECKOUT, data_root, resolve_config
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = ("setup.py", "setup.cfg", "pyproject.toml", "README.md", "MANIFEST.in", "vsim", "models", "configs")
+SOURCES = ("setup.py", "setup.cfg", "pyproject.toml", "README.md", "MANIFEST.in", "vsim", "models", "configs",
+           "validation/steal")
 
 
 def test_a_source_checkout_reads_the_repositorys_folders():
@@ -43,6 +44,7 @@ def test_a_built_package_carries_models_and_configs(tmp_path):
     source.mkdir()
     for name in SOURCES:
         copy = shutil.copytree if (ROOT / name).is_dir() else shutil.copy
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
         copy(ROOT / name, source / name)
     env = dict(os.environ, VSIM_PURE_PYTHON="1")
     subprocess.run([sys.executable, "setup.py", "-q", "build_py", "--build-lib", str(tmp_path / "lib")],
@@ -64,3 +66,10 @@ def test_a_built_package_carries_models_and_configs(tmp_path):
     assert ran.returncode == 0, ran.stderr
     assert '"config": "configs/voip-vsphere5/fig2.toml"' in ran.stdout
     assert list(elsewhere.iterdir()) == []
+    stolen = vsim("run", "configs/validation/cpu_cgroups.toml", "--duration", "1", "--json", "-")
+    assert stolen.returncode == 0 and '"host_steal"' in stolen.stdout, stolen.stderr  # its steal trace is shipped
+    traced = vsim("run", "configs/voip-vsphere5/fig2.toml", "--duration", "2", "--trace", "sim.csv")
+    assert traced.returncode == 0, traced.stderr
+    validated = vsim("validate", "sim.csv", "--scenario", "configs/voip-vsphere5/fig2.toml", "--duration", "2",
+                     "--replications", "1", "--tolerance", "jitter_ms.p50=1000")
+    assert validated.returncode == 0, validated.stderr
