@@ -775,3 +775,14 @@ def test_readme_lists_every_committed_figure_and_whatif_template():
     for template in sorted(WHATIF.glob("*.toml")):
         assert f"| `{template.name}` |" in readme, template
     assert '"warmup_s", "engine", "summary"' in readme
+
+
+def test_a_measured_trace_given_twice_is_refused(capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr("vsim.validate.validation.run_validation", lambda *a, **k: pytest.fail("validated"))
+    trace = tmp_path / "m.csv"
+    trace.write_text("measured")
+    (tmp_path / "link.csv").symlink_to(trace)
+    code, out, err = vsim(capsys, "validate", str(trace), str(tmp_path / "link.csv"), "--scenario", CONFIG)
+    assert code == 2 and out == ""
+    assert one_line_error(err) == f"vsim: error: {tmp_path / 'link.csv'}: expected each measured trace once; " \
+                                  f"it is also given as {trace}"

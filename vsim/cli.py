@@ -433,6 +433,16 @@ def _jitter(args):
         _emit(args.json, report_json(args.capture, streams))
 
 
+def _check_traces_once(traces):
+    """Each measured trace given once: a second copy would count its samples twice."""
+    seen = []
+    for trace in traces:
+        for earlier in seen:
+            if Path(trace).exists() and Path(earlier).exists() and os.path.samefile(trace, earlier):
+                raise InputError(trace, None, f"expected each measured trace once; it is also given as {earlier}")
+        seen.append(trace)
+
+
 def _in_dir(directory, names):
     """(--out, path) of each file ``names`` an --out ``directory`` receives (none without one)."""
     return [] if directory is None else [("--out", Path(directory) / name) for name in names]
@@ -447,7 +457,8 @@ def _validate(args):
         check_output_file(args.json, "--json")
     if args.out is not None:
         check_output_dir(args.out, "--out", files=("report.md", "results.json"))
-    scenario = resolve_config(args.scenario)
+    scenario = str(resolve_config(args.scenario))
+    _check_traces_once(args.traces)
     check_apart([("--json", args.json)] + _in_dir(args.out, ("report.md", "results.json")),
                 [("a trace to validate", trace) for trace in args.traces] + [("the scenario", scenario)])
     options = Options(tuple(args.traces), scenario, tuple(args.set), args.replications, args.duration,

@@ -537,3 +537,9 @@ def test_without_vm_instances_the_first_media_server_group_gives_the_codec(tmp_p
 def test_every_media_server_shares_the_first_ones_codec(tmp_path, overrides, key, first):
     err = group_error(tmp_path, SERVER_GROUPS, overrides)
     assert err.where == key and f"the codec of {first}" in err.expected, str(err)
+
+
+@pytest.mark.parametrize("override", ["vm.shares=inf", "vm.limit=inf", "measured_vm.shares=-inf"])
+def test_an_infinite_number_is_refused_where_the_key_does_not_mean_none(override):
+    err = load_error([override])
+    assert err.where == override.split("=")[0] and ("finite" in err.expected or ">=" in err.expected), str(err)

@@ -53,6 +53,12 @@ def test_lost_packet_has_no_arrival_and_survives_a_file_round_trip(tmp_path):
      "line 6", "thread 0, tick 3 is also on line 4"),
     (f"{MAGIC}\n# kind: packets\nstream,class,seq,rtp_timestamp,send_s,arrival_s,size_bytes\n"
      "0x1,voice,1,160,0.0,0.001,-78\n", "line 4", "size_bytes >= 1"),
+    (f"{MAGIC}\n# kind: packets\nstream,class,seq,rtp_timestamp,send_s,arrival_s,size_bytes\n"
+     "0x1,voice,1,4294967301,0.0,0.001,78\n", "line 4", "rtp_timestamp <= 4.29497e+09"),
+    (f"{MAGIC}\n# kind: packets\nstream,class,seq,rtp_timestamp,send_s,arrival_s,size_bytes\n"
+     "0x1,voice,1,99999999999999999999,0.0,0.001,78\n", "line 4", "64-bit integer"),
+    (f"{MAGIC}\n# kind: packets\nstream,class,seq,rtp_timestamp,send_s,arrival_s,size_bytes\n"
+     "0x1,voice,1,160,0.0,1e300,78\n", "line 4", "a time within 1e+10 s in column 'arrival_s'"),
     (f"{MAGIC}\n# kind: cpu_ticks\nvm,worker,tick,scheduled_s,start_s,end_s\nvm0,0,0,0.02,0.019,0.03\n",
      "line 4", "start_s >= scheduled_s"),
     (f"{MAGIC}\n# kind: cpu_ticks\nvm,worker,tick,scheduled_s,start_s,end_s\nvm0,0,0,0.02,0.021,0.0205\n",

@@ -108,7 +108,7 @@ class SchedulerModel:
 class NicModel:
     """The uplink NIC: line rate, transmit queue, latency, transmit stage and completion signals."""
 
-    rate_bps: float = field(metadata=positive("bit/s", "line rate"))
+    rate_bps: float = field(metadata={**positive("bit/s", "line rate (inf: none, as a veth's)"), "infinite": True})
     queue_packets: int = field(metadata={"min": 1, "doc": "uplink transmit queue depth"})
     latency: float = field(metadata=non_negative("s", "switch and port latency"))
     queue_bytes: int | None = field(default=None, metadata={

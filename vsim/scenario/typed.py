@@ -11,7 +11,8 @@ a union of ``bool``, ``int``, ``float`` and ``str`` (any of them, kept as writte
 ``Literal[...]``, ``X | None``, ``list[X]`` and ``tuple[X, ...]`` (both stored
 as tuples), ``dict[str, X]`` and nested dataclasses. ``bool`` is never
 accepted where a number is expected. Field metadata may carry ``min``,
-``max``, ``min_exclusive``, ``max_exclusive`` and ``unit`` (checked on numbers,
+``max``, ``min_exclusive``, ``max_exclusive``, ``infinite`` (a float may be inf;
+otherwise it must be finite) and ``unit`` (checked on numbers,
 including the numbers inside lists and tables) and ``doc`` (shown by
 ``describe``). A dataclass may define ``validate(self, source, path)`` for
 cross-field checks; it runs after construction and reports with ``fail``.
@@ -20,6 +21,7 @@ cross-field checks; it runs after construction and reports with ``fail``.
 import dataclasses
 import functools
 import json
+import math
 import re
 import types
 import typing
@@ -210,6 +212,8 @@ def _scalar(annotation, value, meta, source, path):
             fail(source, path, f"{expected}, got an integer too large for a number")
     if annotation in (int, float) and not _within_bounds(number, meta):
         fail(source, path, f"{expected}, got {_short_repr(value)}")
+    if annotation is float and math.isinf(number) and not meta.get("infinite"):
+        fail(source, path, f"expected a finite number, got {_short_repr(value)}")
     return number
 
 

@@ -20,7 +20,10 @@ missing value (a lost packet has no arrival time), allowed only in the
 columns that say so. Times are seconds; sizes are bytes.
 
 Rows must also be possible: no column goes below its ``minimum`` (a thread
-cannot wake early, a frame has a size), no header key is given twice, the
+cannot wake early, a frame has a size) or above its ``maximum`` (an RTP
+timestamp has 32 bits), an integer fits in 64 bits, a time is within
+``MAX_SECONDS`` (a clock's epoch time fits; squares of such times still
+fit in a float), no header key is given twice, the
 columns of ``ORDERED`` never run backwards within a row (a tick's work ends
 after it starts, which is not before it was due), and the columns of
 ``UNIQUE`` name each row once (a thread's tick is measured once). A packet may
@@ -44,6 +47,7 @@ from vsim.core.errors import InputError
 from vsim.validate.text_file import read_text
 
 MAGIC = "# vsim-trace 1"
+MAX_SECONDS = 1e10  # about 317 years
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,7 @@ class Column:
     doc: str
     optional: bool = False
     minimum: float | None = None
+    maximum: float | None = None
 
 
 SCHEMAS = {
@@ -69,7 +74,8 @@ SCHEMAS = {
         Column("stream", str, "stream name (an RTP stream: its SSRC in hex)"),
         Column("class", str, "traffic class (voice, flood, ...)"),
         Column("seq", int, "sequence number within the stream", minimum=0),
-        Column("rtp_timestamp", int, "RTP timestamp in clock units (0 for non-RTP traffic)", minimum=0),
+        Column("rtp_timestamp", int, "RTP timestamp in clock units (0 for non-RTP traffic)", minimum=0,
+               maximum=2**32 - 1),
         Column("send_s", float, "send time, s"),
         Column("arrival_s", float, "arrival time, s; empty when the packet was lost", optional=True),
         Column("size_bytes", int, "frame size on the wire, bytes", minimum=1),
@@ -130,6 +136,12 @@ def _cell(text, column, path, line):
     if column.kind is float and not math.isfinite(value):
         raise InputError(path, f"line {line}", f"expected a finite number in column '{column.name}', "
                                                f"got {text!r}")
+    if column.kind is float and abs(value) > MAX_SECONDS:
+        raise InputError(path, f"line {line}", f"expected a time within {MAX_SECONDS:g} s in column "
+                                               f"'{column.name}', got {text!r}")
+    if column.kind is int and not -2**63 <= value < 2**63:
+        raise InputError(path, f"line {line}", f"expected a 64-bit integer in column '{column.name}', "
+                                               f"got {text[:30]!r}")
     return value
 
 
@@ -196,13 +208,16 @@ def _check_rows(kind, columns, path, header_line):
         return columns[name][row].item()
 
     for column in SCHEMAS[kind]:
-        if column.minimum is None:
-            continue
-        below = np.flatnonzero(np.asarray(columns[column.name]) < column.minimum)
-        if below.size:
-            row = below[0]
-            raise InputError(path, where(row), f"expected {column.name} >= {column.minimum:g}, "
-                                               f"got {value(column.name, row)!r}")
+        if column.minimum is not None:
+            below = np.flatnonzero(np.asarray(columns[column.name]) < column.minimum)
+            if below.size:
+                raise InputError(path, where(below[0]), f"expected {column.name} >= {column.minimum:g}, "
+                                                        f"got {value(column.name, below[0])!r}")
+        if column.maximum is not None:
+            above = np.flatnonzero(np.asarray(columns[column.name]) > column.maximum)
+            if above.size:
+                raise InputError(path, where(above[0]), f"expected {column.name} <= {column.maximum:g}, "
+                                                        f"got {value(column.name, above[0])!r}")
     for earlier, later in ORDERED.get(kind, ()):
         backwards = np.flatnonzero(columns[later] < columns[earlier])
         if backwards.size:
