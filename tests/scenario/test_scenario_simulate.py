@@ -452,3 +452,12 @@ def test_netiocs_extra_host_cpu_is_what_its_extra_interrupts_cost(vms):
     assert netioc_interrupts > default_interrupts
     assert netioc_busy - default_busy == pytest.approx(
         (netioc_interrupts - default_interrupts) * cost, rel=1e-3)
+
+
+def test_scaling_every_vms_shares_keeps_the_transmit_worlds_served():
+    """Shares are relative: ten times the default for every VM gives its transmit world ten times
+    too, so an over-committed host still sends every frame (a fixed 1000 lost 39 % of them)."""
+    plain = simulate(fig3("vm.instances=14"), 1, duration=4.0)
+    scaled = simulate(fig3("vm.instances=14", "vm.shares=40000"), 1, duration=4.0)
+    assert plain["voice"]["loss_fraction"] == scaled["voice"]["loss_fraction"] == 0.0
+    assert scaled["jitter"]["mean_ms"] == pytest.approx(plain["jitter"]["mean_ms"], rel=0.1)

@@ -166,7 +166,7 @@ class Simulation:
         vnic, work, codec = spec.vnic, spec.work, self.codec
         group = self._add_vm(spec.name, spec.cpu, spec.vcpus, spec.affinity,
                              (work.refill_same_socket, work.refill_other_socket))
-        tx_world = self._add_transmit_world(spec.name)
+        tx_world = self._add_transmit_world(spec.name, spec.cpu, spec.vcpus)
         port = self.uplink.add_port(spec.name) if shared else None
         tx = VnicTransmit(self.env, self.machine, tx_world, self.uplink, receiver,
                           tx_cost=vnic.tx_cost, rx_cost=vnic.rx_cost, ring_size=vnic.tx_ring,
@@ -201,7 +201,7 @@ class Simulation:
         if probe.discrete:
             self._add_request_response(spec, probe, index, nic, exclusive, rng)
             return
-        tx_world = self._add_transmit_world(spec.name)
+        tx_world = self._add_transmit_world(spec.name, spec.cpu, spec.vcpus)
         port = self.uplink.add_port(spec.name)
         counted = probe.counted_bytes(vnic.tso_frames) if hasattr(probe, "counted_bytes") else None
         traffic_class = VOICE_CLASS + 1 + index
@@ -285,9 +285,14 @@ class Simulation:
         self.machine.add_group(group)
         return group
 
-    def _add_transmit_world(self, name):
-        """A VM's vNIC transmit world in a group of its own (a cgroup of default weight on Linux)."""
-        shares = cgroups.CGROUP_WEIGHT_DEFAULT if self.linux else 1000.0  # Group's default
+    def _add_transmit_world(self, name, cpu, vcpus):
+        """A VM's vNIC transmit world in a group of its own (a cgroup of default weight on Linux).
+
+        Under proportional share it holds one vCPU's part of its VM's shares (``cpu``'s over
+        ``vcpus``: 1000 by default), as a VM's helper worlds draw on the VM's allocation, so
+        scaling every VM's shares by one factor changes nothing (a fixed 1000 starved the
+        transmit worlds of VMs given ten times the default shares)."""
+        shares = cgroups.CGROUP_WEIGHT_DEFAULT if self.linux else cpu["shares"] / vcpus
         tx_group = Group(f"{name}.vnic-tx", shares=shares, cosched=False)
         tx_world = World(f"{name}.vnic-tx", tx_group)
         self.machine.add_group(tx_group)
