@@ -131,7 +131,7 @@ def test_same_seed_same_summary_with_background():
 
 @pytest.mark.parametrize("setting, message", [
     ("vm.background_burst=-0.001", "vm.background_burst: expected a number >= 0"),
-    ("vm.background_burst=inf", "vm.background_burst: expected a finite time"),
+    ("vm.background_burst=inf", "vm.background_burst: expected a finite number"),
     ("vm.background_interval=0", "vm.background_interval: expected a number > 0"),
 ])
 def test_bad_background_settings_name_their_key(setting, message):

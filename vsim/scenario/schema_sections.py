@@ -9,7 +9,6 @@ more than one of its keys (the checks against the models are in
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
@@ -32,10 +31,7 @@ class RunSection:
     replications: int = field(default=5, metadata={"min": 1, "doc": "independent runs per point"})
 
     def validate(self, source, path):
-        """A finite duration, longer than the warm-up."""
-        if not math.isfinite(self.duration):
-            fail(source, f"{path}.duration" if path else "duration",
-                 f"expected a finite duration (s), got {self.duration}")
+        """A duration longer than the warm-up."""
         if self.warmup >= self.duration:
             default = "" if self.warmup != DEFAULT_WARMUP else (
                 f": the default warm-up ({DEFAULT_WARMUP} s) is not shorter than the run "
@@ -105,10 +101,7 @@ class VmSection:
         return burst, interval
 
     def validate(self, source, path):
-        """Finite background times, no limit below the reservation, distinct affinity CPUs."""
-        for name in ("background_burst", "background_interval"):
-            if getattr(self, name) is not None and not math.isfinite(getattr(self, name)):
-                fail(source, f"{path}.{name}", f"expected a finite time (s), got {getattr(self, name)}")
+        """No limit below the reservation, distinct affinity CPUs."""
         if self.limit is not None and self.limit < self.reservation:
             fail(source, f"{path}.limit", f"expected a limit >= the reservation ({self.reservation}), "
                  f"got {self.limit}")
@@ -153,14 +146,11 @@ class ClientSection:
              "(default: the client model's)"))
 
     def validate(self, source, path):
-        """A nominal delay only for the fixed buffer, and a finite one."""
+        """A nominal delay only for the fixed buffer."""
         if self.jitter_buffer_nominal is not None and self.jitter_buffer != "fixed":
             fail(source, f"{path}.jitter_buffer_nominal",
                  f'expected no nominal delay with jitter_buffer = "{self.jitter_buffer}" '
                  '(it applies to the fixed jitter buffer only)')
-        if self.jitter_buffer_nominal is not None and not math.isfinite(self.jitter_buffer_nominal):
-            fail(source, f"{path}.jitter_buffer_nominal",
-                 f"expected a finite time (s), got {self.jitter_buffer_nominal}")
 
 
 @dataclass(frozen=True)

@@ -212,7 +212,7 @@ def _scalar(annotation, value, meta, source, path):
             fail(source, path, f"{expected}, got an integer too large for a number")
     if annotation in (int, float) and not _within_bounds(number, meta):
         fail(source, path, f"{expected}, got {_short_repr(value)}")
-    if annotation is float and math.isinf(number) and not meta.get("infinite"):
+    if annotation is float and not math.isfinite(number) and not (math.isinf(number) and meta.get("infinite")):
         fail(source, path, f"expected a finite number, got {_short_repr(value)}")
     return number
 
