@@ -35,7 +35,8 @@ def test_a_run_shorter_than_the_default_warm_up_says_so_and_how_to_set_one():
     with pytest.raises(InputError) as caught:
         from_dict(RunSection, {"duration": 3.0}, source="t.toml", path="run")
     assert caught.value.where == "run.warmup"
-    assert "the default warm-up (5.0 s) is not shorter than the run (3.0 s)" in caught.value.expected
+    assert "got 5.0 (the default, used when run.warmup is not set), which is not shorter than the run (3.0 s)" \
+        in caught.value.expected
     assert "set run.warmup" in caught.value.expected
 
 

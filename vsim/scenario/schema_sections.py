@@ -34,8 +34,8 @@ class RunSection:
         """A duration longer than the warm-up."""
         if self.warmup >= self.duration:
             default = "" if self.warmup != DEFAULT_WARMUP else (
-                f": the default warm-up ({DEFAULT_WARMUP} s) is not shorter than the run "
-                f"({self.duration} s) when run.warmup is not set; set run.warmup, e.g. to "
+                f" (the default, used when run.warmup is not set), which is not shorter than the run "
+                f"({self.duration} s); set run.warmup, e.g. to "
                 f"{self.duration / 2:g} (half the run, as --duration does)")
             fail(source, f"{path}.warmup" if path else "warmup",
                  f"expected a warmup shorter than the duration ({self.duration} s), got "
