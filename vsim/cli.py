@@ -22,7 +22,7 @@ import vsim
 from vsim.core.atomic import write_text
 from vsim.core.data_dirs import resolve_config
 from vsim.core.errors import InputError
-from vsim.core.output_check import check_apart, check_output_dir, check_output_file
+from vsim.core.output_check import check_apart, check_output_dir, check_output_file, same_file
 from vsim.core.standard_output import GuardedStdout
 from vsim.core.progress import simulated_clock_bar
 from vsim.experiments.claims import load_claims
@@ -287,11 +287,10 @@ def _run(args):
         check_output_file(args.json, "--json")
     _check_trace_options(args)
     config = resolve_config(args.config)
-    check_apart([("--json", args.json), ("--trace", args.trace)], [("the config", config)])
     loaded = load_scenario(config, args.set)
-    if loaded.scenario.host.steal_trace is not None:
-        check_apart([("--json", args.json), ("--trace", args.trace)],
-                    [("host.steal_trace", Path(config).parent / loaded.scenario.host.steal_trace)])
+    steal = loaded.scenario.host.steal_trace
+    check_apart([("--json", args.json), ("--trace", args.trace)],
+                [("the config", config), ("host.steal_trace", steal and Path(config).parent / steal)])
     run = loaded.scenario.run
     seed = run.seed if args.seed is None else args.seed
     duration = run.duration if args.duration is None else args.duration
@@ -435,12 +434,10 @@ def _jitter(args):
 
 def _check_traces_once(traces):
     """Each measured trace given once: a second copy would count its samples twice."""
-    seen = []
-    for trace in traces:
-        for earlier in seen:
-            if Path(trace).exists() and Path(earlier).exists() and os.path.samefile(trace, earlier):
+    for index, trace in enumerate(traces):
+        for earlier in traces[:index]:
+            if same_file(trace, earlier):
                 raise InputError(trace, None, f"expected each measured trace once; it is also given as {earlier}")
-        seen.append(trace)
 
 
 def _in_dir(directory, names):

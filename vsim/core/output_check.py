@@ -106,7 +106,7 @@ def _try_writing_into(directory, named, option):
     os.unlink(probe)
 
 
-def _same_file(a, b):
+def same_file(a, b):
     """Whether paths ``a`` and ``b`` name one file (through links, or as one path not yet made)."""
     try:
         return os.path.samefile(a, b)
@@ -128,10 +128,10 @@ def check_apart(outputs, inputs):
     outputs = [(option, str(path)) for option, path in outputs if path is not None and _regular(str(path))]
     for index, (option, path) in enumerate(outputs):
         for what, source in inputs:
-            if source is not None and Path(source).exists() and _same_file(path, source):
+            if source is not None and Path(source).exists() and same_file(path, source):
                 raise InputError(path, option, f"expected an output apart from the inputs; it is {what}, "
                                                "which writing it would destroy")
         for other, other_path in outputs[:index]:
-            if _same_file(path, other_path):
+            if same_file(path, other_path):
                 raise InputError(path, option, f"expected a file apart from {other} ({other_path}); "
                                                "both would be written there")

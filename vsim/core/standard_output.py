@@ -24,25 +24,22 @@ class GuardedStdout:
     def _fail(self, reason):
         raise InputError("standard output", None, f"cannot write ({reason}); redirect it or use --json PATH")
 
-    def write(self, text):
-        if self.stream is None:
-            self._fail("it is closed")
+    def _call(self, method, *args):
         try:
-            return self.stream.write(text)
+            return getattr(self.stream, method)(*args)
         except BrokenPipeError:
             raise
         except OSError as exc:
             self._fail(exc.strerror or exc)
 
-    def flush(self):
+    def write(self, text):
         if self.stream is None:
-            return
-        try:
-            self.stream.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            self._fail(exc.strerror or exc)
+            self._fail("it is closed")
+        return self._call("write", text)
+
+    def flush(self):
+        if self.stream is not None:
+            self._call("flush")
 
     def __getattr__(self, name):
         if self.stream is None:

@@ -3,8 +3,7 @@
 import sys
 from pathlib import Path
 
-from vsim.core.errors import InputError
-from vsim.core.output_check import check_output_file
+from vsim.core.output_check import check_apart, check_output_file
 from vsim.probe import cleanup, cpu_probe, net_probe, steal_probe, timer_probe
 from vsim.probe.guard import HardTimeout, Interrupted
 
@@ -22,11 +21,7 @@ def _check_net_outputs(args):
              ("the summary", out.with_suffix(".summary.txt"))]
     for label, path in files[1:]:
         check_output_file(str(path), label)
-    for index, (label, path) in enumerate(files):
-        for other, other_path in files[:index]:
-            if path.resolve() == other_path.resolve():
-                raise InputError(str(path), label, f"expected a file apart from {other} ({other_path}); "
-                                                   f"the probe writes both")
+    check_apart(files, [])
 
 
 def run_probe(args):

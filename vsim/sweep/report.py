@@ -10,9 +10,10 @@ scenario's traffic (``sweep_metrics``): with voice, the measured VM's jitter,
 every VM's jitter, loss, and the packets the guests sent against the offered
 rate (below 100 % the guests fall behind their ticks); per bulk traffic group
 its throughput; per request/response group its transactions/s and one-way
-latency (mean and 99th percentile); always host CPU, and when there are VMs (media servers and bulk
-traffic senders) per scenario group the CPU its VMs used, and the VMs' ready and co-stop time. A metric a run does not have (no measuring conference)
-is reported as missing rather than guessed.
+latency (mean and 99th percentile); always host CPU, and when there are VMs
+(media servers and bulk traffic senders) per scenario group the CPU its VMs
+used, and the VMs' ready and co-stop time. A metric a run does not have (no
+measuring conference) is reported as missing rather than guessed.
 """
 
 import dataclasses
@@ -134,7 +135,8 @@ HOST_CPU = Metric("host_cpu_pct", "host CPU %", lambda s: s["host"]["cpu_util_pc
 
 def group_used_metric(group):
     """The column of a scenario group's CPU: what its VMs used, per VM (vCPUs summed)."""
-    return Metric(f"used_pct.{group}", f"{group} used % per VM (vCPUs summed)", _per_vm_mean("used_pct", group), "cpu")
+    return Metric(f"used_pct.{group}", f"{group} used % per VM (vCPUs summed)",
+                  _per_vm_mean("used_pct", group), "cpu")
 
 
 VM_CPU = (Metric("ready_pct", "ready % per VM (vCPUs summed)", _per_vm_mean("ready_pct"), "cpu"),

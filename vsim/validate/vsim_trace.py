@@ -208,16 +208,11 @@ def _check_rows(kind, columns, path, header_line):
         return columns[name][row].item()
 
     for column in SCHEMAS[kind]:
-        if column.minimum is not None:
-            below = np.flatnonzero(np.asarray(columns[column.name]) < column.minimum)
-            if below.size:
-                raise InputError(path, where(below[0]), f"expected {column.name} >= {column.minimum:g}, "
-                                                        f"got {value(column.name, below[0])!r}")
-        if column.maximum is not None:
-            above = np.flatnonzero(np.asarray(columns[column.name]) > column.maximum)
-            if above.size:
-                raise InputError(path, where(above[0]), f"expected {column.name} <= {column.maximum:g}, "
-                                                        f"got {value(column.name, above[0])!r}")
+        for bound, outside, sign in ((column.minimum, np.less, ">="), (column.maximum, np.greater, "<=")):
+            bad = np.flatnonzero(outside(columns[column.name], bound)) if bound is not None else ()
+            if len(bad):
+                raise InputError(path, where(bad[0]), f"expected {column.name} {sign} {bound:g}, "
+                                                      f"got {value(column.name, bad[0])!r}")
     for earlier, later in ORDERED.get(kind, ()):
         backwards = np.flatnonzero(columns[later] < columns[earlier])
         if backwards.size:
@@ -227,8 +222,7 @@ def _check_rows(kind, columns, path, header_line):
     key_columns = UNIQUE.get(kind)
     if key_columns:
         seen = {}
-        for row, key in enumerate(zip(*(columns[name].tolist() if isinstance(columns[name], np.ndarray)
-                                        else columns[name] for name in key_columns))):
+        for row, key in enumerate(zip(*(np.asarray(columns[name]).tolist() for name in key_columns))):
             if key in seen:
                 named = ", ".join(f"{name} {value}" for name, value in zip(key_columns, key))
                 raise InputError(path, where(row), f"expected one row per {'/'.join(key_columns)}, "
