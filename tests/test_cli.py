@@ -539,6 +539,15 @@ def test_sweep_out_writes_the_report_and_figures(capsys, tmp_path):
     assert json.loads((tmp_path / "ht" / "results.json").read_text())["overrides"] == ["vm.instances=2"]
 
 
+def test_sweep_json_may_go_into_the_out_directory_it_creates(capsys, tmp_path):
+    out = tmp_path / "new"
+    code, _, err = vsim(capsys, "sweep", CONFIG, *SWEEP, "--quiet", "--out", str(out),
+                        "--json", str(out / "sweep.json"))
+    assert code == 0, err
+    assert json.loads((out / "sweep.json").read_text())["points"][0]["x"] == 1
+    assert "sweep.json" not in json.loads((out / "results.json").read_text())["files"]
+
+
 def test_sweep_of_values_that_change_nothing_says_why(capsys):
     code, out, err = vsim(capsys, "sweep", CONFIG, "--set", 'sweep.key="vm.reservation"',
                           "--set", "sweep.values=[0, 0.5, 1]", "--set", "vm.instances=12",
@@ -605,6 +614,17 @@ def test_describe_model_shows_provenance(capsys):
     code, out, _ = vsim(capsys, "describe", "workloads/vmcd_g729")
     assert code == 0
     assert "frame_cost" in out and "fitted to: voip5." in out and "source: " in out
+
+
+def test_describe_a_model_file_describes_the_model_not_a_config(capsys, tmp_path):
+    """``models/codecs/g729.toml`` is the model ``codecs/g729``, wherever its models folder is."""
+    code, out, _ = vsim(capsys, "describe", str(REPO / "models" / "codecs" / "g729.toml"))
+    assert code == 0 and out.startswith("codecs/g729  (") and "payload_bytes = 20 B" in out
+    own = tmp_path / "mine" / "codecs"
+    own.mkdir(parents=True)
+    (own / "fast.toml").write_text((REPO / "models" / "codecs" / "g729.toml").read_text())
+    code, out, _ = vsim(capsys, "describe", str(own / "fast.toml"))
+    assert code == 0 and out.startswith(f"codecs/fast  ({own / 'fast.toml'})")
 
 
 def test_describe_model_shows_only_its_policys_parameters(capsys):

@@ -32,9 +32,10 @@ from vsim.experiments.reproduce import (STUDIES, claim_rows, claims_json, run_st
 from vsim.probe.arguments import add_probe_arguments
 from vsim.probe.command import run_probe
 from vsim.scenario.describe_config import describe_config
-from vsim.scenario.describe_model import describe_model
+from vsim.scenario.describe_model import describe_model, model_file_ref
 from vsim.scenario.load import load_scenario
 from vsim.scenario.memory import check_memory
+from vsim.scenario.run_length import check_run_length
 from vsim.scenario.run_text import run_text
 from vsim.scenario.simulate import EngineError, Simulation, default_warmup
 from vsim.sweep.executor import QUICK, RunPlan, Sweep, overrides_text, point_runs, run_tasks, sweep_tasks
@@ -188,7 +189,8 @@ def _add_describe_parser(commands):
     """``vsim describe TARGET``: a model's parameters or a config's keys."""
     desc = commands.add_parser("describe", help="show a model's parameters or a config's keys")
     desc.add_argument("target", metavar="TARGET",
-                      help="a model ref such as workloads/vmcd_g729, or a config file (*.toml)")
+                      help="a model ref such as workloads/vmcd_g729 or its file (models/workloads/vmcd_g729.toml), "
+                           "or a config file (*.toml)")
     desc.set_defaults(handler=_describe)
 
 
@@ -295,6 +297,8 @@ def _run(args):
     seed = run.seed if args.seed is None else args.seed
     duration = run.duration if args.duration is None else args.duration
     warmup = default_warmup(run, duration)
+    check_run_length(args.config, "--duration" if args.duration is not None else "run.duration",
+                     loaded, duration, warmup)
     check_memory([(args.config, loaded, duration)], jobs=1)
     ticks = args.trace is not None and args.trace_kind == "cpu_ticks"
     try:
@@ -382,10 +386,10 @@ def _plan(args):
 # ---------------------------------------------------------------- sweep
 def _sweep(args):
     stem = Path(args.config).stem
-    if args.json is not None:
-        check_output_file(args.json, "--json")
     if args.out is not None:
         check_output_dir(args.out, "--out", files=report_files(stem))
+    if args.json is not None:
+        check_output_file(args.json, "--json", created=args.out)
     config = resolve_config(args.config)
     check_apart([("--json", args.json)] + _in_dir(args.out, report_files(stem)), [("the config", config)])
     loaded = load_scenario(config, args.set)
@@ -394,6 +398,8 @@ def _sweep(args):
         raise InputError(args.config, "sweep", "expected a [sweep] table with key and values "
                          "(or --set sweep.key=KEY --set sweep.values=[...])")
     duration, warmup, replications = _plan(args).resolve(scenario.run)
+    check_run_length(args.config, "--duration" if args.duration is not None else "run.duration",
+                     loaded, duration, warmup)
     check_memory(point_runs(args.config, loaded, duration), args.jobs)
     tasks = sweep_tasks(config, loaded, duration, warmup, replications, args.set)
     summaries = run_tasks(tasks, args.jobs, None if args.quiet else _note)
@@ -409,14 +415,14 @@ def _sweep(args):
         sys.stderr.write(table)
     else:
         sys.stdout.write(table)
-    if args.json is not None:
-        _emit(args.json, report_json(scenario.name, result, reports))
-    if args.out is not None:
+    if args.out is not None:  # first: it creates the directory a --json file may be in
         try:
             written = write_report(args.out, stem, scenario.name, result, reports)
         except OSError as exc:
             raise InputError(args.out, None, f"cannot write ({exc.strerror or exc})") from None
         _note(f"wrote {', '.join(str(path) for path in written)}")
+    if args.json is not None:
+        _emit(args.json, report_json(scenario.name, result, reports))
 
 
 # --------------------------------------------------------------- jitter
@@ -450,10 +456,10 @@ def _validate(args):
     """Exit code 1 (with a one-line verdict) when a check is outside its tolerance."""
     from vsim.validate.validation import Options, run_validation, write_outputs
     from vsim.validate.validation_report import report_text, results_json, verdict_line
-    if args.json is not None:
-        check_output_file(args.json, "--json")
     if args.out is not None:
         check_output_dir(args.out, "--out", files=("report.md", "results.json"))
+    if args.json is not None:
+        check_output_file(args.json, "--json", created=args.out)
     scenario = str(resolve_config(args.scenario))
     _check_traces_once(args.traces)
     check_apart([("--json", args.json)] + _in_dir(args.out, ("report.md", "results.json")),
@@ -462,10 +468,10 @@ def _validate(args):
                       args.seed, tuple(args.tolerance), args.jobs)
     result = run_validation(options, None if args.quiet else _note)
     (sys.stderr if args.json == "-" else sys.stdout).write(report_text(result.doc))
+    if args.out is not None:  # first: it creates the directory a --json file may be in
+        _note(f"wrote {', '.join(str(path) for path in write_outputs(args.out, result))}")
     if args.json is not None:
         _emit(args.json, results_json(result.doc))
-    if args.out is not None:
-        _note(f"wrote {', '.join(str(path) for path in write_outputs(args.out, result))}")
     if result.failed:
         _note(f"vsim: validation failed: {verdict_line(result.doc)}")
         return 1
@@ -479,7 +485,11 @@ def _probe(args):
 
 # ------------------------------------------------------------- describe
 def _describe(args):
-    if args.target.endswith(".toml"):
+    model_file = model_file_ref(resolve_config(args.target))
+    if model_file is not None:
+        models_dir, ref = model_file
+        print(describe_model(ref, models_dir))
+    elif args.target.endswith(".toml"):
         print(describe_config(resolve_config(args.target)))
     else:
         print(describe_model(args.target))

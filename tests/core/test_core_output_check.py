@@ -38,6 +38,17 @@ def test_a_missing_directory_is_refused_not_created(tmp_path):
     assert not (tmp_path / "missing").exists()
 
 
+def test_a_file_in_the_directory_the_command_creates_passes(tmp_path):
+    """``sweep --out NEW --json NEW/x.json``: NEW is made before the file is written."""
+    out = tmp_path / "new"
+    check_output_file(out / "x.json", "--json", created=out)
+    check_output_file(out / "x.json", "--json", created=str(out) + "/")
+    assert "does not exist" in refused(check_output_file, tmp_path / "other" / "x.json", "--json",
+                                       created=out)
+    assert "does not exist" in refused(check_output_file, out / "sub" / "x.json", "--json", created=out)
+    assert not out.exists()
+
+
 def test_a_directory_is_not_a_file(tmp_path):
     assert "found a directory" in refused(check_output_file, tmp_path, "--json")
 

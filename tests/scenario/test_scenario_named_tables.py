@@ -44,6 +44,14 @@ def test_an_unknown_name_in_a_typed_scenario_names_the_tables_there():
     with pytest.raises(InputError) as info:
         with_named_value(scenario, split_named_key("group.voip.count"), 2, "x.toml", "sweep.key")
     assert info.value.where == "sweep.key" and "tables (flood), got 'group.voip.count'" in str(info.value)
+    assert "did you mean" not in str(info.value)
+
+
+def test_a_misspelt_name_suggests_the_close_one():
+    scenario = load_scenario(VOICE_BESIDE_FLOOD).scenario
+    with pytest.raises(InputError) as info:
+        with_named_value(scenario, split_named_key("group.flod.count"), 2, "x.toml", "sweep.key")
+    assert info.value.expected.startswith("did you mean 'flood'? expected group.NAME.KEY")
 
 
 @given(st.sampled_from(NAMED_ARRAYS), st.lists(NAMES, min_size=1, max_size=4), st.data())

@@ -279,6 +279,32 @@ def test_unknown_key_with_nothing_close_lists_the_keys():
     assert str(err) == f"{SOURCE}: zzz: unknown key; expected one of: cores, scheduler, smt"
 
 
+@dataclass(frozen=True)
+class Guest:
+    """A guest table beside ``Host``."""
+
+    vcpus: int = 1
+    smt: bool = False
+
+
+@dataclass(frozen=True)
+class Machine:
+    """Two sibling tables: a key of one written in the other is pointed home."""
+
+    host: Host = field(default_factory=Host)
+    guest: Optional[Guest] = None
+
+
+def test_a_key_of_a_sibling_table_names_the_table_it_belongs_in():
+    err = error_of({"guest": {"cores": 8}}, Machine)
+    assert str(err) == f"{SOURCE}: guest.cores: unknown key here; it belongs in [host]"
+    err = error_of({"host": {"vcpus": 2}}, Machine)
+    assert err.where == "host.vcpus" and err.expected.endswith("it belongs in [guest]")
+    # a key both tables know is no mistake, and an unknown one keeps the generic message
+    assert from_dict(Machine, {"host": {"smt": True}, "guest": {"smt": True}}, source=SOURCE).guest.smt
+    assert error_of({"guest": {"zzz": 1}}, Machine).expected.startswith("unknown key; expected one of")
+
+
 def test_missing_required_key_describes_the_expected_type():
     err = error_of({"name": "x", "workloads": [{"name": "a"}]})
     assert str(err) == f"{SOURCE}: workloads[0].streams: missing required key (expected a list of tables)"

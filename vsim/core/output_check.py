@@ -23,11 +23,15 @@ from pathlib import Path
 from vsim.core.errors import InputError
 
 
-def check_output_file(path, option):
-    """Refuse ``path`` (an output file; ``-`` is stdout) unless it can be written."""
+def check_output_file(path, option, created=None):
+    """Refuse ``path`` (an output file; ``-`` is stdout) unless it can be written. ``created`` is
+    a directory the command creates before writing ``path`` (its ``--out``, already checked):
+    a file directly inside it may name it before it exists."""
     if path == "-":
         return
     path = Path(path)
+    if created is not None and not path.parent.exists() and same_file(path.parent, created):
+        return
     if path.is_dir():
         raise InputError(path, option, "expected a file to write, found a directory")
     if path.exists() and not path.is_file():  # a device or FIFO: written into, not replaced

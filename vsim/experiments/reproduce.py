@@ -22,6 +22,7 @@ from vsim.experiments.comparison import (BY_CONSTRUCTION, FITTED, NOT_MODELLED, 
 from vsim.experiments.ledger import load_design_choices, selected_on
 from vsim.scenario.load import load_scenario
 from vsim.scenario.memory import check_memory
+from vsim.scenario.run_length import check_run_length
 from vsim.sweep.executor import RunPlan, Sweep, point_runs, run_tasks, sweep_tasks
 
 REPO = data_root()  # holds the studies' configs/
@@ -79,6 +80,7 @@ def run_studies(names, plan=RunPlan(), jobs=1, progress=None):
             loaded = load_scenario(REPO / relative)
             check_recipe_study(name, loaded)
             duration, warmup, replications = plan.resolve(loaded.scenario.run)
+            check_run_length(REPO / relative, "--duration", loaded, duration, warmup)
             tasks = sweep_tasks(REPO / relative, loaded, duration, warmup, replications)
             planned.append((name, sweep_name, relative, tasks, loaded.fitted_claims()))
             runs += point_runs(REPO / relative, loaded, duration)

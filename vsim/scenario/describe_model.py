@@ -8,6 +8,7 @@ policy than the model's (a scheduler model sets only its own) are left out.
 """
 
 import dataclasses
+from pathlib import Path
 
 from vsim.core.errors import InputError
 from vsim.scenario.describe_config import toml_text
@@ -15,14 +16,24 @@ from vsim.scenario.models import DEFAULT_MODELS_DIR, MODEL_KINDS, load_model
 from vsim.scenario.toml_io import load_toml
 
 
-def describe_model(ref):
+def model_file_ref(path):
+    """(models folder, ref) of a model file ``<models>/<folder>/<name>.toml`` whose folder is one
+    of ``MODEL_KINDS`` (``models/codecs/g729.toml``), else None: such a file is a model, not a
+    config."""
+    path = Path(path)
+    if path.suffix != ".toml" or path.parent.name not in MODEL_KINDS:
+        return None
+    return path.parent.parent, f"{path.parent.name}/{path.stem}"
+
+
+def describe_model(ref, models_dir=DEFAULT_MODELS_DIR):
     """The text of ``vsim describe <folder>/<name>``: the model's file, description, and each of its
     parameters with its value, unit, meaning and where the value comes from."""
     kind = ref.split("/")[0]
     if kind not in MODEL_KINDS:
         raise InputError(ref, None, "expected a config file (*.toml) or a model ref <folder>/<name> with "
                          f"folder one of: {', '.join(MODEL_KINDS)}")
-    model = load_model(DEFAULT_MODELS_DIR, ref, MODEL_KINDS[kind], referrer="describe", key="TARGET")
+    model = load_model(models_dir, ref, MODEL_KINDS[kind], referrer="describe", key="TARGET")
     lines = [f"{ref}  ({model.path})"]
     description = load_toml(model.path).get("meta", {}).get("description")
     if description:

@@ -14,7 +14,7 @@ import re
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
-from vsim.core.errors import InputError
+from vsim.core.errors import InputError, did_you_mean
 from vsim.scenario.typed import fail
 
 # Dotted paths of the arrays of tables whose tables are reached by their ``name``.
@@ -111,8 +111,9 @@ def named_index(named, names, source, where):
         return names.index(named.name)
     named_ones = [str(name) for name in names if name is not None]
     there = ", ".join(named_ones) if named_ones else f"none: the scenario has no [[{named.array}]]"
-    fail(source, where, f"expected {named.array}.NAME.KEY with NAME one of the scenario's "
-         f"[[{named.array}]] tables ({there}), got {named.text()!r}")
+    close = did_you_mean(str(named.name), named_ones)
+    fail(source, where, f"{close + ' ' if close else ''}expected {named.array}.NAME.KEY with NAME one "
+         f"of the scenario's [[{named.array}]] tables ({there}), got {named.text()!r}")
 
 
 def named_table(data, named, source, where):

@@ -62,6 +62,7 @@ def from_dict(cls, data, *, source, path=""):
     for key in data:
         if key not in fields:
             fail(source, join_path(path, key), _unknown_key(str(key), list(fields)))
+    _refuse_misplaced_keys(fields, data, source, path)
     values = {}
     for name, (annotation, field) in fields.items():
         key_path = join_path(path, name)
@@ -255,6 +256,29 @@ def _bounds_text(meta):
         limits.append(f"{'<' if meta.get('max_exclusive') else '<='} {meta['max']}")
     text = " " + " and ".join(limits) if limits else ""
     return text + (f" ({meta['unit']})" if meta.get("unit") else "")
+
+
+def _refuse_misplaced_keys(fields, data, source, path):
+    """Refuse a key of one table (``[vm]``) that is unknown there but a key of a sibling table
+    (``[host]``), naming the table it belongs in, before the generic list of the keys expected."""
+    tables = {}
+    for name, (annotation, _) in fields.items():
+        kind, args = _kind(annotation)
+        if kind == "optional":
+            annotation = args[0]
+            kind, _ = _kind(annotation)
+        if kind == "dataclass":
+            tables[name] = _schema(annotation)
+    for name, table in tables.items():
+        given = data.get(name)
+        if not isinstance(given, dict):
+            continue
+        for key in given:
+            homes = [other for other, keys in tables.items() if other != name and key in keys]
+            if key not in table and homes:
+                places = " or ".join(f"[{join_path(path, home)}]" for home in homes)
+                fail(source, join_path(join_path(path, name), key),
+                     f"unknown key here; it belongs in {places}")
 
 
 def _unknown_key(key, names):
