@@ -136,6 +136,28 @@ def test_isolated_packets_lose_the_drop_tail_fraction():
     assert np.nanmean(out - times) == pytest.approx(200 * SERVICE, rel=0.05)
 
 
+def test_a_flood_far_beyond_the_link_takes_every_place_without_drawing_its_packets():
+    """A Poisson flood a million times the link's rate: every place a departure opens is taken
+    before a frame arrives, so a dense train of frames is lost but for about one in a million.
+    Only the number of the flood's packets between events is drawn: the 20 billion of them
+    over the train would need 160 GB as times."""
+    queue = overloaded_queue(3, overload=1e6)
+    times = np.arange(0.001, 0.021, 5 * SERVICE)  # 4,000 frames, one per 5 services
+    out = queue.offer(times, SERVICE, 1.0)
+    assert np.isnan(out).sum() >= times.size - 2
+    assert queue.packets_offered == queue.packets_accepted + queue.packets_dropped == times.size
+
+
+def test_a_burst_finds_no_more_free_places_than_the_queue_holds():
+    """Barely overloaded, the free-place law has a long tail (a mean of about 50 places at 1.02);
+    a queue of five places still takes at most five packets of a burst arriving at once."""
+    queue = overloaded_queue(8, overload=1.02, limit=5)
+    accepted = [int(np.count_nonzero(~np.isnan(queue.offer(np.full(50, t), SERVICE, 1.0))))
+                for t in np.arange(0.001, 0.3, 0.002)]
+    assert max(accepted) <= 5
+    assert np.mean(accepted) > 1  # the queue is not simply closed to them
+
+
 def voice_bursts(rng, duration, size, spacing):
     ticks = np.arange(0.02, duration, 0.02)
     ticks = ticks + rng.uniform(0, 1e-3, ticks.size)

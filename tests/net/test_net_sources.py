@@ -91,11 +91,14 @@ def test_constant_flood_with_a_start():
     ({"pps": 1, "ip_bytes": 100, "on": 1.0}, "off"),
     ({"pps": 1, "ip_bytes": 100, "start": 5, "stop": 2}, "stop"),
     ({"pps": math.inf, "ip_bytes": 100}, "pps"),
+    ({"pps": 1e12, "ip_bytes": 100}, "pps"),        # beyond any Ethernet link's packet rate
     ({"pps": 1, "ip_bytes": 10}, "ip_bytes"),       # below IPv4 and UDP's 28 bytes of headers
     ({"pps": 1, "ip_bytes": 100000}, "ip_bytes"),   # above the 65535-byte IPv4 maximum
     ({"ip_bytes": 100}, "pps"),                     # a required parameter missing
 ])
 def test_bad_flood_parameters(params, where):
+    """Each refused with the parameter named; the largest packet rate a link carries passes."""
+    make_source("udp_flood", {"pps": 1e9, "ip_bytes": 100}, source="f.toml", where="flood")
     with pytest.raises(InputError, match=rf"f.toml: flood.{where}"):
         make_source("udp_flood", params, source="f.toml", where="flood")
 

@@ -66,6 +66,11 @@ from vsim.net.fluid.arrivals import FloodPackets
 from vsim.net.fluid.free_slots import draw_free_slots
 from vsim.net.fluid.realized import RealizedFlood
 
+MAX_TAKEN_MEAN = 1e15
+"""Cap on the mean number of fluid packets drawn for one gap of a pinned run: far above any
+number of places a run can open, so the capped draw takes every free place as the uncapped
+one would, and numpy's Poisson sampler stays within its range however fast the flood."""
+
 MIXING_SERVICES = 200
 """Gap, in fluid service times, past which a packet sees the free places of
 an independent random instant instead of following the walk from the packet
@@ -438,10 +443,14 @@ class FluidPacketQueue:
 
         The run's free places start from a random instant's and then follow
         every event of the run in time order: a departure opens a place, a
-        fluid packet (Poisson, drawn for the run's span) or a packet of the
-        run takes one if there is one. With places counted in packets this is
-        the exact reflected walk of the queue's free places; in bytes a
-        packet that does not fit leaves the smaller free space to the fluid.
+        fluid packet (Poisson) or a packet of the run takes one if there is
+        one. With places counted in packets this is the exact reflected walk
+        of the queue's free places; in bytes a packet that does not fit leaves
+        the smaller free space to the fluid. Between two departures or packets
+        of the run the fluid's packets only take places, so only their number
+        matters: it is drawn per gap (Poisson, of mean ``fluid_pps`` times the
+        gap), which keeps the work in proportion to the departures and the
+        run's packets however fast the flood.
         """
         n = times.size
         per_packet = self.work_per_packet
@@ -457,21 +466,27 @@ class FluidPacketQueue:
         # like a fluid packet: their long-run rate adds to the overload the places see
         self.run_start_work += float(seg_w[0])
         spread = self.run_start_work / max(self.t, MIXING_SERVICES * per_packet)
-        free0 = draw_free_slots(self.rng, (self.fluid_work + spread) / self.rate)
+        # no more places free than the queue has room for beside the frames in it (a small
+        # queue cuts the free-place law's tail); beyond the first, the walk is cut when read
+        room = max(0.0, self.limit - self._discrete_at(t0)[1]) / (self.fluid_units / self.fluid_pps)
+        free0 = min(draw_free_slots(self.rng, (self.fluid_work + spread) / self.rate), room)
         service = per_packet / self.rate
         first = self.rng.random() * service
         opened = np.arange(first, span, service) if span > first else np.empty(0)
-        arrived = np.sort(self.rng.uniform(0.0, span, self.rng.poisson(self.fluid_pps * span)))
-        # events in time order; at equal times a departure, then the fluid, then the packet
-        at = np.concatenate((opened, arrived, seg_t - t0))
-        step = np.concatenate((np.ones(opened.size), -np.ones(arrived.size), -need))
+        # events in time order, at equal times a departure before a packet; before each
+        # event the fluid's packets arrived since the one before take places
+        at = np.concatenate((opened, seg_t - t0))
         order = np.argsort(at, kind="stable")
-        totals = free0 + np.cumsum(step[order])
+        gaps = np.diff(at[order], prepend=0.0)
+        taken = self.rng.poisson(np.minimum(self.fluid_pps * gaps, MAX_TAKEN_MEAN))
+        step = np.empty(2 * order.size)
+        step[0::2] = -taken
+        step[1::2] = np.concatenate((np.ones(opened.size), -need))[order]
+        totals = free0 + np.cumsum(step)
         after = totals - np.minimum(0.0, np.minimum.accumulate(totals))
-        previous = np.concatenate(([free0], after[:-1]))
         position = np.empty(order.size, dtype=np.int64)
         position[order] = np.arange(order.size)
-        before = previous[position[opened.size + arrived.size:]]
+        before = np.minimum(after[0::2][position[opened.size:]], room)  # once the fluid took its places
         fits = before >= need * (1 - TOLERANCE)
         cap = self._work_cap(t0)
         ahead = np.maximum(0.0, cap - before * per_packet)

@@ -22,6 +22,7 @@ a microsecond of CPU each), so a paced flood that overloads its queue costs
 about a second of CPU per million of its packets.
 """
 
+import math
 from collections import deque
 
 import numpy as np
@@ -30,6 +31,11 @@ from vsim.net.fluid.arrivals import first_paced, paced_times, poisson_times
 
 TOLERANCE = 1e-9
 """Relative slack in the limit test, as in ``vsim.net.fluid.queue``."""
+
+SLICE_PACKETS = 1 << 20
+"""About the most flood packets drawn at once: a flood fast enough to offer more over one
+call is realized slice by slice, so memory stays bounded whatever its rate (the time taken,
+one loop step per packet, does not)."""
 
 
 def resumed(phases, key, pps):
@@ -150,9 +156,26 @@ class RealizedFlood:
         return times[order], work[order], units[order]
 
     def _run(self, until, times, work, units):
-        span = until - self.t
-        if span < 0:
+        """The flood's packets and the frames up to ``until``, in slices of time holding about
+        ``SLICE_PACKETS`` of the flood's packets each: the frames' departures, NaN if dropped."""
+        if until < self.t:
             raise ValueError(f"time {until!r} precedes the queue's time {self.t!r}")
+        total = float(self.flood.pps.sum())
+        step = SLICE_PACKETS / total if total > 0 else math.inf
+        times = np.asarray(times, dtype=float)
+        work = np.broadcast_to(np.asarray(work, dtype=float), times.shape)
+        units = np.broadcast_to(np.asarray(units, dtype=float), times.shape)
+        departures = []
+        while until - self.t > step:
+            end = self.t + step
+            cut = int(np.searchsorted(times, end, side="left"))  # a frame at ``end`` goes on
+            departures.append(self._slice(end, times[:cut], work[:cut], units[:cut]))
+            times, work, units = times[cut:], work[cut:], units[cut:]
+        departures.append(self._slice(until, times, work, units))
+        return np.concatenate(departures)
+
+    def _slice(self, until, times, work, units):
+        """The flood's packets from ``t`` to ``until`` and the frames at ``times`` among them."""
         flood, flood_work, flood_units = self._flood_arrivals(until)
         count = flood.size
         self.flood_offered += count

@@ -24,7 +24,7 @@ from vsim.core.errors import InputError
 from vsim.core.units import BITS_PER_BYTE
 from vsim.net.fluid.arrivals import ARRIVALS
 from vsim.net.frames import IPV4_HEADER, UDP_HEADER, frame_bytes, wire_bytes
-from vsim.net.sources.validate import ip_packet, non_negative, positive
+from vsim.net.sources.validate import ip_packet, non_negative, packet_rate, positive
 
 LEVELS = {"ip": lambda ip: ip, "frame": frame_bytes, "wire": wire_bytes}
 
@@ -45,7 +45,7 @@ class UdpFlood:
     def __init__(self, pps, ip_bytes, start=0.0, stop=math.inf, on=None, off=None,
                  random_periods=False, arrivals="paced", rng=None, source="<input>",
                  where="traffic"):
-        self.pps = positive(pps, "pps", source, where)
+        self.pps = packet_rate(pps, "pps", source, where)
         self.ip_bytes = ip_packet(ip_bytes, "ip_bytes", source, where, IPV4_HEADER + UDP_HEADER)
         self.start = non_negative(start, "start", source, where)
         self.stop = positive(stop, "stop", source, where, allow_inf=True)

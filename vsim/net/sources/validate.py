@@ -8,6 +8,11 @@ from vsim.core.errors import InputError
 IP_MAX = 65535
 """The largest IPv4 packet: its total-length field is 16 bits (RFC 791, section 3.1)."""
 
+MAX_PPS = 1e9
+"""The most packets a second a source may send: above any Ethernet link's minimum-size frame
+rate (400 GbE carries 595 million 84-byte wire frames a second, IEEE 802.3bs), so a larger
+rate is a mistake (bits or bytes a second given as packets), not a load a host can meet."""
+
 
 def positive(value, name, source, where, allow_inf=False):
     """``value`` as a float, refused unless positive (and finite unless ``allow_inf``)."""
@@ -17,6 +22,16 @@ def positive(value, name, source, where, allow_inf=False):
         raise InputError(source, f"{where}.{name}",
                          f"a positive {'' if allow_inf else 'finite '}number, got {value!r}")
     return float(value)
+
+
+def packet_rate(value, name, source, where):
+    """``value`` as a float, refused unless a positive packet rate of at most ``MAX_PPS``."""
+    rate = positive(value, name, source, where)
+    if rate > MAX_PPS:
+        raise InputError(source, f"{where}.{name}",
+                         f"expected at most {MAX_PPS:.0e} packets/s (more than 400 GbE carries; "
+                         f"a bit or byte rate given as packets?), got {value!r}")
+    return rate
 
 
 def non_negative(value, name, source, where):
