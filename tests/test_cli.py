@@ -577,7 +577,8 @@ def test_sweep_of_request_response_traffic_shows_its_latency_and_no_cpu_note(cap
 def test_sweep_progress_names_each_run(capsys):
     code, _, err = vsim(capsys, "sweep", CONFIG, *SWEEP[:-1])
     assert code == 0
-    assert err.splitlines()[0].startswith("[1/4] fig3 vm.instances=1 rep 1/2")
+    assert err.splitlines()[0] == "[0/4] 4 runs, 1 at a time: a line as each ends"
+    assert err.splitlines()[1].startswith("[1/4] fig3 vm.instances=1 rep 1/2")
 
 
 def test_sweep_without_a_sweep_table_is_a_one_line_error(capsys, config_with):

@@ -244,7 +244,7 @@ def test_progress_lines_name_task_and_count():
     summaries = run_tasks(tasks, jobs=1, progress=lines.append)
     assert len(summaries) == 3 and all("jitter" in s for s in summaries)
     assert [line.split("  ")[0] for line in lines] == [
-        "[1/3] fig3 vm.instances=1 rep 1/2", "[2/3] fig3 vm.instances=1 rep 2/2",
+        "[0/3] 3 runs, 1 at a time: a line as each ends", "[1/3] fig3 vm.instances=1 rep 1/2", "[2/3] fig3 vm.instances=1 rep 2/2",
         "[3/3] fig3 vm.instances=2 rep 1/2"]
 
 

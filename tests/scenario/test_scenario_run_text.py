@@ -78,7 +78,8 @@ def test_quality_lines_label_the_first_and_rate_what_has_a_rating():
     assert lines[start:] == [
         "quality    R 80.0  MOS 4.00  loss 1.000% + late 0.200%  delay 1.500 ms + buffer n/a  "
         "(measuring conference, adaptive jitter buffer)",
-        "           R n/a  MOS n/a  loss 1.000% + late 0.200%  delay 1.500 ms + buffer n/a  "
+        "           R n/a  MOS n/a (the codec model gives no equipment_impairment for the E-model)  "
+        "loss 1.000% + late 0.200%  delay 1.500 ms + buffer n/a  "
         "(group vm, adaptive jitter buffer)",
         "           note: lengthen the run",
     ]

@@ -28,7 +28,8 @@ def test_progress_estimates_the_time_left_from_the_mean_so_far(monkeypatch):
     tasks = [Task("c.toml", (), "vm.instances", x, 0, 1, 1, 1.0, 0.5) for x in (1, 2, 3)]
     lines = []
     assert run_tasks(tasks, jobs=1, progress=lines.append) == [{"x": 1}, {"x": 2}, {"x": 3}]
-    left = [re.search(r"\((.*) so far, about (.*) left\)", line).groups() for line in lines]
+    assert lines[0] == "[0/3] 3 runs, 1 at a time: a line as each ends"
+    left = [re.search(r"\((.*) so far, about (.*) left\)", line).groups() for line in lines[1:]]
     assert left == [("10 s", "20 s"), ("20 s", "10 s"), ("30 s", "0 s")]
 
 
@@ -41,7 +42,7 @@ def test_time_left_is_weighted_by_each_tasks_cost(monkeypatch):
              for x, cost in ((1, 1.0), (4, 4.0), (5, 4.0))]
     lines = []
     run_tasks(tasks, jobs=1, progress=lines.append)
-    left = [re.search(r"about (.*) left", line).group(1) for line in lines]
+    left = [re.search(r"about (.*) left", line).group(1) for line in lines[1:]]
     assert left == ["1 min 20 s", "40 s", "0 s"]
 
 
@@ -69,7 +70,7 @@ def test_progress_of_tasks_that_cost_nothing_does_not_divide_by_zero():
     tasks = [replace(task, cost=0.0) for task in sweep_tasks(config, load_scenario(config), 0.5, 0.1, 1)[:2]]
     lines = []
     run_tasks(tasks, jobs=1, progress=lines.append)
-    assert len(lines) == 2 and all("left" in line for line in lines)
+    assert len(lines) == 3 and all("left" in line for line in lines[1:])
 
 
 def test_bulk_traffic_vms_weigh_by_their_kind():
@@ -130,5 +131,6 @@ def test_time_left_is_shared_by_the_busy_processes_and_leaves_out_their_start(mo
     monkeypatch.setattr(executor, "as_completed", list)
     lines = []
     run_tasks(tasks, jobs=2, progress=lines.append)
-    left = [re.search(r"about (.*) left", line).group(1) for line in lines]
+    assert lines[0] == "[0/5] 5 runs, 2 at a time: a line as each ends"
+    left = [re.search(r"about (.*) left", line).group(1) for line in lines[1:]]
     assert left == ["20 s", "15 s", "10 s", "10 s", "0 s"]

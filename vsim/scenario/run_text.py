@@ -99,8 +99,8 @@ def _quality_lines(quality):
     for label, entry in rows:
         if entry is None or not entry["packets"]:
             continue
-        rating = ("R n/a  MOS n/a" if entry["r_factor"] is None
-                  else f"R {entry['r_factor']:.1f}  MOS {entry['mos']:.2f}")
+        rating = ("R n/a  MOS n/a (the codec model gives no equipment_impairment for the E-model)"
+                  if entry["r_factor"] is None else f"R {entry['r_factor']:.1f}  MOS {entry['mos']:.2f}")
         lines.append(f"{'quality' if not lines else '':<10} {rating}  "
                      f"loss {100 * entry['network_loss_fraction']:.3f}% + late "
                      f"{100 * entry['late_fraction']:.3f}%  delay {_ms(entry['one_way_delay_mean_ms'])} "

@@ -131,7 +131,8 @@ def run_task(task):
 def run_tasks(tasks, jobs=1, progress=None, runner=None):
     """Summaries of ``tasks`` in task order, using ``jobs`` worker processes.
 
-    ``progress``, when given, is called with one line per finished task: what
+    ``progress``, when given, is called with a line before the first task starts (how many
+    tasks, how many at once) and one line per finished task: what
     it was, how long it took, the time so far and an estimate of the time left:
     the finished tasks' own run time per unit of their cost, times the cost of
     the tasks not yet finished (a sweep's large points take longer), shared by
@@ -143,6 +144,9 @@ def run_tasks(tasks, jobs=1, progress=None, runner=None):
     task needs a ``label()`` and a ``cost``.
     """
     runner = run_task if runner is None else runner
+    if progress is not None and tasks:  # a large first run would otherwise pass in silence
+        progress(f"[0/{len(tasks)}] {len(tasks)} run{'s' if len(tasks) > 1 else ''}, "
+                 f"{min(jobs, len(tasks))} at a time: a line as each ends")
     results = [None] * len(tasks)
     done = 0
     total_cost, done_cost, done_seconds = sum(task.cost for task in tasks), 0.0, 0.0
