@@ -310,13 +310,17 @@ class FluidPacketQueue:
 
     def _work_cap(self, t):
         """Backlog at which the fluid fills the queue to its limit at ``t``."""
+        return sum(self._room(t))
+
+    def _room(self, t):
+        """(work of the packets in the system, work of fluid the rest of the limit holds) at ``t``."""
         if self.units_per_work is None:
-            return math.inf
+            return 0.0, math.inf
         dwork, dunits = self._discrete_at(t)
         room = self.limit - dunits
         if self.excludes_in_service:
             room += self.fluid_units / self.fluid_pps if self.fluid_pps else 0.0
-        return dwork + max(0.0, room) / self.units_per_work
+        return dwork, max(0.0, room) / self.units_per_work
 
     def _forget(self, t):
         k = int(np.searchsorted(self._dep, t, side="right"))
@@ -468,7 +472,8 @@ class FluidPacketQueue:
         spread = self.run_start_work / max(self.t, MIXING_SERVICES * per_packet)
         # no more places free than the queue has room for beside the frames in it (a small
         # queue cuts the free-place law's tail); beyond the first, the walk is cut when read
-        room = max(0.0, self.limit - self._discrete_at(t0)[1]) / (self.fluid_units / self.fluid_pps)
+        dwork, room_work = self._room(t0)
+        cap, room = dwork + room_work, room_work / per_packet
         free0 = min(draw_free_slots(self.rng, (self.fluid_work + spread) / self.rate), room)
         service = per_packet / self.rate
         first = self.rng.random() * service
@@ -477,7 +482,8 @@ class FluidPacketQueue:
         # event the fluid's packets arrived since the one before take places
         at = np.concatenate((opened, seg_t - t0))
         order = np.argsort(at, kind="stable")
-        gaps = np.diff(at[order], prepend=0.0)
+        gaps = at[order]
+        gaps[1:] -= gaps[:-1].copy()
         taken = self.rng.poisson(np.minimum(self.fluid_pps * gaps, MAX_TAKEN_MEAN))
         step = np.empty(2 * order.size)
         step[0::2] = -taken
@@ -488,7 +494,6 @@ class FluidPacketQueue:
         position[order] = np.arange(order.size)
         before = np.minimum(after[0::2][position[opened.size:]], room)  # once the fluid took its places
         fits = before >= need * (1 - TOLERANCE)
-        cap = self._work_cap(t0)
         ahead = np.maximum(0.0, cap - before * per_packet)
         departures = np.where(fits, seg_t + (ahead + seg_w) / self.rate, np.nan)
         kept = np.flatnonzero(fits)
