@@ -720,7 +720,7 @@ def test_ctrl_c_stops_workers_and_exits_130_with_one_line(tmp_path):
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
-    assert process.returncode == 130
+    assert process.returncode == 130, err
     assert err == "vsim: interrupted\n" and out == ""
     _wait_for(lambda: not _group_members(process.pid), timeout=10)
     assert list(tmp_path.iterdir()) == []

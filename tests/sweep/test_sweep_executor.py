@@ -134,3 +134,43 @@ def test_time_left_is_shared_by_the_busy_processes_and_leaves_out_their_start(mo
     assert lines[0] == "[0/5] 5 runs, 2 at a time: a line as each ends"
     left = [re.search(r"about (.*) left", line).group(1) for line in lines[1:]]
     assert left == ["20 s", "15 s", "10 s", "10 s", "0 s"]
+
+
+def test_a_ctrl_c_python_drops_still_stops_the_run_at_the_next_task(monkeypatch):
+    """A KeyboardInterrupt raised inside a finalizer is printed and dropped by Python; the
+    signal is noted too, so the parent stops when the next task ends instead of running on."""
+    import signal
+
+    tasks = [Task("c.toml", (), "vm.instances", x, 0, 1, 1, 1.0, 0.5) for x in range(4)]
+    seen = []
+
+    class Finished:
+        def __init__(self, task):
+            self.task = task
+
+        def result(self):
+            seen.append(self.task.x)
+            if self.task.x == 1:
+                try:  # as a finalizer running when the signal came would: raised, then dropped
+                    signal.getsignal(signal.SIGINT)(signal.SIGINT, None)
+                except KeyboardInterrupt:
+                    pass
+            return {"x": self.task.x}, 1.0
+
+    class Pool:
+        def __init__(self, **_):
+            self._processes = {}
+
+        def submit(self, runner, task):
+            return Finished(task)
+
+        def shutdown(self, **_):
+            pass
+
+    monkeypatch.setattr(executor, "ProcessPoolExecutor", Pool)
+    monkeypatch.setattr(executor, "as_completed", list)
+    before = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        run_tasks(tasks, jobs=2)
+    assert seen == [0, 1]
+    assert signal.getsignal(signal.SIGINT) is before
