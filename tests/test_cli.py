@@ -705,13 +705,19 @@ def _wait_for(condition, timeout=30.0):
         time.sleep(0.05)
 
 
+def _interruptible():
+    """SIGINT back to its default in the child, as a terminal's foreground job has it: a suite
+    started in the background of a shell script inherits it ignored, and so would vsim."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_stops_workers_and_exits_130_with_one_line(tmp_path):
     """Ctrl-C in a terminal sends SIGINT to the whole foreground group: vsim and its workers."""
     figures = tmp_path / "figures"
     process = subprocess.Popen([sys.executable, "-m", "vsim", "reproduce", "voip-vsphere5", "--quick",
                                 "--jobs", "2", "--quiet", "--figures", str(figures)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
-                               start_new_session=True)
+                               start_new_session=True, preexec_fn=_interruptible)
     try:
         _wait_for(lambda: len(_group_members(process.pid, b"multiprocessing.spawn")) == 2)  # both workers
         time.sleep(0.5)

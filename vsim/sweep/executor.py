@@ -12,7 +12,6 @@ import json
 import multiprocessing
 import shlex
 import signal
-import threading
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -175,13 +174,8 @@ def run_tasks(tasks, jobs=1, progress=None, runner=None):
     try:
         with _interrupts_held():  # the workers start here and inherit it
             futures = {pool.submit(runner, task): index for index, task in enumerate(tasks)}
-        with _interrupts_recorded() as interrupted:
-            for future in as_completed(futures):
-                if interrupted:
-                    raise KeyboardInterrupt
-                finished(futures[future], future.result())
-            if interrupted:
-                raise KeyboardInterrupt
+        for future in as_completed(futures):
+            finished(futures[future], future.result())
     except BaseException:  # Ctrl-C, or a task's error: stop at once, leave no worker behind
         _stop(pool)
         raise
@@ -203,34 +197,6 @@ def _interrupts_held():
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-@contextmanager
-def _interrupts_recorded():
-    """Note each Ctrl-C in the list yielded as well as raising it, so that one Python drops
-    still stops the run when the next task ends.
-
-    Python drops a ``KeyboardInterrupt`` raised while it runs a finalizer or a
-    callback (it prints "Exception ignored" and goes on); the parent of a pool
-    runs such code (the executor's weak references, its queues' threads), so a
-    Ctrl-C could otherwise let the run go on to its end. Only the main thread
-    may set a handler; an ignored SIGINT stays ignored.
-    """
-    seen = []
-    if threading.current_thread() is not threading.main_thread() or \
-            signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-        yield seen
-        return
-
-    def interrupted(signum, _frame):
-        seen.append(signum)
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGINT, interrupted)
-    try:
-        yield seen
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def _stop(pool):
