@@ -297,8 +297,7 @@ def _run(args):
     seed = run.seed if args.seed is None else args.seed
     duration = run.duration if args.duration is None else args.duration
     warmup = default_warmup(run, duration)
-    check_run_length(args.config, "--duration" if args.duration is not None else "run.duration",
-                     loaded, duration, warmup)
+    check_run_length(args.config, _duration_key(args), loaded, duration, warmup)
     check_memory([(args.config, loaded, duration)], jobs=1)
     ticks = args.trace is not None and args.trace_kind == "cpu_ticks"
     try:
@@ -365,6 +364,11 @@ def _reproduce(args):
               f"(figures and tables in {figures / result.name})")
 
 
+def _duration_key(args):
+    """Where a run's length came from, to blame: ``--duration`` when given, else the config's key."""
+    return "--duration" if args.duration is not None else "run.duration"
+
+
 def _figures_dir(args, plan):
     """--figures, else figures/ for paper-length runs and figures-quick/ for shortened ones,
     relative to the current directory."""
@@ -398,8 +402,7 @@ def _sweep(args):
         raise InputError(args.config, "sweep", "expected a [sweep] table with key and values "
                          "(or --set sweep.key=KEY --set sweep.values=[...])")
     duration, warmup, replications = _plan(args).resolve(scenario.run)
-    check_run_length(args.config, "--duration" if args.duration is not None else "run.duration",
-                     loaded, duration, warmup)
+    check_run_length(args.config, _duration_key(args), loaded, duration, warmup)
     check_memory(point_runs(args.config, loaded, duration), args.jobs)
     tasks = sweep_tasks(config, loaded, duration, warmup, replications, args.set)
     summaries = run_tasks(tasks, args.jobs, None if args.quiet else _note)
@@ -485,11 +488,12 @@ def _probe(args):
 
 # ------------------------------------------------------------- describe
 def _describe(args):
-    model_file = model_file_ref(resolve_config(args.target))
+    target = resolve_config(args.target)
+    model_file = model_file_ref(target)
     if model_file is not None:
         models_dir, ref = model_file
         print(describe_model(ref, models_dir))
     elif args.target.endswith(".toml"):
-        print(describe_config(resolve_config(args.target)))
+        print(describe_config(target))
     else:
         print(describe_model(args.target))

@@ -29,6 +29,7 @@ def check_run_length(source, key, loaded, duration, warmup):
     interval = loaded.models["codec"].values.packet_interval
     if duration - warmup >= interval:
         return
-    raise InputError(source, key, f"expected a run of at least {shortest_duration(interval, loaded.scenario.run.warmup):g} s, "
-                     f"so that the {duration - warmup:g} s measured after the {warmup:g} s warm-up hold "
+    shortest = shortest_duration(interval, loaded.scenario.run.warmup)
+    raise InputError(source, key, f"expected a run of at least {shortest:g} s, so that the "
+                     f"{duration - warmup:g} s measured after the {warmup:g} s warm-up hold "
                      f"one {interval:g} s packet interval of the media servers; got {duration:g} s")

@@ -69,7 +69,8 @@ from vsim.net.fluid.realized import RealizedFlood
 MAX_TAKEN_MEAN = 1e15
 """Cap on the mean number of fluid packets drawn for one gap of a pinned run: far above any
 number of places a run can open, so the capped draw takes every free place as the uncapped
-one would, and numpy's Poisson sampler stays within its range however fast the flood."""
+one would, and numpy's Poisson sampler stays within its range however long a gap (one
+service time of a very slow link)."""
 
 MIXING_SERVICES = 200
 """Gap, in fluid service times, past which a packet sees the free places of
