@@ -19,7 +19,7 @@ import traceback
 from pathlib import Path
 
 import vsim
-from vsim.core.atomic import write_text
+from vsim.core.atomic import output_set, write_text
 from vsim.core.data_dirs import resolve_config
 from vsim.core.errors import InputError
 from vsim.core.output_check import check_apart, check_output_dir, check_output_file, same_file
@@ -313,19 +313,21 @@ def _run(args):
         sim.record_wakeups()
     with simulated_clock_bar(duration, Path(args.config).stem) as progress:
         summary = sim.run(duration, warmup, progress)
-    if args.trace is not None:
-        from vsim.validate.simulation_trace import run_meta, write_simulation_trace
-        write_simulation_trace(args.trace, sim, run_meta(loaded.scenario, args.config, seed, duration,
-                                                         warmup, sim.engine), args.trace_kind)
     params = loaded.scenario.params
+    with output_set():
+        if args.trace is not None:
+            from vsim.validate.simulation_trace import run_meta, write_simulation_trace
+            write_simulation_trace(args.trace, sim, run_meta(loaded.scenario, args.config, seed, duration,
+                                                             warmup, sim.engine), args.trace_kind)
+        if args.json is not None:
+            doc = {"scenario": loaded.scenario.name, "config": args.config, "overrides": args.set,
+                   "seed": seed, "duration": duration, "warmup_s": warmup, "engine": sim.engine,
+                   "summary": summary}
+            if params:
+                doc["params"] = params
+            _emit(args.json, json.dumps(doc, indent=2, sort_keys=True) + "\n")
     if args.json is None:
         print(run_text(loaded.scenario.name, args.config, seed, duration, warmup, sim.engine, summary, params))
-        return
-    doc = {"scenario": loaded.scenario.name, "config": args.config, "overrides": args.set, "seed": seed,
-           "duration": duration, "warmup_s": warmup, "engine": sim.engine, "summary": summary}
-    if params:
-        doc["params"] = params
-    _emit(args.json, json.dumps(doc, indent=2, sort_keys=True) + "\n")
 
 
 def _check_trace_options(args):
@@ -355,10 +357,12 @@ def _reproduce(args):
         _note(f"vsim: note: study '{name}' is not modelled yet; its claims are reported as null")
     results = run_studies(modelled, plan, args.jobs, None if args.quiet else _note)
     rows = claim_rows(claims, results)
-    if args.json is not None:
-        _emit(args.json, claims_json(rows))
+    with output_set():
+        if args.json is not None:
+            _emit(args.json, claims_json(rows))
+        for result in results:
+            write_study_outputs(figures, result, rows)
     for result in results:
-        write_study_outputs(figures, result, rows)
         study_rows = [row for row in rows if row.claim.study == result.name]
         _note(f"{result.name}: {summary_line(study_rows)}  "
               f"(figures and tables in {figures / result.name})")
@@ -418,14 +422,17 @@ def _sweep(args):
         sys.stderr.write(table)
     else:
         sys.stdout.write(table)
-    if args.out is not None:  # first: it creates the directory a --json file may be in
-        try:
-            written = write_report(args.out, stem, scenario.name, result, reports)
-        except OSError as exc:
-            raise InputError(args.out, None, f"cannot write ({exc.strerror or exc})") from None
+    written = []
+    with output_set():
+        if args.out is not None:  # first: it creates the directory a --json file may be in
+            try:
+                written = write_report(args.out, stem, scenario.name, result, reports)
+            except OSError as exc:
+                raise InputError(args.out, None, f"cannot write ({exc.strerror or exc})") from None
+        if args.json is not None:
+            _emit(args.json, report_json(scenario.name, result, reports))
+    if written:
         _note(f"wrote {', '.join(str(path) for path in written)}")
-    if args.json is not None:
-        _emit(args.json, report_json(scenario.name, result, reports))
 
 
 # --------------------------------------------------------------- jitter
@@ -471,10 +478,14 @@ def _validate(args):
                       args.seed, tuple(args.tolerance), args.jobs)
     result = run_validation(options, None if args.quiet else _note)
     (sys.stderr if args.json == "-" else sys.stdout).write(report_text(result.doc))
-    if args.out is not None:  # first: it creates the directory a --json file may be in
-        _note(f"wrote {', '.join(str(path) for path in write_outputs(args.out, result))}")
-    if args.json is not None:
-        _emit(args.json, results_json(result.doc))
+    written = []
+    with output_set():
+        if args.out is not None:  # first: it creates the directory a --json file may be in
+            written = write_outputs(args.out, result)
+        if args.json is not None:
+            _emit(args.json, results_json(result.doc))
+    if written:
+        _note(f"wrote {', '.join(str(path) for path in written)}")
     if result.failed:
         _note(f"vsim: validation failed: {verdict_line(result.doc)}")
         return 1

@@ -109,3 +109,45 @@ def test_unwritable_directory_is_one_input_error(tmp_path):
     blocker.write_text("")
     with pytest.raises(InputError, match="cannot write"):
         write_text(blocker / "out.json", "x")
+
+
+def _files(directory):
+    return {path.name: path.read_text() for path in directory.iterdir()}
+
+
+@pytest.mark.parametrize("stop", [RuntimeError("a full disk"), KeyboardInterrupt()])
+def test_a_set_stopped_midway_leaves_the_earlier_set_untouched(tmp_path, stop):
+    from vsim.core.atomic import after_commit, output_set
+    (tmp_path / "report.md").write_text("old report")
+    (tmp_path / "cdf.png").write_text("old figure")
+    called = []
+    with pytest.raises(type(stop)):
+        with output_set():
+            write_text(tmp_path / "cdf.png", "new figure")
+            after_commit(lambda: called.append("stale removed"))
+            raise stop
+    assert _files(tmp_path) == {"report.md": "old report", "cdf.png": "old figure"}
+    assert called == []
+
+
+def test_a_set_puts_every_file_in_place_only_when_it_ends(tmp_path):
+    from vsim.core.atomic import after_commit, output_set
+    (tmp_path / "report.md").write_text("old report")
+    seen = []
+    with output_set():
+        write_text(tmp_path / "report.md", "new report")
+        write_text(tmp_path / "new.png", "new figure")
+        with output_set():  # a nested set joins the outer one
+            write_text(tmp_path / "results.json", "{}")
+        after_commit(lambda: seen.append(_files(tmp_path)))
+        assert (tmp_path / "report.md").read_text() == "old report"
+        assert not (tmp_path / "results.json").exists()
+    assert seen == [{"report.md": "new report", "new.png": "new figure", "results.json": "{}"}]
+    assert _files(tmp_path) == seen[0]
+
+
+def test_after_commit_outside_a_set_runs_at_once():
+    from vsim.core.atomic import after_commit
+    called = []
+    after_commit(lambda: called.append(1))
+    assert called == [1]

@@ -106,9 +106,43 @@ def test_out_writes_the_report_the_json_and_figures_deterministically(capsys, tr
     names = set(runs[0])
     assert {"report.md", "results.json", "cdf_jitter_ms.png", "cdf_jitter_ms.svg", "time_jitter_ms.svg",
             "cdf_loss_fraction.svg"} <= names and "time_loss_fraction.svg" not in names
-    assert runs[0]["results.json"] == (tmp_path / "one.json").read_bytes()
+    in_out = json.loads(runs[0]["results.json"])
+    assert sorted(in_out.pop("files")) == sorted(names)
+    assert in_out == json.loads((tmp_path / "one.json").read_text())
     report = runs[0]["report.md"].decode()
     assert "| jitter_ms |" in report and "all 3 checks within tolerance" in report
+
+
+def test_a_second_report_stopped_while_writing_leaves_the_first_whole(capsys, traces, tmp_path, monkeypatch):
+    out = tmp_path / "report"
+    assert vsim(capsys, "validate", traces["same"], "--scenario", FIG2, *SHORT, *SENSIBLE, "--out", out)[0] == 0
+    first = {path.name: path.read_bytes() for path in out.iterdir()}
+    from vsim.validate import validation
+    real = validation.write_figures
+
+    def stopped_after_some_figures(directory, result):
+        real(directory, result)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(validation, "write_figures", stopped_after_some_figures)
+    code, _, err = vsim(capsys, "validate", traces["timer"], "--scenario", FIG2, *SHORT, "--out", out)
+    assert code == 130 and err.strip() == "vsim: interrupted"
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == first
+
+
+def test_a_report_of_another_kind_removes_the_figures_the_first_listed(capsys, traces, tmp_path):
+    out = tmp_path / "report"
+    (tmp_path / "report").mkdir()
+    (out / "notes.txt").write_text("mine")
+    assert vsim(capsys, "validate", traces["same"], "--scenario", FIG2, *SHORT, *SENSIBLE, "--out", out)[0] == 0
+    assert (out / "cdf_jitter_ms.svg").exists()
+    timer = ["--tolerance", "lateness_ms.ks=0.1"]
+    assert vsim(capsys, "validate", traces["timer"], "--scenario", FIG2, *SHORT, *timer, "--out", out)[0] == 0
+    names = {path.name for path in out.iterdir()}
+    assert "cdf_lateness_ms.svg" in names and "notes.txt" in names
+    assert not any("jitter" in name for name in names)
+    listed = json.loads((out / "results.json").read_text())["files"]
+    assert set(listed) == names - {"notes.txt"}
 
 
 @pytest.mark.parametrize("extra, named", [

@@ -8,15 +8,32 @@ without destroying it and has no "half-written" state worth guarding, so the
 output is written into it directly. A directory is refused. Any failure to
 write the output (``ENOSPC`` on ``/dev/full``, a closed pipe, a read-only
 directory) is an ``InputError`` naming the path, as for any bad output path.
+
+Outputs that belong together (a report and its figures) are written inside
+``output_set()``: each file is still written to a temporary file beside its
+target, but none is put in place until the whole set is written, and then
+all are renamed in one quick pass with Ctrl-C and SIGTERM held back. A run
+interrupted or failing (a full disk) while writing them leaves the earlier
+set as it was, not a mix of old and new files; work to do once the set is
+in place (removing an earlier run's files it did not write again) is handed
+to ``after_commit``.
 """
 
 import os
+import signal
 import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
 from vsim.core.errors import InputError
+
+
+_open_sets = []
+"""The pending sets of ``output_set`` blocks being run, innermost last."""
+
+_HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+"""Signals held back while a set's files are renamed into place."""
 
 
 def _umask():
@@ -58,17 +75,89 @@ def atomic_path(path):
         raise _cannot_write(path, exc) from None
     os.close(fd)
     os.chmod(tmp, 0o666 & ~_umask())
+    pending = _open_sets[-1] if _open_sets else None
     try:
         yield Path(tmp)
-        if special:
-            _copy_into(tmp, path)
+        if pending is not None:
+            pending.files.append((tmp, path, special))
+            tmp = None
         else:
-            os.replace(tmp, path)
+            _put_in_place(tmp, path, special)
     except OSError as exc:
         raise _cannot_write(path, exc) from None
     finally:
-        if os.path.exists(tmp):
+        if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _put_in_place(tmp, path, special):
+    """Rename the written temporary file ``tmp`` over ``path`` (or copy it into a device or FIFO)."""
+    if special:
+        _copy_into(tmp, path)
+    else:
+        os.replace(tmp, path)
+
+
+class _PendingSet:
+    """Files written for one ``output_set`` and not yet in place, and what to do once they are."""
+
+    def __init__(self):
+        self.files = []
+        self.callbacks = []
+
+    def discard(self):
+        """Remove every temporary file: the targets keep what they held."""
+        for tmp, _path, _special in self.files:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        self.files = []
+
+    def commit(self):
+        """Put every file in place, Ctrl-C and SIGTERM held back meanwhile (delivered after)."""
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
+        try:
+            while self.files:
+                tmp, path, special = self.files[0]
+                try:
+                    _put_in_place(tmp, path, special)
+                except OSError as exc:
+                    raise _cannot_write(path, exc) from None
+                finally:
+                    if os.path.exists(tmp):
+                        os.unlink(tmp)
+                self.files.pop(0)
+        finally:
+            self.discard()
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+@contextmanager
+def output_set():
+    """Write the files of the block as one set: all are put in place when the block ends
+    normally, none when it raises (nor when Ctrl-C stops it). Nested sets join the outer one."""
+    if _open_sets:
+        yield
+        return
+    pending = _PendingSet()
+    _open_sets.append(pending)
+    try:
+        yield
+    except BaseException:
+        pending.discard()
+        raise
+    finally:
+        _open_sets.remove(pending)
+    pending.commit()
+    for callback in pending.callbacks:
+        callback()
+
+
+def after_commit(callback):
+    """Call ``callback()`` once the open output set is in place, or now when none is open."""
+    if _open_sets:
+        _open_sets[-1].callbacks.append(callback)
+    else:
+        callback()
 
 
 def _copy_into(source, target):

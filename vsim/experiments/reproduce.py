@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from vsim.core.atomic import write_text
+from vsim.core.atomic import after_commit, write_text
 from vsim.core.data_dirs import data_root
 from vsim.core.errors import InputError
 from vsim.core.stale_outputs import remove_unwritten
@@ -170,5 +170,5 @@ def write_study_outputs(figures_dir, result, rows):
                                 [sweep.stamp() for sweep in result.sweeps.values()])
     write_text(outdir / "results.json", results_json(result))
     written.append(outdir / "results.json")
-    remove_unwritten(outdir, written)
+    after_commit(lambda: remove_unwritten(outdir, written))
     return written

@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from vsim.core.atomic import write_text
+from vsim.core.atomic import after_commit, write_text
 from vsim.core.stale_outputs import listed_outputs, remove_stale
 from vsim.metrics.stats import INTERVAL, trimmed_mean, trimmed_mean_interval
 from vsim.scenario.schema_sweep import sweep_field
@@ -361,5 +361,5 @@ def write_report(outdir, stem, title, sweep, reports):
     written = [outdir / "results.json", outdir / "summary.md"] + plot_report(outdir / stem, title, sweep, reports)
     write_text(written[1], table_markdown(title, sweep, reports))
     write_text(written[0], report_json(title, sweep, reports, files=[path.name for path in written]))
-    remove_stale(outdir, previous, written)
+    after_commit(lambda: remove_stale(outdir, previous, written))
     return written

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from vsim.core.atomic import write_text
+from vsim.core.atomic import after_commit, output_set, write_text
 from vsim.core.errors import InputError
+from vsim.core.stale_outputs import listed_outputs, remove_stale
 from vsim.scenario.load import load_scenario
 from vsim.scenario.simulate import default_warmup
 from vsim.validate import tolerances as tolerance_rules
@@ -200,15 +201,23 @@ def run_validation(options, progress=None):
 def write_outputs(out, validation):
     """Figures, ``report.md`` and ``results.json`` of ``validation`` into directory ``out``; the paths.
 
-    ``InputError`` when ``out`` is a file or cannot be written.
+    ``results.json`` lists the files written (``files``); once they are in place, those an
+    earlier report in ``out`` listed and this one did not write again (another metric's
+    figures) are removed, and the directory's other files are left alone. ``InputError``
+    when ``out`` is a file or cannot be written.
     """
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise InputError(out, None, "expected a directory for --out, found a file")
+    previous = listed_outputs(out / "results.json")
     try:
-        figures = write_figures(out, validation)
-        write_text(out / "report.md", report_markdown(validation.doc, figures))
-        write_text(out / "results.json", results_json(validation.doc))
+        with output_set():
+            figures = write_figures(out, validation)
+            written = figures + [out / "report.md", out / "results.json"]
+            write_text(out / "report.md", report_markdown(validation.doc, figures))
+            write_text(out / "results.json",
+                       results_json({**validation.doc, "files": sorted(path.name for path in written)}))
+            after_commit(lambda: remove_stale(out, previous, written))
     except OSError as exc:
         raise InputError(out, None, f"cannot write ({exc.strerror or exc})") from None
-    return figures + [out / "report.md", out / "results.json"]
+    return written
