@@ -420,6 +420,19 @@ def test_a_read_only_figure_of_a_study_is_refused(capsys, tmp_path, monkeypatch)
     assert code == 2 and f"{figure}: --figures: the file is read-only" in one_line_error(err)
 
 
+@pytest.mark.parametrize("name", ["claims.json", "results.json", "comparison.md"])
+def test_reproduce_json_inside_a_study_folder_is_refused_before_running(capsys, tmp_path, monkeypatch, name):
+    """It was written, then removed or overwritten by the study's own outputs, with exit code 0."""
+    no_simulation(monkeypatch)
+    (tmp_path / "voip-vsphere5").mkdir()
+    target = tmp_path / "voip-vsphere5" / name
+    code, _, err = vsim(capsys, "reproduce", "voip-vsphere5", "--quick", "--figures", str(tmp_path),
+                        "--json", str(target))
+    assert code == 2 and one_line_error(err) == (
+        f"vsim: error: {target}: --json: expected a file outside {tmp_path / 'voip-vsphere5'}/, "
+        f"which holds the outputs of study voip-vsphere5")
+
+
 def test_a_read_only_sweep_report_is_refused(capsys, tmp_path, monkeypatch):
     no_simulation(monkeypatch)
     summary = tmp_path / "summary.md"
@@ -626,6 +639,18 @@ def test_describe_a_model_file_describes_the_model_not_a_config(capsys, tmp_path
     (own / "fast.toml").write_text((REPO / "models" / "codecs" / "g729.toml").read_text())
     code, out, _ = vsim(capsys, "describe", str(own / "fast.toml"))
     assert code == 0 and out.startswith(f"codecs/fast  ({own / 'fast.toml'})")
+
+
+def test_describe_a_ref_written_with_toml_is_the_ref_in_vsims_models(capsys, tmp_path, monkeypatch):
+    """``workloads/vmcd_g729.toml`` took the current directory for a models folder and listed
+    every TOML file under it in its error."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "stray").mkdir()
+    (tmp_path / "stray" / "unrelated.toml").write_text("")
+    code, out, _ = vsim(capsys, "describe", "workloads/vmcd_g729.toml")
+    assert code == 0 and out.startswith("workloads/vmcd_g729  (")
+    code, _, err = vsim(capsys, "describe", "workloads/nothing.toml")
+    assert code == 2 and "workloads/vmcd_g729" in one_line_error(err) and "unrelated" not in err
 
 
 def test_describe_model_shows_only_its_policys_parameters(capsys):

@@ -45,7 +45,7 @@ from vsim.sweep.report import (point_report, report_files, report_json, sweep_me
 
 
 PAPER_FIGURES = "figures"  # committed paper-length results
-SHORT_FIGURES = "figures-quick"  # shortened runs, kept apart so they never replace those
+SHORT_FIGURES = "figures-quick"  # runs of another length, kept apart so they never replace those
 
 
 INTERNAL_ERROR = 3  # not Python's 1, which vsim validate gives a check outside its tolerance
@@ -94,9 +94,11 @@ def _add_run_options(command, default_from, quick_purpose):
     """``--quick``, ``--duration``, ``--replications`` and ``--jobs``, as ``reproduce`` and ``sweep``
     both take them; ``default_from`` says where the defaults come from (``"run."`` or a longer phrase)."""
     command.add_argument("--quick", action="store_true",
-                         help=f"{quick_purpose}: {QUICK.duration:g} s x {QUICK.replications} replications")
+                         help=f"{quick_purpose}: {QUICK.duration:g} s x {QUICK.replications} replications "
+                              f"(a shorter config keeps its own length)")
     command.add_argument("--duration", type=_bounded(float, 0, False), metavar="S",
-                         help=f"simulated seconds per run (default: {default_from}duration)")
+                         help=f"simulated seconds per run, longer or shorter than the config's "
+                              f"(default: {default_from}duration)")
     command.add_argument("--replications", type=_bounded(int, 1, True), metavar="N",
                          help=f"runs per point (default: {default_from}replications)")
     command.add_argument("--jobs", type=_bounded(int, 1, True), default=1, metavar="N",
@@ -157,7 +159,7 @@ def _add_reproduce_parser(commands):
     reproduce.add_argument("--figures", type=Path, metavar="DIR",
                            help=f"where figures and tables go (default: {PAPER_FIGURES}/ in the current "
                                 f"directory for paper-length runs, {SHORT_FIGURES}/ when --quick, "
-                                f"--duration or --replications shortens them); DIR is created if "
+                                f"--duration or --replications changes them); DIR is created if "
                                 f"missing, its parent must exist")
     reproduce.add_argument("--quiet", action="store_true", help="no progress lines")
     reproduce.set_defaults(handler=_reproduce)
@@ -353,6 +355,7 @@ def _reproduce(args):
         check_output_file(args.json, "--json")
     if modelled:
         check_output_dir(figures, "--figures", owned=modelled)
+        _refuse_json_among_study_outputs(args.json, figures, modelled)
     for name in pending:
         _note(f"vsim: note: study '{name}' is not modelled yet; its claims are reported as null")
     results = run_studies(modelled, plan, args.jobs, None if args.quiet else _note)
@@ -368,13 +371,25 @@ def _reproduce(args):
               f"(figures and tables in {figures / result.name})")
 
 
+def _refuse_json_among_study_outputs(json_path, figures, studies):
+    """A --json file inside a study's figures folder could be one of the files the study writes
+    there (its results.json, its comparison table): refuse it before anything runs."""
+    if json_path is None or json_path == "-":
+        return
+    folder = Path(json_path).resolve().parent
+    for name in studies:
+        if folder == (Path(figures) / name).resolve():
+            raise InputError(json_path, "--json", f"expected a file outside {Path(figures) / name}/, "
+                                                  f"which holds the outputs of study {name}")
+
+
 def _duration_key(args):
     """Where a run's length came from, to blame: ``--duration`` when given, else the config's key."""
     return "--duration" if args.duration is not None else "run.duration"
 
 
 def _figures_dir(args, plan):
-    """--figures, else figures/ for paper-length runs and figures-quick/ for shortened ones,
+    """--figures, else figures/ for paper-length runs and figures-quick/ for any others,
     relative to the current directory."""
     if args.figures is not None:
         return args.figures

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from vsim.core.stale_outputs import listed_outputs, remove_stale, remove_unwritten
+from vsim.core.stale_outputs import listed_outputs, remove_stale
 
 
 @pytest.mark.parametrize("text", ["", "not json", "[1, 2]", '{"files": "a.png"}', '{"name": "x"}'])
@@ -29,10 +29,3 @@ def test_stale_files_go_and_everything_else_stays(tmp_path):
     assert removed == ["old.png"]
     assert sorted(path.name for path in tmp_path.iterdir()) == ["gone.svg", "mine.txt", "new.png"]
 
-
-def test_an_owned_directory_keeps_only_what_was_written(tmp_path):
-    for name in ("a.png", "b.png", "c.md"):
-        (tmp_path / name).write_text(name)
-    (tmp_path / "sub").mkdir()
-    assert remove_unwritten(tmp_path, [tmp_path / "c.md", tmp_path / "a.png"]) == ["b.png"]
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["a.png", "c.md", "sub"]

@@ -124,11 +124,15 @@ def test_outputs_written(tmp_path, serial):
     outdir = tmp_path / "voip-vsphere5"
     outdir.mkdir()
     (outdir / "fig5.svg").write_text("a figure the study no longer draws")
+    (outdir / "results.json").write_text(json.dumps({"files": ["fig5.svg", "results.json"]}))
+    (outdir / "notes.md").write_text("the user's own file")
     written = write_study_outputs(tmp_path, results[0], rows)
     expected = {f"{stem}.{ext}" for stem in ("fig2", "fig3", "fig3_vms", "fig4", "fig6", "table2")
                 for ext in ("png", "svg")}
     expected |= {"comparison.md", "comparison.csv", "results.json"}
-    assert {p.name for p in outdir.iterdir()} == expected == {p.name for p in written}
+    assert {p.name for p in outdir.iterdir()} == expected | {"notes.md"}
+    assert expected == {p.name for p in written}
+    assert set(json.loads((outdir / "results.json").read_text())["files"]) == expected
     table = (outdir / "comparison.md").read_text()
     assert LEGEND in table and " in band (" in table
     assert "Runs: fig2: 2 x 3 s (1 s warm-up) per point, seeds 1-2; fig3: 2 x 3 s" in table

@@ -91,16 +91,27 @@ def test_a_shortened_plan_always_leaves_half_its_run_to_measure(config_duration,
                                                                plan_duration, plan_warmup):
     """``--quick`` on a config shorter than its warm-up (netioc-vsphere6's 2 s Fig 6) measured nothing."""
     run = SimpleNamespace(duration=config_duration, warmup=config_warmup, replications=5)
-    duration, warmup, _ = RunPlan(plan_duration, plan_warmup, 3).resolve(run)
+    duration, warmup, _ = RunPlan(plan_duration, plan_warmup, 3, shorten_only=True).resolve(run)
     assert duration == min(plan_duration, config_duration)
-    assert 0 <= warmup <= duration / 2 and warmup <= plan_warmup
+    assert 0 <= warmup <= duration / 2 and warmup <= plan_warmup and warmup <= config_warmup
 
 
-def test_quick_runs_of_a_config_shorter_than_the_quick_warmup_measure_its_second_half():
-    loaded = load_scenario(ROOT / "configs" / "netioc-vsphere6" / "fig6.toml")
-    assert loaded.scenario.run.duration < 2 * QUICK.warmup
-    duration, warmup, _ = QUICK.resolve(loaded.scenario.run)
-    assert (duration, warmup) == (loaded.scenario.run.duration, loaded.scenario.run.duration / 2)
+@given(config_duration=st.floats(0.5, 1000.0), config_warmup=st.floats(0.0, 100.0),
+       plan_duration=st.floats(0.5, 1e6))
+def test_a_plan_duration_is_the_run_length_longer_or_shorter_than_the_configs(config_duration, config_warmup,
+                                                                            plan_duration):
+    """``--duration 40`` on a 20 s config ran 20 s: a longer run was silently cut to the config's."""
+    run = SimpleNamespace(duration=config_duration, warmup=config_warmup, replications=5)
+    duration, warmup, _ = RunPlan(plan_duration).resolve(run)
+    assert duration == plan_duration
+    assert warmup == min(config_warmup, plan_duration / 2)
+
+
+def test_quick_runs_keep_a_short_configs_length_and_warm_up():
+    """Quick runs of netioc-vsphere6's 2 s Fig 6 (0.2 s warm-up) warmed up for a whole second."""
+    run = load_scenario(ROOT / "configs" / "netioc-vsphere6" / "fig6.toml").scenario.run
+    assert run.duration < 2 * QUICK.warmup and run.warmup < QUICK.warmup
+    assert QUICK.resolve(run)[:2] == (run.duration, run.warmup)
 
 
 def test_time_left_is_shared_by_the_busy_processes_and_leaves_out_their_start(monkeypatch):

@@ -3,14 +3,12 @@
 A directory that receives a run's figures keeps whatever an earlier run put
 there: a figure this run had no reason to draw (no loss, so no loss figure)
 or another scenario's figures would sit beside the new results as if they
-belonged to them. Two kinds of directory are cleaned after the new files are
-in place, so nothing is removed before its replacement exists:
-
-- a directory owned by its outputs (``vsim reproduce``'s study directory):
-  every file in it that this run did not write goes (``remove_unwritten``);
-- a directory shared with other files (``vsim sweep --out``): only the files a
-  previous run listed in its manifest (the ``files`` of its results.json) go
-  (``listed_outputs`` and ``remove_stale``); anything else is the user's.
+belonged to them. A run lists the files it wrote in its manifest (the
+``files`` of its results.json: ``vsim sweep --out``, ``vsim validate --out``,
+each study directory of ``vsim reproduce``); once the next run's files are in
+place, those the previous manifest listed and this run did not write again
+go (``listed_outputs`` and ``remove_stale``). Anything else in the directory
+is the user's and stays.
 """
 
 import json
@@ -41,10 +39,3 @@ def remove_stale(directory, previous, written):
             removed.append(name)
     return removed
 
-
-def remove_unwritten(directory, written):
-    """Remove every file directly in ``directory`` that is not among the paths ``written``; the names
-    removed, sorted."""
-    directory = Path(directory)
-    previous = [entry.name for entry in directory.iterdir() if entry.is_file() or entry.is_symlink()]
-    return remove_stale(directory, previous, written)

@@ -19,11 +19,15 @@ from vsim.scenario.toml_io import load_toml
 def model_file_ref(path):
     """(models folder, ref) of a model file ``<models>/<folder>/<name>.toml`` whose folder is one
     of ``MODEL_KINDS`` (``models/codecs/g729.toml``), else None: such a file is a model, not a
-    config."""
+    config. A ref written as a file name (``workloads/vmcd_g729.toml``) that names no file here is
+    the ref in vsim's own models."""
     path = Path(path)
     if path.suffix != ".toml" or path.parent.name not in MODEL_KINDS:
         return None
-    return path.parent.parent, f"{path.parent.name}/{path.stem}"
+    ref = f"{path.parent.name}/{path.stem}"
+    if not path.is_file() and str(path.parent) == path.parent.name:  # a ref written with .toml
+        return DEFAULT_MODELS_DIR, ref
+    return path.parent.parent, ref
 
 
 def describe_model(ref, models_dir=DEFAULT_MODELS_DIR):

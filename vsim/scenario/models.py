@@ -94,9 +94,11 @@ def load_model(models_dir, ref, cls, *, referrer="scenario", key="model"):
 
 
 def _available(models_dir, folders):
-    """'one of: ...' listing the models in ``folders`` of ``models_dir`` (every model when those
-    folders hold none)."""
+    """'one of: ...' listing the models in ``folders`` of ``models_dir``, or where none were found.
+    Only those folders are listed: a models folder given by mistake (the current directory) may
+    hold any number of unrelated files."""
     found = [path for folder in folders for path in sorted((Path(models_dir) / folder).glob("*.toml"))]
-    found = found or sorted(Path(models_dir).rglob("*.toml"))
+    if not found:
+        return "none found in " + ", ".join(f"{Path(models_dir) / folder}/" for folder in folders)
     return "one of: " + ", ".join(path.relative_to(models_dir).with_suffix("").as_posix()
-                                             for path in found)
+                                  for path in found)

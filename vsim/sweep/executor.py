@@ -26,22 +26,30 @@ from vsim.scenario.simulate import default_warmup, simulate
 @dataclass(frozen=True)
 class RunPlan:
     """Run length and replications for every sweep; None keeps the config's own value.
-    A shortened plan never runs a config longer than the config itself asks, and its
-    warm-up, like a config's own, takes at most half of the run, so something is measured."""
+
+    A plan's ``duration`` sets every run's length, longer or shorter than the config's, and
+    the warm-up then follows the config's own, at most half of the run, so something is
+    measured. A ``shorten_only`` plan (``--quick``) caps both instead: it never runs a config
+    longer, nor warms it up longer, than the config itself asks."""
 
     duration: float | None = None
     warmup: float | None = None
     replications: int | None = None
+    shorten_only: bool = False
 
     def resolve(self, run):
         """(duration, warmup, replications) for a config's ``[run]`` table."""
-        duration = run.duration if self.duration is None else min(self.duration, run.duration)
-        warmup = default_warmup(run, duration) if self.warmup is None else min(self.warmup, duration / 2)
+        duration = run.duration
+        if self.duration is not None:
+            duration = min(self.duration, run.duration) if self.shorten_only else self.duration
+        warmup = default_warmup(run, duration)
+        if self.warmup is not None:
+            warmup = min(self.warmup, warmup)
         replications = run.replications if self.replications is None else self.replications
         return duration, warmup, replications
 
 
-QUICK = RunPlan(duration=20.0, warmup=2.0, replications=3)
+QUICK = RunPlan(duration=20.0, warmup=2.0, replications=3, shorten_only=True)
 
 
 @dataclass(frozen=True)
