@@ -300,7 +300,7 @@ def _run(args):
     duration = run.duration if args.duration is None else args.duration
     warmup = default_warmup(run, duration)
     check_run_length(args.config, _duration_key(args), loaded, duration, warmup)
-    check_memory([(args.config, loaded, duration)], jobs=1)
+    check_memory([(args.config, loaded, duration)], jobs=1, duration_key=_duration_key(args))
     ticks = args.trace is not None and args.trace_kind == "cpu_ticks"
     try:
         sim = Simulation(loaded, seed, engine="events" if ticks and args.engine == "auto" else args.engine)
@@ -422,7 +422,7 @@ def _sweep(args):
                          "(or --set sweep.key=KEY --set sweep.values=[...])")
     duration, warmup, replications = _plan(args).resolve(scenario.run)
     check_run_length(args.config, _duration_key(args), loaded, duration, warmup)
-    check_memory(point_runs(args.config, loaded, duration), args.jobs)
+    check_memory(point_runs(args.config, loaded, duration), args.jobs, duration_key=_duration_key(args))
     tasks = sweep_tasks(config, loaded, duration, warmup, replications, args.set)
     summaries = run_tasks(tasks, args.jobs, None if args.quiet else _note)
     result = Sweep.from_runs(stem, str(args.config), tasks, summaries, loaded.fitted_claims())

@@ -187,3 +187,17 @@ def test_r2_in_unit_interval(points):
     y = np.array([p[1] for p in points])
     assume(np.ptp(x) > 1e-3 and np.ptp(y) > 1e-3)
     assert -1e-9 <= linear_r2(x, y) <= 1.0 + 1e-9
+
+
+@pytest.mark.parametrize("values, expected", [
+    ([1.0, 2.0, 3.0, float("inf")], (1.0, float("inf"))),
+    ([-float("inf"), 1.0, 2.0, 3.0, 4.0], (-float("inf"), 4.0)),
+])
+def test_interval_of_values_not_all_finite_is_their_range_without_warnings(values, expected):
+    """An infinite replication made scipy warn on stderr of a degenerate BCa interval."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert trimmed_mean_interval(values) == expected
+        low, high = trimmed_mean_interval([1.0, 2.0, float("nan")])
+    assert math.isnan(low) and math.isnan(high)

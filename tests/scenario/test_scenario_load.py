@@ -95,6 +95,7 @@ def test_fig3_loads():
     (["params.vnic.tx_ring=1.5"], "params.vnic.tx_ring", "expected an integer >= 1"),
     (["params.workload.codec=1"], "params.workload.codec", "expected one of: participants"),
     (["params.host=1"], "params.host", "expected a table"),
+    (["vm.instances=0"], "vm.instances", "expected at least one VM to simulate"),
 ])
 def test_bad_scenario_names_the_key(overrides, key, words):
     err = load_error(overrides)

@@ -50,11 +50,32 @@ def test_a_run_that_does_not_fit_is_refused_in_one_line():
     check_memory([("fig3.toml", loaded, 300.0)], jobs=2, available=2 * need)
     with pytest.raises(InputError) as error:
         check_memory([("fig3.toml", scenario(1), 300.0), ("fig3.toml", loaded, 300.0)], jobs=2,
-                     available=2 * need - 1)
+                     available=need - 1)
     message = str(error.value)
     assert message.startswith("fig3.toml: vm.instances: a run of 12 VMs with 48 vCPUs in all for 300 s "
                               f"needs about {need / MIB:.0f} MiB each, x 2 jobs")
     assert "MemAvailable" in message and "\n" not in message
+
+
+def test_jobs_are_blamed_when_one_run_would_fit():
+    """``--jobs 1000`` was blamed on vm.instances."""
+    loaded = scenario(12)
+    need = estimate_bytes(loaded, 300.0)
+    with pytest.raises(InputError) as error:
+        check_memory([("fig3.toml", loaded, 300.0)], jobs=4, available=2.5 * need)
+    assert str(error.value).startswith("--jobs: a run of 12 VMs")
+    assert str(error.value).endswith("expected at most 2 jobs")
+
+
+def test_the_runs_length_is_blamed_when_most_memory_grows_with_it():
+    """``--duration 1e9`` was blamed on vm.instances."""
+    loaded = scenario(1)
+    with pytest.raises(InputError) as error:
+        check_memory([("fig3.toml", loaded, 1e9)], jobs=1, available=estimate_bytes(loaded, 1e5),
+                     duration_key="--duration")
+    message = str(error.value)
+    assert message.startswith("fig3.toml: --duration: a run of 1 VM with 4 vCPUs in all for 1e+09 s")
+    assert message.endswith("expected a run of at most 1e+05 s, or fewer VMs")
 
 
 def test_the_group_holding_most_vcpus_is_the_key_blamed():

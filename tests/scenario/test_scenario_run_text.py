@@ -162,3 +162,13 @@ def test_the_host_tasks_cpu_follows_the_host_cpu():
     lines = _lines(_summary(host_background_tasks={"tasks": 3, "used_pct": 119.04, "ready_pct": 181.0}))
     host = next(i for i, line in enumerate(lines) if line.startswith("host CPU"))
     assert lines[host + 1].startswith("host tasks used 119.0%  ready 181.0%  (3 always-runnable tasks")
+
+
+def test_a_measuring_conference_without_samples_says_why():
+    """A VM capped far below its work (vm.limit = 0.01) printed "0 samples" with no reason."""
+    summary = _summary(offered_pps=6200.0, packets_emitted=496)
+    summary["jitter"] = {**summary["jitter"], "samples": 0, "mean_ms": None}
+    line = _lines(summary)[1]
+    assert line.endswith("(0 samples, measuring conference): none of its packets arrived after warm-up "
+                         "(the guests fell behind their ticks: see voice below)")
+    assert _lines(_summary(offered_pps=6200.0, packets_emitted=49600))[1].endswith("measuring conference)")

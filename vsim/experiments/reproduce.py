@@ -84,7 +84,7 @@ def run_studies(names, plan=RunPlan(), jobs=1, progress=None):
             tasks = sweep_tasks(REPO / relative, loaded, duration, warmup, replications)
             planned.append((name, sweep_name, relative, tasks, loaded.fitted_claims()))
             runs += point_runs(REPO / relative, loaded, duration)
-    check_memory(runs, jobs)
+    check_memory(runs, jobs, duration_key="--duration")
     summaries = run_tasks([task for *_, tasks, _ in planned for task in tasks], jobs, progress)
     sweeps = {name: {} for name in names}
     start = 0

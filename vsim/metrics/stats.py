@@ -74,14 +74,21 @@ def trimmed_mean_interval(values, level=0.95):
     distribution is lopsided the interval is widened to hold the trimmed mean
     itself. With fewer than 2
     values, or all equal, the spread is unknown or nil and ``(t, t)`` is
-    returned. Raises ValueError on empty input or a level outside (0, 1).
+    returned. Resampling cannot size the spread of values that are not all
+    finite (a ratio over a zero slope in one replication): an infinite value
+    gives the range of the values, a NaN gives ``(nan, nan)``. Raises
+    ValueError on empty input or a level outside (0, 1).
     """
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must lie in (0, 1), got {level}")
     array = np.sort(_nonempty("trimmed_mean_interval", values))
+    if np.isnan(array).any():
+        return float("nan"), float("nan")
     centre = trimmed_mean(array)
     if array.size < 2 or array[0] == array[-1]:
         return centre, centre
+    if not np.isfinite(array).all():
+        return min(float(array[0]), centre), max(float(array[-1]), centre)
     from scipy.stats import bootstrap
 
     result = bootstrap((array,), _trimmed_means, vectorized=True, n_resamples=BOOTSTRAP_RESAMPLES,

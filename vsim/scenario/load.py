@@ -184,6 +184,9 @@ def check_against_models(scenario, models, source):
             fail(source, "vm.affinity", f"expected at least as many logical CPUs as vCPUs ({vm.vcpus}), "
                  f"got {len(vm.affinity)}")
     check_cpu_settings(scenario, lcpus, source)
+    if not vm.instances and not scenario.group:
+        fail(source, "vm.instances", "expected at least one VM to simulate: vm.instances >= 1 or a "
+             "[[group]] of VMs, and this scenario has neither")
     check_cgroup_settings(scenario, models["scheduler"].values, source)
     check_groups(scenario, lcpus, source)
     scenario.check_uplink(source)

@@ -48,6 +48,11 @@ def estimate_bytes(loaded, duration):
 
     The VMs of ``[[group]]`` tables count like ``[vm]``'s, each with its vCPUs and at
     most one monitored conference."""
+    return sum(_estimate_terms(loaded, duration))
+
+
+def _estimate_terms(loaded, duration):
+    """(bytes that do not grow with the run's length, bytes that do) of ``estimate_bytes``."""
     vm = loaded.scenario.vm
     codec = loaded.models["codec"].values
     workload = loaded.models["workload"].values
@@ -58,12 +63,12 @@ def estimate_bytes(loaded, duration):
     vms = vm.instances + sum(group.count for group in groups)
     vcpus = vm.instances * vm.vcpus + sum(group.count * group.vcpus for group in groups)
     monitored = vms * workload.participants * packets_per_s * duration  # at most one conference a VM
-    total = BASE_MIB * MIB + PER_VCPU_MIB * MIB * vcpus
-    total += PER_MONITORED_PACKET_BYTES * monitored
+    fixed = BASE_MIB * MIB + PER_VCPU_MIB * MIB * vcpus
+    growing = PER_MONITORED_PACKET_BYTES * monitored
     if vm.instances * (vm.vcpus + 1) <= cores:  # where the closed form may run
-        total += PER_PACKET_UNCONTENDED_BYTES * vm.instances * vm.streams_per_instance * packets_per_s \
+        growing += PER_PACKET_UNCONTENDED_BYTES * vm.instances * vm.streams_per_instance * packets_per_s \
             * duration
-    return total
+    return fixed, growing
 
 
 def available_bytes(meminfo=MEMINFO):
@@ -81,26 +86,37 @@ def available_bytes(meminfo=MEMINFO):
     return None
 
 
-def check_memory(runs, jobs, available=None):
+def check_memory(runs, jobs, available=None, duration_key="run.duration"):
     """Refuse, before simulating, runs that cannot fit in the available memory.
 
     ``runs`` are (source, loaded, duration); ``jobs`` of them run at once, so
     the largest needs at most the available memory divided by ``jobs``.
     ``available`` defaults to ``MemAvailable``; without it nothing is checked.
+    The refusal blames what to change: ``--jobs`` when one run would fit,
+    else ``duration_key`` (where the run's length was set) when most of the
+    memory grows with the run's length and a shorter run would fit, else the
+    key of the most vCPUs.
     """
     available = available_bytes() if available is None else available
     if available is None or not runs:
         return
     source, loaded, duration = max(runs, key=lambda run: estimate_bytes(run[1], run[2]))
-    need = estimate_bytes(loaded, duration)
+    fixed, growing = _estimate_terms(loaded, duration)
+    need = fixed + growing
     if need * jobs <= available:
         return
     each = f"{_gib(need)} each, x {jobs} jobs = {_gib(need * jobs)}" if jobs > 1 else _gib(need)
     key, vms, vcpus = _largest_count(loaded.scenario)
-    raise InputError(source, key, f"a run of {vms} VMs with {vcpus} vCPUs in all for "
-                     f"{duration:g} s needs about {each} of memory (estimated), but only "
-                     f"{_gib(available)} is available (MemAvailable); expected fewer VMs or vCPUs, "
-                     f"a shorter --duration or fewer --jobs")
+    needs = (f"a run of {vms} VM{'s' * (vms != 1)} with {vcpus} vCPUs in all for {duration:g} s needs "
+             f"about {each} of "
+             f"memory (estimated), but only {_gib(available)} is available (MemAvailable)")
+    if need <= available:
+        raise InputError("--jobs", None, f"{needs}; expected at most {int(available // need)} jobs")
+    room = available / jobs - fixed  # for what grows with the run's length
+    if growing > fixed and room > 0:
+        raise InputError(source, duration_key, f"{needs}; expected a run of at most "
+                         f"{duration * room / growing:.3g} s, or fewer VMs")
+    raise InputError(source, key, f"{needs}; expected fewer VMs or vCPUs, or a shorter run")
 
 
 def _largest_count(scenario):

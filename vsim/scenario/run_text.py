@@ -77,6 +77,10 @@ def _voice_lines(summary, window):
                 f"({jitter['samples']} samples, measuring conference)" if jitter["measuring_conference"]
                 else "jitter     no measuring conference (client.measuring_conference = false): "
                      "each VM's last conference below")
+    if jitter["measuring_conference"] and not jitter["samples"]:
+        measured += ": none of its packets arrived after warm-up"
+        if sent < voice["offered_pps"]:
+            measured += " (the guests fell behind their ticks: see voice below)"
     return [
         measured,
         f"all VMs    mean {_ms(across['mean_ms'])}  p99 {_ms(across['p99_ms'])}  "
