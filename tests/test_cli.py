@@ -838,3 +838,22 @@ def test_a_measured_trace_given_twice_is_refused(capsys, tmp_path, monkeypatch):
     assert code == 2 and out == ""
     assert one_line_error(err) == f"vsim: error: {tmp_path / 'link.csv'}: expected each measured trace once; " \
                                   f"it is also given as {trace}"
+
+
+@pytest.mark.parametrize("command, expected", [
+    (["sweep", CONFIG], "--seed: sweep takes the config's run.seed as its first seed; expected --set run.seed=N"),
+    (["reproduce"], "--seed: reproduce runs each study's configs with their own seeds (run.seed), as the "
+                    "committed results were made; expected no --seed"),
+])
+def test_seed_on_a_command_without_it_says_how_seeds_are_set(capsys, command, expected):
+    """It was only "unrecognized arguments: --seed 3"."""
+    code, out, err = vsim(capsys, *command, "--seed", "3")
+    assert code == 2 and out == "" and one_line_error(err) == f"vsim: error: {expected}"
+
+
+def test_the_run_header_names_the_overrides(capsys):
+    """Two saved reports of one config with different --set values had the same header."""
+    code, out, _ = vsim(capsys, "run", CONFIG, "--duration", "1", "--set", "vm.streams_per_instance=20")
+    assert code == 0
+    assert out.splitlines()[0].endswith(f"({CONFIG}, --set vm.streams_per_instance=20, seed 1, 1 s, "
+                                        "warm-up 0.5 s, uncontended engine)")

@@ -58,6 +58,19 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"vsim: error: {message}\n")
 
 
+class _SeedFromConfig(argparse.Action):
+    """``--seed`` given to a command whose runs take their seeds from each config's run.seed:
+    say how to set it instead of only "unrecognized arguments"."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        command = parser.prog.split()[-1]
+        if command == "sweep":
+            parser.error("--seed: sweep takes the config's run.seed as its first seed; "
+                         "expected --set run.seed=N")
+        parser.error(f"--seed: {command} runs each study's configs with their own seeds (run.seed), "
+                     f"as the committed results were made; expected no --seed")
+
+
 def _bounded(kind, low, inclusive):
     """An argparse type: a finite ``kind`` (int or float) >= ``low`` (or > when not ``inclusive``)."""
     noun = "an integer" if kind is int else "a number"
@@ -93,6 +106,7 @@ def _studies_text():
 def _add_run_options(command, default_from, quick_purpose):
     """``--quick``, ``--duration``, ``--replications`` and ``--jobs``, as ``reproduce`` and ``sweep``
     both take them; ``default_from`` says where the defaults come from (``"run."`` or a longer phrase)."""
+    command.add_argument("--seed", action=_SeedFromConfig, help=argparse.SUPPRESS)
     command.add_argument("--quick", action="store_true",
                          help=f"{quick_purpose}: {QUICK.duration:g} s x {QUICK.replications} replications "
                               f"(a shorter config keeps its own length)")
@@ -329,7 +343,8 @@ def _run(args):
                 doc["params"] = params
             _emit(args.json, json.dumps(doc, indent=2, sort_keys=True) + "\n")
     if args.json is None:
-        print(run_text(loaded.scenario.name, args.config, seed, duration, warmup, sim.engine, summary, params))
+        print(run_text(loaded.scenario.name, f"{args.config}{overrides_text(args.set)}", seed, duration,
+                       warmup, sim.engine, summary, params))
 
 
 def _check_trace_options(args):

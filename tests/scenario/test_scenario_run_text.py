@@ -10,7 +10,7 @@ from vsim.scenario.run_text import run_text
 def _entry(packets=50, r_factor=80.0):
     return {"packets": packets, "r_factor": r_factor, "mos": 4.0 if r_factor is not None else None,
             "network_loss_fraction": 0.01, "late_fraction": 0.002, "one_way_delay_mean_ms": 1.5,
-            "buffer_delay_mean_ms": None}
+            "buffer_delay_mean_ms": None, "mouth_to_ear_ms": None}
 
 
 def _summary(offered_pps=0.0, packets_emitted=0, **extra):
@@ -76,10 +76,10 @@ def test_quality_lines_label_the_first_and_rate_what_has_a_rating():
     lines = _lines(_summary(voice_quality=quality))
     start = next(i for i, line in enumerate(lines) if line.startswith("quality "))
     assert lines[start:] == [
-        "quality    R 80.0  MOS 4.00  loss 1.000% + late 0.200%  delay 1.500 ms + buffer n/a  "
-        "(measuring conference, adaptive jitter buffer)",
+        "quality    R 80.0  MOS 4.00  loss 1.000% + late 0.200%  network 1.500 ms  "
+        "played: buffer n/a mouth-to-ear n/a  (measuring conference, adaptive jitter buffer)",
         "           R n/a  MOS n/a (the codec model gives no equipment_impairment for the E-model)  "
-        "loss 1.000% + late 0.200%  delay 1.500 ms + buffer n/a  "
+        "loss 1.000% + late 0.200%  network 1.500 ms  played: buffer n/a mouth-to-ear n/a  "
         "(group vm, adaptive jitter buffer)",
         "           note: lengthen the run",
     ]
