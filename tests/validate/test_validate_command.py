@@ -185,3 +185,16 @@ def test_tolerances_stated_only_for_another_kind_of_trace_are_named_when_nothing
     assert code == 0
     assert out.splitlines()[-1] == ("no stated tolerance applies to packets traces (the scenario's 2 are "
                                     "for timer traces): nothing checked")
+
+
+@pytest.mark.parametrize("duration, expected", [
+    ("1e9", "--duration: a run of 1 VM with 4 vCPUs in all for 1e+09 s needs about"),
+    ("1e-9", "--duration: expected a run of at least"),
+])
+def test_a_run_too_long_for_memory_or_too_short_to_measure_is_refused_before_running(
+        capsys, traces, monkeypatch, duration, expected):
+    """validate ran such runs: the kernel killed a long one, a short one measured nothing."""
+    monkeypatch.setattr("vsim.validate.validation.simulated_traces",
+                        lambda *a, **k: pytest.fail("ran the scenario"))
+    code, out, err = vsim(capsys, "validate", traces["same"], "--scenario", FIG2, "--duration", duration)
+    assert code == 2 and out == "" and expected in one_line_error(err)

@@ -20,6 +20,8 @@ from vsim.core.atomic import after_commit, output_set, write_text
 from vsim.core.errors import InputError
 from vsim.core.stale_outputs import listed_outputs, remove_stale
 from vsim.scenario.load import load_scenario
+from vsim.scenario.memory import check_memory
+from vsim.scenario.run_length import check_run_length
 from vsim.scenario.simulate import default_warmup
 from vsim.validate import tolerances as tolerance_rules
 from vsim.validate.capture_packets import capture_trace
@@ -157,6 +159,9 @@ def run_validation(options, progress=None):
     warmup = default_warmup(run, duration)
     seed = run.seed if options.seed is None else options.seed
     replications = run.replications if options.replications is None else options.replications
+    duration_key = "run.duration" if options.duration is None else "--duration"
+    check_run_length(options.config, duration_key, loaded, duration, warmup)
+    check_memory([(options.config, loaded, duration)], options.jobs, duration_key=duration_key)
     kept = applicable(stated, kind)
     left_out = {key: METRICS[key.rpartition(".")[0]].kind for key in stated if key not in kept}
     stated = kept
