@@ -94,6 +94,18 @@ def of_class(trace, chosen, source):
     return replace(trace, columns=columns)
 
 
+def _refuse_mixed_classes(traces, paths):
+    """Packets of several traffic classes (voice beside a flood) pooled into one comparison
+    would mix what the scenario may not even simulate: without validate.traffic_class, the
+    measured packets traces must hold one class."""
+    classes = sorted({cls for trace in traces for cls in trace.columns["class"]})
+    if len(classes) > 1:
+        example = "voice" if "voice" in classes else classes[0]
+        raise InputError(paths[0], "class", f"expected packets of one traffic class, found "
+                                            f"{', '.join(classes)}; choose the class to compare with "
+                                            f"validate.traffic_class (--set 'validate.traffic_class=\"{example}\"')")
+
+
 def measured_kind(traces, paths):
     """The one kind of the measured traces; ``InputError`` when they mix kinds."""
     kind = traces[0].kind
@@ -153,6 +165,8 @@ def run_validation(options, progress=None):
     chosen = scenario.validate.traffic_class
     measured_traces = [of_class(measured_trace(path), chosen, path) for path in options.traces]
     kind = measured_kind(measured_traces, options.traces)
+    if kind == "packets" and chosen is None:
+        _refuse_mixed_classes(measured_traces, options.traces)
     measured = _samples_by_metric(measured_traces, options.traces)
     run = scenario.run
     duration = run.duration if options.duration is None else options.duration
