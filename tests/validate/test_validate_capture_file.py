@@ -1,5 +1,6 @@
 """Tests of pcap/pcapng framing: exact timestamps, link types, and one-line errors on damaged files."""
 
+import gzip
 import struct
 
 import dpkt
@@ -79,6 +80,14 @@ def test_a_text_file_is_not_a_capture(tmp_path):
     (tmp_path / "t.pcap").write_text("Date_ms;response_time_ms;rtd_no\n")
     error = _error(tmp_path / "t.pcap")
     assert error.where == "byte 0" and "not a packet capture" in error.expected
+
+
+def test_a_gzip_compressed_capture_says_to_decompress_it(tmp_path):
+    path = tmp_path / "c.pcap.gz"
+    path.write_bytes(gzip.compress(_capture(tmp_path).read_bytes()))
+    with pytest.raises(InputError, match=r"c.pcap.gz: expected a pcap or pcapng capture, found a "
+                                         r"gzip-compressed file; decompress it first \(gunzip\)"):
+        read_capture_file(path)
 
 
 def test_truncated_file_header_is_named(tmp_path):

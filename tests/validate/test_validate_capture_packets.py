@@ -1,10 +1,11 @@
 """Tests of a capture's RTP streams as a packets trace: the jitter agrees with tshark's conventions
 (``rtp_streams``), sequence and timestamp wrap-around, loss, and streams without a clock rate."""
 
+import dpkt
 import numpy as np
 import pytest
 
-from rtp_captures import scenario_delays, voice_stream, write_capture
+from rtp_captures import frame, scenario_delays, voice_stream, write_capture
 from vsim.core.errors import InputError
 from vsim.validate.capture_packets import capture_trace
 from vsim.validate.pcap_rtp import read_rtp
@@ -62,3 +63,17 @@ def test_dynamic_payload_types_are_left_out_and_alone_are_an_input_error(tmp_pat
     assert set(mixed.columns["stream"]) == {"0x1234ABCD"}
     with pytest.raises(InputError, match="only.pcap: expected RTP streams with a static payload type"):
         capture_trace(capture(tmp_path, dynamic, "only.pcap"))
+
+
+def test_times_run_from_the_earliest_packet_not_the_first_record(tmp_path):
+    """A merged capture whose first record is a late packet of another stream loses nothing."""
+    stream = voice_stream(np.full(200, 0.004))
+    late = voice_stream(np.full(1, 0.004), ssrc=0x99, ports=(41000, 41002), start_s=stream[0].time_s + 3.9)
+    path = tmp_path / "merged.pcap"
+    with open(path, "wb") as handle:
+        writer = dpkt.pcap.Writer(handle, nano=True)
+        for packet in late + stream:
+            writer.writepkt(frame(packet), ts=round(packet.time_s, 9))
+    trace = capture_trace(read_rtp(path))
+    assert trace.columns["arrival_s"].min() == 0.0 and trace.columns["send_s"].min() == 0.0
+    assert trace_samples(trace, "c")["jitter_ms"].values.size == 201

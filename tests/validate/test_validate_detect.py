@@ -1,5 +1,7 @@
 """Tests of read_any: every format recognised by content, and mislabelled files refused by name."""
 
+import gzip
+
 import pytest
 
 from rtp_captures import voice_stream, write_capture
@@ -90,3 +92,19 @@ def test_empty_and_missing_files(tmp_path):
 
 def test_detection_does_not_read_the_whole_file(files):
     assert detect_format(files["vsim"]) == "vsim"
+
+
+def test_a_gzip_compressed_file_is_named_as_such(files, tmp_path):
+    for fmt in ("pcap", "vsim"):
+        path = tmp_path / f"{fmt}.gz"
+        path.write_bytes(gzip.compress(files[fmt].read_bytes()))
+        error = _error(path)
+        assert error.where is None
+        assert error.expected.endswith("found a gzip-compressed file; decompress it first (gunzip)")
+
+
+def test_another_version_of_the_vsim_format_is_named_by_the_reader(tmp_path):
+    path = tmp_path / "v2.csv"
+    path.write_text("\ufeff# vsim-trace 2\n# kind: timer\nthread,tick,scheduled_s,lateness_s\n")
+    error = _error(path)
+    assert (error.where, error.expected) == ("line 1", "unsupported vsim trace version 2 (this vsim reads version 1)")

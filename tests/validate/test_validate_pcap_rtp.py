@@ -9,15 +9,17 @@ from hypothesis import given, settings, strategies as st
 from rtp_captures import Packet, frame, write_capture
 from vsim.core.errors import InputError
 from vsim.validate.capture_file import read_capture_file
-from vsim.validate.pcap_rtp import RtpPackets, decode_rtp, read_rtp
+from vsim.validate.pcap_rtp import DISSECTED_UDP_PORTS, RtpPackets, decode_rtp, read_rtp
 
 payload_types = st.integers(0, 127).filter(lambda pt: not 72 <= pt <= 76)
+rtp_ports = st.integers(1, 65535).filter(lambda port: port not in DISSECTED_UDP_PORTS)
 packets = st.builds(
     Packet, time_s=st.integers(0, 10**6).map(lambda us: 1000 + us / 1e6),
-    src=st.sampled_from(["10.0.0.1", "192.168.7.9", "2001:db8::1"]), src_port=st.integers(1, 65535),
-    dst=st.just("10.0.0.2"), dst_port=st.integers(1, 65535), ssrc=st.integers(0, 2**32 - 1),
+    src=st.sampled_from(["10.0.0.1", "192.168.7.9", "2001:db8::1"]), src_port=rtp_ports,
+    dst=st.just("10.0.0.2"), dst_port=rtp_ports, ssrc=st.integers(0, 2**32 - 1),
     seq=st.integers(0, 65535), timestamp=st.integers(0, 2**32 - 1), payload_type=payload_types,
-    marker=st.booleans(), payload=st.binary(max_size=40))
+    marker=st.booleans(), payload=st.binary(max_size=40),
+).filter(lambda packet: not (packet.marker and 64 <= packet.payload_type <= 95))  # RTCP packet types
 
 
 def _fix_family(packet):
@@ -108,3 +110,20 @@ def test_unsupported_link_type_is_named(tmp_path):
 def test_a_capture_without_rtp_decodes_to_no_packets(tmp_path):
     path = write_capture(tmp_path / "none.pcap", [], extra=[(1.0, data) for data in _other_traffic()])
     assert len(decode_rtp(read_capture_file(path))) == 0
+
+
+def test_datagrams_to_or_from_a_port_wireshark_dissects_are_not_rtp(tmp_path):
+    ports = [(53, 5353), (40000, 123), (1900, 40002), (40000, 40002), (1024, 1026)]
+    written = [Packet(1000 + k, "10.0.0.1", src, "10.0.0.2", dst, k, k, 160 * k)
+               for k, (src, dst) in enumerate(ports)]
+    decoded = read_rtp(write_capture(tmp_path / "ports.pcap", written))
+    assert list(zip(decoded.src_port.tolist(), decoded.dst_port.tolist())) == [(40000, 40002), (1024, 1026)]
+
+
+def test_a_marker_on_payload_types_64_to_95_makes_an_rtcp_packet_type_not_rtp(tmp_path):
+    kinds = [(True, 63), (True, 64), (True, 80), (True, 95), (True, 96), (False, 64), (False, 95)]
+    written = [Packet(1000 + k, "10.0.0.1", 40000, "10.0.0.2", 40002, k, k, 160 * k, payload_type=pt,
+                      marker=marker) for k, (marker, pt) in enumerate(kinds)]
+    decoded = read_rtp(write_capture(tmp_path / "rtcp.pcap", written))
+    assert list(zip(decoded.marker.tolist(), decoded.payload_type.tolist())) == \
+        [(True, 63), (True, 96), (False, 64), (False, 95)]

@@ -1,4 +1,5 @@
-"""vsim's per-stream RTP statistics against tshark's ``-z rtp,streams`` on captures of known timing.
+"""vsim's per-stream RTP statistics against tshark's ``-z rtp,streams`` on captures of known timing,
+and which UDP datagrams both take for RTP (ports other dissectors claim, RTCP packet types).
 
 tshark is an independent implementation of the same RFC 3550 estimate (and
 of the loss count); the test is skipped where it is not installed.
@@ -6,13 +7,15 @@ of the loss count); the test is skipped where it is not installed.
 
 import dataclasses
 import shutil
+import struct
 import subprocess
 
+import dpkt
 import numpy as np
 import pytest
 
-from rtp_captures import scenario_delays, voice_stream, write_capture
-from vsim.validate.pcap_rtp import read_rtp
+from rtp_captures import Packet, frame, scenario_delays, voice_stream, write_capture
+from vsim.validate.pcap_rtp import DISSECTED_UDP_PORTS, read_rtp
 from vsim.validate.rtp_streams import capture_streams
 from vsim.validate.tshark_streams import parse_tshark_streams
 
@@ -87,3 +90,38 @@ def test_the_scenarios_are_not_trivial(tmp_path):
     assert stats["spikes"].max_jitter_ms > 0.5
     assert stats["loss"].lost == 4  # two losses come before the first packet, one after the last
     assert stats["wrap"].lost == 3
+
+
+def _port_sweep(path):
+    """One RTP datagram from every UDP port to port 40000 (SSRC = the port), then one from port 40000
+    to every port (SSRC = 65536 + the port), each from its own address, so that a conversation one
+    dissector sets up does not catch the datagrams after it."""
+    template = bytearray(frame(Packet(0, "10.0.0.1", 40000, "10.0.0.2", 40000, 0, 1, 100)))
+    source, ports, checksum, ssrc = slice(26, 30), slice(34, 38), slice(40, 42), slice(50, 54)
+    template[checksum] = bytes(2)  # no UDP checksum, so the patched ports need none
+    with open(path, "wb") as handle:
+        writer = dpkt.pcap.Writer(handle, linktype=dpkt.pcap.DLT_EN10MB)
+        for k in range(2 << 16):
+            port = k & 0xFFFF
+            data = bytearray(template)
+            data[source] = struct.pack("!I", 0x0A000000 + k)
+            data[ports] = struct.pack("!HH", *((port, 40000) if k < 1 << 16 else (40000, port)))
+            data[ssrc] = struct.pack("!I", k)
+            writer.writepkt(bytes(data), ts=1000 + k * 1e-4)
+    return path
+
+
+def test_the_ports_left_to_the_rtp_heuristic_are_wiresharks(tmp_path):
+    path = _port_sweep(tmp_path / "ports.pcap")
+    theirs = {key[-1] for key in _tshark(path)}
+    ours = set(read_rtp(path).ssrc.tolist())
+    assert ours <= theirs
+    kept_both_ways = {ssrc for ssrc in theirs if ssrc < 1 << 16 and ssrc + (1 << 16) in theirs}
+    assert sorted(set(range(1 << 16)) - kept_both_ways) == list(DISSECTED_UDP_PORTS)
+
+
+def test_the_second_bytes_taken_for_rtp_are_wiresharks(tmp_path):
+    written = [Packet(1000 + b * 1e-3, "10.0.0.1", 40000, "10.0.0.2", 40002, b, b, 160 * b,
+                      payload_type=b & 0x7F, marker=bool(b & 0x80)) for b in range(256)]
+    path = write_capture(tmp_path / "second_byte.pcap", written)
+    assert set(read_rtp(path).ssrc.tolist()) == {key[-1] for key in _tshark(path)}

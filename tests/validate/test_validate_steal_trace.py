@@ -85,6 +85,8 @@ FIRST_ROW = 5  # line of the first row: magic, kind, one metadata line, header
     (trace_text("steal", dict(GOOD, cpu=[0, 2] * 3)), "cpu", "none for CPU 1"),
     (edited(0, "cpu", -1), f"line {FIRST_ROW}", "cpu >= 0"),
     (edited(1, "steal_s", 0.01, meta={"steal_resolution_s": "fast"}), "steal_resolution_s", "non-negative"),
+    (edited(2, "start_s", 0.06).replace("\n0,0.06,", "\n\n# resumed\n0,0.06,"), f"line {FIRST_ROW + 4}",
+     "to start at 0.05"),
 ])
 def test_each_defect_has_its_own_one_line_error(text, where, words):
     with pytest.raises(InputError) as caught:

@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 from vsim.core.errors import InputError
 from vsim.scenario.load import load_scenario
 from vsim.scenario.simulate import Simulation
+from vsim.validate.distributions import mean_interval
 from vsim.validate.simulation_trace import packets_trace
 from vsim.validate.trace_metrics import METRICS, metrics_of_kind, trace_samples
 from vsim.validate.vsim_trace import Trace
@@ -83,6 +84,40 @@ def test_a_bad_warmup_in_the_header_is_an_input_error():
         trace_samples(packets(np.zeros(3), meta={"warmup_s": "soon"}), "trace.csv")
 
 
+def test_a_warmup_that_drops_every_row_is_refused_naming_the_key():
+    with pytest.raises(InputError, match=r"trace.csv: warmup_s: the trace's warmup_s \(120 s\) drops all "
+                                         r"its rows; expected a warm-up before its last send_s \(1.98 s\)"):
+        trace_samples(packets(np.full(100, 0.004), meta={"warmup_s": "120"}), "trace.csv")
+    with pytest.raises(InputError, match=r"t.csv: warmup_s: the trace's warmup_s \(5 s\) drops all its rows"):
+        trace_samples(ticks(np.full(4, 0.001), np.full(4, 0.002), meta={"warmup_s": "5"}), "t.csv")
+
+
+def test_without_a_warmup_no_sample_is_dropped_whatever_the_clock():
+    trace = packets(np.full(50, 0.004))
+    for name in ("send_s", "arrival_s"):
+        trace.columns[name] = trace.columns[name] - 0.5  # the first 25 packets sent "before 0"
+    samples = trace_samples(trace, "t")
+    assert samples["jitter_ms"].values.size == 50 and samples["interarrival_ms"].values.size == 49
+    assert samples["loss_fraction"].values.tolist() == [0.0]
+
+
+def test_samples_come_in_time_order_across_streams():
+    delays = 0.004 + 0.002 * np.sin(np.arange(100) / 7)
+    samples = trace_samples(packets(delays, streams=3), "t")
+    for name in ("jitter_ms", "transit_ms", "interarrival_ms"):
+        assert np.all(np.diff(samples[name].times) >= 0)
+    assert np.array_equal(samples["jitter_ms"].values[:3], np.zeros(3))  # every stream's first packet
+
+
+def test_identical_streams_give_a_mean_interval_from_stretches_of_time():
+    """Batches of one trace are stretches of time: ten identical streams vary over time, not between
+    themselves, so the interval must not collapse to a point."""
+    delays = 0.004 + 0.002 * np.random.default_rng(5).random(500)
+    jitter = trace_samples(packets(delays, streams=10), "t")["jitter_ms"].values
+    mean, (low, high) = mean_interval([jitter])
+    assert low < mean < high
+
+
 def test_timer_lateness_in_ms():
     trace = Trace("timer", {}, {"thread": np.zeros(3, dtype=np.int64), "tick": np.arange(3),
                                 "scheduled_s": np.array([0.02, 0.04, 0.06]),
@@ -103,9 +138,9 @@ def ticks(starts, ends, period=0.02, meta=None, workers=1):
 def test_cpu_ticks_give_start_lateness_duration_and_overruns():
     starts = np.array([0.001, 0.002, 0.001, 0.001])
     ends = np.array([0.010, 0.025, 0.012, 0.021])  # ticks 1 and 3 end after the next one is due
-    samples = trace_samples(ticks(starts, ends, workers=2), "t")
-    assert samples["tick_start_lateness_ms"].values == pytest.approx(np.tile(starts, 2) * 1e3)
-    assert samples["tick_duration_ms"].values == pytest.approx(np.tile(ends - starts, 2) * 1e3)
+    samples = trace_samples(ticks(starts, ends, workers=2), "t")  # in time order: the workers' ticks alternate
+    assert samples["tick_start_lateness_ms"].values == pytest.approx(np.repeat(starts, 2) * 1e3)
+    assert samples["tick_duration_ms"].values == pytest.approx(np.repeat(ends - starts, 2) * 1e3)
     assert samples["overrun_fraction"].values.tolist() == [0.5, 0.5]
 
 
@@ -113,6 +148,12 @@ def test_the_period_in_the_header_decides_what_is_an_overrun():
     starts, ends = np.full(4, 0.001), np.array([0.010, 0.025, 0.012, 0.021])
     samples = trace_samples(ticks(starts, ends, meta={"period_s": "0.03"}), "t")
     assert samples["overrun_fraction"].values.tolist() == [0.0]
+
+
+@pytest.mark.parametrize("text", ["0", "0.0", "-0.02"])
+def test_a_period_that_is_not_positive_is_refused_naming_the_key(text):
+    with pytest.raises(InputError, match=r"t.csv: period_s: expected '# period_s:' a period in seconds > 0"):
+        trace_samples(ticks(np.full(4, 0.001), np.full(4, 0.002), meta={"period_s": text}), "t.csv")
 
 
 @settings(max_examples=25, deadline=None)

@@ -1,5 +1,6 @@
 """Tests of vsim's own trace format: round trips and one-line errors on bad files."""
 
+import gzip
 import math
 
 import numpy as np
@@ -63,6 +64,11 @@ def test_lost_packet_has_no_arrival_and_survives_a_file_round_trip(tmp_path):
      "line 4", "start_s >= scheduled_s"),
     (f"{MAGIC}\n# kind: cpu_ticks\nvm,worker,tick,scheduled_s,start_s,end_s\nvm0,0,0,0.02,0.021,0.0205\n",
      "line 4", "end_s >= start_s"),
+    ("# vsim-trace 2\n# kind: timer\nthread,tick,scheduled_s,lateness_s\n", "line 1",
+     "unsupported vsim trace version 2 (this vsim reads version 1)"),
+    (f"{MAGIC}\n# kind: timer\nthread,tick,scheduled_s,lateness_s\n\n# note\n0,0,0.02,0\n\n0,0,0.04,0\n",
+     "line 8", "thread 0, tick 0 is also on line 6"),
+    (f"{MAGIC}\n# kind: timer\nthread,tick,scheduled_s,lateness_s\n# note\n0,x,0.02,0\n", "line 5", "integer"),
 ])
 def test_bad_files_name_the_line_and_the_expectation(text, where, words):
     with pytest.raises(InputError) as info:
@@ -84,3 +90,32 @@ def test_a_packet_may_arrive_before_its_send_time_on_another_clock():
     text = (f"{MAGIC}\n# kind: packets\nstream,class,seq,rtp_timestamp,send_s,arrival_s,size_bytes\n"
             "0x1,voice,1,160,5.0,0.001,78\n")
     assert parse_trace(text).columns["arrival_s"].tolist() == [0.001]
+
+
+def test_blank_lines_and_comments_among_the_rows_are_skipped():
+    text = (f"{MAGIC}\n# kind: timer\n\nthread,tick,scheduled_s,lateness_s\n0,0,0.02,1e-05\n\n"
+            "# the load started here\n   \n0,1,0.04,2e-05\n")
+    trace = parse_trace(text)
+    assert trace.meta == {"kind": "timer"} and trace.columns["tick"].tolist() == [0, 1]
+
+
+def test_a_value_starting_with_a_hash_is_quoted_so_it_is_not_a_comment():
+    columns = {"vm": ["#1", "vm"], "worker": [0, 0], "tick": [0, 0], "scheduled_s": [0.0, 0.0],
+               "start_s": [0.001, 0.001], "end_s": [0.002, 0.002]}
+    text = trace_text("cpu_ticks", columns)
+    assert '"#1"' in text and parse_trace(text).columns["vm"] == ["#1", "vm"]
+
+
+def test_a_byte_order_mark_is_dropped(tmp_path):
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + trace_text("timer", {"thread": [0], "tick": [0], "scheduled_s": [0.02],
+                                                          "lateness_s": [0.0]}).encode())
+    assert read_trace(path).columns["scheduled_s"].tolist() == [0.02]
+
+
+def test_a_gzip_compressed_trace_is_named_as_such(tmp_path):
+    path = tmp_path / "t.csv.gz"
+    path.write_bytes(gzip.compress(f"{MAGIC}\n# kind: timer\nthread,tick,scheduled_s,lateness_s\n".encode()))
+    with pytest.raises(InputError, match="t.csv.gz: expected a text vsim trace, found a gzip-compressed "
+                                         r"file; decompress it first \(gunzip\)"):
+        read_trace(path)

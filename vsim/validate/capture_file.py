@@ -20,7 +20,7 @@ import dpkt
 import numpy as np
 
 from vsim.core.errors import InputError
-from vsim.validate.file_head import describe_head
+from vsim.validate.file_head import describe_head, refuse_compressed
 
 PCAP_MAGICS = {  # first four bytes -> (byte order, nanosecond timestamps)
     b"\xd4\xc3\xb2\xa1": ("<", False), b"\xa1\xb2\xc3\xd4": (">", False),
@@ -63,6 +63,7 @@ def read_capture_file(path):
         raise InputError(path, None, f"cannot read ({exc.strerror or exc})") from None
     if not raw:
         raise InputError(path, None, "empty file; expected a pcap or pcapng capture")
+    refuse_compressed(path, raw, "a pcap or pcapng capture")
     if raw[:4] in PCAP_MAGICS:
         return _read_pcap(str(path), raw)
     if raw[:4] == PCAPNG_MAGIC:

@@ -5,11 +5,13 @@ Streams are split as ``vsim.validate.rtp_streams`` splits them (addresses,
 ports, SSRC). A packet's send time is what its RTP timestamp says: the
 stream's first arrival plus the timestamp's advance since the stream's first
 packet (unwrapped modulo 2^32, in capture order) over the payload type's
-clock rate; its arrival time is its capture time from the capture's first
-packet. With those, RFC 3550 jitter from the trace equals the jitter tshark
-reports for an in-order stream. Sequence numbers are unwrapped modulo 2^16
-the same way, so loss counts the numbers missing between a stream's first and
-last packet. Every RTP stream is in class ``voice``, the class of media
+clock rate; its arrival time is its capture time from the capture's earliest
+RTP packet (the smallest timestamp, not the first record: a merged capture's
+first record need not be its earliest, and tcpdump's timestamps can step
+back a little). With those, RFC 3550 jitter from the trace equals the jitter
+tshark reports for an in-order stream. Sequence numbers are unwrapped modulo
+2^16 the same way, so loss counts the numbers missing between a stream's
+first and last packet. Every RTP stream is in class ``voice``, the class of media
 streams in simulated and probed traces, so a scenario's
 ``validate.traffic_class = "voice"`` keeps a capture's media streams as it
 keeps theirs (a flood is not RTP and never enters a capture's trace); the
@@ -52,9 +54,10 @@ def capture_trace(packets):
     ssrcs = [int(packets.ssrc[index[0]]) for index in streams]
     columns = {"stream": [], "class": [], "seq": [], "rtp_timestamp": [], "send_s": [], "arrival_s": [],
                "size_bytes": []}
+    origin = int(packets.time_ns.min())
     for index, ssrc in zip(streams, ssrcs):
         payload_type = int(packets.payload_type[index[0]])
-        arrival = (packets.time_ns[index] - packets.first_time_ns) / 1e9
+        arrival = (packets.time_ns[index] - origin) / 1e9
         advance = unwrap(packets.rtp_timestamp[index], RTP_TIMESTAMP_MODULO)
         send = arrival[0] + (advance - advance[0]) / CLOCK_RATES[payload_type]
         name = _stream_name(packets, index, ssrcs.count(ssrc) > 1)

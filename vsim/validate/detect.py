@@ -14,12 +14,12 @@ from pathlib import Path
 from vsim.core.errors import InputError
 from vsim.validate.capture_file import PCAP_MAGICS, PCAPNG_MAGIC
 from vsim.validate.esxtop import FORMAT_PREFIX, read_esxtop
-from vsim.validate.file_head import describe_head
+from vsim.validate.file_head import describe_head, refuse_compressed
 from vsim.validate.pcap_rtp import read_rtp
 from vsim.validate.sipp_rtt import HEADER as RTT_HEADER, read_sipp_rtt
 from vsim.validate.sipp_stat import HEADER_START as STAT_HEADER, read_sipp_stat
 from vsim.validate.tshark_streams import BANNER, read_tshark_streams
-from vsim.validate.vsim_trace import MAGIC, read_trace
+from vsim.validate.vsim_trace import VERSION_PREFIX, read_trace
 
 FORMATS = {
     "pcap": ("a pcap capture", read_rtp),
@@ -49,7 +49,7 @@ def sniff(head):
         return "pcapng"
     text = head.decode("utf-8-sig", errors="replace")
     first = text.lstrip().split("\n", 1)[0].strip()
-    if first == MAGIC:
+    if first.startswith(VERSION_PREFIX):  # any version: the reader names one it cannot read
         return "vsim"
     if first.lstrip('"').startswith(FORMAT_PREFIX):
         return "esxtop"
@@ -83,9 +83,10 @@ def detect_format(path, fmt=None):
     if fmt is not None and fmt not in FORMATS:
         raise InputError(path, "--format", f"expected one of {', '.join(FORMATS)}, got {fmt!r}")
     head = _head(path)
+    expected = describe_format(fmt) if fmt else "a trace (" + ", ".join(FORMATS) + ")"
     if not head:
-        expected = describe_format(fmt) if fmt else "a trace (" + ", ".join(FORMATS) + ")"
         raise InputError(path, None, f"empty file; expected {expected}")
+    refuse_compressed(path, head, expected)
     found = sniff(head)
     if fmt is not None:
         if found is None and fmt in ("pcap", "pcapng") and _is_text(head):

@@ -1,8 +1,13 @@
 """The first bytes of a file, described for an error message a person reads.
 
 A ``bytes`` repr (``b'# vsim \\xe2\\x80\\x94 what'``) shows UTF-8 text as
-escapes; text is shown as text, anything else as hex bytes.
+escapes; text is shown as text, anything else as hex bytes. A gzip-compressed
+file is named as such: its header in hex would not tell a person what to do.
 """
+
+from vsim.core.errors import InputError
+
+GZIP_MAGIC = b"\x1f\x8b"
 
 _TRAILING_PARTIAL = 3  # a UTF-8 character cut by the length limit has at most 3 of its bytes kept
 
@@ -22,3 +27,11 @@ def describe_head(raw, limit=30):
             return f"text starting '{shown}{more}'"
         break
     return "bytes " + head.hex(" ") + (" …" if len(raw) > len(head) else "")
+
+
+def refuse_compressed(path, raw, expected):
+    """``InputError`` when ``raw``, the first bytes of ``path``, start a gzip file: vsim reads traces
+    uncompressed, and the error says to decompress it rather than that it is some other format."""
+    if raw[:len(GZIP_MAGIC)] == GZIP_MAGIC:
+        raise InputError(path, None, f"expected {expected}, found a gzip-compressed file; decompress it "
+                                     "first (gunzip)")

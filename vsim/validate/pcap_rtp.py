@@ -4,9 +4,22 @@ Link layers: Ethernet (with up to two 802.1Q/802.1ad tags), Linux cooked
 capture v1 and v2, raw IP and BSD loopback, as dpkt decodes them. Network
 layer: IPv4 (unfragmented, or the first fragment is not RTP and is skipped)
 and IPv6 (UDP directly after the fixed header). A UDP datagram counts as RTP
-as Wireshark's RTP heuristic decides: version 2, a payload type outside
-72-76 (those are RTCP packet types), and room for the fixed header, its CSRC
-list and any header extension.
+as ``tshark -o rtp.heuristic_rtp:TRUE`` (Wireshark 4.0) decides:
+
+* neither of its ports is in ``DISSECTED_UDP_PORTS``. Wireshark tries its
+  RTP heuristic only after the dissectors registered for the datagram's
+  ports, so DNS, DHCP, NTP, syslog, mDNS, SSDP, VXLAN and the like never
+  become RTP streams however their payload looks. The table approximates
+  Wireshark 4.0's ``udp.port`` dissector table by what it does: it holds the
+  ports whose dissector claims an RTP-shaped datagram sent from or to it
+  (measured with tshark 4.0, one datagram per port; the test suite measures
+  it again where tshark is installed). Ports whose dissector refuses such a
+  datagram (SIP 5060, STUN 3478, SNMP 161, QUIC 443: their traffic never
+  starts with an RTP version-2 byte) are not in it;
+* version 2, a payload type outside 72-76, and a second byte (marker bit and
+  payload type) outside 192-223: both are RTCP packet types (RFC 5761), which
+  Wireshark hands to its RTCP dissector;
+* room for the fixed header, its CSRC list and any header extension.
 
 The headers are decoded for all packets at once by indexing one byte array
 (see ``vsim.validate.capture_file``): decoding each packet as dpkt objects
@@ -31,6 +44,31 @@ _VLAN_TAGS = (0x8100, 0x88A8, 0x9100)
 _ETHER_IPV4, _ETHER_IPV6 = 0x0800, 0x86DD
 _UDP = 17
 _NOT_IP = 0
+_RTCP_TYPES = (192, 223)  # a second byte in this range is an RTCP packet type, not marker + payload type
+DISSECTED_UDP_PORTS = (
+    7, 13, 19, 37, 49, 53, 67, 68, 69, 111, 123, 137, 138, 173, 213, 269, 319, 320, 389, 427, 434, 464,
+    496, 513, 514, 520, 521, 524, 525, 546, 547, 664, 701, 853, 854, 910, 921, 925, 1001, 1113, 1153,
+    1194, 1293, 1628, 1629, 1718, 1719, 1745, 1755, 1900, 1985, 2029, 2099, 2157, 2221, 2222, 2246,
+    2268, 2269, 2313, 2345, 2887, 2944, 2945, 2948, 2949, 3000, 3130, 3250, 3343, 3357, 3389, 3452,
+    3455, 3544, 3567, 3671, 3784, 3785, 3804, 3863, 4305, 4306, 4307, 4341, 4342, 4500, 4551, 4555,
+    4569, 4729, 4754, 4784, 4789, 4790, 4791, 4991, 5031, 5072, 5094, 5246, 5247, 5353, 5355, 5404,
+    5405, 5436, 5567, 5678, 5683, 5684, 5868, 6073, 6081, 6118, 6160, 6635, 6784, 6970, 7074, 7075,
+    7255, 7275, 7784, 8200, 8600, 8755, 8767, 8805, 8848, 9200, 9201, 9202, 9203, 9214, 9600, 9875,
+    9877, 9899, 9901, 9956, 10253, 11211, 11273, 12000, 12001, 12002, 12003, 12004, 12220, 12222, 12223,
+    13400, 17220, 17500, 17755, 17756, 19132, 19948, 19999, 23272, 24576, 24577, 25826, 26000, 27500,
+    27910, 27950, 27951, 27952, 27953, 27960, 27961, 27962, 27963, 32000, 32512, 34962, 34980, 37008,
+    41170, 44818, 47000, 54328, 60001,
+)
+
+
+def _port_table(ports):
+    """A lookup array over every UDP port: true for ``ports``."""
+    table = np.zeros(1 << 16, dtype=bool)
+    table[list(ports)] = True
+    return table
+
+
+_DISSECTED = _port_table(DISSECTED_UDP_PORTS)
 
 
 @dataclass(frozen=True)
@@ -169,13 +207,16 @@ def decode_rtp(records):
     udp = np.where(v4, ip + header_len, np.where(v6, ip + 40, 0))
     is_udp = (v4 | v6) & read.fits(udp, 8)
     rtp = udp + 8
+    src_port, dst_port = read.u16(udp, is_udp), read.u16(udp + 2, is_udp)
+    offered = is_udp & ~(_DISSECTED[src_port] | _DISSECTED[dst_port])  # left to the RTP heuristic
     udp_len = read.u16(udp + 4, is_udp)
     datagram_end = np.minimum(udp + udp_len, read.end)
-    byte0 = read.u8(rtp, is_udp & read.fits(rtp, 12))
-    candidate = is_udp & read.fits(rtp, 12) & ((byte0 >> 6) == 2) & (udp_len >= 8 + 12)
+    byte0 = read.u8(rtp, offered & read.fits(rtp, 12))
+    candidate = offered & read.fits(rtp, 12) & ((byte0 >> 6) == 2) & (udp_len >= 8 + 12)
     byte1 = read.u8(rtp + 1, candidate)
     payload_type = byte1 & 0x7F
     candidate &= ~((payload_type >= 72) & (payload_type <= 76))
+    candidate &= ~((byte1 >= _RTCP_TYPES[0]) & (byte1 <= _RTCP_TYPES[1]))
     header = 12 + 4 * (byte0 & 0x0F)
     extended = candidate & ((byte0 & 0x10) != 0) & read.fits(rtp + header, 4)
     header = header + np.where(extended, 4 + 4 * read.u16(rtp + header + 2, extended), 0)
@@ -208,8 +249,8 @@ def decode_rtp(records):
         time_ns=records.time_ns[keep],
         ip_version=np.where(v4[keep], 4, 6).astype(np.int8),
         src=src[keep], dst=dst[keep],
-        src_port=read.u16(udp, is_udp)[keep].astype(np.uint16),
-        dst_port=read.u16(udp + 2, is_udp)[keep].astype(np.uint16),
+        src_port=src_port[keep].astype(np.uint16),
+        dst_port=dst_port[keep].astype(np.uint16),
         ssrc=read.u32(rtp + 8, candidate)[keep].astype(np.uint32),
         seq=read.u16(rtp + 2, candidate)[keep].astype(np.uint16),
         rtp_timestamp=read.u32(rtp + 4, candidate)[keep].astype(np.uint32),

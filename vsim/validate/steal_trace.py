@@ -27,7 +27,7 @@ import numpy as np
 
 from vsim.core.errors import InputError
 from vsim.validate.text_file import read_text
-from vsim.validate.vsim_trace import parse_trace
+from vsim.validate.vsim_trace import parse_trace, row_lines
 
 KIND = "steal"
 CONTIGUOUS_S = 1e-9  # an interval starting this close to the previous one's end continues it
@@ -125,19 +125,11 @@ def steal_trace_of(trace, path="<trace>", lines=None):
     return trace_of
 
 
-def _data_lines(text):
-    """Line numbers (from 1) of the rows of a vsim trace's text: every line after the header row,
-    the first line after the commented lines."""
-    lines = text.splitlines()
-    header = next(number for number, line in enumerate(lines, start=1) if not line.startswith("#"))
-    return list(range(header + 1, len(lines) + 1))
-
-
 def parse_steal_trace(text, path="<trace>"):
     """Parse and check the text of a steal trace; ``InputError`` naming ``path`` on any defect."""
-    return steal_trace_of(parse_trace(text, path), path, _data_lines(text))
+    return steal_trace_of(parse_trace(text, path), path, row_lines(text))
 
 
 def read_steal_trace(path):
     """Read and check a steal trace file; ``InputError`` (path, line or key, expectation) on any defect."""
-    return parse_steal_trace(read_text(path, "a text vsim steal trace"), path)
+    return parse_steal_trace(read_text(path, "a text vsim steal trace", encoding="utf-8-sig"), path)

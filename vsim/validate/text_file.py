@@ -1,13 +1,15 @@
 """Reading a text trace file whole, with the one-line errors every text reader gives."""
 
 from vsim.core.errors import InputError
+from vsim.validate.file_head import GZIP_MAGIC, refuse_compressed
 
 
 def read_text(path, what, encoding="utf-8"):
     """The text of ``path``; ``InputError`` when it cannot be read or holds binary data.
 
     ``what`` names the format expected (``"SIPp -trace_rtt text"``), so the
-    error for a binary file says what should have been there.
+    error for a binary file says what should have been there (and, for a
+    gzip-compressed one, to decompress it).
     """
     try:
         with open(path, encoding=encoding) as stream:
@@ -15,4 +17,7 @@ def read_text(path, what, encoding="utf-8"):
     except OSError as exc:
         raise InputError(path, None, f"cannot read ({exc.strerror or exc})") from None
     except UnicodeDecodeError:
-        raise InputError(path, None, f"expected {what}, found binary data") from None
+        pass
+    with open(path, "rb") as stream:
+        refuse_compressed(path, stream.read(len(GZIP_MAGIC)), what)
+    raise InputError(path, None, f"expected {what}, found binary data")

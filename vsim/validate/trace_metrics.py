@@ -41,7 +41,17 @@ times are the ticks' nominal boundaries).
 A trace whose header says ``# warmup_s: W`` keeps only the samples of
 packets sent (or ticks scheduled) at or after W; earlier packets still feed
 each stream's running jitter, as they would in a receiver. Simulated traces
-say so, measured ones normally do not.
+say so, measured ones normally do not; a trace without it keeps every sample
+(a send time may be negative: the clocks of sender and receiver differ). A
+warm-up that would drop every row is an ``InputError``, as is a ``#
+period_s:`` that is not > 0.
+
+Each metric's samples come in time order (a stable sort, so samples of the
+same time keep the trace's order and the result is deterministic): a run of
+consecutive samples is a stretch of time across all streams, threads or
+workers, which is what the batch means of ``vsim.validate.distributions``
+need. Untimed samples (one per stream or worker) keep the order of their
+streams or workers.
 """
 
 from dataclasses import dataclass
@@ -81,10 +91,20 @@ METRICS = {
 
 @dataclass(frozen=True)
 class Samples:
-    """A metric's samples in trace order, with the time (s) of each, or None for untimed metrics."""
+    """A metric's samples, with the time (s) of each, or None for untimed metrics."""
 
     values: np.ndarray
     times: np.ndarray | None
+
+    def in_time_order(self):
+        """The samples sorted by time (stable: ties keep their order); untimed samples unchanged."""
+        if self.times is None:
+            return self
+        order = np.argsort(self.times, kind="stable")
+        return Samples(self.values[order], self.times[order])
+
+
+_ROW_TIMES = {"packets": "send_s", "timer": "scheduled_s", "cpu_ticks": "scheduled_s"}  # what a warm-up cuts
 
 
 def metrics_of_kind(kind):
@@ -93,18 +113,36 @@ def metrics_of_kind(kind):
 
 
 def trace_samples(trace, source):
-    """``{metric name: Samples}`` of a vsim ``Trace``; ``source`` names it in errors."""
-    warmup = _meta_seconds(trace, "warmup_s", source, default=0.0)
+    """``{metric name: Samples}`` of a vsim ``Trace``, timed samples in time order; ``source`` names it
+    in errors."""
+    warmup = _warmup(trace, source)
     if trace.kind == "packets":
         clock_rate = _meta_number(trace, "clock_rate_hz", source, None, "a rate in Hz > 0", positive=True)
-        return _packet_samples(trace.columns, warmup, clock_rate)
-    if trace.kind == "timer":
-        return _timer_samples(trace.columns, warmup)
-    return _tick_samples(trace.columns, warmup, _meta_seconds(trace, "period_s", source, default=None))
+        samples = _packet_samples(trace.columns, warmup, clock_rate)
+    elif trace.kind == "timer":
+        samples = _timer_samples(trace.columns, warmup)
+    else:
+        period = _meta_number(trace, "period_s", source, None, "a period in seconds > 0", positive=True)
+        samples = _tick_samples(trace.columns, warmup, period)
+    return {name: metric_samples.in_time_order() for name, metric_samples in samples.items()}
 
 
-def _meta_seconds(trace, key, source, default):
-    return _meta_number(trace, key, source, default, "a number of seconds >= 0")
+def _warmup(trace, source):
+    """The header's ``# warmup_s:`` (None without one); ``InputError`` when it drops every row, which
+    would otherwise surface only as a metric without samples."""
+    warmup = _meta_number(trace, "warmup_s", source, None, "a number of seconds >= 0")
+    column = _ROW_TIMES[trace.kind]
+    times = trace.columns[column]
+    if warmup is not None and len(times) and not np.any(times >= warmup):
+        raise InputError(source, "warmup_s", f"the trace's warmup_s ({warmup:g} s) drops all its rows; "
+                                             f"expected a warm-up before its last {column} "
+                                             f"({np.max(times):g} s)")
+    return warmup
+
+
+def _kept(times, warmup):
+    """Which rows the warm-up keeps: those at or after it, or every row when there is none."""
+    return np.ones(np.shape(times), dtype=bool) if warmup is None else times >= warmup
 
 
 def _meta_number(trace, key, source, default, expected, positive=False):
@@ -149,7 +187,7 @@ def _packet_samples(columns, warmup, clock_rate):
         received = np.flatnonzero(~np.isnan(arrival[rows]))
         received = received[np.argsort(arrival[rows][received], kind="stable")]
         s, m, r = send[rows][received], media[received], arrival[rows][received]
-        kept = s >= warmup
+        kept = _kept(s, warmup)
         transit = r - m
         per_metric = {
             "jitter_ms": rfc3550_jitter(m, r),
@@ -160,7 +198,7 @@ def _packet_samples(columns, warmup, clock_rate):
             keep = kept & ~np.isnan(values)
             parts[name].append(values[keep] * _MS)
             times[name].append(r[keep])
-        in_window = rows[send[rows] >= warmup]
+        in_window = rows[_kept(send[rows], warmup)]
         if in_window.size:
             expected = int(seq[in_window].max() - seq[in_window].min() + 1)
             got = np.unique(seq[in_window][~np.isnan(arrival[in_window])]).size
@@ -171,13 +209,13 @@ def _packet_samples(columns, warmup, clock_rate):
 
 
 def _timer_samples(columns, warmup):
-    kept = columns["scheduled_s"] >= warmup
+    kept = _kept(columns["scheduled_s"], warmup)
     return {"lateness_ms": Samples(columns["lateness_s"][kept] * _MS, columns["scheduled_s"][kept])}
 
 
 def _tick_samples(columns, warmup, period):
     scheduled, start, end = columns["scheduled_s"], columns["start_s"], columns["end_s"]
-    kept = scheduled >= warmup
+    kept = _kept(scheduled, warmup)
     overruns = []
     for rows in _groups([f"{vm}\0{worker}" for vm, worker in zip(columns["vm"], columns["worker"])]):
         rows = rows[np.argsort(columns["tick"][rows], kind="stable")]

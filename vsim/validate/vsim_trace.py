@@ -19,6 +19,13 @@ exactly the kind's columns in order, then the rows. An empty field is a
 missing value (a lost packet has no arrival time), allowed only in the
 columns that say so. Times are seconds; sizes are bytes.
 
+What people do to a CSV file is tolerated: a UTF-8 byte-order mark before
+the first line is dropped, blank lines are skipped anywhere after it, and a
+line starting with ``#`` among the rows is a comment and skipped (errors
+still name the file's own line numbers); ``trace_text`` quotes a row whose
+first value starts with ``#`` so that it is not read as one. Another version
+of the format, or a gzip-compressed file, gets its own error.
+
 Rows must also be possible: no column goes below its ``minimum`` (a thread
 cannot wake early, a frame has a size) or above its ``maximum`` (an RTP
 timestamp has 32 bits), an integer fits in 64 bits, a time is within
@@ -46,7 +53,9 @@ from vsim.core.atomic import write_text
 from vsim.core.errors import InputError
 from vsim.validate.text_file import read_text
 
-MAGIC = "# vsim-trace 1"
+VERSION = 1
+VERSION_PREFIX = "# vsim-trace "
+MAGIC = f"{VERSION_PREFIX}{VERSION}"
 MAX_SECONDS = 1e10  # about 317 years
 
 
@@ -145,19 +154,48 @@ def _cell(text, column, path, line):
     return value
 
 
-def parse_trace(text, path="<trace>"):
-    """Parse the text of a vsim trace; ``InputError`` naming ``path`` and the line on any defect."""
+def _skipped(line):
+    """Whether a line after the first carries nothing: blank, or a ``#`` comment among the rows."""
+    return not line.strip() or line.startswith("#")
+
+
+def _header_line(lines):
+    """The number (from 1) of the CSV header row: the first line after the first that is neither blank
+    nor a ``#`` line; None when there is none."""
+    return next((number for number, line in enumerate(lines[1:], start=2) if not _skipped(line)), None)
+
+
+def _row_lines(lines, header_line):
+    """The numbers (from 1) of the lines after the header row that hold rows."""
+    return [number for number, line in enumerate(lines[header_line:], start=header_line + 1)
+            if not _skipped(line)]
+
+
+def row_lines(text):
+    """The line numbers (from 1) of the rows of a vsim trace's text, for errors about a row."""
     lines = text.splitlines()
-    if not lines:
-        raise InputError(path, None, f"empty file; expected a vsim trace starting with '{MAGIC}'")
-    if lines[0].strip() != MAGIC:
-        raise InputError(path, "line 1", f"expected '{MAGIC}', found {lines[0][:40]!r} "
-                                         "(not a vsim trace, or another version)")
+    header_line = _header_line(lines)
+    return [] if header_line is None else _row_lines(lines, header_line)
+
+
+def _check_first_line(line, path):
+    """The first line must be ``MAGIC``; another version of the format gets its own error."""
+    first = line.strip()
+    if first == MAGIC:
+        return
+    if first.startswith(VERSION_PREFIX):
+        version = first[len(VERSION_PREFIX):].strip()
+        raise InputError(path, "line 1", f"unsupported vsim trace version {version[:20]} (this vsim reads "
+                                         f"version {VERSION})")
+    raise InputError(path, "line 1", f"expected '{MAGIC}', found {line[:40]!r} (not a vsim trace)")
+
+
+def _metadata(lines, path):
+    """The ``# key: value`` lines from line 2 up to the header row (blank lines skipped), as a dict."""
     meta = {}
-    number = 1
-    for number, line in enumerate(lines[1:], start=2):
-        if not line.startswith("#"):
-            break
+    for number, line in enumerate(lines, start=2):
+        if not line.strip():
+            continue
         key, sep, value = line[1:].partition(":")
         if not sep or not key.strip():
             raise InputError(path, f"line {number}", f"expected '# key: value', got {line[:40]!r}")
@@ -165,9 +203,20 @@ def parse_trace(text, path="<trace>"):
             raise InputError(path, f"line {number}", f"expected each header key once, "
                                                      f"'# {key.strip()}:' is given again")
         meta[key.strip()] = value.strip()
-    else:
-        raise InputError(path, f"line {number}", "expected a CSV header row after the metadata; "
-                                                 "the file ends (truncated?)")
+    return meta
+
+
+def parse_trace(text, path="<trace>"):
+    """Parse the text of a vsim trace; ``InputError`` naming ``path`` and the line on any defect."""
+    lines = text.splitlines()
+    if not lines:
+        raise InputError(path, None, f"empty file; expected a vsim trace starting with '{MAGIC}'")
+    _check_first_line(lines[0], path)
+    header_line = _header_line(lines)
+    if header_line is None:
+        raise InputError(path, f"line {len(lines)}", "expected a CSV header row after the metadata; "
+                                                     "the file ends (truncated?)")
+    meta = _metadata(lines[1:header_line - 1], path)
     kind = meta.get("kind")
     if kind is None:
         raise InputError(path, "kind", f"expected a '# kind:' line naming one of {', '.join(SCHEMAS)}, "
@@ -175,15 +224,14 @@ def parse_trace(text, path="<trace>"):
     if kind not in SCHEMAS:
         raise InputError(path, "kind", f"expected '# kind:' one of {', '.join(SCHEMAS)}, got {kind!r}")
     schema = SCHEMAS[kind]
-    header_line = number
-    rows = list(csv.reader(lines[header_line - 1:]))
+    header = next(csv.reader([lines[header_line - 1]]))
     expected = [column.name for column in schema]
-    if rows[0] != expected:
+    if header != expected:
         raise InputError(path, f"line {header_line}", f"expected the {kind} header "
-                                                      f"'{','.join(expected)}', got '{','.join(rows[0])}'")
+                                                      f"'{','.join(expected)}', got '{','.join(header)}'")
+    numbers = _row_lines(lines, header_line)
     values = {column.name: [] for column in schema}
-    for offset, row in enumerate(rows[1:], start=1):
-        line = header_line + offset
+    for line, row in zip(numbers, csv.reader(lines[number - 1] for number in numbers)):
         if len(row) != len(schema):
             hint = "truncated file?" if len(row) < len(schema) else "a comma inside a value? quote it"
             raise InputError(path, f"line {line}", f"expected {len(schema)} fields, got {len(row)} ({hint})")
@@ -194,15 +242,16 @@ def parse_trace(text, path="<trace>"):
                                              dtype=float if column.kind is float or column.optional
                                              else np.int64))
                for column in schema}
-    _check_rows(kind, columns, path, header_line)
+    _check_rows(kind, columns, path, numbers)
     return Trace(kind, meta, columns)
 
 
-def _check_rows(kind, columns, path, header_line):
+def _check_rows(kind, columns, path, numbers):
     """Refuse the first impossible row: a value below its column's minimum, a row whose ordered columns
-    run backwards, or a second row with the same key (see the module's docstring)."""
+    run backwards, or a second row with the same key (see the module's docstring). ``numbers`` are the
+    rows' line numbers."""
     def where(row):
-        return f"line {header_line + 1 + int(row)}"
+        return f"line {numbers[int(row)]}"
 
     def value(name, row):
         return columns[name][row].item()
@@ -232,7 +281,7 @@ def _check_rows(kind, columns, path, header_line):
 
 def read_trace(path):
     """Read a vsim trace file; ``InputError`` (path, line, expectation) when it cannot be read or parsed."""
-    return parse_trace(read_text(path, "a text vsim trace"), path)
+    return parse_trace(read_text(path, "a text vsim trace", encoding="utf-8-sig"), path)
 
 
 def _format(value, column):
@@ -260,9 +309,11 @@ def trace_text(kind, columns, meta=None):
             raise ValueError(f"metadata {key!r} cannot be written on one '# key: value' line")
         out.write(f"# {key}: {value}\n")
     writer = csv.writer(out, lineterminator="\n")
+    quoted = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_ALL)
     writer.writerow([column.name for column in schema])
     for row in zip(*(columns[column.name] for column in schema)):
-        writer.writerow([_format(value, column) for value, column in zip(row, schema)])
+        cells = [_format(value, column) for value, column in zip(row, schema)]
+        (quoted if cells[0].startswith("#") else writer).writerow(cells)  # unquoted, a comment line
     return out.getvalue()
 
 
