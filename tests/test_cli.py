@@ -185,7 +185,7 @@ def test_run_shows_a_progress_bar_only_on_a_terminal(capsys, monkeypatch):
 def test_run_shows_model_parameters_the_scenario_sets(capsys):
     code, out, _ = vsim(capsys, "run", CONFIG, *SHORT, "--set", "params.host.ht_rate=0.8")
     assert code == 0
-    assert out.splitlines()[1] == ("params     host.ht_rate = 0.8  (set by the scenario, not the "
+    assert out.splitlines()[1] == ("params     host.ht_rate = 0.8  (set by the scenario or --set, not the "
                                    "model files)")
     code, out, _ = vsim(capsys, "run", CONFIG, *SHORT, "--set", "params.host.ht_rate=0.8", "--json", "-")
     assert json.loads(out)["params"] == {"host": {"ht_rate": 0.8}}

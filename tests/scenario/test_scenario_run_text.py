@@ -65,7 +65,7 @@ def test_packets_sent_per_second_are_those_of_the_measuring_window(packets, dura
 def test_params_and_measured_vm_settings_come_after_the_header():
     measured = {"shares": {"measured": 8000, "others": 4000}, "limit": {"measured": 2.0, "others": None}}
     lines = _lines(_summary(measured_vm=measured), params={"host": {"ht_rate": 0.8}, "vm": {"name": "a"}})
-    assert lines[1] == ('params     host.ht_rate = 0.8  vm.name = "a"  (set by the scenario, not the '
+    assert lines[1] == ('params     host.ht_rate = 0.8  vm.name = "a"  (set by the scenario or --set, not the '
                         'model files)')
     assert lines[2] == "measured   shares 8000 (others 4000)  limit 2 CPUs (others none)  (vm0's own settings)"
 

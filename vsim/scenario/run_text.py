@@ -25,7 +25,7 @@ def run_text(name, config, seed, duration, warmup, engine, summary, params=None)
         lines.append("params     " + "  ".join(f"{role}.{key} = {json.dumps(value)}"
                                                for role, values in params.items()
                                                for key, value in values.items())
-                     + "  (set by the scenario, not the model files)")
+                     + "  (set by the scenario or --set, not the model files)")
     measured = summary.get("measured_vm")
     if measured:
         lines.append("measured   " + "  ".join(
