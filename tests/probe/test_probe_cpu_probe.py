@@ -1,6 +1,7 @@
 """Tests of ``vsim probe cpu``: weight and quota lists, the per-VM summary, and (as root) a short run."""
 
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -8,7 +9,7 @@ import pytest
 from probe_helpers import made_by, needs_cpu_cgroup, needs_root
 from cli_run import vsim
 from vsim.core.errors import InputError
-from vsim.probe.cpu_probe import parse_quota, parse_weight, per_vm, vm_summary
+from vsim.probe.cpu_probe import check_ran, parse_quota, parse_weight, per_vm, vm_lines, vm_summary
 from vsim.validate.vsim_trace import read_trace
 
 
@@ -29,6 +30,20 @@ def test_the_summary_counts_lateness_overruns_and_emission_spread():
     assert lateness.startswith("n=3 mean=2333.3us")
     assert overruns == 1  # only the last tick ends after the next is due
     assert jitter_ms == pytest.approx(1e3 * np.std([0.006, 0.006, 0.030]))
+
+
+def test_a_vm_that_ran_no_tick_is_said_so_without_nan_or_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        summary, cpu_per_tick = vm_lines(np.zeros((0, 3)), 50, 0.0, 0.02)
+    assert summary.startswith("no tick ran: all 50 were never begun") and cpu_per_tick == "none: no tick ran"
+
+
+def test_a_run_in_which_no_vm_ran_a_tick_is_an_error():
+    empty = np.zeros((0, 3))
+    with pytest.raises(InputError, match="no VM ran a tick"):
+        check_ran([("vm0", 0, empty), ("vm1", 0, empty)])
+    check_ran([("vm0", 0, empty), ("vm1", 0, np.array([[0.0, 0.001, 0.002]]))])
 
 
 @needs_root

@@ -11,7 +11,8 @@ PIDS = st.integers(1, 4194304)  # up to the kernel's largest pid_max
 
 @given(PIDS)
 def test_every_name_encodes_its_owner(pid):
-    for name in (*names.netns_names(pid), *names.veth_names(pid), names.cgroup_name(pid)):
+    for name in (*names.netns_names(pid), *names.veth_names(pid), names.cgroup_name(pid),
+                 names.tmp_prefix(pid, "net") + "k2x9q"):
         assert names.owner(name) == pid
 
 

@@ -1,21 +1,19 @@
 """Short runs (as root) of ``vsim probe net``: trace, pcap and summary written, nothing left behind."""
 
 import os
-import shutil
 import signal
 import time
 
 import numpy as np
 import pytest
 
-from probe_helpers import made_by, needs_ip, needs_root
+from probe_helpers import made_by, needs_ip, needs_root, needs_tcpdump
 from cli_run import vsim
 from probe_run import vsim_child
-from vsim.probe.net_probe import root_qdisc_drops
+from vsim.probe.net_probe import FLOOD_PORT, VOICE_PORT_BASE, root_qdisc_drops, voice_shortfall
+from vsim.probe.send import FLOOD_SOURCE_PORT, MAX_STREAMS, VOICE_SOURCE_PORT_BASE
 from vsim.probe.pcap import read_udp_frames
 from vsim.validate.vsim_trace import read_trace
-
-needs_tcpdump = pytest.mark.skipif(shutil.which("tcpdump") is None, reason="needs tcpdump")
 
 
 @needs_root
@@ -35,6 +33,7 @@ def test_a_short_run_writes_trace_pcap_and_summary(capsys, tmp_path, shape):
     arrived = np.isfinite(trace.columns["arrival_s"])
     assert np.all(trace.columns["arrival_s"][arrived] >= trace.columns["send_s"][arrived])
     assert {"tc", "flood_achieved_bps", "steal_s_during", "summary_voice"} <= trace.meta.keys()
+    assert trace.meta["voice_packets_sent"] == "225 of 225 planned"
     assert len(read_udp_frames(tmp_path / "net.pcap")) == arrived.sum()
     lost = len(trace) - arrived.sum()
     assert lost == int(trace.meta["qdisc_dropped"])  # every loss is a bottleneck drop, none a capture miss
@@ -68,3 +67,15 @@ def test_root_qdisc_drops_are_read_from_tc_statistics():
              "qdisc pfifo 10: parent 1:1 limit 100p\n"
              " Sent 1 bytes 1 pkt (dropped 3, overlimits 0 requeues 0)\n")
     assert root_qdisc_drops(stats) == 8
+
+
+def test_the_most_streams_keep_clear_of_the_floods_ports():
+    sources = range(VOICE_SOURCE_PORT_BASE, VOICE_SOURCE_PORT_BASE + MAX_STREAMS)
+    destinations = range(VOICE_PORT_BASE, VOICE_PORT_BASE + MAX_STREAMS)
+    assert FLOOD_SOURCE_PORT not in sources and FLOOD_PORT not in destinations
+    assert max(sources.stop, destinations.stop) <= 65536
+
+
+def test_a_voice_sender_that_fell_behind_is_reported():
+    assert voice_shortfall(225, 225) == ""
+    assert voice_shortfall(100, 225) == "; the voice sender fell behind and sent 100 of the 225 planned"

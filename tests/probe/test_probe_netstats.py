@@ -38,3 +38,18 @@ def test_frames_to_unknown_ports_are_ignored():
 def test_streams_are_named_by_ssrc():
     assert stream_name(3) == f"{rtp.SSRC_BASE + 3:08x}"
     assert stream_name(-1) == "flood"
+
+
+def test_a_stream_that_got_nothing_through_says_n_a_and_jitter_is_the_value_at_end():
+    log = np.array([[0, 0, 0, T0], [0, 1, 160, T0 + 20_000_000], [0, 2, 320, T0 + 40_000_000],
+                    [1, 0, 0, T0], [1, 1, 160, T0 + 20_000_000]])
+    frames = [UdpFrame(T0 + 1_000_000 + delay, 74, 1, 40000, rtp.voice_packet(rtp.SSRC_BASE, seq, 160 * seq, T0))
+              for seq, delay in ((0, 0), (1, 20_000_000 + 2_000_000), (2, 40_000_000))]
+    summaries = summarize(packet_columns(log, arrivals(frames, range(40000, 40002), 50000), T0, 74, 1042))
+    lines = {s.stream: s.line() for s in summaries}
+    assert "nan" not in "\n".join(lines.values())
+    assert " ".join(lines[stream_name(1)].split()).endswith("delay mean n/a ms p99 n/a ms jitter at end n/a ms")
+    jitter = (2.0 - 2.0 / 16) / 16 + 2.0 / 16  # J after transit differences of 2 ms, then -2 ms
+    assert lines[stream_name(0)].endswith(f"jitter at end {jitter:7.3f} ms")
+    # the class's mean leaves out the stream without a jitter rather than counting it as 0
+    assert lines["[voice]"].endswith(f"mean jitter at end {jitter:7.3f} ms")

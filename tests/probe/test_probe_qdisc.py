@@ -3,7 +3,7 @@
 import pytest
 
 from vsim.probe import netns
-from vsim.probe.qdisc import FLOOD_CLASS, SHAPES, Bottleneck, tc_commands
+from vsim.probe.qdisc import FLOOD_CLASS, SHAPES, Bottleneck, max_burst_bytes, tc_commands
 
 from probe_helpers import needs_ip, needs_root
 
@@ -48,3 +48,24 @@ def test_tc_installs_every_shape(veth_pair, shape):
     assert ("htb" if shape == "htb" else "tbf") in shown
     if shape in ("pfifo", "bfifo"):
         assert shape in shown
+
+
+def test_htbs_buckets_fill_at_the_root_and_class_rates():
+    assert bottleneck("htb").bucket_rates_bps() == (2e6, 1e6, 5e5)
+    assert bottleneck("tbf").bucket_rates_bps() == (2e6,)
+
+
+@needs_root
+@needs_ip
+def test_the_largest_burst_is_the_largest_tc_keeps(veth_pair):
+    """One byte more and tc wraps the bucket's size around without a word."""
+    most = max_burst_bytes(8000)
+    shown = []
+    for burst in (most, most + 1):
+        slow = Bottleneck("tbf", 8000, 64000, burst, 50000)
+        command, = tc_commands(veth_pair.sender_if, slow)
+        netns.run(command, veth_pair.sender_ns)
+        shown.append(netns.run(["tc", "qdisc", "show", "dev", veth_pair.sender_if], veth_pair.sender_ns))
+        netns.run(["tc", "qdisc", "del", "dev", veth_pair.sender_if, "root"], veth_pair.sender_ns)
+    assert f"burst {most}b" in shown[0]
+    assert f"burst {most + 1}b" not in shown[1]

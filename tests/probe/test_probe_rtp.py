@@ -30,3 +30,7 @@ def test_other_payloads_are_not_voice():
 def test_wire_sizes_add_ethernet_ip_and_udp_headers():
     assert rtp.voice_frame_bytes() == 14 + 20 + 8 + 12 + 20
     assert rtp.flood_frame_bytes(1000) == 1042
+
+
+def test_the_largest_flood_datagram_fills_the_veths_mtu():
+    assert rtp.flood_frame_bytes(rtp.MAX_FLOOD_PAYLOAD_BYTES) == 14 + 1500

@@ -49,3 +49,12 @@ def test_voice_streams_send_one_rtp_packet_per_period(receiver):
     parsed = [rtp.parse_voice(p) for p in received(receiver, 5)]
     assert [(seq, ts, sent) for _, seq, ts, sent in parsed] == [tuple(row) for row in log[:, 1:].tolist()]
     assert {ssrc for ssrc, _, _, _ in parsed} == {rtp.SSRC_BASE}
+
+
+def test_senders_stop_at_the_end_of_their_schedule(receiver):
+    """A sender too far behind (here: its whole 0.5 s schedule ended before it began) sends nothing more,
+    rather than catching up past the end and outlasting the probe."""
+    port = receiver.getsockname()[1]
+    start = now_ns() - 1_000_000_000
+    assert len(send_flood("127.0.0.1", port, 100, 1000.0, start, 0.5)) == 0
+    assert len(send_voice("127.0.0.1", port, 1, 0.01, "tick", start, 0.5)) == 0

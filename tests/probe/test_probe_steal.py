@@ -1,10 +1,12 @@
 """Per-CPU steal counters from /proc/stat, sampled on a grid, and ``vsim probe steal`` end to end."""
 
+from types import SimpleNamespace
+
 import pytest
 from hypothesis import given, strategies as st
 
 from cli_run import vsim
-from vsim.probe import steal
+from vsim.probe import machine, steal, steal_probe
 from vsim.probe.clock import NS
 from vsim.probe.machine import USER_HZ
 from vsim.validate.steal_trace import read_steal_trace
@@ -89,3 +91,23 @@ def test_a_short_run_writes_a_steal_trace_the_scenario_reader_accepts(capsys, tm
 def test_an_interval_below_ten_milliseconds_is_refused(capsys, tmp_path):
     code, _, err = vsim(capsys, "probe", "steal", "--interval", "0.001", "--out", tmp_path / "s.csv")
     assert code == 2 and "--interval" in err
+
+
+def test_the_printed_summary_gives_the_headers_steal_figures(capsys, tmp_path, monkeypatch):
+    """One tick stolen on the aggregate line during the run, none in the per-CPU lines sampled: the line
+    printed and the header say so under the same names, with the small share not rounded away to 0."""
+    fake = FakeMachine({0: 0, 1: 0})
+    monkeypatch.setattr(steal_probe, "sample", lambda interval, duration: steal.sample(
+        interval, duration, read=fake.read, clock=fake.clock, sleep_until=fake.sleep_until))
+    aggregate = iter([5.0, 5.0 + 1 / USER_HZ])
+    monkeypatch.setattr(machine, "steal_seconds", lambda: next(aggregate))
+    monkeypatch.setattr(steal_probe, "time", SimpleNamespace(monotonic=iter([100.0, 103.0]).__next__))
+    out = tmp_path / "steal.csv"
+    code, stdout, err = vsim(capsys, "probe", "steal", "--interval", "0.05", "--duration", "3", "--out", out)
+    assert code == 0, err
+    meta = read_steal_trace(out).meta
+    assert meta["steal_s_during"] == "0.01" and meta["steal_s_sampled"] == "0.00"
+    assert meta["steal_pct_of_cpus"] == f"{100 * 0.01 / (3 * machine.os.cpu_count()):.3g}"
+    for key in ("sampled_span_s", "steal_s_per_cpu", "steal_s_sampled", "steal_pct_sampled", "steal_s_during",
+                "steal_pct_of_cpus"):
+        assert f"{key} {meta[key]}" in stdout

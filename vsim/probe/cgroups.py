@@ -5,7 +5,9 @@ cpu.max). On hybrid machines where the cpu controller is bound to a cgroup
 v1 hierarchy instead, the same settings are written as v1 files the way the
 kernel relates them: cpu.shares = weight * 1024 / 100 (weight 100, the
 default, is 1024 shares) and cpu.cfs_quota_us / cpu.cfs_period_us for
-cpu.max (-1 for 'max'). The trace records which interface was used.
+cpu.max (-1 for 'max'). The trace records which interface was used. The
+kernel takes a period of 1 ms to 1 s and a quota of at least 1 ms per period
+(and below 2^44 us); the CPU probe refuses values outside those bounds.
 """
 
 import os
@@ -16,6 +18,10 @@ from pathlib import Path
 
 DEFAULT_WEIGHT = 100
 DEFAULT_SHARES = 1024
+MIN_PERIOD_US = 1000
+MAX_PERIOD_US = 1_000_000
+MIN_QUOTA_US = 1000
+MAX_QUOTA_US = 2**44 - 1
 
 
 @dataclass(frozen=True)
@@ -55,9 +61,14 @@ def shares_of_weight(weight):
     return max(2, round(weight * DEFAULT_SHARES / DEFAULT_WEIGHT))
 
 
+def quota_us_of(quota_cpus, period_us):
+    """The cpu.max quota, us per period of ``period_us``, that gives ``quota_cpus`` CPUs."""
+    return round(quota_cpus * period_us)
+
+
 def settings(version, weight, quota_cpus, period_us):
     """{file: value} that set a group's weight and quota (``quota_cpus`` None: no limit)."""
-    quota_us = None if quota_cpus is None else max(1000, round(quota_cpus * period_us))
+    quota_us = None if quota_cpus is None else quota_us_of(quota_cpus, period_us)
     if version == 2:
         return {"cpu.weight": str(weight),
                 "cpu.max": f"{'max' if quota_us is None else quota_us} {period_us}"}

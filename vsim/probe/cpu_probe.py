@@ -8,6 +8,8 @@ share one GIL; pinned to no CPU) does ``work_ms`` of calibrated CPU work
 every ``period``. Per tick the trace records when it was due, when the work
 started (start - due: the lateness) and when it ended (end - due: when a
 media server would emit its packets, whose spread is the emission jitter).
+A VM whose workers ran no tick (too little CPU to start before the schedule's
+end) is reported as such; a run in which no VM ran one writes no trace.
 """
 
 import os
@@ -22,10 +24,11 @@ import numpy as np
 
 from vsim.core.errors import InputError
 from vsim.probe import cgroups, machine
+from vsim.probe.cgroups import MAX_QUOTA_US, MIN_QUOTA_US, quota_us_of
 from vsim.probe.clock import NS, now_ns
 from vsim.probe.cpu_worker import calibrate
 from vsim.probe.guard import Guard
-from vsim.probe.names import cgroup_name
+from vsim.probe.names import cgroup_name, tmp_prefix
 from vsim.probe.stats import summary_us
 from vsim.validate.vsim_trace import write_trace
 
@@ -33,6 +36,7 @@ START_DELAY_S = 1.0  # first tick: this long after the workers are launched, plu
 PER_WORKER_S = 0.2
 MARGIN_S = 30.0  # hard deadline: start delay + duration + this
 MAX_WEIGHT = 10000
+MAX_WORKERS = 256  # worker processes in all VMs: each is a Python process, started PER_WORKER_S apart
 
 
 def per_vm(text, vms, option, parse):
@@ -67,6 +71,29 @@ def parse_quota(text, option):
     if not 0 < quota < float("inf"):
         raise InputError("vsim probe cpu", option, f"expected a quota in CPUs > 0 or 'max', got {text!r}")
     return quota
+
+
+def check_quotas(quotas, period_us):
+    """``InputError`` for a quota that the kernel cannot enforce at ``period_us``: below its smallest
+    quota per period (it would raise it without a word) or above its largest."""
+    lowest, highest = MIN_QUOTA_US / period_us, MAX_QUOTA_US / period_us
+    for quota in quotas:
+        if quota is not None and quota_us_of(quota, period_us) < MIN_QUOTA_US:
+            raise InputError("vsim probe cpu", "--quota", f"expected at least {lowest:g} CPUs (the kernel's "
+                                                          f"smallest quota, {MIN_QUOTA_US} us per --quota-period-us "
+                                                          f"{period_us}), got {quota:g}")
+        if quota is not None and quota_us_of(quota, period_us) > MAX_QUOTA_US:
+            raise InputError("vsim probe cpu", "--quota", f"expected at most {highest:g} CPUs (the kernel's "
+                                                          f"largest quota) or 'max', got {quota:g}")
+
+
+def check_workers(vms, workers):
+    """``InputError`` for more than ``MAX_WORKERS`` worker processes in all."""
+    if vms * workers > MAX_WORKERS:
+        raise InputError("vsim probe cpu", "--workers", f"expected at most {MAX_WORKERS} worker processes in "
+                                                        f"all VMs (each a Python process, started "
+                                                        f"{PER_WORKER_S:g} s apart), got --vms {vms} x "
+                                                        f"--workers {workers} = {vms * workers}")
 
 
 def command_line(args):
@@ -124,18 +151,34 @@ def _run_workers(guard, groups, args, iterations, ticks, start_ns, tmp):
     return results, cpu_s
 
 
+def vm_lines(rows, planned, cpu_s, period_s):
+    """(summary, CPU per tick) of one VM's ticks: their (due, start, end) ``rows`` in s out of ``planned``,
+    and its workers' CPU time ``cpu_s``; plain words when it ran no tick."""
+    if len(rows) == 0:
+        return (f"no tick ran: all {planned} were never begun by the schedule's end (its workers got too "
+                "little CPU to start in time)", "none: no tick ran")
+    lateness, overruns, jitter_ms = vm_summary(rows, period_s)
+    return (f"lateness {lateness}; overruns {overruns} of {len(rows)} ticks run "
+            f"({planned - len(rows)} of {planned} never begun by the schedule's end); "
+            f"emission jitter (std of end - due) {jitter_ms:.3f} ms",
+            f"{1e3 * cpu_s / len(rows):.3f} (the workers' CPU time over the ticks they ran)")
+
+
+def check_ran(results):
+    """``InputError`` when no worker of [(vm, worker, rows)] ran a tick: the run measured nothing."""
+    if not any(len(rows) for _, _, rows in results):
+        raise InputError("vsim probe cpu", None, "no VM ran a tick before the schedule's end (their workers got "
+                                                 "too little CPU to start in time), so no trace was written; "
+                                                 "give them more CPU (--quota, --weight) or time (--duration)")
+
+
 def _summaries(results, cpu_s, ticks, period_s, meta):
     """Per VM: lateness, overruns, ticks never begun, emission jitter, CPU per tick (into ``meta``); lines."""
     lines = []
     for vm in dict.fromkeys(name for name, _, _ in results):
         rows = np.concatenate([r for name, _, r in results if name == vm])
-        lateness, overruns, jitter_ms = vm_summary(rows, period_s)
         planned = ticks * sum(1 for name, _, _ in results if name == vm)
-        meta[f"summary_{vm}"] = (f"lateness {lateness}; overruns {overruns} of {len(rows)} ticks run "
-                                 f"({planned - len(rows)} of {planned} never begun by the schedule's end); "
-                                 f"emission jitter (std of end - due) {jitter_ms:.3f} ms")
-        meta[f"cpu_ms_per_tick_{vm}"] = (f"{1e3 * cpu_s[vm] / max(1, len(rows)):.3f} (the workers' CPU time "
-                                         "over the ticks they ran)")
+        meta[f"summary_{vm}"], meta[f"cpu_ms_per_tick_{vm}"] = vm_lines(rows, planned, cpu_s[vm], period_s)
         lines.append(f"{vm}: {meta[f'summary_{vm}']}")
     return lines
 
@@ -155,10 +198,12 @@ def trace_columns(results):
 
 def run(args, note):
     """Create the groups, run and collect the workers, remove the groups, write the trace."""
-    machine.require_root("cpu")
     weights = per_vm(args.weight, args.vms, "--weight", parse_weight)
     parse_weight(str(args.parent_weight), "--parent-weight")
     quotas = per_vm(args.quota, args.vms, "--quota", parse_quota)
+    check_quotas(quotas, args.quota_period_us)
+    check_workers(args.vms, args.workers)
+    machine.require_root("cpu")
     hierarchy = cgroups.find_cpu_hierarchy()
     if hierarchy is None:
         raise InputError("vsim probe cpu", None, "needs a mounted cgroup hierarchy with the cpu controller "
@@ -176,7 +221,7 @@ def run(args, note):
     ticks = max(1, int(args.duration / args.period))
     delay_s = START_DELAY_S + PER_WORKER_S * args.vms * args.workers
     began = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="vsim-probe-cpu-") as tmp, \
+    with tempfile.TemporaryDirectory(prefix=tmp_prefix(os.getpid(), "cpu")) as tmp, \
             Guard(delay_s + args.duration + MARGIN_S) as guard:
         groups = _create_groups(guard, hierarchy, args, weights, quotas, meta)
         start_ns = now_ns() + int(delay_s * NS)
@@ -184,6 +229,7 @@ def run(args, note):
         for vm, group in enumerate(groups):
             meta[f"cpu_stat_vm{vm}"] = _cpu_stat(group)
     meta.update(machine.facts_after(meta, time.monotonic() - began))
+    check_ran(results)
     lines = _summaries(results, cpu_s, ticks, args.period, meta)
     write_trace(args.out, "cpu_ticks", trace_columns(results), meta)
     return "\n".join(lines + [f"wrote {args.out}"])

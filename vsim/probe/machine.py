@@ -50,7 +50,8 @@ def facts_before(command):
 
 
 def facts_after(before, elapsed_s):
-    """Metadata recorded when a probe ends: load, steal seen since ``before`` and its share of the CPUs."""
+    """Metadata recorded when a probe ends: load, steal seen since ``before`` (s, to the counter's resolution)
+    and its percentage of the CPUs' time (3 significant digits, so that a small share does not read 0)."""
     steal = steal_seconds()
     stolen = steal - float(before["steal_s_before"])
     cpus = before["cpus_online"] or 1
@@ -58,7 +59,7 @@ def facts_after(before, elapsed_s):
         "loadavg_after": load_average(),
         "steal_s_after": f"{steal:.2f}",
         "steal_s_during": f"{stolen:.2f}",
-        "steal_pct_of_cpus": f"{100 * stolen / (elapsed_s * cpus):.2f}" if elapsed_s > 0 else "n/a",
+        "steal_pct_of_cpus": f"{100 * stolen / (elapsed_s * cpus):.3g}" if elapsed_s > 0 else "n/a",
         "elapsed_s": f"{elapsed_s:.3f}",
     }
 

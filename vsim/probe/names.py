@@ -1,9 +1,10 @@
 """Names of what probes create, and how to tell which probe owns a leftover.
 
-Every namespace, veth and cgroup a probe makes carries a fixed prefix and the
-probe's process id, so that ``vsim probe cleanup`` can find leftovers of
-probes that died without cleaning up, and leave alone those of probes still
-running. Interface names are at most 15 characters (IFNAMSIZ - 1).
+Every namespace, veth, cgroup and temporary directory a probe makes carries
+a fixed prefix and the probe's process id, so that ``vsim probe cleanup`` can
+find leftovers of probes that died without cleaning up, and leave alone those
+of probes still running. Interface names are at most 15 characters
+(IFNAMSIZ - 1).
 """
 
 import os
@@ -12,6 +13,7 @@ import re
 NETNS_PREFIX = "vsim-probe-"
 VETH_PREFIX = "vsp"
 CGROUP_PREFIX = "vsim-probe-"
+TMP_PREFIX = "vsim-probe-"
 
 _OWNER = re.compile(r"^(?:vsim-probe-|vsp)(\d+)")
 
@@ -29,6 +31,11 @@ def veth_names(pid):
 def cgroup_name(pid):
     """The parent cgroup of probe ``pid``'s VMs."""
     return f"{CGROUP_PREFIX}{pid}"
+
+
+def tmp_prefix(pid, probe):
+    """The name prefix of a temporary directory of probe ``pid`` (``probe``: its kind, as 'net')."""
+    return f"{TMP_PREFIX}{pid}-{probe}-"
 
 
 def owner(name):

@@ -6,7 +6,14 @@ a sink that binds the target ports and tcpdump, capturing on its veth end
 with nanosecond timestamps. Afterwards the senders' logs and the capture
 become a ``packets`` trace, the pcap is kept, and a per-stream and per-class
 summary (loss, one-way delay, RFC 3550 jitter) is printed and written
-beside the trace. The flood's achieved rate is measured from its log.
+beside the trace. The flood's achieved rate is measured from its log, and a
+voice sender that fell behind (``send``) is reported with the packets it sent.
+
+Arguments the probe cannot carry out as given are refused before anything
+is set up: an option of the htb classes with another qdisc, a byte limit
+smaller than the largest frame sent, a burst the kernel's token bucket
+cannot hold, a period longer than the run, a flood of no datagram, or more
+packets than ``MAX_PACKETS``.
 """
 
 import os
@@ -28,7 +35,8 @@ from vsim.probe.clock import NS, now_ns
 from vsim.probe.guard import Guard, stop
 from vsim.probe.netstats import arrivals, packet_columns, summarize
 from vsim.probe.pcap import read_udp_frames
-from vsim.probe.qdisc import Bottleneck, tc_commands
+from vsim.probe.names import tmp_prefix
+from vsim.probe.qdisc import BYTE_LIMITS, MAX_BUCKET_S, Bottleneck, max_burst_bytes, tc_commands
 from vsim.probe.send import voice_offsets_ns
 from vsim.probe.stats import summary_us
 from vsim.validate.vsim_trace import write_trace
@@ -40,25 +48,59 @@ MAX_DRAIN_S = 3.0  # after the senders stop, wait up to this long for the bottle
 MARGIN_S = 30.0  # hard deadline: the duration plus this
 SNAPLEN = 80  # bytes kept per frame: a whole voice frame (74 B), a flood datagram's header and more
 DEFAULT_LIMITS = {"pfifo": 100, "htb": 100, "bfifo": 64000, "tbf": 64000}
+CLASS_OPTIONS = ("voice_rate", "voice_ceil", "flood_rate", "flood_ceil")  # htb's classes; no other shape has any
+MAX_PACKETS = 2_000_000  # the trace's rows: matching them with the capture takes about 1 GB and 10 s a million
+
+
+def _option(name):
+    """The command-line spelling of the argument ``name``."""
+    return "--" + name.replace("_", "-")
+
+
+def _check_class_options(args):
+    """``InputError`` for an option of htb's classes given with a qdisc that has none (it would do nothing)."""
+    for name in CLASS_OPTIONS:
+        if args.qdisc != "htb" and getattr(args, name) is not None:
+            raise InputError("vsim probe net", _option(name),
+                             f"expected only with --qdisc htb, the one qdisc with classes that use it "
+                             f"(--qdisc {args.qdisc} has none)")
+
+
+def _check_burst(bottleneck):
+    """``InputError`` for a burst larger than the kernel's token bucket holds at the slowest bucket's rate
+    (tc would wrap it around to some other size)."""
+    slowest = min(bottleneck.bucket_rates_bps())
+    most = max_burst_bytes(slowest)
+    if bottleneck.burst_bytes > most:
+        raise InputError("vsim probe net", "--burst",
+                         f"expected at most {most} bytes at {slowest:g} bit/s (the kernel's token bucket holds "
+                         f"{MAX_BUCKET_S:.1f} s of sending), got {bottleneck.burst_bytes}")
 
 
 def bottleneck_of(args):
-    """The ``Bottleneck`` the arguments describe; ``InputError`` for inconsistent htb rates."""
+    """The ``Bottleneck`` the arguments describe; ``InputError`` for htb options without htb, inconsistent
+    htb rates or a burst the kernel cannot hold."""
     limit = args.limit if args.limit is not None else DEFAULT_LIMITS[args.qdisc]
     voice_rate = args.voice_rate if args.voice_rate is not None else args.rate / 2
     flood_rate = args.flood_rate if args.flood_rate is not None else args.rate / 2
     voice_ceil = args.voice_ceil if args.voice_ceil is not None else args.rate
     flood_ceil = args.flood_ceil if args.flood_ceil is not None else args.rate
+    _check_class_options(args)
     if args.qdisc == "htb":
         for name, rate, ceil in (("voice", voice_rate, voice_ceil), ("flood", flood_rate, flood_ceil)):
+            if rate > args.rate:
+                raise InputError("vsim probe net", f"--{name}-rate",
+                                 f"expected a rate <= the bottleneck --rate {args.rate:g}, got {rate:g}")
             if ceil < rate:
                 raise InputError("vsim probe net", f"--{name}-ceil",
                                  f"expected a ceil >= the {name} rate {rate:g}, got {ceil:g}")
             if ceil > args.rate:
                 raise InputError("vsim probe net", f"--{name}-ceil",
                                  f"expected a ceil <= the bottleneck --rate {args.rate:g}, got {ceil:g}")
-    return Bottleneck(args.qdisc, args.rate, limit, args.burst, FLOOD_PORT, voice_rate, voice_ceil,
-                      flood_rate, flood_ceil)
+    bottleneck = Bottleneck(args.qdisc, args.rate, limit, args.burst, FLOOD_PORT, voice_rate, voice_ceil,
+                            flood_rate, flood_ceil)
+    _check_burst(bottleneck)
+    return bottleneck
 
 
 def pcap_path(args):
@@ -147,12 +189,53 @@ class Plan:
     voice_ports: range
 
 
+def voice_packets(args):
+    """How many voice packets the streams are to send: one each per period that fits in the run."""
+    return args.streams * int(args.duration / args.period)
+
+
+def voice_shortfall(sent, planned):
+    """The report's words for a voice sender that fell behind and left packets out ('' when it sent all)."""
+    return "" if sent == planned else f"; the voice sender fell behind and sent {sent} of the {planned} planned"
+
+
+def _check_limit(args, plan):
+    """``InputError`` for a byte limit below the largest frame sent (that frame would always be dropped)."""
+    largest, what = plan.voice_bytes, "a voice packet"
+    if plan.flood_pps > 0 and plan.flood_bytes > largest:
+        largest, what = plan.flood_bytes, "a flood datagram"
+    if args.qdisc in BYTE_LIMITS and plan.bottleneck.limit < largest:
+        raise InputError("vsim probe net", "--limit",
+                         f"expected at least {largest} bytes for {args.qdisc} (the largest frame the probe "
+                         f"sends, {what}), got {plan.bottleneck.limit}")
+
+
+def _check_packets(args, plan):
+    """``InputError`` for a period longer than the run, a flood of no datagram, or more than ``MAX_PACKETS``."""
+    if args.period > args.duration:
+        raise InputError("vsim probe net", "--period", f"expected at most --duration ({args.duration:g} s), so "
+                                                       f"that every stream sends, got {args.period:g} s")
+    flood = int(plan.flood_pps * args.duration)
+    if plan.flood_pps > 0 and flood == 0:
+        raise InputError("vsim probe net", "--flood-fraction",
+                         f"expected 0 or a flood of at least one datagram in --duration, got "
+                         f"{plan.flood_pps:.3g} datagrams/s for {args.duration:g} s")
+    voice = voice_packets(args)
+    if voice + flood > MAX_PACKETS:
+        raise InputError("vsim probe net", "--duration",
+                         f"expected a run of at most {MAX_PACKETS} packets (the trace's rows), got {voice} voice "
+                         f"+ {flood} flood = {voice + flood}: shorten it, or send fewer streams or less flood")
+
+
 def plan_of(args):
-    """The ``Plan`` for the command's arguments."""
+    """The ``Plan`` for the command's arguments; ``InputError`` for arguments the probe cannot carry out."""
     flood_bytes = rtp.flood_frame_bytes(args.flood_size)
-    return Plan(bottleneck_of(args), rtp.voice_frame_bytes(), flood_bytes,
+    plan = Plan(bottleneck_of(args), rtp.voice_frame_bytes(), flood_bytes,
                 args.flood_fraction * args.rate / (8 * flood_bytes),
                 range(VOICE_PORT_BASE, VOICE_PORT_BASE + args.streams))
+    _check_limit(args, plan)
+    _check_packets(args, plan)
+    return plan
 
 
 def _plan_meta(args, plan):
@@ -224,6 +307,7 @@ def _write_outputs(args, plan, meta, logs, capture_file, time_zero_ns):
     """Match logs and capture, summarize, write pcap, trace and summary; the report's text."""
     meta["voice_send_lateness"] = summary_us(voice_send_lateness_s(logs[0], time_zero_ns, args.period,
                                                                    args.pattern, args.streams))
+    meta["voice_packets_sent"] = f"{len(logs[0])} of {voice_packets(args)} planned"
     flood = ""
     if plan.flood_pps > 0:
         achieved_pps, achieved_bps = _flood_rate(logs[1], plan.flood_bytes, time_zero_ns, 1 / plan.flood_pps)
@@ -243,20 +327,21 @@ def _write_outputs(args, plan, meta, logs, capture_file, time_zero_ns):
     write_trace(args.out, "packets", columns, meta)
     table = "\n".join(summary.line() for summary in summaries)
     write_text(Path(args.out).with_suffix(".summary.txt"), table + "\n")
-    return f"{table}\nnet ({plan.bottleneck.describe()}){flood}; wrote {args.out}, {pcap}"
+    shortfall = voice_shortfall(len(logs[0]), voice_packets(args))
+    return f"{table}\nnet ({plan.bottleneck.describe()}){flood}{shortfall}; wrote {args.out}, {pcap}"
 
 
 def run(args, note):
     """Build the namespaces and bottleneck, send and capture, write the pcap, trace and summary."""
+    plan = plan_of(args)
     machine.require_root("net")
     tcpdump = machine.require_tools("net", "ip", "tc", "tcpdump", hint="apt-get install iproute2 tcpdump")[2]
-    plan = plan_of(args)
     meta = machine.facts_before(command_line(args))
     meta.update(_plan_meta(args, plan))
     note(f"vsim: probe net: {args.streams} voice streams and a {meta['flood_target_bps']} bit/s flood "
          f"through {plan.bottleneck.describe()} for {args.duration:g} s")
     began = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="vsim-probe-net-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=tmp_prefix(os.getpid(), "net")) as tmp:
         with Guard(args.duration + MARGIN_S) as guard:
             logs, time_zero_ns = _send_and_capture(guard, args, plan, tcpdump, Path(tmp), meta)
         meta.update(machine.facts_after(meta, time.monotonic() - began))

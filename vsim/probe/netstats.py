@@ -4,6 +4,11 @@ Every packet a sender logged becomes one trace row; its arrival is the
 capture time of the packet with the same stream and sequence number, or
 empty when it never arrived. Times are seconds from ``time_zero_ns``
 (CLOCK_REALTIME, the clock of both the payload timestamps and the capture).
+
+The summary's jitter is RFC 3550's running estimate as it stands after a
+stream's last packet ("jitter at end"); a class's is the mean of its
+streams' values. A delay needs one arrival and a jitter two; without them
+the summary says "n/a".
 """
 
 from dataclasses import dataclass
@@ -16,9 +21,14 @@ from vsim.probe.stats import rfc3550_jitter
 NS = 1e9
 
 
+def _ms(value, width):
+    """``value`` (ms) right-aligned in ``width`` with 3 decimals, or 'n/a' when it is not finite."""
+    return f"{value:{width}.3f}" if np.isfinite(value) else f"{'n/a':>{width}}"
+
+
 @dataclass(frozen=True)
 class StreamSummary:
-    """One stream's counts, one-way delay and RFC 3550 jitter."""
+    """One stream's (or one class's, its name in brackets) counts, one-way delay and RFC 3550 jitter at end."""
 
     stream: str
     klass: str
@@ -33,9 +43,10 @@ class StreamSummary:
         return 100.0 * (self.sent - self.received) / self.sent if self.sent else 0.0
 
     def line(self):
+        jitter = "mean jitter at end" if self.stream.startswith("[") else "jitter at end"
         return (f"{self.stream:<10} {self.klass:<6} sent {self.sent:>6} received {self.received:>6} "
-                f"loss {self.loss_pct:6.2f}%  delay mean {self.delay_mean_ms:8.3f} ms "
-                f"p99 {self.delay_p99_ms:8.3f} ms  jitter {self.jitter_ms:7.3f} ms")
+                f"loss {self.loss_pct:6.2f}%  delay mean {_ms(self.delay_mean_ms, 8)} ms "
+                f"p99 {_ms(self.delay_p99_ms, 8)} ms  {jitter} {_ms(self.jitter_ms, 7)} ms")
 
 
 def stream_name(index):
@@ -78,14 +89,18 @@ def packet_columns(log, seen, time_zero_ns, voice_bytes, flood_bytes):
 
 
 def _jitter(klass, send, arrival, rtp_timestamps):
-    """A stream's RFC 3550 jitter (s): by RTP timestamps for voice, by send times for the flood."""
+    """A stream's RFC 3550 jitter at end (s): by RTP timestamps for voice, by send times for the flood;
+    NaN when fewer than two packets arrived."""
+    if np.isfinite(arrival).sum() < 2:
+        return float("nan")
     if klass == "voice":
         return rfc3550_jitter(None, arrival, rtp.CLOCK_HZ, rtp_timestamps)
     return rfc3550_jitter(send, arrival)
 
 
 def summarize(columns):
-    """One ``StreamSummary`` per stream, then one per class ("[voice]": jitter the mean of its streams')."""
+    """One ``StreamSummary`` per stream, then one per class ("[voice]": jitter the mean of its streams' that
+    have one)."""
     streams = np.asarray(columns["stream"])
     classes = np.asarray(columns["class"])
     send = np.asarray(columns["send_s"], dtype=float)
@@ -99,8 +114,10 @@ def summarize(columns):
         arrived = rows & np.isfinite(arrival)
         delay = arrival[arrived] - send[arrived]
         members = dict.fromkeys(streams[rows]) if name.startswith("[") else [name]
-        jitter = float(np.mean([_jitter(klass, send[streams == s], arrival[streams == s],
-                                        rtp_ts[streams == s]) for s in members]))
+        jitters = [_jitter(klass, send[streams == s], arrival[streams == s], rtp_ts[streams == s])
+                   for s in members]
+        known = [value for value in jitters if np.isfinite(value)]
+        jitter = sum(known) / len(known) if known else float("nan")
         result.append(StreamSummary(
             name, klass, int(rows.sum()), int(arrived.sum()),
             1e3 * float(delay.mean()) if delay.size else float("nan"),

@@ -10,6 +10,11 @@ A veth is as fast as the CPU, so every shape has a rate:
   default class) and flood (1:20, selected by a u32 filter on the flood's
   UDP destination port), each with its rate and ceil and a pfifo of
   ``limit`` packets.
+
+tc and the kernel bound what a bottleneck can be: a limit or a size is a
+32-bit count (``MAX_U32``), and a token bucket's size is kept as a 32-bit
+count of 64 ns scheduler ticks, so it holds at most ``MAX_BUCKET_S`` of
+sending at its rate; tc silently wraps a larger burst around.
 """
 
 from dataclasses import dataclass
@@ -17,6 +22,11 @@ from dataclasses import dataclass
 SHAPES = ("pfifo", "bfifo", "tbf", "htb")
 VOICE_CLASS = "1:10"
 FLOOD_CLASS = "1:20"
+BYTE_LIMITS = ("bfifo", "tbf")  # the shapes whose limit counts bytes; pfifo and htb count packets
+MAX_RATE_BPS = 1e11  # 100 Gbit/s: more than a veth carries, so a faster bottleneck would shape nothing
+MAX_U32 = 2**32 - 1
+TICK_S = 64e-9  # the kernel's packet scheduler tick (PSCHED_SHIFT 6: 2**6 ns)
+MAX_BUCKET_S = 2**32 * TICK_S
 
 
 @dataclass(frozen=True)
@@ -41,6 +51,17 @@ class Bottleneck:
                      f" flood(rate={self.flood_rate_bps:g} ceil={self.flood_ceil_bps:g}, udp dport "
                      f"{self.flood_port})")
         return line
+
+    def bucket_rates_bps(self):
+        """The rates of the token buckets that hold ``burst_bytes``: the tbf's, or htb's root's and classes'."""
+        if self.shape == "htb":
+            return (self.rate_bps, self.voice_rate_bps, self.flood_rate_bps)
+        return (self.rate_bps,)
+
+
+def max_burst_bytes(rate_bps):
+    """The largest burst, bytes, that the kernel can hold in a token bucket filling at ``rate_bps``."""
+    return min(MAX_U32, int(rate_bps / 8 * MAX_BUCKET_S))
 
 
 def _bit(rate_bps):

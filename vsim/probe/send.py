@@ -6,6 +6,8 @@ that mixes every call in one timer tick), with ``spread`` stream i sends
 i * period / streams after the tick. ``flood``: UDP datagrams of ``size``
 bytes at ``rate_pps``, paced against absolute deadlines (a late sender
 catches up at once, so the mean rate holds) with plain ``sendto`` calls.
+A sender that cannot keep the pace stops at the end of its schedule with
+what it has not sent left out, so that it never outlasts the probe.
 
 Both start at the same CLOCK_MONOTONIC instant ``start_ns`` (one clock for
 every namespace), stop after ``duration``, and save a log of what they sent
@@ -24,6 +26,7 @@ from vsim.probe.clock import NS, now_ns, sleep_until_ns
 
 VOICE_SOURCE_PORT_BASE = 30000
 FLOOD_SOURCE_PORT = 31000
+MAX_STREAMS = FLOOD_SOURCE_PORT - VOICE_SOURCE_PORT_BASE  # stream i sends from port 30000 + i
 
 
 def realtime_ns():
@@ -50,8 +53,11 @@ def send_voice(destination, port_base, streams, period_s, pattern, start_ns, dur
         sockets.append(sock)
     log = np.zeros((ticks * streams, 4), dtype=np.int64)
     row = 0
+    end_ns = start_ns + ticks * period_ns
     for tick in range(ticks):
         due = start_ns + tick * period_ns
+        if now_ns() >= end_ns:  # so far behind that this tick would begin after the schedule's end
+            break
         for index, sock in enumerate(sockets):
             sleep_until_ns(due + offsets[index])
             sent = realtime_ns()
@@ -62,8 +68,9 @@ def send_voice(destination, port_base, streams, period_s, pattern, start_ns, dur
 
 
 def send_flood(destination, port, size, rate_pps, start_ns, duration_s):
-    """Send the flood; a log array with one row (-1, seq, 0, send_ns) per datagram."""
+    """Send the flood; a log array with one row (-1, seq, 0, send_ns) per datagram sent."""
     total = int(rate_pps * duration_s)
+    end_ns = start_ns + int(duration_s * NS)
     gap_ns = NS / rate_pps
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sock.bind(("", FLOOD_SOURCE_PORT))
@@ -73,9 +80,9 @@ def send_flood(destination, port, size, rate_pps, start_ns, duration_s):
     log[:, 0] = -1
     seq = 0
     sleep_until_ns(start_ns)
-    while seq < total:
-        due = int((now_ns() - start_ns) / gap_ns) + 1  # datagrams due by now
-        while seq < min(due, total):
+    while seq < total and (now := now_ns()) < end_ns:
+        due = min(total, int((now - start_ns) / gap_ns) + 1)  # datagrams due by now
+        while seq < due and now_ns() < end_ns:
             sent = realtime_ns()
             sock.send(rtp.flood_packet(buffer, seq, sent))
             log[seq, 1] = seq
@@ -83,7 +90,7 @@ def send_flood(destination, port, size, rate_pps, start_ns, duration_s):
             seq += 1
         if seq < total:
             sleep_until_ns(start_ns + int(seq * gap_ns))
-    return log
+    return log[:seq]
 
 
 def main(argv=None):

@@ -4,6 +4,15 @@ Nothing is set up and nothing needs root: the probe only reads /proc/stat on
 a fixed grid (``vsim.probe.steal``) while the machine does whatever it does.
 The trace is a measured input for a scenario's host (``host.steal_trace``),
 the time an outer hypervisor took from each CPU.
+
+Two measures of steal end up in the trace's header and in the summary line,
+under the same names: what the sampled per-CPU counters add up to over the
+span sampled (``steal_s_per_cpu``, ``steal_s_sampled``,
+``steal_pct_sampled``), and what the aggregate ``cpu`` line moved by over the
+whole run, set-up included, like every probe's (``steal_s_during``,
+``steal_pct_of_cpus``, ``vsim.probe.machine``). They can differ by a tick or
+two: each line is rounded down to whole ticks on its own, and the run is
+longer than the span sampled.
 """
 
 import time
@@ -22,6 +31,25 @@ def command_line(args):
     return f"vsim probe steal --interval {args.interval:g} --duration {args.duration:g} --out {args.out}"
 
 
+def sampled_figures(series):
+    """{header key: value} of the steal the sampled counters add up to: seconds per CPU and in all (to the
+    counters' resolution), and as a percentage of the CPUs' time over the span sampled."""
+    totals = [sum(series.stolen_s[cpu]) for cpu in series.cpus]
+    span = series.times_s[-1]
+    share = 100 * sum(totals) / (span * len(totals)) if span > 0 else 0.0
+    return {"sampled_span_s": f"{span:.3f}", "steal_s_per_cpu": " ".join(f"{total:.2f}" for total in totals),
+            "steal_s_sampled": f"{sum(totals):.2f}", "steal_pct_sampled": f"{share:.3g}"}
+
+
+def summary_line(meta, intervals, out):
+    """The printed summary: the header's steal figures, each under its header key."""
+    return (f"steal: {intervals} intervals of {meta['interval_s']} s on {len(meta['cpu_numbers'].split())} CPUs, "
+            f"sampled_span_s {meta['sampled_span_s']}: steal_s_sampled {meta['steal_s_sampled']} s "
+            f"(steal_s_per_cpu {meta['steal_s_per_cpu']}), steal_pct_sampled {meta['steal_pct_sampled']} % of "
+            f"the CPUs' time; whole run, aggregate cpu line: steal_s_during {meta['steal_s_during']} s, "
+            f"steal_pct_of_cpus {meta['steal_pct_of_cpus']} %; wrote {out}")
+
+
 def run(args, note):
     """Sample the steal counters as ``args`` says, write the trace and return its summary line."""
     if args.interval > args.duration:
@@ -33,17 +61,13 @@ def run(args, note):
     with Guard(args.duration + MARGIN_S):
         series = sample(args.interval, args.duration)
     meta.update(machine.facts_after(meta, time.monotonic() - began))
-    totals = [sum(series.stolen_s[cpu]) for cpu in series.cpus]
-    span = series.times_s[-1]
     meta.update({
         "interval_s": f"{args.interval:g}",
         "duration_s": f"{args.duration:g}",
         "source": "/proc/stat, field 8 (steal) of each cpuN line, in clock ticks",
         "steal_resolution_s": f"{series.resolution_s:g}",
         "cpu_numbers": " ".join(str(cpu) for cpu in series.cpus),
-        "steal_s_per_cpu": " ".join(f"{total:.2f}" for total in totals),
+        **sampled_figures(series),
     })
     write_trace(args.out, "steal", trace_columns(series), meta)
-    share = 100 * sum(totals) / (span * len(totals)) if span > 0 else 0.0
-    return (f"steal: {len(series.times_s) - 1} intervals of {args.interval:g} s on {len(totals)} CPUs, "
-            f"{sum(totals):.2f} s stolen ({share:.2f} % of the CPUs); wrote {args.out}")
+    return summary_line(meta, len(series.times_s) - 1, args.out)
