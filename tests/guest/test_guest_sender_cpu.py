@@ -10,7 +10,7 @@ from vsim.cpu.machine import Machine
 from vsim.cpu.policies import make_policy
 from vsim.cpu.topology import Topology
 from vsim.cpu.world import Group, World
-from vsim.guest.sender_cpu import CHUNK, SenderCpu
+from vsim.guest.sender_cpu import CHUNK, MAX_OWED, SenderCpu
 
 
 def sender(rates, vcpus=2, tx_cost=2e-6, cores=4):
@@ -184,3 +184,58 @@ def test_senders_at_one_phase_collide_on_the_core_every_period():
     two threads, each at half speed, so the same work keeps the threads busy twice as long."""
     assert paced_pair([0.0, 0.0], UNTIL) == pytest.approx(2 * 2 * handed_over(0.0, UNTIL),
                                                            rel=1e-9)
+
+
+# ------------------------------------------------------- a sender its CPU cannot keep up with
+def limited_sender(pps, limit, frame_cost=1e-6):
+    """A one-vCPU paced sender of ``pps`` frames/s whose VM is limited to ``limit`` CPUs, its
+    uplink offering nothing while the sender is blocked; also the work its frames cost so far."""
+    env = Environment()
+    machine = Machine(env, Topology(1, 4, 1, 1.0), make_policy("proportional_share"))
+    group = Group("sender", shares=1000.0, limit=limit)
+    vcpu = World("sender.vcpu0", group)
+    machine.add_group(group)
+    tx_group = Group("sender.vnic-tx", cosched=False)
+    tx = World("sender.vnic-tx", tx_group)
+    machine.add_group(tx_group)
+    cpu = SenderCpu(env, machine, [vcpu], tx, 0.0, lambda: 0.0 if cpu.blocked else pps, spin=False,
+                    frame_cost=frame_cost)
+    owed = []
+    cost = []
+    add = cpu.guest.add
+
+    def counted(work):
+        cost.append(work)
+        add(work)
+        owed.append(cpu.guest.owed(env.now))
+
+    cpu.guest.add = counted
+    return env, vcpu, cpu, cost, owed
+
+
+@given(st.floats(0.1, 0.9))
+def test_a_sender_under_a_cpu_limit_carries_what_the_limit_lets_it(fraction):
+    """A TCP sender's throughput ignored its CPU: under a limit it sent at its full rate."""
+    pps, frame_cost, seconds = 500_000.0, 1e-6, 5.0
+    limit = fraction * pps * frame_cost  # the CPUs the limit leaves of the 0.5 its frames need
+    env, vcpu, cpu, cost, owed = limited_sender(pps, limit, frame_cost)
+    cpu.wake()
+    env.run(until=seconds)
+    done = used(vcpu, env.now)
+    assert done <= limit * seconds + 1e-9
+    assert max(owed) <= MAX_OWED + pps * frame_cost * CHUNK + 1e-12  # blocked once two periods behind
+    assert sum(cost) - done <= MAX_OWED + pps * frame_cost * CHUNK + 1e-12
+    carried = sum(cost) / frame_cost / seconds
+    assert carried == pytest.approx(fraction * pps, abs=(MAX_OWED + 2 * pps * frame_cost * CHUNK)
+                                    / frame_cost / seconds + 0.02 * fraction * pps)
+
+
+@given(st.floats(1e3, 8e5))
+def test_a_sender_its_cpu_keeps_up_with_is_never_blocked(pps):
+    env, vcpu, cpu, cost, owed = limited_sender(pps, math.inf)
+    blocks = []
+    cpu.on_block = blocks.append
+    cpu.wake()
+    env.run(until=2.0)
+    assert blocks == [] and not cpu.blocked
+    assert sum(cost) == pytest.approx(pps * 1e-6 * 2.0, rel=2 * CHUNK)

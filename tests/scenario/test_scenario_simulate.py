@@ -461,3 +461,22 @@ def test_scaling_every_vms_shares_keeps_the_transmit_worlds_served():
     scaled = simulate(fig3("vm.instances=14", "vm.shares=40000"), 1, duration=4.0)
     assert plain["voice"]["loss_fraction"] == scaled["voice"]["loss_fraction"] == 0.0
     assert scaled["jitter"]["mean_ms"] == pytest.approx(plain["jitter"]["mean_ms"], rel=0.1)
+
+
+def test_tcp_senders_under_a_cpu_limit_carry_less_in_proportion():
+    """A TCP sender's throughput ignored its CPU: a limit showed only in its used and ready time."""
+    config = ROOT / "configs" / "netioc-vsphere6" / "exp1.toml"
+    runs = {}
+    for limit in (None, 0.03, 0.015):
+        overrides = [] if limit is None else [f"group.netperf.limit={limit}"]
+        summary = simulate(load_scenario(config, overrides), 1, duration=3.0)
+        runs[limit] = (summary["uplink"]["groups"]["netperf"]["throughput_mbps"],
+                       summary["traffic_vms"]["netperf[0]"]["used_pct"])
+    free_mbps, free_used = runs[None]
+    assert free_used > 3.0  # each sender needs more than the limits leave it
+    for limit in (0.03, 0.015):
+        mbps, used_pct = runs[limit]
+        assert used_pct <= 100 * limit + 1e-9
+        # throughput follows the CPU the limit leaves, within what interrupts' batching changes
+        assert mbps / free_mbps == pytest.approx(used_pct / free_used, rel=0.25)
+    assert runs[0.015][0] < runs[0.03][0] < free_mbps

@@ -18,6 +18,16 @@ one after another while the traffic runs; every ``CHUNK`` of time the
 transmit world is handed the work of the frames sent and a TCP sender's
 first vCPU that of its frames and interrupts, each when it is idle.
 
+A sender whose worlds cannot keep up sends less, as a real one blocks on
+its full socket buffer or transmit ring: while its transmit world (or a TCP
+sender's first vCPU) owes more than ``MAX_OWED`` core-seconds of work, the
+VM is ``blocked`` (``on_block`` is told, and a ``TrafficVm`` stops offering
+its flow) until the world has worked the debt down. So a transmit world
+starved by other worlds, or a sender under a CPU limit, carries on average
+what its CPU does, and the work owed stays bounded. A spinning sender's
+threads are busy whatever they send (the model gives a flood no work per
+frame on its vCPUs), so only its transmit world can block it.
+
 Each VM hands over its work at its own ``phase`` of that period. A real
 sender's work is spread over time, and different VMs' are not aligned; the
 period is only the model's way of batching it. Had every VM the same phase,
@@ -31,10 +41,15 @@ so a VM keeps its phase whatever other VMs a sweep adds.
 """
 
 from vsim.core.environment import scheduler_for
-from vsim.cpu.world import IDLE
+from vsim.cpu.world import IDLE, RUN
 
 CHUNK = 0.01
 """Seconds of a sender thread's job and of the accounting period of frames and interrupts."""
+
+MAX_OWED = 2 * CHUNK
+"""Core-seconds of work a sender's world may owe before the sender blocks: two accounting
+periods of a whole core, so a world that keeps up (it owes at most one period's work when
+handed it) never blocks its sender, and one that falls two periods behind does."""
 
 
 class _Backlog:
@@ -58,6 +73,24 @@ class _Backlog:
             job, self.pending = self.pending, 0.0
             return job
         return None
+
+    def behind(self, now):
+        """Whether the world owes more than ``MAX_OWED``; its work at the last event bounds what
+        is left of its job, so a world well within it costs no more than that look."""
+        if self.pending + self.world.work <= MAX_OWED:
+            return False
+        return self.owed(now) > MAX_OWED
+
+    def owed(self, now):
+        """Core-seconds of work not done yet: what is pending and what is left of the current
+        job (a world's work is settled at events; a running one's has drained since)."""
+        world = self.world
+        if world.state == IDLE:
+            return self.pending
+        left = world.work
+        if world.state == RUN:
+            left -= world.rate * (now - world.t_mark)
+        return self.pending + max(left, 0.0)
 
 
 class SenderCpu:
@@ -85,6 +118,8 @@ class SenderCpu:
         self.guest = _Backlog(machine, self.vcpus[0])
         self._ticking = False
         self._first_span = CHUNK * (1.0 - phase)
+        self.blocked = False
+        self.on_block = None
 
     def wake(self):
         """The VM's rate changed: if it sends, its threads spin (or not) and its frames cost."""
@@ -110,7 +145,19 @@ class SenderCpu:
         self.interrupts += raised
         if not self.spin:  # a spinning vCPU does its sending and interrupts within its spin
             self.guest.add(sending * span * self.frame_cost + raised * self.interrupt_cost)
-        if sending > 0:
+        unblocked = self._block_while_behind()
+        if sending > 0 or self.blocked or unblocked:
             self.call_later(CHUNK, self._tick, CHUNK)
         else:
             self._ticking = False
+
+    def _block_while_behind(self):
+        """Block the sender while a world of it owes more than ``MAX_OWED``; unblock it after.
+        Whether it was unblocked now (it sends again from here)."""
+        behind = self.transmit.behind(self.env.now) or (not self.spin and self.guest.behind(self.env.now))
+        if behind == self.blocked:
+            return False
+        self.blocked = behind
+        if self.on_block is not None:
+            self.on_block(behind)
+        return not behind

@@ -8,7 +8,8 @@ fractions, so a shortened run keeps the scenario's shape). A flood's rate is
 its own (``rate_changes``); an elastic stream offers what its window and the
 line allow (``demand_pps``) and takes what the uplink scheduler leaves it.
 With ``cpu`` (a ``vsim.guest.sender_cpu.SenderCpu``) the VM's sender threads
-and its transmit world use CPU while it sends.
+and its transmit world use CPU while it sends, and the flow stops while that
+CPU has fallen behind (the sender is ``blocked``).
 """
 
 import numpy as np
@@ -33,6 +34,9 @@ class TrafficVm:
         self.cpu = cpu
         self.where = (source, where)
         self.source = make_source(kind, self.params, source, where, rng)
+        self._wanted = 0.0  # pps the source's schedule asks for now
+        if cpu is not None:
+            cpu.on_block = self._blocked
 
     @staticmethod
     def supports_closed_form():
@@ -59,6 +63,12 @@ class TrafficVm:
         return times
 
     def _set(self, pps):
-        self.uplink.set_rate(self.env.now, self.flow, pps)
+        self._wanted = pps
+        blocked = self.cpu is not None and self.cpu.blocked
+        self.uplink.set_rate(self.env.now, self.flow, 0.0 if blocked else pps)
         if self.cpu is not None:
             self.cpu.wake()
+
+    def _blocked(self, blocked):
+        """The sender's CPU fell behind (offer nothing) or caught up (offer the schedule's rate)."""
+        self.uplink.set_rate(self.env.now, self.flow, 0.0 if blocked else self._wanted)
