@@ -76,10 +76,10 @@ def test_quality_lines_label_the_first_and_rate_what_has_a_rating():
     lines = _lines(_summary(voice_quality=quality))
     start = next(i for i, line in enumerate(lines) if line.startswith("quality "))
     assert lines[start:] == [
-        "quality    R 80.0  MOS 4.00  loss 1.000% + late 0.200%  network 1.500 ms  "
+        "quality    R 80.0  MOS 4.00  loss 1.000% + late 0.200%  one-way 1.500 ms  "
         "played: buffer n/a mouth-to-ear n/a  (measuring conference, adaptive jitter buffer)",
         "           R n/a  MOS n/a (the codec model gives no equipment_impairment for the E-model)  "
-        "loss 1.000% + late 0.200%  network 1.500 ms  played: buffer n/a mouth-to-ear n/a  "
+        "loss 1.000% + late 0.200%  one-way 1.500 ms  played: buffer n/a mouth-to-ear n/a  "
         "(group vm, adaptive jitter buffer)",
         "           note: lengthen the run",
     ]

@@ -23,6 +23,14 @@ def test_the_traffic_window_is_when_every_source_runs():
     assert traffic_window(sim_with((0.0, 0.3), (0.5, 1.0)), 10.0) is None
 
 
+def test_the_traffic_window_starts_after_the_warm_up():
+    """A flood running from the start had the voice's loss and jitter "while the traffic runs"
+    counted over the warm-up too, where its throughput was not."""
+    assert traffic_window(sim_with((0.0, 1.0)), 10.0, warmup=5.0) == (5.0, 10.0)
+    assert traffic_window(sim_with((0.5, 1.0)), 600.0, warmup=5.0) == (300.0, 600.0)
+    assert traffic_window(sim_with((0.0, 0.4)), 10.0, warmup=5.0) is None
+
+
 def test_a_streams_loss_and_jitter_count_only_packets_sent_in_the_window():
     send = np.arange(0, 10, 0.02)
     rng = np.random.default_rng(4)

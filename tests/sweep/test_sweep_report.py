@@ -313,3 +313,22 @@ def test_a_report_replaces_the_files_of_the_last_one_in_its_directory_and_leaves
     assert {path.name for path in tmp_path.iterdir()} == {path.name for path in second} | {"notes.txt"}
     assert not any(name.startswith("overcommit") for name in json.loads((tmp_path / "results.json")
                                                                         .read_text())["files"])
+
+
+def with_late(run, late):
+    """``run`` whose measuring conference's buffer discarded ``late`` of its packets as late."""
+    return {**run, "voice_quality": {"measuring_conference": {"late_fraction": late}}}
+
+
+def test_late_discards_get_a_column_when_some_run_has_them():
+    """An over-committed host showed "loss % 0" while every packet came too late to be played."""
+    calm = make_sweep("vm.instances", {12: [with_late(summary(0.5), 0.0)]})
+    assert "late_pct" not in [metric.name for metric in sweep_metrics(calm)]
+    sweep = make_sweep("vm.instances", {12: [with_late(summary(0.5), 0.0)],
+                                        13: [with_late(summary(3.0), 1.0)], 14: [summary(4.0)]})
+    names = [metric.name for metric in sweep_metrics(sweep)]
+    assert names[names.index("loss_pct") + 1] == "late_pct"
+    reports = reports_of(sweep)
+    assert [report.stats["late_pct"][0] for report in reports[:2]] == [0.0, pytest.approx(100.0)]
+    assert reports[2].stats["late_pct"] is None
+    assert "late %" in table_text("t", sweep, reports).splitlines()[1]

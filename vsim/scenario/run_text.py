@@ -93,9 +93,10 @@ def _voice_lines(summary, window):
 
 def _quality_lines(quality):
     """The voice-quality lines of ``vsim run``: the measuring conference, then each VM group,
-    and the section's note (an adaptive buffer's start-up inside a short run). The network
-    delay is the mean over the packets received, the buffer and mouth-to-ear delays over those
-    played (late ones are not), as the summary defines them, so they are labelled apart."""
+    and the section's note (an adaptive buffer's start-up inside a short run). The one-way
+    delay (from a packet's RTP time, so a guest behind its ticks adds to it) is the mean over
+    the packets received, the buffer and mouth-to-ear delays over those played (late ones are
+    not), as the summary defines them, so they are labelled apart."""
     buffer = quality["jitter_buffer"]
     kind = (f"fixed jitter buffer {buffer['nominal_ms']:g} ms" if buffer["kind"] == "fixed"
             else "adaptive jitter buffer")
@@ -109,7 +110,7 @@ def _quality_lines(quality):
                   if entry["r_factor"] is None else f"R {entry['r_factor']:.1f}  MOS {entry['mos']:.2f}")
         lines.append(f"{'quality' if not lines else '':<10} {rating}  "
                      f"loss {100 * entry['network_loss_fraction']:.3f}% + late "
-                     f"{100 * entry['late_fraction']:.3f}%  network {_ms(entry['one_way_delay_mean_ms'])}"
+                     f"{100 * entry['late_fraction']:.3f}%  one-way {_ms(entry['one_way_delay_mean_ms'])}"
                      f"  played: buffer {_ms(entry['buffer_delay_mean_ms'])} mouth-to-ear "
                      f"{_ms(entry['mouth_to_ear_ms'])}  ({label}, {kind})")
     if lines and "note" in quality:

@@ -36,7 +36,7 @@ def uplink_summary(sim, start, end, window, warmup):
     offered = sum((uplink.offered_per_s[port] for port in voice_ports), np.zeros(uplink.bins, np.int64))
     lost = sum((uplink.dropped_per_s[port] for port in voice_ports), np.zeros(uplink.bins, np.int64))
     mean_delay, p99_delay = uplink.delay_stats()
-    traffic = traffic_window(sim, duration)
+    traffic = traffic_window(sim, duration, warmup)
     summary = {
         "scheduler": sim.scenario.host.uplink,
         "capacity_bps": uplink.scheduler.rate_bps,
@@ -117,11 +117,13 @@ def throughput_mbps(source, pps):
     return pps * frame_bytes(source.ip_bytes) * 8 / 1e6
 
 
-def traffic_window(sim, duration):
-    """(first, last) second of the run when all bulk traffic runs, or None without traffic."""
+def traffic_window(sim, duration, warmup=0.0):
+    """(first, last) second of the run after ``warmup`` when all bulk traffic runs, or None
+    without traffic: the window the bulk throughput covers, so the voice "while the traffic
+    runs" is measured where the traffic's throughput is."""
     if not sim.traffic:
         return None
-    first = max(vm.active[0] for vm in sim.traffic) * duration
+    first = max(max(vm.active[0] for vm in sim.traffic) * duration, warmup)
     last = min(vm.active[1] for vm in sim.traffic) * duration
     return (first, last) if last > first else None
 

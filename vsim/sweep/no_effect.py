@@ -45,15 +45,16 @@ def scheduler_inputs(loaded):
     The first is every group's limit and its worlds' shares after the
     policy's entitlement; the second maps each VM to the CPUs its shares give
     it when the host is shared out by shares among VMs that use all their
-    vCPUs (reservations left aside; the transmit worlds, which want little CPU,
-    left out as the scheduler's demand-based entitlement leaves them out).
+    vCPUs and their transmit worlds (reservations left aside): a transmit
+    world holds a vCPU's part of its VM's shares, and on a host loaded enough
+    for a reservation to matter its frames keep it asking for CPU.
     """
     machine = Simulation(loaded, seed=0).machine
     machine.policy.entitle(machine)
     inputs = tuple((group.name, group.limit, tuple(world.share for world in group.worlds))
                    for group in machine.groups)
     vms = [group for group in machine.groups if ".vnic-tx" not in group.name]
-    price = share_price(vms, float(len(machine.lcpu_world)))
+    price = share_price(machine.groups, float(len(machine.lcpu_world)))
     shares = {group.name: min(group.limit, len(group.worlds), price * group.shares) for group in vms}
     return inputs, shares
 

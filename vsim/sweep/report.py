@@ -92,6 +92,20 @@ def _during_traffic_loss(summary):
     return None if fraction is None else 100 * fraction
 
 
+def _late_pct(summary):
+    """The measuring conference's packets its jitter buffer discarded as late (%), None without
+    a measuring conference or a packet of it after warm-up."""
+    entry = (summary.get("voice_quality") or {}).get("measuring_conference")
+    if not entry or entry.get("late_fraction") is None:
+        return None
+    return 100 * entry["late_fraction"]
+
+
+LATE = Metric("late_pct", "late %", _late_pct)
+"""Packets that arrived too late to be played: lost to the listener though the network lost
+none, which ``loss %`` alone hides on an over-committed host."""
+
+
 DURING_TRAFFIC_LOSS = Metric("loss_during_traffic_pct", "loss % while traffic runs",
                              _during_traffic_loss, "loss")
 """Loss over the traffic's active window, the window bulk throughput covers: the whole
@@ -166,7 +180,7 @@ def _vm_groups(sweep):
 def sweep_metrics(sweep):
     """The columns of ``sweep``'s report, those of the traffic its runs carry: the voice
     columns when some run offers voice (with the loss while traffic runs when some run
-    has traffic beside the voice), a column per bulk traffic group and three per
+    has traffic beside the voice, and the late discards when some run has any), a column per bulk traffic group and three per
     request/response group (four where some run lost requests: those sent again per
     second), host CPU, and when there are VMs the CPU each scenario group's VMs used and
     the VMs' ready and co-stop time."""
@@ -174,9 +188,11 @@ def sweep_metrics(sweep):
     metrics = []
     if any(run["voice"]["offered_pps"] for run in runs):
         voice = list(voice_metrics(sweep.duration - sweep.warmup))
+        loss = next(i for i, metric in enumerate(voice) if metric.name == "loss_pct")
         if any((run.get("uplink") or {}).get("during_traffic") is not None for run in runs):
-            loss = next(i for i, metric in enumerate(voice) if metric.name == "loss_pct")
             voice.insert(loss + 1, DURING_TRAFFIC_LOSS)
+        if any(_late_pct(run) for run in runs):
+            voice.insert(loss + 1, LATE)
         metrics += voice
     metrics += [bulk_metric(group) for group in _uplink_groups(sweep, "groups")]
     for group in _uplink_groups(sweep, "request_response"):
