@@ -570,7 +570,7 @@ def test_sweep_of_values_that_change_nothing_says_why(capsys):
     assert len({row.split(maxsplit=1)[1] for row in rows}) == 1
     assert out.splitlines()[5] == (
         "note: vm.reservation 0 .. 1 CPUs changes no CPU entitlement (each VM's share of the host is "
-        "1.33 CPUs; a reservation counts only above that share), so these points ran the same")
+        "1.07 CPUs; a reservation counts only above that share), so these points ran the same")
 
 
 def test_sweep_of_request_response_traffic_shows_its_latency_and_no_cpu_note(capsys):
