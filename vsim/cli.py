@@ -452,15 +452,23 @@ def _sweep(args):
         sys.stderr.write(table)
     else:
         sys.stdout.write(table)
+    _write_out_and_json(args.out, lambda: write_report(args.out, stem, scenario.name, result, reports),
+                        args.json, lambda: report_json(scenario.name, result, reports))
+
+
+def _write_out_and_json(out, write_out, json_path, json_text):
+    """The files of an --out directory (``write_out()``, returning their paths) and the --json
+    text (``json_text()``) as one output set, then a note naming the --out files. The
+    directory's come first: it creates the directory a --json file may be in."""
     written = []
     with output_set():
-        if args.out is not None:  # first: it creates the directory a --json file may be in
+        if out is not None:
             try:
-                written = write_report(args.out, stem, scenario.name, result, reports)
+                written = write_out()
             except OSError as exc:
-                raise InputError(args.out, None, f"cannot write ({exc.strerror or exc})") from None
-        if args.json is not None:
-            _emit(args.json, report_json(scenario.name, result, reports))
+                raise InputError(out, None, f"cannot write ({exc.strerror or exc})") from None
+        if json_path is not None:
+            _emit(json_path, json_text())
     if written:
         _note(f"wrote {', '.join(str(path) for path in written)}")
 
@@ -508,14 +516,8 @@ def _validate(args):
                       args.seed, tuple(args.tolerance), args.jobs)
     result = run_validation(options, None if args.quiet else _note)
     (sys.stderr if args.json == "-" else sys.stdout).write(report_text(result.doc))
-    written = []
-    with output_set():
-        if args.out is not None:  # first: it creates the directory a --json file may be in
-            written = write_outputs(args.out, result)
-        if args.json is not None:
-            _emit(args.json, results_json(result.doc))
-    if written:
-        _note(f"wrote {', '.join(str(path) for path in written)}")
+    _write_out_and_json(args.out, lambda: write_outputs(args.out, result),
+                        args.json, lambda: results_json(result.doc))
     if result.failed:
         _note(f"vsim: validation failed: {verdict_line(result.doc)}")
         return 1

@@ -113,19 +113,15 @@ class _PendingSet:
         self.files = []
 
     def commit(self):
-        """Put every file in place, Ctrl-C and SIGTERM held back meanwhile (delivered after)."""
+        """Put every file in place, Ctrl-C and SIGTERM held back meanwhile (delivered after);
+        temporary files left over (copied into a device, or after a failure) are removed."""
         held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
         try:
-            while self.files:
-                tmp, path, special = self.files[0]
+            for tmp, path, special in self.files:
                 try:
                     _put_in_place(tmp, path, special)
                 except OSError as exc:
                     raise _cannot_write(path, exc) from None
-                finally:
-                    if os.path.exists(tmp):
-                        os.unlink(tmp)
-                self.files.pop(0)
         finally:
             self.discard()
             signal.pthread_sigmask(signal.SIG_SETMASK, held)

@@ -36,7 +36,7 @@ class TrafficVm:
         self.source = make_source(kind, self.params, source, where, rng)
         self._wanted = 0.0  # pps the source's schedule asks for now
         if cpu is not None:
-            cpu.on_block = self._blocked
+            cpu.on_block = self._offer
 
     @staticmethod
     def supports_closed_form():
@@ -64,11 +64,12 @@ class TrafficVm:
 
     def _set(self, pps):
         self._wanted = pps
-        blocked = self.cpu is not None and self.cpu.blocked
-        self.uplink.set_rate(self.env.now, self.flow, 0.0 if blocked else pps)
+        self._offer()
         if self.cpu is not None:
             self.cpu.wake()
 
-    def _blocked(self, blocked):
-        """The sender's CPU fell behind (offer nothing) or caught up (offer the schedule's rate)."""
+    def _offer(self, _blocked=None):
+        """Offer the schedule's rate, or nothing while the sender's CPU has fallen behind; also
+        the sender's ``on_block``, told when it falls behind or catches up."""
+        blocked = self.cpu is not None and self.cpu.blocked
         self.uplink.set_rate(self.env.now, self.flow, 0.0 if blocked else self._wanted)

@@ -108,8 +108,7 @@ def check_memory(runs, jobs, available=None, duration_key="run.duration"):
     each = f"{_gib(need)} each, x {jobs} jobs = {_gib(need * jobs)}" if jobs > 1 else _gib(need)
     key, vms, vcpus = _largest_count(loaded.scenario)
     needs = (f"a run of {vms} VM{'s' * (vms != 1)} with {vcpus} vCPUs in all for {duration:g} s needs "
-             f"about {each} of "
-             f"memory (estimated), but only {_gib(available)} is available (MemAvailable)")
+             f"about {each} of memory (estimated), but only {_gib(available)} is available (MemAvailable)")
     if need <= available:
         raise InputError("--jobs", None, f"{needs}; expected at most {int(available // need)} jobs")
     room = available / jobs - fixed  # for what grows with the run's length

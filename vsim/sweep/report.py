@@ -180,10 +180,10 @@ def _vm_groups(sweep):
 def sweep_metrics(sweep):
     """The columns of ``sweep``'s report, those of the traffic its runs carry: the voice
     columns when some run offers voice (with the loss while traffic runs when some run
-    has traffic beside the voice, and the late discards when some run has any), a column per bulk traffic group and three per
-    request/response group (four where some run lost requests: those sent again per
-    second), host CPU, and when there are VMs the CPU each scenario group's VMs used and
-    the VMs' ready and co-stop time."""
+    has traffic beside the voice, and the late discards when some run has any), a column
+    per bulk traffic group and three per request/response group (four where some run lost
+    requests: those sent again per second), host CPU, and when there are VMs the CPU each
+    scenario group's VMs used and the VMs' ready and co-stop time."""
     runs = _runs(sweep)
     metrics = []
     if any(run["voice"]["offered_pps"] for run in runs):
