@@ -797,6 +797,7 @@ def test_whatif_templates_run_a_point_of_their_own_sweep(name):
     ("overcommit", "vm.instances", 14),  # past the study's 12
     ("linux_host", "vm.instances", 12),  # the Fig 3 host
     ("protect_measured_vm", "measured_vm.reservation", 1.5),  # a reservation that protects
+    ("limit_measured_vm", "measured_vm.limit", 1.0),  # a limit just above what the VM uses
     ("voice_beside_flood", "group.flood.count", 8),  # past the transmit stage's ceiling
     ("netperf_beside_voice", "group.netperf.count", 4),
     ("netperf_beside_tcp_stream", "host.uplink", "netioc"),

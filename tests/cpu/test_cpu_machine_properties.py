@@ -559,6 +559,78 @@ def test_limited_periodic_vm_stays_within_limit():
     assert host.group_used(g) <= 0.5 * 3.0 + 0.05 + 1e-9
 
 
+def ready_now(host, w):
+    """A world's ready time up to now, the one in progress included."""
+    return w.ready_time + (host.now - w.t_state if w.state == READY else 0.0)
+
+
+def test_a_limited_vm_alone_is_ready_only_because_of_its_limit():
+    """Alone on an idle 2-CPU host, a CPU-bound vCPU limited to a quarter of a CPU runs a
+    quarter of each period and is ready the rest: every second of its ready time is the
+    limit's (esxtop's %MLMTD equals its %RDY)."""
+    host = Host(1, 2, 1, 1.0)
+    g = host.group("limited", 1, limit=0.25)
+    host.cpu_bound(g)
+    host.run(3.05)  # mid-period: the ready time in progress counts too
+    world = g.worlds[0]
+    assert host.group_used(g) == pytest.approx(0.775, rel=1e-6)
+    assert world.limited(host.now) == pytest.approx(3.05 - 0.775, rel=1e-6)
+    assert world.limited(host.now) == pytest.approx(ready_now(host, world), rel=1e-9)
+
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_limited_time_counts_only_the_time_ready_while_throttled(threads):
+    """A 3-vCPU VM limited to 0.8 CPU beside a CPU-bound VM on two logical CPUs: its vCPUs wait
+    for the neighbour's before their group uses its limit, and for the limit after. Only
+    the latter is limited time: the integral of its throttled ready vCPUs over time, here
+    summed on a fine grid, is what the machine books."""
+    host = Host(1, 2 // threads, threads, 0.62)
+    g = host.group("limited", 3, shares=1000.0, limit=0.8)
+    host.cpu_bound(g)
+    host.cpu_bound(host.group("other", 2, shares=1000.0))
+    step = 0.0002
+    integral = [0.0]
+
+    def sample():
+        integral[0] += step * sum(1 for w in g.worlds if w.state == READY and w.throttled)
+    sample_every(host, step, sample, start=step / 2)
+    host.run(2.0)
+    limited = sum(w.limited(host.now) for w in g.worlds)
+    ready = sum(ready_now(host, w) for w in g.worlds)
+    assert 0.2 < limited < ready - 0.2  # both kinds of waiting happen
+    assert limited == pytest.approx(integral[0], rel=0.02)
+
+@settings(max_examples=20, **SLOW)
+@given(st.integers(1, 3), st.sampled_from([1, 2]), st.integers(1, 3),
+       st.one_of(st.just(math.inf), st.floats(0.05, 1.0)), st.booleans(), st.floats(0.5, 2.0))
+def test_limited_time_is_part_of_ready_time_and_only_a_limits(cores, threads, vcpus, fraction,
+                                                                 contended, duration):
+    """At any instant a world's limited time is at most its ready time, and it is zero for a
+    VM without a limit and for every world of a host whose CPUs outnumber the worlds."""
+    host = Host(1, cores, threads, 0.62)
+    limit = math.inf if fraction == math.inf else round(max(0.05, fraction * vcpus), 3)
+    g = host.group("limited", vcpus, shares=100_000.0, limit=limit)
+    host.cpu_bound(g)
+    if contended:
+        host.cpu_bound(host.group("other", host.topology.logical_cpus, shares=1000.0))
+    bad = []
+
+    def check():
+        for w in host.worlds():
+            limited = w.limited(host.now)
+            if limited > ready_now(host, w) + 1e-9 or limited < 0:
+                bad.append((host.now, w.name, limited, ready_now(host, w)))
+            if w.group.limit == math.inf and limited:
+                bad.append((host.now, w.name, limited, "no limit"))
+    sample_every(host, 0.0137, check, start=0.001)
+    host.run(duration)
+    assert not bad, bad[:3]
+    if not contended and vcpus <= host.topology.logical_cpus:
+        for w in g.worlds:  # nothing else runs: a ready vCPU is held back by its limit alone
+            assert w.limited(host.now) == pytest.approx(ready_now(host, w), abs=1e-9)
+
+
 # ------------------------------------------------------ relaxed co-scheduling
 class SkewViolation(AssertionError):
     pass

@@ -68,6 +68,8 @@ def test_params_and_measured_vm_settings_come_after_the_header():
     assert lines[1] == ('params     host.ht_rate = 0.8  vm.name = "a"  (set by the scenario or --set, not the '
                         'model files)')
     assert lines[2] == "measured   shares 8000 (others 4000)  limit 2 CPUs (others none)  (vm0's own settings)"
+    one = _lines(_summary(measured_vm={"reservation": {"measured": 1.0, "others": 0.0}}))
+    assert one[1] == "measured   reservation 1 CPU (others 0 CPUs)  (vm0's own settings)"
 
 
 def test_quality_lines_label_the_first_and_rate_what_has_a_rating():
@@ -140,6 +142,16 @@ def test_traffic_vms_get_cpu_lines_after_the_media_servers():
     vm0 = next(i for i, line in enumerate(lines) if line.startswith("vm0 "))
     assert lines[vm0 + 1] == "flood[0]   used 50.0%  ready 2.5%  costop 0.0%  (traffic VM)"
     assert not any("traffic VM" in line for line in _lines(_summary()))
+
+
+def test_a_vms_ready_time_names_the_part_its_limit_caused_only_when_there_is_one():
+    limited = {"used_pct": 60.0, "ready_pct": 339.8, "costop_pct": 0.2, "limited_pct": 338.04,
+               "jitter_mean_ms": None, "jitter_p99_ms": None}
+    lines = _lines(_summary(vms={"vm0": limited, "vm1": {**limited, "limited_pct": 0.0}}))
+    assert next(line for line in lines if line.startswith("vm0")).startswith(
+        "vm0        used 60.0%  ready 339.8% (338.0% by its limit)  costop 0.2%")
+    assert next(line for line in lines if line.startswith("vm1")).startswith(
+        "vm1        used 60.0%  ready 339.8%  costop 0.2%")
 
 
 def test_a_request_response_line_counts_the_requests_sent_again():

@@ -268,6 +268,20 @@ def test_a_reservation_above_the_vms_share_protects_it_on_an_overloaded_host():
                                                      if name != "vm0")
 
 
+def test_a_limit_below_what_the_vm_uses_shows_as_limited_ready_time_and_late_voice():
+    """6 instances leave the host CPU to spare: the measured VM, which uses about 0.95 CPU,
+    waits for nothing with a limit of 2 CPUs; limited to 0.8 it gets 0.8, falls behind its
+    ticks (its voice arrives too late to play), and its ready time is the limit's."""
+    free = simulate(fig3("vm.instances=6", "measured_vm.limit=2.0"), 1, duration=10.0)
+    held = simulate(fig3("vm.instances=6", "measured_vm.limit=0.8"), 1, duration=10.0)
+    assert free["vms"]["vm0"]["limited_pct"] == 0.0
+    vm0 = held["vms"]["vm0"]
+    assert vm0["used_pct"] == pytest.approx(80.0, abs=0.5)
+    assert vm0["limited_pct"] == pytest.approx(vm0["ready_pct"], rel=1e-3) and vm0["ready_pct"] > 250
+    assert held["voice_quality"]["measuring_conference"]["late_fraction"] > 0.9
+    assert {vm["limited_pct"] for name, vm in held["vms"].items() if name != "vm0"} == {0.0}
+
+
 # ------------------------------------- frames-only scenarios are unchanged
 DATA = Path(__file__).resolve().parent / "data"
 FIG2 = ROOT / "configs" / "voip-vsphere5" / "fig2.toml"
@@ -280,8 +294,9 @@ FIG2 = ROOT / "configs" / "voip-vsphere5" / "fig2.toml"
 ])
 def test_frames_only_scenarios_give_the_summaries_they_gave_before_groups(name, config, overrides):
     """Recorded with the code before VM groups and uplink schedulers entered scenarios (and
-    before the voice-quality section, the per-VM CPU and uplink definitions, each VM's group and
-    whether there is a measuring conference, which add to the summary and change nothing else)."""
+    before the voice-quality section, the per-VM CPU and uplink definitions, each VM's group,
+    whether there is a measuring conference and each VM's limited time, which add to the summary
+    and change nothing else)."""
     recorded = json.loads((DATA / name).read_text())
     sim = Simulation(load_scenario(config, overrides), seed=recorded["seed"])
     assert sim.engine == recorded["engine"]
@@ -291,6 +306,7 @@ def test_frames_only_scenarios_give_the_summaries_they_gave_before_groups(name, 
     assert "every frame" in summary["host"].pop("uplink_util_definition")
     assert summary["jitter"].pop("measuring_conference") is True
     assert {vm.pop("group") for vm in summary["vms"].values()} == {"vm"}
+    assert {vm.pop("limited_pct") for vm in summary["vms"].values()} == {0.0}  # no VM has a limit
     assert as_json(summary) == as_json(recorded["summary"])
 
 

@@ -302,6 +302,25 @@ def test_each_groups_cpu_has_a_column_and_ready_time_counts_the_traffic_vms():
     assert stats["ready_pct"][0] == 20.0 and stats["costop_pct"][0] == 1.0
 
 
+def test_a_groups_limited_time_gets_a_column_only_where_some_run_held_it_at_its_limit():
+    def run(limited):
+        out = network(throughput=10.0)
+        out["vms"] = {"lo[0]": {"group": "lo", "used_pct": 50.0, "ready_pct": 80.0, "costop_pct": 0.0,
+                                "limited_pct": limited},
+                      "lo[1]": {"group": "lo", "used_pct": 50.0, "ready_pct": 80.0, "costop_pct": 0.0,
+                                "limited_pct": limited / 2},
+                      "hi[0]": {"group": "hi", "used_pct": 300.0, "ready_pct": 0.0, "costop_pct": 0.0,
+                                "limited_pct": 0.0}}
+        return out
+    free = make_sweep("group.lo.limit", {4.0: [run(0.0)]})
+    assert not any(m.name.startswith("limited_pct") for m in sweep_metrics(free))
+    sweep = make_sweep("group.lo.limit", {4.0: [run(0.0)], 0.5: [run(60.0)]})
+    metrics = sweep_metrics(sweep)
+    assert [m.heading for m in metrics if m.name.startswith("limited_pct")] == ["lo limited % per VM (of ready)"]
+    assert metrics[-1].name == "limited_pct.lo"
+    assert [report.stats["limited_pct.lo"][0] for report in reports_of(sweep)] == [0.0, 45.0]
+
+
 def test_a_report_replaces_the_files_of_the_last_one_in_its_directory_and_leaves_others(tmp_path):
     lossy = make_sweep("vm.instances", {x: [summary(0.1 * x, rate=90.0, emitted=100.0 * WINDOW)] for x in (1, 2)})
     first = write_report(tmp_path, "overcommit", "title", lossy, reports_of(lossy))

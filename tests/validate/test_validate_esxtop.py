@@ -56,6 +56,17 @@ def test_host_and_vm_series_are_read(tmp_path):
     assert vm["costop_pct"].tolist() == [0.75, 1.25, 1.0]
     ready = trace.vms["media vm 2"]["ready_pct"]
     assert ready[0] == 1.0 and np.isnan(ready[1])  # an empty cell is a missing value
+    assert "limited_pct" not in vm  # this capture has no % Max Limited
+
+
+def test_a_vms_max_limited_time_is_read_where_the_capture_has_it(tmp_path):
+    path = tmp_path / "esxtop.csv"
+    counters = COUNTERS + [r"Group Cpu(106234:vm01)\% Max Limited"]
+    rows = [(when, values + [limited]) for (when, values), limited in zip(ROWS, (2.5, 3.0, 0.0))]
+    path.write_text(esxtop_text(counters, rows))
+    vm = read_esxtop(path).vms["vm01"]
+    assert vm["limited_pct"].tolist() == [2.5, 3.0, 0.0]
+    assert vm["ready_pct"].tolist() == [3.25, 4.5, 3.75]
 
 
 def test_without_hyperthreading_there_is_no_core_util():

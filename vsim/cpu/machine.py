@@ -12,7 +12,9 @@ Features handled here because every policy shares them:
 - HT-aware placement: a waking world goes to a whole idle core first, its
   previous logical CPU preferred, then to an idle thread of a busy core.
 - Limits, accounted over periods of ``period`` seconds: a group that used
-  its limit is throttled until the next period. (Reservations are the
+  its limit is throttled until the next period; what its worlds spend ready
+  while throttled is booked in ``limited_time`` too (esxtop's %MLMTD, part of
+  the ready time). (Reservations are the
   policy's: they enter its entitlements, ``policy.entitle``.)
 - Sync wakeups: a world woken by the completion handler of a running world
   (a vCPU's last act in a tick is to hand its frames to the vNIC, whose
@@ -481,6 +483,7 @@ class Machine:
 
     def _throttle(self, group: Group) -> None:
         """The group used its limit for this period: take it off the CPUs."""
+        group.throttled_at = self.env._now
         for world in group.worlds:
             world.throttled = True
         on_block = self._on_block
@@ -507,6 +510,8 @@ class Machine:
             self._entitle_by_demand(now)
         released = [w for w in self.ready if w.throttled]
         for world in self.worlds:
+            if world.throttled and world.state == READY:  # it stayed ready since: book it now
+                world.limited_time += now - max(world.t_state, world.group.throttled_at)
             world.throttled = False
         on_unthrottle = self._on_unthrottle
         if on_unthrottle is not None:

@@ -38,6 +38,7 @@ class Group:
         self.waiting = 0  # worlds ready or co-stopped, kept by the machine
         self.demand = math.inf  # CPUs it asked for over the last period (used or waiting)
         self.asked = 0.0  # CPU time used or waited for up to the last period boundary
+        self.throttled_at = 0.0  # when the group last used its limit (its worlds' throttling began)
         self.skew_tracked = False  # set by the machine that runs the group
 
     def add(self, world: "World") -> None:
@@ -82,7 +83,7 @@ class World:
         "name", "group", "share", "state", "lcpu", "last_lcpu", "work", "rate", "t_mark",
         "run_start", "on_done", "version", "vtime", "used", "ready_time", "costop_time",
         "t_state", "throttled", "progress", "slice_start", "affinity", "due", "on_due", "on_start",
-        "refill_same_socket", "refill_other_socket", "migrations",
+        "refill_same_socket", "refill_other_socket", "migrations", "limited_time",
     )
 
     def __init__(self, name: str, group: Group, affinity: Optional[Any] = None, *,
@@ -103,6 +104,7 @@ class World:
         self.used = 0.0
         self.ready_time = 0.0
         self.costop_time = 0.0
+        self.limited_time = 0.0  # the part of ready_time spent throttled by the group's limit
         self.t_state = 0.0
         self.throttled = False
         self.progress = 0.0
@@ -116,6 +118,14 @@ class World:
         self.refill_other_socket = float(refill_other_socket)
         self.migrations = 0
         group.add(self)
+
+    def limited(self, now: float) -> float:
+        """Seconds of its ready time this world spent throttled by its group's limit (esxtop's
+        %MLMTD; a Linux cgroup's throttled time): ready, but held off the CPUs by the limit."""
+        current = 0.0
+        if self.state == READY and self.throttled:
+            current = now - max(self.t_state, self.group.throttled_at)
+        return self.limited_time + current
 
     def stall(self, now: float) -> float:
         """Seconds this world has been runnable but not running (ready or co-stopped)."""

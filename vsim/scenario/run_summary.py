@@ -30,9 +30,10 @@ from vsim.scenario.cpu_settings import cpu_settings
 from vsim.scenario.uplink_summary import uplink_summary
 from vsim.scenario.voice_quality import voice_quality_summary
 
-# The base of each VM's used_pct, ready_pct and costop_pct: esxtop's per-VM convention.
+# The base of each VM's used_pct, ready_pct, costop_pct and limited_pct: esxtop's per-VM convention.
 VM_CPU_DEFINITION = ("used_pct, ready_pct, costop_pct: % of one vCPU's time, summed over the VM's "
-                     "vCPUs (esxtop's convention, up to 100 x vCPUs)")
+                     "vCPUs (esxtop's convention, up to 100 x vCPUs); limited_pct: the part of "
+                     "ready_pct the VM's CPU limit held it off the CPUs (esxtop's %MLMTD)")
 
 
 def run_summary(sim, start, end, window, warmup):
@@ -105,20 +106,21 @@ def vms_section(sim, start, end, window, per_vm):
 
 
 def vm_cpu(group, start, end, window):
-    """A VM's used, ready and co-stop time over the window, summed over its vCPUs
+    """A VM's used, ready, co-stop and limited time over the window, summed over its vCPUs
     (``VM_CPU_DEFINITION``)."""
     return worlds_cpu(group.worlds, start, end, window)
 
 
 def worlds_cpu(worlds, start, end, window):
-    """Used, ready and co-stop time of ``worlds`` over the window, summed, in % of the window."""
-    used = ready = costop = 0.0
+    """Used, ready, co-stop and limited time of ``worlds`` over the window, summed, in % of the
+    window (limited time is part of ready time)."""
+    used = ready = costop = limited = 0.0
     for w in worlds:
-        u0, r0, c0 = start["worlds"][w.name]
-        u1, r1, c1 = end["worlds"][w.name]
-        used, ready, costop = used + u1 - u0, ready + r1 - r0, costop + c1 - c0
+        u0, r0, c0, l0 = start["worlds"][w.name]
+        u1, r1, c1, l1 = end["worlds"][w.name]
+        used, ready, costop, limited = used + u1 - u0, ready + r1 - r0, costop + c1 - c0, limited + l1 - l0
     return {"used_pct": 100 * used / window, "ready_pct": 100 * ready / window,
-            "costop_pct": 100 * costop / window}
+            "costop_pct": 100 * costop / window, "limited_pct": 100 * limited / window}
 
 
 def traffic_vms_section(sim, start, end, window):

@@ -51,10 +51,10 @@ def run_text(name, config, seed, duration, warmup, engine, summary, params=None)
         lines.append(f"background {background['bursts_per_vm_per_s']:.2f} bursts/s per VM of "
                      f"{background['burst_ms']:g} ms  ({background['cpu_pct_of_vm']:.2f}% of each VM's vCPUs)")
     lines.append(f"{'VM CPU':<10} % of one vCPU, summed over the VM's vCPUs, as esxtop (up to 100 x vCPUs)")
-    lines += [f"{vm:<10} used {v['used_pct']:.1f}%  ready {v['ready_pct']:.1f}%  "
+    lines += [f"{vm:<10} used {v['used_pct']:.1f}%  ready {_ready(v)}  "
               f"costop {v['costop_pct']:.1f}%  jitter {_ms(v['jitter_mean_ms'])}  "
               f"p99 {_ms(v['jitter_p99_ms'])}" for vm, v in summary["vms"].items()]
-    lines += [f"{vm:<10} used {v['used_pct']:.1f}%  ready {v['ready_pct']:.1f}%  "
+    lines += [f"{vm:<10} used {v['used_pct']:.1f}%  ready {_ready(v)}  "
               f"costop {v['costop_pct']:.1f}%  (traffic VM)"
               for vm, v in (summary.get("traffic_vms") or {}).items()]
     lines += _quality_lines(summary["voice_quality"])
@@ -148,9 +148,19 @@ def _cpu_setting(key, value):
     """A VM's shares, or its reservation or limit in CPUs (None: no limit)."""
     if value is None:
         return "none"
-    return f"{value:g}" if key == "shares" else f"{value:g} CPUs"
+    if key == "shares":
+        return f"{value:g}"
+    return f"{value:g} CPU" if value == 1 else f"{value:g} CPUs"
 
 
 def _ms(value):
     """A time in milliseconds as the text prints it, "n/a" for a metric the run lacks."""
     return "n/a" if value is None else f"{value:.3f} ms"
+
+
+def _ready(vm):
+    """A VM's ready %, and the part of it its CPU limit held it off the CPUs when there is one
+    (esxtop's %MLMTD): ready time a limit causes needs a higher limit, not fewer neighbours."""
+    ready = f"{vm['ready_pct']:.1f}%"
+    limited = vm.get("limited_pct", 0.0)
+    return f"{ready} ({limited:.1f}% by its limit)" if limited > 0 else ready

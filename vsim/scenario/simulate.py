@@ -369,8 +369,8 @@ class Simulation:
             "interrupts": np.array([vm.cpu.interrupts for vm in self.traffic]),
             "lcpu_busy": np.array(self.machine.lcpu_utilisation(now)) * now,
             "core_busy": np.array(self.machine.core_utilisation(now)) * now,
-            "worlds": {w.name: (self._used(w, now), self._ready(w, now), self._costop(w, now))
-                       for w in self.machine.worlds},
+            "worlds": {w.name: (self._used(w, now), self._ready(w, now), self._costop(w, now),
+                                w.limited(now)) for w in self.machine.worlds},
             "emitted": sum(s.emitted for s in self.servers),
             "ring_drops": sum(v.ring_drops for v in self.vnics),
             "uplink_sent": self.uplink.sent,

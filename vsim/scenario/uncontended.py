@@ -68,7 +68,7 @@ class _Timeline:
         for index, world in enumerate(machine.worlds):
             starts, ends = self.busy.get(world.name, (np.zeros(0), np.zeros(0)))
             used = float(np.sum(np.clip(ends, None, t) - np.clip(starts, None, t)))
-            worlds[world.name] = (used, 0.0, 0.0)
+            worlds[world.name] = (used, 0.0, 0.0, 0.0)
             lcpu_busy[index * topology.threads_per_core] = used
             core_busy[index] = used
         sent, dropped, busy = self.uplink_at[t]

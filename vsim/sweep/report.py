@@ -153,8 +153,40 @@ def group_used_metric(group):
                   _per_vm_mean("used_pct", group), "cpu")
 
 
+def group_limited_metric(group):
+    """The column of a scenario group's ready time its CPU limit caused, per VM (esxtop's %MLMTD,
+    part of the ready column): shown only where some run held a VM of the group at its limit."""
+    return Metric(f"limited_pct.{group}", f"{group} limited % per VM (of ready)",
+                  _per_vm_mean("limited_pct", group), "cpu")
+
+
+def _limited_groups(runs, groups):
+    """Those of ``groups`` whose VMs some run held at their CPU limit."""
+    return [group for group in groups
+            if any(vm["group"] == group and vm.get("limited_pct", 0.0) > 0
+                   for run in runs for vm in _cpu_vms(run))]
+
+
 VM_CPU = (Metric("ready_pct", "ready % per VM (vCPUs summed)", _per_vm_mean("ready_pct"), "cpu"),
           Metric("costop_pct", "co-stop % per VM (vCPUs summed)", _per_vm_mean("costop_pct"), "cpu"))
+
+
+def _measured_vm_field(field):
+    """Reads ``field`` of the VM that hosts the measuring conference; None without one."""
+    def read(summary):
+        vm = next((vm for vm in summary["vms"].values() if vm.get("monitored") == "measuring conference"),
+                  None)
+        return None if vm is None else vm.get(field, 0.0)
+    return read
+
+
+def measured_vm_metrics(limited):
+    """The columns of the measured VM's own CPU, for scenarios that give it settings of its own
+    ([measured_vm]): the question is about that VM, which a mean over every VM hides. The
+    part of its ready time its limit caused only when ``limited``."""
+    fields = [("used_pct", "used"), ("ready_pct", "ready")] + ([("limited_pct", "limited")] if limited else [])
+    return tuple(Metric(f"measured_vm.{field}", f"measured VM {word} % (vCPUs summed)",
+                        _measured_vm_field(field), "cpu") for field, word in fields)
 
 
 def _runs(sweep):
@@ -183,7 +215,9 @@ def sweep_metrics(sweep):
     has traffic beside the voice, and the late discards when some run has any), a column
     per bulk traffic group and three per request/response group (four where some run lost
     requests: those sent again per second), host CPU, and when there are VMs the CPU each
-    scenario group's VMs used and the VMs' ready and co-stop time."""
+    scenario group's VMs used and the VMs' ready and co-stop time, the ready time a
+    group's CPU limit caused where some run held its VMs at the limit, and the measured VM's
+    own CPU where the scenario gives it settings of its own."""
     runs = _runs(sweep)
     metrics = []
     if any(run["voice"]["offered_pps"] for run in runs):
@@ -204,6 +238,9 @@ def sweep_metrics(sweep):
     metrics += [group_used_metric(group) for group in groups]
     if groups:
         metrics += VM_CPU
+    metrics += [group_limited_metric(group) for group in _limited_groups(runs, groups)]
+    if any("measured_vm" in run for run in runs):
+        metrics += measured_vm_metrics(any(_measured_vm_field("limited_pct")(run) for run in runs))
     return tuple(metrics)
 
 

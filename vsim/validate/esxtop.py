@@ -11,7 +11,8 @@ thousands of counters this reads the ones vsim's summary reports:
   hyper-threading), also per physical CPU;
 * per VM, ``Group Cpu(GID:NAME)\\% Used``, ``% Ready`` and ``% CoStop``
   (%USED, %RDY, %CSTP; summed over the group's worlds, so a VM with several
-  vCPUs can exceed 100).
+  vCPUs can exceed 100), and ``% Max Limited`` (%MLMTD, the part of %RDY
+  the VM's CPU limit caused) where the capture has it.
 
 An empty cell (a counter of a world that came or went during the capture)
 reads as NaN.
@@ -31,7 +32,8 @@ from vsim.validate.text_file import read_text
 FORMAT_PREFIX = "(PDH-CSV"
 _COUNTER = re.compile(r"^\\\\(?P<host>[^\\]+)\\(?P<object>[^\\(]+)\((?P<instance>.*)\)\\(?P<counter>[^\\]+)$")
 _TIME_FORMAT = "%m/%d/%Y %H:%M:%S"
-VM_COUNTERS = {"% Used": "used_pct", "% Ready": "ready_pct", "% CoStop": "costop_pct"}
+VM_COUNTERS = {"% Used": "used_pct", "% Ready": "ready_pct", "% CoStop": "costop_pct",
+               "% Max Limited": "limited_pct"}
 PCPU_COUNTERS = {"% Util Time": "util_pct", "% Core Util Time": "core_util_pct"}
 
 
@@ -44,7 +46,7 @@ class EsxtopTrace:
     totals (``core_util_pct`` None without hyper-threading); ``pcpus`` maps
     each physical CPU number to its ``{'util_pct': ..., 'core_util_pct': ...}``;
     ``vms`` maps each group name to ``{'gid': int, 'used_pct': ...,
-    'ready_pct': ..., 'costop_pct': ...}``.
+    'ready_pct': ..., 'costop_pct': ...}`` (and ``'limited_pct'`` where captured).
     """
 
     host: str
