@@ -448,6 +448,40 @@ def test_reservation_of_a_periodic_vm_against_cpu_bound_hogs():
     assert host.group_used(r) >= 0.25 * 5.0 * 0.95
 
 
+@pytest.mark.parametrize("limit", [0.95, 2.0])
+def test_a_reservation_is_honoured_under_a_limit_above_it(limit):
+    """A vCPU reserved 0.9 CPU and limited to 0.95 beside 8 CPU-bound VMs on 8 CPUs gets its
+    0.9: released from its limit at a period's start, it takes a CPU at once. (It waited for
+    the next quantum, 45 ms of every period, and got 0.75.)"""
+    host = Host(1, 8, 1, 1.0)
+    reserved = host.group("reserved", 1, reservation=0.9, limit=limit)
+    host.cpu_bound(reserved)
+    for i in range(8):
+        host.cpu_bound(host.group(f"hog{i}", 1))
+    host.run(1.0)
+    start = host.group_used(reserved)
+    host.run(11.0)
+    assert host.group_used(reserved) - start >= 0.9 * 10.0 - 1e-6
+
+
+@settings(max_examples=10, **SLOW)
+@given(st.sampled_from([(1, 2, 2), (2, 4, 2), (1, 4, 1)]), st.floats(0.5, 1.0), st.booleans())
+@example(layout=(1, 2, 2), fraction=0.8, costop=True)
+def test_a_limited_vcpu_gets_its_share_beside_a_wide_vm(layout, fraction, costop):
+    """One CPU-bound vCPU limited to ``fraction`` of a CPU beside a VM with a CPU-bound vCPU
+    per logical CPU, equal shares per vCPU: it gets the smaller of its limit and its share of
+    the host. (With co-scheduling, the CPU a quantum freed for it went to a co-started
+    sibling of the preempted vCPU, and it got 0.07 of a 0.8 limit.)"""
+    sockets, cores, threads = layout
+    host = Host(sockets, cores, threads, 0.75, costop_threshold=0.003 if costop else math.inf)
+    n = host.topology.logical_cpus
+    small = host.group("small", 1, limit=fraction)
+    host.cpu_bound(small)
+    host.cpu_bound(host.group("wide", n, shares=1000.0 * n))
+    host.run(5.0)
+    assert host.group_used(small) / 5.0 == pytest.approx(min(fraction, n / (n + 1)), rel=0.05)
+
+
 def test_reservation_within_the_groups_share_changes_nothing():
     """Reserving less than a group's share of the host leaves its entitlement, and so the
     whole schedule, exactly as it was."""

@@ -39,6 +39,10 @@ Features handled here because every policy shares them:
 - Start observer: a world's ``on_start``, when set, is called with the world
   each time it starts on a logical CPU (a trace of when each job first got a
   CPU); unset, it costs one attribute test per start.
+- Release: a world its group's limit held back is placed at the next
+  period like a waking world, preempting where the policy says so, unless
+  the policy sets ``preempts_when_released`` false (Linux's CFS bandwidth
+  control only wakes an idle CPU and leaves the rest to the tick).
 - Ticks: a busy CPU checks its quantum while anyone waits. A world stopped
   into the ready queue (preempted or throttled) arms the check of its own
   CPU only, unless the policy sets ``tick_every_cpu``: then every busy CPU is
@@ -103,6 +107,7 @@ class Machine:
         self._on_unthrottle: Optional[Callable[[Any, World], None]] = getattr(
             policy, "on_unthrottle", None)
         self._tick_every_cpu = bool(getattr(policy, "tick_every_cpu", False))
+        self._preempt_when_released = bool(getattr(policy, "preempts_when_released", True))
 
     # ------------------------------------------------------------------ setup
     def add_group(self, group: Group) -> None:
@@ -232,17 +237,40 @@ class Machine:
             lcpu = self.policy.preempt_victim(self, world)
             if lcpu is not None:
                 victim = self.lcpu_world[lcpu]
-                self._stop(victim, READY)
-        if lcpu is None or self.lcpu_world[lcpu] is not None:
+                assert victim is not None  # the policy names a busy CPU
+                self._hand_over(victim, world, lcpu)
+                return
+        if lcpu is None:
             self.ready.append(world)
             self._arm_all_quanta()
             group = world.group
             if group.skew_tracked and group.waiting:
                 self._cosched_update(group)
-            if lcpu is not None:
-                self._refresh_sibling(lcpu)
             return
         self._start(world, lcpu)
+
+    def _hand_over(self, victim: World, world: World, lcpu: int) -> None:
+        """Preempt ``victim`` on ``lcpu`` for ``world``, the scheduler's choice for that CPU.
+
+        Co-scheduling the groups the stop touches waits until ``world`` holds
+        the CPU: settled at the stop, it could co-start a sibling of the
+        victim there, and the chosen world, put back in the ready queue,
+        lost the CPU it had been picked for (at every quantum, while one VM's
+        vCPUs kept co-starting each other).
+        """
+        if self._cosched_busy:  # already inside a co-scheduling step, which settles the rest
+            self._stop(victim, READY)
+            self._start_or_requeue(world, lcpu)
+            return
+        self._cosched_busy = True
+        self._cosched_pending = []
+        try:
+            self._stop(victim, READY)
+            self._start_or_requeue(world, lcpu)
+        finally:
+            self._cosched_busy = False
+        for group in dict.fromkeys(self._cosched_pending):
+            self._cosched_update(group)
 
     # ------------------------------------------------------------- run / stop
     def _start(self, world: World, lcpu: int) -> None:
@@ -456,8 +484,7 @@ class Machine:
         best = self.policy.pick(self, self.ready, lcpu)
         if best is not None and self.policy.preempts_at_quantum(self, best, world):
             self.ready.remove(best)
-            self._stop(world, READY)
-            self._start_or_requeue(best, lcpu)
+            self._hand_over(world, best, lcpu)
             return
         world.slice_start = now
         self._arm_quantum(lcpu)
@@ -520,7 +547,7 @@ class Machine:
         for world in released:
             if world.state == READY and world in self.ready:
                 self.ready.remove(world)
-                self._place(world, may_preempt=False)
+                self._place(world, may_preempt=self._preempt_when_released)
         for group in self.groups:
             if group.limit < math.inf:
                 self._arm_limit(group)
@@ -545,7 +572,10 @@ class Machine:
 
         Stopping a world can throttle a group (its limit is reached) or let
         co-scheduling fill the CPU; the chosen world then waits and the CPU
-        goes to whoever is eligible.
+        goes to whoever is eligible. A world co-started there found nobody
+        waiting and armed no quantum check: the CPU arms one now, as for any
+        world put back in the ready queue, or the chosen world would wait
+        for whatever event came next.
         """
         if self.lcpu_world[lcpu] is None and not world.throttled:
             self._start(world, lcpu)
@@ -553,6 +583,8 @@ class Machine:
         self.ready.append(world)
         self._dispatch(lcpu)
         self._refresh_sibling(lcpu)
+        if self.lcpu_world[lcpu] is not None:
+            self._arm_quantum(lcpu)
 
     # ------------------------------------------------ relaxed co-scheduling
     def _skewed_on_wake(self, world: World) -> bool:

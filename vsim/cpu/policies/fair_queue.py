@@ -118,6 +118,9 @@ class FairQueue:
     """
 
     tick_every_cpu = True  # the machine checks every busy CPU at each tick while tasks wait
+    # a cgroup whose quota is refilled preempts no running task: unthrottle_cfs_rq
+    # (kernel/sched/fair.c) reschedules only an idle CPU, the rest wait for the tick
+    preempts_when_released = False
 
     def __init__(self, tunable_scaling: str = "log") -> None:
         tunable_factor(1, tunable_scaling)  # reject an unknown scaling now

@@ -33,6 +33,7 @@ class OuterFirst:
     def __init__(self, inner) -> None:
         self.inner = inner
         self.tick_every_cpu = bool(getattr(inner, "tick_every_cpu", False))
+        self.preempts_when_released = bool(getattr(inner, "preempts_when_released", True))
         self._inner_on_block = getattr(inner, "on_block", None)
         self._inner_on_unthrottle = getattr(inner, "on_unthrottle", None)
         self.outer: set = set()
