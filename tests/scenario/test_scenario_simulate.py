@@ -373,6 +373,22 @@ def test_netioc_isolates_the_voice_from_the_flood(flood_runs):
     assert all(s["loss_fraction"] == 0 and s["jitter_mean_ms"] > 0 for s in streams)
 
 
+def test_a_flood_its_transmit_world_cannot_forward_is_carried_at_the_worlds_pace():
+    """One flood VM asks for 1 M packets/s of a transmit world that forwards 333 K/s (3 us a
+    frame), below the uplink's ceiling: the link carries the world's 333 K/s without loss,
+    the voice beside it loses nothing, and the flood's vCPUs keep spinning. (They went idle
+    for good once the sender first fell behind, and the flood, offered at its nominal rate in
+    bursts, lost 62 % of its packets on a link a third used.)"""
+    summary = simulate(load_scenario(ROOT / "configs" / "whatif" / "voice_beside_flood.toml",
+                                     ["group.flood.count=1", "group.flood.traffic.params.pps=1000000.0"]),
+                       seed=1, duration=6.0)
+    flood = summary["uplink"]["groups"]["flood"]
+    assert flood["offered_pps"] == pytest.approx(1 / 3e-6, rel=0.01)
+    assert flood["delivered_pps"] == pytest.approx(flood["offered_pps"], rel=1e-3)
+    assert summary["voice"]["loss_fraction"] == 0.0
+    assert summary["traffic_vms"]["flood[0]"]["used_pct"] == pytest.approx(100.0 * 1, rel=0.01)
+
+
 def test_flood_runs_are_deterministic(flood_runs):
     again = simulate(fig6("netioc"), seed=1, duration=8, warmup=1)
     assert as_json(again) == as_json(flood_runs["netioc"])

@@ -19,14 +19,18 @@ transmit world is handed the work of the frames sent and a TCP sender's
 first vCPU that of its frames and interrupts, each when it is idle.
 
 A sender whose worlds cannot keep up sends less, as a real one blocks on
-its full socket buffer or transmit ring: while its transmit world (or a TCP
-sender's first vCPU) owes more than ``MAX_OWED`` core-seconds of work, the
-VM is ``blocked`` (``on_block`` is told, and a ``TrafficVm`` stops offering
-its flow) until the world has worked the debt down. So a transmit world
-starved by other worlds, or a sender under a CPU limit, carries on average
-what its CPU does, and the work owed stays bounded. A spinning sender's
-threads are busy whatever they send (the model gives a flood no work per
-frame on its vCPUs), so only its transmit world can block it.
+its full socket buffer or transmit ring and then goes on at the pace the ring
+drains: once its transmit world (or a TCP sender's first vCPU) owes more
+than half of ``MAX_OWED`` core-seconds of work, the sender may hand over no
+more frames per second (its ``allowance``; ``on_allowance`` is told, and a
+``TrafficVm`` offers no more than that) than the world did over the last
+period, plus what brings the world's debt to ``MAX_OWED`` by the next
+period. So a transmit world starved by other worlds, or a sender under a CPU
+limit, carries what its CPU does, the work owed stays near ``MAX_OWED``, and
+the uplink sees the frames at the pace the world forwards them, not in
+bursts at the nominal rate. A spinning sender's threads are busy whatever
+they send (the model gives a flood no work per frame on its vCPUs), so only
+its transmit world can hold it back.
 
 Each VM hands over its work at its own ``phase`` of that period. A real
 sender's work is spread over time, and different VMs' are not aligned; the
@@ -40,6 +44,8 @@ VM's phase at random from a stream of its own (``vsim.scenario.simulate``),
 so a VM keeps its phase whatever other VMs a sweep adds.
 """
 
+import math
+
 from vsim.core.environment import scheduler_for
 from vsim.cpu.world import IDLE, RUN
 
@@ -47,9 +53,10 @@ CHUNK = 0.01
 """Seconds of a sender thread's job and of the accounting period of frames and interrupts."""
 
 MAX_OWED = 2 * CHUNK
-"""Core-seconds of work a sender's world may owe before the sender blocks: two accounting
-periods of a whole core, so a world that keeps up (it owes at most one period's work when
-handed it) never blocks its sender, and one that falls two periods behind does."""
+"""Core-seconds of work a sender's world may owe, the size of its buffer: two accounting
+periods of a whole core. A world that keeps up owes at most one period's work when handed it,
+so only a world that cannot (more than a whole core's work a period) reaches half of this
+and holds its sender back."""
 
 
 class _Backlog:
@@ -60,6 +67,7 @@ class _Backlog:
         self.machine = machine
         self.world = world
         self.pending = 0.0
+        self.mark = 0.0  # the work the world had done at the last look (``capacity``)
 
     def add(self, work):
         """Owe ``work`` more core-seconds; start a job if the world is idle."""
@@ -74,12 +82,27 @@ class _Backlog:
             return job
         return None
 
-    def behind(self, now):
-        """Whether the world owes more than ``MAX_OWED``; its work at the last event bounds what
-        is left of its job, so a world well within it costs no more than that look."""
-        if self.pending + self.world.work <= MAX_OWED:
-            return False
-        return self.owed(now) > MAX_OWED
+    def done(self, now):
+        """Core-seconds of work the world has done so far (a running one's since its last event
+        included)."""
+        world = self.world
+        if world.state == RUN:
+            return world.progress + world.rate * (now - world.t_mark)
+        return world.progress
+
+    def capacity(self, now, span, per_frame):
+        """Frames/s the sender may hand this world over the next period, at ``per_frame``
+        core-seconds each: inf while the world owes at most half of ``MAX_OWED``, else what it
+        did over the last ``span`` seconds and what brings its debt to ``MAX_OWED`` by the
+        next period. Marks what it has done so far, for the next look."""
+        done = self.done(now)
+        did, self.mark = done - self.mark, done
+        if self.pending + self.world.work <= MAX_OWED / 2:  # a bound on the debt, without the exact look
+            return math.inf
+        owed = self.owed(now)
+        if owed <= MAX_OWED / 2:
+            return math.inf
+        return max(did / span + (MAX_OWED - owed) / CHUNK, 0.0) / per_frame
 
     def owed(self, now):
         """Core-seconds of work not done yet: what is pending and what is left of the current
@@ -118,8 +141,8 @@ class SenderCpu:
         self.guest = _Backlog(machine, self.vcpus[0])
         self._ticking = False
         self._first_span = CHUNK * (1.0 - phase)
-        self.blocked = False
-        self.on_block = None
+        self.allowance = math.inf
+        self.on_allowance = None
 
     def wake(self):
         """The VM's rate changed: if it sends, its threads spin (or not) and its frames cost."""
@@ -131,6 +154,8 @@ class SenderCpu:
                     self.machine.submit(world, CHUNK, self._spin)
         if not self._ticking:
             self._ticking = True
+            now = self.env.now
+            self.transmit.mark, self.guest.mark = self.transmit.done(now), self.guest.done(now)
             self.call_later(self._first_span, self._tick, self._first_span)
 
     def _spin(self, _world):
@@ -138,26 +163,26 @@ class SenderCpu:
         return CHUNK if self.rate() > 0 else None
 
     def _tick(self, span):
-        """The frames and interrupts of the last ``span`` seconds go to their worlds."""
-        sending = self.rate()
-        self.transmit.add(sending * span * self.tx_cost)
+        """The frames and interrupts of the last ``span`` seconds go to their worlds; the
+        sender's allowance follows what its worlds keep up with."""
+        now = self.env.now
+        frames = self.rate() * span
+        self.transmit.add(frames * self.tx_cost)
+        allowance = self.transmit.capacity(now, span, self.tx_cost) if self.tx_cost > 0 else math.inf
         raised = self.interrupt_rate.rate() * span if self.interrupt_rate is not None else 0.0
         self.interrupts += raised
         if not self.spin:  # a spinning vCPU does its sending and interrupts within its spin
-            self.guest.add(sending * span * self.frame_cost + raised * self.interrupt_cost)
-        unblocked = self._block_while_behind()
-        if sending > 0 or self.blocked or unblocked:
+            work = frames * self.frame_cost + raised * self.interrupt_cost
+            self.guest.add(work)
+            per_frame = work / frames if frames > 0 else self.frame_cost
+            if per_frame > 0:
+                allowance = min(allowance, self.guest.capacity(now, span, per_frame))
+        if allowance != self.allowance:
+            self.allowance = allowance
+            if self.on_allowance is not None:
+                self.on_allowance(allowance)
+            self.wake()  # threads that stopped while nothing was allowed spin again
+        if allowance < math.inf or self.rate() > 0:  # the rate as the allowance leaves it
             self.call_later(CHUNK, self._tick, CHUNK)
         else:
             self._ticking = False
-
-    def _block_while_behind(self):
-        """Block the sender while a world of it owes more than ``MAX_OWED``; unblock it after.
-        Whether it was unblocked now (it sends again from here)."""
-        behind = self.transmit.behind(self.env.now) or (not self.spin and self.guest.behind(self.env.now))
-        if behind == self.blocked:
-            return False
-        self.blocked = behind
-        if self.on_block is not None:
-            self.on_block(behind)
-        return not behind

@@ -8,9 +8,11 @@ fractions, so a shortened run keeps the scenario's shape). A flood's rate is
 its own (``rate_changes``); an elastic stream offers what its window and the
 line allow (``demand_pps``) and takes what the uplink scheduler leaves it.
 With ``cpu`` (a ``vsim.guest.sender_cpu.SenderCpu``) the VM's sender threads
-and its transmit world use CPU while it sends, and the flow stops while that
-CPU has fallen behind (the sender is ``blocked``).
+and its transmit world use CPU while it sends, and the flow offers no more
+than that CPU keeps up with (the sender's ``allowance``).
 """
+
+import math
 
 import numpy as np
 
@@ -36,7 +38,7 @@ class TrafficVm:
         self.source = make_source(kind, self.params, source, where, rng)
         self._wanted = 0.0  # pps the source's schedule asks for now
         if cpu is not None:
-            cpu.on_block = self._offer
+            cpu.on_allowance = self._offer
 
     @staticmethod
     def supports_closed_form():
@@ -68,8 +70,8 @@ class TrafficVm:
         if self.cpu is not None:
             self.cpu.wake()
 
-    def _offer(self, _blocked=None):
-        """Offer the schedule's rate, or nothing while the sender's CPU has fallen behind; also
-        the sender's ``on_block``, told when it falls behind or catches up."""
-        blocked = self.cpu is not None and self.cpu.blocked
-        self.uplink.set_rate(self.env.now, self.flow, 0.0 if blocked else self._wanted)
+    def _offer(self, _allowance=None):
+        """Offer the schedule's rate, or what the sender's CPU keeps up with when that is less;
+        also the sender's ``on_allowance``."""
+        allowance = math.inf if self.cpu is None else self.cpu.allowance
+        self.uplink.set_rate(self.env.now, self.flow, min(self._wanted, allowance))
