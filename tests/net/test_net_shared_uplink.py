@@ -176,3 +176,25 @@ def test_a_lagging_source_catches_up_before_anything_else_reaches_the_scheduler(
     uplink.settle(4.0)
     assert late.calls == [1.0, 2.0, 3.0, 4.0]
     assert uplink.scheduler.frames_offered == 3 + 4
+
+
+def test_a_burst_overlapping_one_already_handed_is_spread_not_bunched():
+    """Two transmit worlds forwarding at once: the second burst's first frames fall before the
+    last frame of the first. They are spread evenly from that frame to the burst's end, each
+    at its own instant. (They were all moved to that one instant: a burst the transmit world
+    never makes, which a full queue mostly dropped.)"""
+    uplink = fifo()
+    first, second = uplink.add_port("vm0"), uplink.add_port("vm1")
+    uplink.begin(10.0)
+    handed = []
+    transmit = uplink.scheduler.transmit
+
+    def spy(times, *args):
+        handed.append(np.array(times))
+        return transmit(times, *args)
+    uplink.scheduler.transmit = spy
+    uplink.send(first, 1.0, 100, 3e-6, VOICE_IP)
+    uplink.send(second, 1.0 + 1e-4, 100, 3e-6, VOICE_IP)  # would start 197 us before 1.0
+    times = handed[1]
+    assert times[0] == 1.0 and times[-1] == 1.0 + 1e-4
+    assert np.diff(times) == pytest.approx(np.full(99, 1e-4 / 99))

@@ -237,3 +237,32 @@ def test_a_zero_cost_path_forwards_without_running_its_world():
     assert path.uplink.offered == 15 and path.vnic.in_ring == 0
     assert path.world.used == 0.0
     path.conserved()
+
+
+class _SendSpy:
+    """An uplink scheduler's port as the vNIC sees it: notes each burst handed over."""
+
+    def __init__(self):
+        self.bursts = []
+
+    def send(self, port, end, count, spacing, ip_bytes):
+        self.bursts.append((end, count, spacing))
+        return np.full(count, end)
+
+
+def test_a_jobs_posts_reach_an_uplink_scheduler_as_one_spaced_sequence():
+    """Two posts taken into one job: the world forwards the first post's frames, then the
+    second's, so the first burst ends where the second begins. (Both were handed ending at the
+    job's end, and the uplink moved the first one's frames to a single instant.)"""
+    path = Path(wake_rate_hz=1000.0)
+    spy = _SendSpy()
+    path.vnic.uplink, path.vnic.port, path.vnic.ip_bytes = spy, 0, IP_BYTES
+    path.post_at(1e-4, 10, tick=0)  # wakes the world at once
+    path.post_at(5e-4, 20, tick=1)  # both wait for the next wake, 1 ms after the first: one job
+    path.post_at(6e-4, 10, tick=2)
+    path.env.run(until=0.01)
+    cost = 6e-6
+    assert [(count, spacing) for _, count, spacing in spy.bursts] == [(10, cost), (20, cost), (10, cost)]
+    (_, _, _), (end2, n2, _), (end3, n3, _) = spy.bursts
+    assert end3 == pytest.approx(1.1e-3 + 30 * cost)  # the job's end
+    assert end2 == pytest.approx(end3 - n3 * cost, abs=1e-15)

@@ -14,7 +14,12 @@ one and the bulk flows' fluid.
 Frames of a vNIC burst are handed over spaced by the vNIC transmit world's
 time per frame, ending when its job ends: frames handed at one instant
 would compete for the queue's free places as one burst, which the
-transmit world never makes (``vsim/net/README.md``).
+transmit world never makes (``vsim/net/README.md``). A burst whose first
+frames fall before frames another vNIC has already handed over (two
+transmit worlds forwarding at once) is spread evenly from the last of
+those to its end: it queues behind them rather than between them, closer
+together than the transmit world sends, where moving its early frames to
+that one instant made a burst.
 
 A source may hand its frames late, in batches (request/response chains
 beside media servers, which cannot know the media frames to come): it
@@ -151,7 +156,7 @@ class SharedUplink:
         self.settle(end)
         times = end - spacing * self._countdown(count)
         if times[0] < self.scheduler.t:  # never before frames already handed
-            times = np.maximum(times, self.scheduler.t)
+            times = np.linspace(self.scheduler.t, max(end, self.scheduler.t), count)
         departures = self.scheduler.transmit(times, ip_bytes, VOICE_CLASS, port)
         kept = departures == departures  # not NaN
         sent = int(np.count_nonzero(kept))

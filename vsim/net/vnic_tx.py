@@ -108,17 +108,26 @@ class VnicTransmit:
         return work
 
     def _job_done(self, _world):
+        """The world forwarded the job's posts one after another, its last frame now. An uplink
+        scheduler is handed each post ending where the frames of the posts after it begin (so
+        the job's frames keep their spacing); the frames-only uplink takes each post as a
+        burst at the job's end."""
         now = self.env.now
+        spaced = self.port is not None
+        after = sum(count for count, _, _ in self.job) if spaced else 0  # frames after this post
         for count, tick, monitored in self.job:
             self.in_ring -= count
-            self.forward(now, count, tick, monitored)
+            if spaced:
+                after -= count
+            self.forward(now - after * self.cost_per_frame, count, tick, monitored)
         self.job = []
         if self.pending:
             return self.take_job()
         return None
 
     def forward(self, now, count, tick, monitored):
-        """Offer a burst of ``count`` frames to the uplink; record its last ``monitored``."""
+        """Offer a burst of ``count`` frames ending at ``now`` to the uplink; record its last
+        ``monitored``."""
         if self.port is not None:
             departures = self.uplink.send(self.port, now, count, self.cost_per_frame, self.ip_bytes)
             if tick is not None:
