@@ -450,6 +450,12 @@ def test_a_run_too_large_for_memory_is_refused_before_simulating(capsys, monkeyp
     assert code == 2 and out == ""
     line = one_line_error(err)
     assert "a run of 100000 VMs with 400000 vCPUs in all" in line and "GiB" in line and "available (MemAvailable)" in line
+    # the value at fault was typed on the command line: the error names that --set and point
+    if command[0] == "run":
+        assert line.startswith("vsim: error: --set vm.instances=100000: vm.instances: ")
+    else:
+        assert line.startswith("vsim: error: --set sweep.values=[1, 100000]: sweep.values[1]: "
+                               "at vm.instances = 100000, a run of")
 
 
 def test_reproduce_help_names_every_study_and_which_are_modelled(capsys):

@@ -35,6 +35,7 @@ from vsim.scenario.describe_config import describe_config
 from vsim.scenario.describe_model import describe_model, model_file_ref
 from vsim.scenario.load import load_scenario
 from vsim.scenario.memory import check_memory
+from vsim.scenario.override_source import blaming_overrides
 from vsim.scenario.run_length import check_run_length
 from vsim.scenario.run_text import run_text
 from vsim.scenario.simulate import EngineError, Simulation, default_warmup
@@ -314,7 +315,8 @@ def _run(args):
     duration = run.duration if args.duration is None else args.duration
     warmup = default_warmup(run, duration)
     check_run_length(args.config, _duration_key(args), loaded, duration, warmup)
-    check_memory([(args.config, loaded, duration)], jobs=1, duration_key=_duration_key(args))
+    with blaming_overrides(args.config, args.set):
+        check_memory([(args.config, loaded, duration)], jobs=1, duration_key=_duration_key(args))
     ticks = args.trace is not None and args.trace_kind == "cpu_ticks"
     try:
         sim = Simulation(loaded, seed, engine="events" if ticks and args.engine == "auto" else args.engine)
@@ -437,7 +439,8 @@ def _sweep(args):
                          "(or --set sweep.key=KEY --set sweep.values=[...])")
     duration, warmup, replications = _plan(args).resolve(scenario.run)
     check_run_length(args.config, _duration_key(args), loaded, duration, warmup)
-    check_memory(point_runs(args.config, loaded, duration), args.jobs, duration_key=_duration_key(args))
+    with blaming_overrides(args.config, args.set):
+        check_memory(point_runs(args.config, loaded, duration), args.jobs, duration_key=_duration_key(args))
     tasks = sweep_tasks(config, loaded, duration, warmup, replications, args.set)
     summaries = run_tasks(tasks, args.jobs, None if args.quiet else _note)
     result = Sweep.from_runs(stem, str(args.config), tasks, summaries, loaded.fitted_claims())

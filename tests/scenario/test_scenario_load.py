@@ -361,6 +361,7 @@ def test_the_uplink_is_a_choice_that_can_be_swept_and_set():
      "netioc.node.reservation_mbps", "75%"),
     ("vcpus = 1\nworkload", "vcpus = 1\nreservation = 2.0\nworkload", "group.flood.reservation",
      "one per vCPU"),
+    ("vcpus = 1\nworkload", "vcpus = 1\nlimit = 3000.0\nworkload", "group.flood.limit", "not MHz"),
 ])
 def test_bad_group_or_tree_names_the_key(tmp_path, old, new, key, words):
     err = group_error(tmp_path, fig6_text(old, new), ["host.uplink=\"netioc\""])
@@ -544,3 +545,11 @@ def test_every_media_server_shares_the_first_ones_codec(tmp_path, overrides, key
 def test_an_infinite_number_is_refused_where_the_key_does_not_mean_none(override):
     err = load_error([override])
     assert err.where == override.split("=")[0] and ("finite" in err.expected or ">=" in err.expected), str(err)
+
+
+@pytest.mark.parametrize("key", ["vm.limit", "measured_vm.limit"])
+def test_a_vm_limit_above_its_vcpus_is_refused_as_a_likely_mhz_value(key):
+    with pytest.raises(InputError) as caught:
+        load_scenario(FIG3, [f"{key}=3000"])
+    assert caught.value.where == key and "at most 4 CPUs" in caught.value.expected
+    assert load_scenario(FIG3, [f"{key}=4.0"])  # a limit of every vCPU is allowed

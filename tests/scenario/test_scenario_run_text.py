@@ -184,3 +184,9 @@ def test_a_measuring_conference_without_samples_says_why():
     assert line.endswith("(0 samples, measuring conference): none of its packets arrived after warm-up "
                          "(the guests fell behind their ticks: see voice below)")
     assert _lines(_summary(offered_pps=6200.0, packets_emitted=49600))[1].endswith("measuring conference)")
+    # the guests kept up (sent a hair below offered, a window's edge) and the uplink dropped them
+    summary = _summary(offered_pps=6200.0, packets_emitted=49590, measured_packets=2000,
+                       measured_loss_fraction=1.0)
+    summary["jitter"] = {**summary["jitter"], "samples": 0, "mean_ms": None}
+    assert _lines(summary)[1].endswith("none of its packets arrived after warm-up (all were lost on the way: "
+                                       "see the loss below)")

@@ -11,3 +11,10 @@ def cpu_settings(vm):
     """A VM's CPU shares, reservation and limit (CPUs; None: no limit), shares defaulting
     to the normal 1000 per vCPU."""
     return {"shares": vm.shares or 1000.0 * vm.vcpus, "reservation": vm.reservation, "limit": vm.limit}
+
+
+def limit_beyond_vcpus(vcpus, limit):
+    """The refusal of a CPU limit above a VM's vCPUs: it could never bind, and such a value is
+    most likely a limit written in MHz, as vSphere shows it."""
+    return (f"expected at most {vcpus} CPUs (one per vCPU; a limit is in CPUs, e.g. 1.5, not MHz), "
+            f"got {limit}")

@@ -17,6 +17,7 @@ from vsim.experiments.claims import study_names
 from vsim.net.sources import SOURCES, make_source
 from vsim.scenario import schema_models
 from vsim.scenario.cgroups import check_cgroup_settings
+from vsim.scenario.cpu_settings import limit_beyond_vcpus
 from vsim.scenario.host_steal import check_trace_cpus
 from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
 from vsim.scenario.named_tables import (document_table_names, named_where, naming_tables,
@@ -221,6 +222,9 @@ def check_cpu_settings(scenario, lcpus, source):
                              ("measured_vm.reservation", measured.reservation)):
         if reservation > vm.vcpus:
             fail(source, key, f"expected at most {vm.vcpus} CPUs (one per vCPU), got {reservation}")
+    for key, limit in (("vm.limit", vm.limit), ("measured_vm.limit", measured.limit)):
+        if limit is not None and limit > vm.vcpus:
+            fail(source, key, limit_beyond_vcpus(vm.vcpus, limit))
     if own.keys() & {"limit", "reservation"} and measured.limit is not None \
             and measured.limit < measured.reservation:
         fail(source, "measured_vm.limit" if "limit" in own else "measured_vm.reservation",

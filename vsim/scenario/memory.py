@@ -89,7 +89,9 @@ def available_bytes(meminfo=MEMINFO):
 def check_memory(runs, jobs, available=None, duration_key="run.duration"):
     """Refuse, before simulating, runs that cannot fit in the available memory.
 
-    ``runs`` are (source, loaded, duration); ``jobs`` of them run at once, so
+    ``runs`` are (source, loaded, duration), or with a fourth item (index, key,
+    value) for a sweep's point, blamed at that ``sweep.values[index]`` when the
+    key to change is the swept one; ``jobs`` of them run at once, so
     the largest needs at most the available memory divided by ``jobs``.
     ``available`` defaults to ``MemAvailable``; without it nothing is checked.
     The refusal blames what to change: ``--jobs`` when one run would fit,
@@ -100,7 +102,7 @@ def check_memory(runs, jobs, available=None, duration_key="run.duration"):
     available = available_bytes() if available is None else available
     if available is None or not runs:
         return
-    source, loaded, duration = max(runs, key=lambda run: estimate_bytes(run[1], run[2]))
+    source, loaded, duration, *point = max(runs, key=lambda run: estimate_bytes(run[1], run[2]))
     fixed, growing = _estimate_terms(loaded, duration)
     need = fixed + growing
     if need * jobs <= available:
@@ -115,7 +117,11 @@ def check_memory(runs, jobs, available=None, duration_key="run.duration"):
     if growing > fixed and room > 0:
         raise InputError(source, duration_key, f"{needs}; expected a run of at most "
                          f"{duration * room / growing:.3g} s, or fewer VMs")
-    raise InputError(source, key, f"{needs}; expected fewer VMs or vCPUs, or a shorter run")
+    expected = f"{needs}; expected fewer VMs or vCPUs, or a shorter run"
+    if point and point[0][1] == key:
+        index, _, value = point[0]
+        raise InputError(source, f"sweep.values[{index}]", f"at {key} = {value}, {expected}")
+    raise InputError(source, key, expected)
 
 
 def _largest_count(scenario):

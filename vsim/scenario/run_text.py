@@ -79,7 +79,9 @@ def _voice_lines(summary, window):
                      "each VM's last conference below")
     if jitter["measuring_conference"] and not jitter["samples"]:
         measured += ": none of its packets arrived after warm-up"
-        if sent < voice["offered_pps"]:
+        if summary.get("measured_packets") and summary.get("measured_loss_fraction") == 1.0:
+            measured += " (all were lost on the way: see the loss below)"
+        elif sent < voice["offered_pps"]:
             measured += " (the guests fell behind their ticks: see voice below)"
     return [
         measured,

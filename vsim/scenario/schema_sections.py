@@ -14,6 +14,7 @@ from typing import Literal
 
 from vsim.scenario.schema_fields import non_negative, positive
 from vsim.scenario.tree_tables import check_tree_tables
+from vsim.scenario.cpu_settings import limit_beyond_vcpus
 from vsim.scenario.typed import fail, join_path
 from vsim.validate import tolerances as validate_tolerances
 
@@ -219,6 +220,8 @@ class GroupSection:
         if self.reservation > self.vcpus:
             fail(source, f"{path}.reservation",
                  f"expected at most {self.vcpus} CPUs (one per vCPU), got {self.reservation}")
+        if self.limit is not None and self.limit > self.vcpus:
+            fail(source, f"{path}.limit", limit_beyond_vcpus(self.vcpus, self.limit))
         if self.workload == "media_server" and self.streams == 0:
             fail(source, f"{path}.streams", "expected the media server's streams per VM (> 0)")
         if self.workload == "idle" and self.traffic is None:

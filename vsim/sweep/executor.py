@@ -122,10 +122,11 @@ def sweep_tasks(config, loaded, duration, warmup, replications, overrides=()):
 
 
 def point_runs(config, loaded, duration):
-    """(config, scenario at the point, duration) for every point of the sweep: what each
-    replication will run, for checks made before running any."""
+    """(config, scenario at the point, duration, (index, key, value)) for every point of the
+    sweep: what each replication will run, for checks made before running any."""
     sweep = loaded.scenario.sweep
-    return [(str(config), loaded.with_value(sweep.key, x), duration) for x in sweep.values]
+    return [(str(config), loaded.with_value(sweep.key, x), duration, (i, sweep.key, x))
+            for i, x in enumerate(sweep.values)]
 
 
 def run_task(task):
