@@ -32,7 +32,7 @@ from vsim.experiments.reproduce import (STUDIES, claim_rows, claims_json, run_st
 from vsim.probe.arguments import add_probe_arguments
 from vsim.probe.command import run_probe
 from vsim.scenario.describe_config import describe_config
-from vsim.scenario.describe_model import describe_model, model_file_ref
+from vsim.scenario.describe_model import describe_model, model_file_ref, own_model_kind
 from vsim.scenario.load import load_scenario
 from vsim.scenario.memory import check_memory
 from vsim.scenario.override_source import blaming_overrides
@@ -540,6 +540,7 @@ def _describe(args):
         models_dir, ref = model_file
         print(describe_model(ref, models_dir))
     elif args.target.endswith(".toml"):
-        print(describe_config(target))
+        kind = own_model_kind(target) if Path(target).is_file() else None
+        print(describe_model(str(Path(target).resolve()), kind=kind) if kind else describe_config(target))
     else:
         print(describe_model(args.target))

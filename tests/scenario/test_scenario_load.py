@@ -553,3 +553,22 @@ def test_a_vm_limit_above_its_vcpus_is_refused_as_a_likely_mhz_value(key):
         load_scenario(FIG3, [f"{key}=3000"])
     assert caught.value.where == key and "at most 4 CPUs" in caught.value.expected
     assert load_scenario(FIG3, [f"{key}=4.0"])  # a limit of every vCPU is allowed
+
+
+def test_a_model_file_of_ones_own_is_found_beside_the_scenario(tmp_path):
+    """A user's host model next to their scenario: a ref ending in .toml is a path relative to
+    the scenario's folder (it was looked up inside vsim's own models/ only)."""
+    (tmp_path / "hosts").mkdir()
+    own = (ROOT / "models" / "hosts" / "dell_r710_x5690.toml").read_text().replace(
+        "[params.ht_rate]\nvalue = 0.75", "[params.ht_rate]\nvalue = 0.7")
+    assert "value = 0.7\n" in own
+    (tmp_path / "hosts" / "my_host.toml").write_text(own)
+    scenario = tmp_path / "mine.toml"
+    scenario.write_text(FIG3.read_text().replace('model = "hosts/dell_r710_x5690"',
+                                                 'model = "hosts/my_host.toml"'))
+    loaded = load_scenario(scenario)
+    assert loaded.models["host"].values.ht_rate == 0.7
+    assert loaded.models["host"].path == tmp_path / "hosts" / "my_host.toml"
+    with pytest.raises(InputError) as caught:
+        load_scenario(scenario, ['host.model="hosts/missing.toml"'])
+    assert caught.value.where == "host.model" and str(tmp_path / "hosts" / "missing.toml") in caught.value.expected

@@ -30,10 +30,25 @@ def model_file_ref(path):
     return path.parent.parent, ref
 
 
-def describe_model(ref, models_dir=DEFAULT_MODELS_DIR):
-    """The text of ``vsim describe <folder>/<name>``: the model's file, description, and each of its
+def own_model_kind(path):
+    """The kind (a ``MODEL_KINDS`` folder) of a model file kept outside such a folder: the first
+    kind that has every parameter its ``[params]`` sets; None for a file with tables other than
+    ``[meta]`` and ``[params]`` (a config)."""
+    data = load_toml(path)
+    if "params" not in data or not set(data) <= {"meta", "params"} or not isinstance(data["params"], dict):
+        return None
+    for kind, cls in MODEL_KINDS.items():
+        if set(data["params"]) <= {field.name for field in dataclasses.fields(cls)}:
+            return kind
+    raise InputError(path, "params", "expected the parameters of one kind of model ("
+                     f"{', '.join(MODEL_KINDS)}); no kind has all of {', '.join(sorted(data['params']))}")
+
+
+def describe_model(ref, models_dir=DEFAULT_MODELS_DIR, kind=None):
+    """The text of ``vsim describe <folder>/<name>`` (or of a model file of the user's own, a path
+    ``ref`` ending in .toml, of ``kind``): the model's file, description, and each of its
     parameters with its value, unit, meaning and where the value comes from."""
-    kind = ref.split("/")[0]
+    kind = kind or ref.split("/")[0]
     if kind not in MODEL_KINDS:
         raise InputError(ref, None, "expected a config file (*.toml) or a model ref <folder>/<name> with "
                          f"folder one of: {', '.join(MODEL_KINDS)}")

@@ -124,7 +124,7 @@ def _unknown(what, name, names):
 def resolve_models(scenario, source, models_dir):
     """Load every component model the scenario names, keyed by role."""
     def model(ref, cls, key):
-        return load_model(models_dir, ref, cls, referrer=source, key=key)
+        return load_model(models_dir, ref, cls, referrer=source, key=key, base=Path(source).parent)
 
     models = {
         "host": model(scenario.host.model, schema_models.HostModel, "host.model"),
@@ -156,7 +156,7 @@ def _common_codec(servers, source, models_dir):
             fail(source, key, f"expected a workload with the codec of {first_key} ({first.values.codec}): "
                               f"one frame size for every media server, got {workload.values.codec}")
     return load_model(models_dir, first.values.codec, schema_models.CodecModel,
-                      referrer=str(first.path), key="params.codec")
+                      referrer=str(first.path), key="params.codec", base=first.path.parent)
 
 
 def group_role(name, role):

@@ -51,20 +51,28 @@ def model_path(models_dir, ref):
     return Path(models_dir) / f"{ref}.toml"
 
 
-def load_model(models_dir, ref, cls, *, referrer="scenario", key="model"):
+def load_model(models_dir, ref, cls, *, referrer="scenario", key="model", base=None):
     """Load ``models/<ref>.toml`` and validate its values into ``cls``; a ref of another kind than
     ``cls``, or one that names no file, is an ``InputError`` blaming ``referrer`` and ``key`` and
-    listing the models of the kind wanted."""
+    listing the models of the kind wanted. A ref ending in ``.toml`` is a model file of the
+    user's own: a path, relative to ``base`` (the referring file's folder) unless absolute."""
     folders = [folder for folder, kind in MODEL_KINDS.items() if kind is cls]
     wanted = f"a {folders[0].removesuffix('s')} model ({folders[0]}/NAME)" if folders else "a model"
-    folder = ref.split("/")[0]
-    if folders and folder in MODEL_KINDS and folder not in folders:
-        raise InputError(referrer, key, f"expected {wanted}, {_available(models_dir, folders)}; got '{ref}', "
-                                        f"a {folder.removesuffix('s')} model")
-    path = model_path(models_dir, ref)
-    if not path.is_file():
-        raise InputError(referrer, key, f"no model '{ref}' in {models_dir}; expected {wanted}, "
-                                        f"{_available(models_dir, folders)}")
+    if ref.endswith(".toml"):
+        path = Path(base or ".") / ref
+        if not path.is_file():
+            raise InputError(referrer, key, f"no model file {path}; expected {wanted} or the path of a "
+                                            f"model file of your own, relative to {referrer}'s folder")
+    else:
+        folder = ref.split("/")[0]
+        if folders and folder in MODEL_KINDS and folder not in folders:
+            raise InputError(referrer, key, f"expected {wanted}, {_available(models_dir, folders)}; got "
+                                            f"'{ref}', a {folder.removesuffix('s')} model")
+        path = model_path(models_dir, ref)
+        if not path.is_file():
+            raise InputError(referrer, key, f"no model '{ref}' in {models_dir}; expected {wanted} (or the path "
+                                            f"of a model file of your own, NAME.toml), "
+                                            f"{_available(models_dir, folders)}")
     data = load_toml(path)
     params = data.get("params")
     if not isinstance(params, dict):
