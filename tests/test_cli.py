@@ -1,5 +1,6 @@
 """Tests of the command line: JSON output, determinism, one-line errors and exit codes."""
 
+import hashlib
 import io
 import json
 import os
@@ -46,6 +47,9 @@ def test_run_json_to_stdout_is_the_summary(capsys):
     assert summary["jitter"]["mean_ms"] > 0
     assert summary["voice"]["packet_rate_pps"] > 0
     assert set(summary["vms"]) == {"vm0"}
+    host = (REPO / "models" / "hosts" / "dell_r710_x5690.toml").read_bytes()
+    assert doc["models"]["host"] == f"hosts/dell_r710_x5690 sha256:{hashlib.sha256(host).hexdigest()[:12]}"
+    assert set(doc["models"]) == {"client", "codec", "host", "nic", "scheduler", "vnic", "workload"}
 
 
 def test_run_names_the_warm_up_it_used(capsys):
@@ -833,7 +837,7 @@ def test_readme_lists_every_committed_figure_and_whatif_template():
         assert f"`{figure.name}`, `{figure.stem}.svg`" in readme, figure
     for template in sorted(WHATIF.glob("*.toml")):
         assert f"| `{template.name}` |" in readme, template
-    assert '"warmup_s", "engine", "summary"' in readme
+    assert '"warmup_s", "engine", "models", "summary"' in readme
 
 
 def test_a_measured_trace_given_twice_is_refused(capsys, tmp_path, monkeypatch):

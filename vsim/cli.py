@@ -340,7 +340,7 @@ def _run(args):
         if args.json is not None:
             doc = {"scenario": loaded.scenario.name, "config": args.config, "overrides": args.set,
                    "seed": seed, "duration": duration, "warmup_s": warmup, "engine": sim.engine,
-                   "summary": summary}
+                   "models": loaded.model_files(), "summary": summary}
             if params:
                 doc["params"] = params
             _emit(args.json, json.dumps(doc, indent=2, sort_keys=True) + "\n")
@@ -443,7 +443,8 @@ def _sweep(args):
         check_memory(point_runs(args.config, loaded, duration), args.jobs, duration_key=_duration_key(args))
     tasks = sweep_tasks(config, loaded, duration, warmup, replications, args.set)
     summaries = run_tasks(tasks, args.jobs, None if args.quiet else _note)
-    result = Sweep.from_runs(stem, str(args.config), tasks, summaries, loaded.fitted_claims())
+    result = Sweep.from_runs(stem, str(args.config), tasks, summaries, loaded.fitted_claims(),
+                             loaded.model_files())
     metrics = sweep_metrics(result)
     reports = [point_report(point, metrics) for point in result.points]
     title = (f"{scenario.name}  ({args.config}; {replications} x {duration:g} s per point, "

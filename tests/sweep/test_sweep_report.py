@@ -1,5 +1,6 @@
 """The what-if sweep report: statistics per point, table, JSON and figures, on made-up summaries."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -170,6 +171,14 @@ def test_json_holds_the_statistics_and_every_run():
     assert doc["points"][1]["stats"]["jitter_mean_ms"]["value"] == pytest.approx(0.85)
     assert len(doc["points"][0]["runs"]) == 2
     assert set(doc["points"][0]["stats"]) == {metric.name for metric in sweep_metrics(sweep)}
+
+
+def test_the_model_files_are_recorded_in_the_json_when_known():
+    sweep = make_sweep("vm.instances", {1: [summary(0.5)]})
+    assert "models" not in json.loads(report_json("t", sweep, reports_of(sweep)))
+    known = dataclasses.replace(sweep, models=(("host", "hosts/h sha256:0123456789ab"),))
+    assert json.loads(report_json("t", known, reports_of(known)))["models"] == {
+        "host": "hosts/h sha256:0123456789ab"}
 
 
 def test_overrides_are_recorded_in_order_in_the_json_table_and_figures(tmp_path):

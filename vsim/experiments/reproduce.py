@@ -82,16 +82,17 @@ def run_studies(names, plan=RunPlan(), jobs=1, progress=None):
             duration, warmup, replications = plan.resolve(loaded.scenario.run)
             check_run_length(REPO / relative, "--duration", loaded, duration, warmup)
             tasks = sweep_tasks(REPO / relative, loaded, duration, warmup, replications)
-            planned.append((name, sweep_name, relative, tasks, loaded.fitted_claims()))
+            planned.append((name, sweep_name, relative, tasks, loaded))
             runs += point_runs(REPO / relative, loaded, duration)
     check_memory(runs, jobs, duration_key="--duration")
     summaries = run_tasks([task for *_, tasks, _ in planned for task in tasks], jobs, progress)
     sweeps = {name: {} for name in names}
     start = 0
-    for name, sweep_name, relative, tasks, fitted in planned:
+    for name, sweep_name, relative, tasks, loaded in planned:
         runs = summaries[start:start + len(tasks)]
         start += len(tasks)
-        sweeps[name][sweep_name] = Sweep.from_runs(sweep_name, relative, tasks, runs, fitted)
+        sweeps[name][sweep_name] = Sweep.from_runs(sweep_name, relative, tasks, runs, loaded.fitted_claims(),
+                                                   loaded.model_files())
     return [StudyResult(name, sweeps[name], recipe(name).claim_values(sweeps[name])) for name in names]
 
 

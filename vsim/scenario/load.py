@@ -5,6 +5,7 @@ component models it references, checked against each other (vCPUs against
 logical CPUs, reservations against capacity, affinity against the topology).
 """
 
+import hashlib
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -43,6 +44,12 @@ class Loaded:
     def fitted_claims(self):
         """Claim ids that any parameter of the scenario's models was fitted to."""
         return set().union(*(m.fitted_claims() for m in self.models.values()))
+
+    def model_files(self):
+        """Per role, the model file the scenario ran with: its ref and the start of its SHA-256,
+        so a result can be traced to the models' exact contents after a file is edited."""
+        return {role: f"{model.ref} sha256:{hashlib.sha256(model.path.read_bytes()).hexdigest()[:12]}"
+                for role, model in sorted(self.models.items())}
 
     def with_value(self, key, value):
         """The same scenario with one dotted key (``vm.instances``, ``params.host.ht_rate``)

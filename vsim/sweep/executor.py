@@ -266,17 +266,20 @@ class Sweep:
     fitted: frozenset
     overrides: tuple = ()
     """The ``--set KEY=VALUE`` overrides the runs were made with, as given and in order."""
+    models: tuple = ()
+    """(role, model file) of the models the runs were made with (``Loaded.model_files``)."""
 
     @classmethod
-    def from_runs(cls, name, config, tasks, summaries, fitted):
-        """Group the summaries of one scenario's ``tasks`` into points."""
+    def from_runs(cls, name, config, tasks, summaries, fitted, models=()):
+        """Group the summaries of one scenario's ``tasks`` into points; ``models`` as the
+        ``Loaded.model_files`` of the scenario."""
         xs = list(dict.fromkeys(task.x for task in tasks))
         points = tuple(Point(x, tuple(t.seed for t in tasks if t.x == x),
                              tuple(s for t, s in zip(tasks, summaries) if t.x == x))
                        for x in xs)
         first = tasks[0]
         return cls(name, config, first.key, first.duration, first.warmup, points, frozenset(fitted),
-                   tuple(first.overrides))
+                   tuple(first.overrides), tuple(dict(models).items()))
 
     def stamp(self):
         """How the sweep was run, for figures and tables: ``fig3: 5 x 300 s (5 s warm-up), seeds 1-5``,
@@ -305,14 +308,16 @@ class Sweep:
         return max(value for point in self.points for value in point.values(metric))
 
     def to_json(self):
-        """Plain-data form: the config, its overrides (only when there are any), run times and
-        every replication's summary."""
+        """Plain-data form: the config, its overrides (only when there are any), the model files
+        (when known), run times and every replication's summary."""
         data = {"config": self.config, "key": self.key, "duration": self.duration,
                 "warmup": self.warmup,
                 "points": [{"x": p.x, "seeds": list(p.seeds), "runs": list(p.runs)}
                            for p in self.points]}
         if self.overrides:
             data["overrides"] = list(self.overrides)
+        if self.models:
+            data["models"] = dict(self.models)
         return data
 
 
