@@ -73,7 +73,7 @@ def test_fig3_loads():
      "at measured_vm.reservation = 5, measured_vm.reservation: expected at most 4"),
     # sweeps
     (['sweep.key="vm.instance"'], "sweep.key", "did you mean 'vm.instances'?"),
-    (['sweep.key="vm.workload"'], "sweep.key", "a number, true/false or choice key"),
+    (['sweep.key="vm.affinity"'], "sweep.key", "a number, true/false or choice key"),
     (['sweep.key="run.duration"'], "sweep.key", "a number, true/false or choice key"),
     (["sweep.values=[1, 2.5]"], "sweep.values[1]", "expected an integer >= 0"),
     (["sweep.values=[1, true]"], "sweep.values[1]", "expected an integer >= 0"),
@@ -572,3 +572,28 @@ def test_a_model_file_of_ones_own_is_found_beside_the_scenario(tmp_path):
     with pytest.raises(InputError) as caught:
         load_scenario(scenario, ['host.model="hosts/missing.toml"'])
     assert caught.value.where == "host.model" and str(tmp_path / "hosts" / "missing.toml") in caught.value.expected
+
+
+LINUX_HOST = ROOT / "configs" / "whatif" / "linux_host.toml"
+
+
+def test_a_sweep_may_vary_the_scheduler_each_point_running_with_its_own_model():
+    loaded = load_scenario(LINUX_HOST, ['sweep.key="host.scheduler"',
+                                        'sweep.values=["schedulers/linux_cfs", "schedulers/esx5_proportional_share"]'])
+    cfs = loaded.with_value("host.scheduler", "schedulers/linux_cfs")
+    esx = loaded.with_value("host.scheduler", "schedulers/esx5_proportional_share")
+    assert cfs.models["scheduler"].ref == "schedulers/linux_cfs"
+    assert esx.models["scheduler"].ref == "schedulers/esx5_proportional_share"
+    assert esx.models["scheduler"].values.policy != cfs.models["scheduler"].values.policy
+    assert esx.models["host"].values == cfs.models["host"].values  # the other models are the same
+
+
+def test_a_swept_model_that_does_not_fit_the_scenario_is_refused_at_its_point():
+    with pytest.raises(InputError) as caught:
+        load_scenario(FIG3, ['sweep.key="host.scheduler"', 'vm.reservation=0.5',
+                             'sweep.values=["schedulers/esx5_proportional_share", "schedulers/linux_eevdf"]'])
+    assert caught.value.where == "sweep.values[1]"
+    assert caught.value.expected.startswith("at host.scheduler = schedulers/linux_eevdf, vm.reservation: ")
+    with pytest.raises(InputError) as caught:
+        load_scenario(FIG3, ['sweep.key="host.nic"', 'sweep.values=["nics/none"]'])
+    assert caught.value.where == "sweep.values[0]" and "no model 'nics/none'" in caught.value.expected

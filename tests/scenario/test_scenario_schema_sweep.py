@@ -20,7 +20,8 @@ from vsim.scenario.typed import from_dict
     ("params.host.ht_rate", (HostModel, "ht_rate")),
     ("group.netperf.count", (GroupSection, "count")),
     ("netioc.node.voip.reservation_mbps", (NetiocNodeSection, "reservation_mbps")),
-    ("vm.workload", None),  # a model's name, not a number
+    ("host.scheduler", (HostSection, "scheduler")),  # a model: each point loads its models
+    ("vm.affinity", None),  # a list, not a number
     ("group.netperf.name", None),
     ("group.two words.count", None),
     ("nowhere.instances", None),

@@ -26,6 +26,7 @@ from vsim.scenario.named_tables import (document_table_names, named_where, namin
 from vsim.scenario.netioc import netioc_tree
 from vsim.scenario.override_source import blaming_overrides
 from vsim.scenario.schema_scenario import Scenario
+from vsim.scenario.schema_sweep import MODEL_REF_KEYS
 from vsim.scenario.toml_io import apply_overrides, load_toml
 from vsim.scenario.typed import check_field, fail, from_dict, scalar_fields
 from vsim.validate.steal_trace import read_steal_trace
@@ -40,6 +41,7 @@ class Loaded:
     scenario: Scenario
     models: dict
     steal: Any = None
+    models_dir: Path = DEFAULT_MODELS_DIR
 
     def fitted_claims(self):
         """Claim ids that any parameter of the scenario's models was fitted to."""
@@ -54,9 +56,9 @@ class Loaded:
     def with_value(self, key, value):
         """The same scenario with one dotted key (``vm.instances``, ``params.host.ht_rate``)
         changed and re-checked."""
-        changed, models = with_point(self.scenario, self.models, key, value, self.source)
+        changed, models = with_point(self.scenario, self.models, key, value, self.source, self.models_dir)
         with naming_tables(self.source, scenario_table_names(changed)):
-            check_against_models(changed, models, self.source)
+            check_against_models(changed, models, self.source, self.models_dir)
         return replace(self, scenario=changed, models=models)
 
 
@@ -69,10 +71,10 @@ def load_scenario(path, overrides=(), models_dir=DEFAULT_MODELS_DIR):
         scenario = from_dict(Scenario, data, source=source)
         check_study(scenario, source)
         models = apply_params(resolve_models(scenario, source, Path(models_dir)), scenario.params, source)
-        check_against_models(scenario, models, source)
+        check_against_models(scenario, models, source, Path(models_dir))
         steal = steal_trace(scenario, source)
         check_trace_cpus(steal, logical_cpus(scenario, models["host"].values), source)
-    return Loaded(source=source, scenario=scenario, models=models, steal=steal)
+    return Loaded(source=source, scenario=scenario, models=models, steal=steal, models_dir=Path(models_dir))
 
 
 def check_study(scenario, source):
@@ -178,7 +180,7 @@ def logical_cpus(scenario, host):
     return host.sockets * host.cores_per_socket * threads
 
 
-def check_against_models(scenario, models, source):
+def check_against_models(scenario, models, source, models_dir=DEFAULT_MODELS_DIR):
     """Cross-checks that need both the scenario and its host."""
     lcpus = logical_cpus(scenario, models["host"].values)
     vm = scenario.vm
@@ -204,7 +206,7 @@ def check_against_models(scenario, models, source):
     if scenario.host.numa_home_nodes:
         check_home_nodes(scenario, models["host"].values, lcpus, source)
     if scenario.sweep is not None:
-        check_sweep_points(scenario, models, source)
+        check_sweep_points(scenario, models, source, models_dir)
 
 
 def check_unshaped_nic(scenario, nic, source):
@@ -284,11 +286,16 @@ def check_traffic(group, where, source):
                 np.random.default_rng(0))  # its own checks of the parameters
 
 
-def with_point(scenario, models, key, value, source):
+def with_point(scenario, models, key, value, source, models_dir=DEFAULT_MODELS_DIR):
     """(scenario, models) with the dotted ``key`` set to ``value``: a scenario key
     (``vm.instances``), a key of a named table of an array (``group.flood.count``,
-    ``netioc.node.voip.shares``), or a model parameter (``params.host.ht_rate``), which changes
-    the model too."""
+    ``netioc.node.voip.shares``), a model parameter (``params.host.ht_rate``), which changes
+    the model too, or a key naming a model (``host.scheduler``), whose models are loaded again
+    from ``models_dir`` with the scenario's [params] applied."""
+    if key in MODEL_REF_KEYS:
+        section, name = key.split(".")
+        changed = replace(scenario, **{section: replace(getattr(scenario, section), **{name: value})})
+        return changed, apply_params(resolve_models(changed, source, models_dir), changed.params, source)
     if key.startswith("params."):
         _, role, name = key.split(".")
         params = dict(scenario.params)
@@ -302,13 +309,17 @@ def with_point(scenario, models, key, value, source):
     return replace(scenario, **{section: replace(getattr(scenario, section), **{name: value})}), models
 
 
-def check_sweep_points(scenario, models, source):
+def check_sweep_points(scenario, models, source, models_dir=DEFAULT_MODELS_DIR):
     """Every point of the sweep must pass the cross-checks, so no run fails halfway through."""
     key = scenario.sweep.key
     for index, value in enumerate(scenario.sweep.values):
-        point, point_models = with_point(scenario, models, key, value, source)
+        loads_models = key in MODEL_REF_KEYS
+        if not loads_models:  # a table the key names but the scenario lacks: the key's fault
+            point, point_models = with_point(scenario, models, key, value, source, models_dir)
         try:
-            check_against_models(replace(point, sweep=None), point_models, source)
+            if loads_models:  # a model the point names but cannot load: the point's fault
+                point, point_models = with_point(scenario, models, key, value, source, models_dir)
+            check_against_models(replace(point, sweep=None), point_models, source, models_dir)
         except InputError as error:
             shown = str(value).lower() if isinstance(value, bool) else value
             where = named_where(error.where, scenario_table_names(scenario))

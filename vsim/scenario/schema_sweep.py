@@ -1,7 +1,8 @@
 """Typed schema of a scenario's ``[sweep]`` table and the keys a sweep may vary.
 
 A sweep varies one key: a number, true/false or choice key of ``[host]``,
-``[vm]``, ``[measured_vm]`` or ``[client]``, a number key of one named table of
+``[vm]``, ``[measured_vm]`` or ``[client]``, one naming a component model
+(``host.scheduler``, ``host.model``, ...), a number key of one named table of
 an array (``group.NAME.count``, ``netioc.node.NAME.shares``), a number parameter
 of a [[group]]'s traffic source (``group.NAME.traffic.params.KEY``) or a model
 parameter (``params.ROLE.NAME``). Each value is checked as the key itself is (a
@@ -37,12 +38,20 @@ class TrafficParamValue:
 SWEPT_SECTIONS = {"host": HostSection, "vm": VmSection, "measured_vm": MeasuredVmSection,
                   "client": ClientSection}
 
+# The keys naming a component model a sweep may vary, whose values are model refs
+# (``schedulers/linux_cfs``): each point runs with the models loaded again.
+MODEL_REF_KEYS = {"host.model": (HostSection, "model"), "host.scheduler": (HostSection, "scheduler"),
+                  "host.nic": (HostSection, "nic"), "vm.vnic": (VmSection, "vnic"),
+                  "vm.workload": (VmSection, "workload"), "client.model": (ClientSection, "model")}
+
 
 def sweepable_keys():
-    """Dotted keys a ``[sweep]`` may vary: every number or true/false key of [host], [vm],
-    [measured_vm], [client], and every such model parameter as ``params.ROLE.NAME``."""
+    """Dotted keys a ``[sweep]`` may vary: every number, true/false or choice key of [host],
+    [vm], [measured_vm], [client], the keys naming their models (``MODEL_REF_KEYS``), and every
+    number or true/false model parameter as ``params.ROLE.NAME``."""
     keys = {f"{section}.{name}": (cls, name) for section, cls in SWEPT_SECTIONS.items()
             for name in scalar_fields(cls, choices=True)}
+    keys.update(MODEL_REF_KEYS)
     keys.update({f"params.{role}.{name}": (cls, name) for role, cls in MODEL_ROLES.items()
                  for name in scalar_fields(cls)})
     return keys
@@ -75,7 +84,8 @@ class SweepSection:
     key: str = field(metadata={"doc": "the independent variable: a number, true/false or choice "
                                       "key of [host], [vm], [measured_vm] or [client] (vm.instances, "
                                       "host.hyperthreading, host.uplink, measured_vm.shares, "
-                                      "...), a number key of a [[group]] (group.NAME.count, ...) "
+                                      "...), a model of theirs (host.scheduler, host.model, ...), "
+                                      "a number key of a [[group]] (group.NAME.count, ...) "
                                       "or of a tree node (netioc.node.NAME.reservation_mbps, ...), "
                                       "a number parameter of a [[group]]'s traffic source "
                                       "(group.NAME.traffic.params.pps, ...) or a model "
@@ -89,10 +99,10 @@ class SweepSection:
         if swept is None:
             hint = did_you_mean(self.key, list(sweepable_keys()))
             fail(source, f"{path}.key", "expected a number, true/false or choice key of [host], "
-                 "[vm], [measured_vm] or [client] (vm.instances), a number key of a [[group]] "
-                 "(group.NAME.count) or of a tree node (netioc.node.NAME.KEY, htb.node.NAME.KEY), "
-                 "a number parameter of a group's traffic (group.NAME.traffic.params.KEY) or a "
-                 f"model parameter (params.ROLE.NAME; vsim describe lists them), got {self.key!r}"
+                 "[vm], [measured_vm] or [client] (vm.instances) or its model (host.scheduler), a "
+                 "number key of a [[group]] (group.NAME.count) or tree node (netioc.node.NAME.KEY), a "
+                 "group's traffic parameter (group.NAME.traffic.params.KEY) or a model parameter "
+                 f"(params.ROLE.NAME; vsim describe lists them), got {self.key!r}"
                  + (f"; {hint}" if hint else ""))
         if not self.values:
             fail(source, f"{path}.values", "expected at least one value")
