@@ -52,6 +52,17 @@ def test_run_json_to_stdout_is_the_summary(capsys):
     assert set(doc["models"]) == {"client", "codec", "host", "nic", "scheduler", "vnic", "workload"}
 
 
+def test_run_checks_its_own_point_not_the_sweep_it_ignores(capsys):
+    """With one vCPU per VM the sweep's limit of 2 CPUs is refused, but `vsim run` runs only the
+    file's own limit of 1 CPU (it refused the run for the sweep's values)."""
+    config = str(WHATIF / "limit_measured_vm.toml")
+    code, out, err = vsim(capsys, "run", config, "--duration", "2", "--set", "vm.vcpus=1")
+    assert code == 0, err
+    assert "limit 1 CPU (others none)" in out
+    code, _, err = vsim(capsys, "sweep", config, "--duration", "2", "--set", "vm.vcpus=1")
+    assert code == 2 and "sweep.values[0]: at measured_vm.limit = 2.0" in one_line_error(err)
+
+
 def test_run_names_the_warm_up_it_used(capsys):
     code, out, _ = vsim(capsys, "run", CONFIG, *SHORT)  # the config's 5 s warm-up, halved run of 2 s
     assert code == 0 and ", 2 s, warm-up 1 s, " in out.splitlines()[0]

@@ -39,7 +39,8 @@ from vsim.scenario.override_source import blaming_overrides
 from vsim.scenario.run_length import check_run_length
 from vsim.scenario.run_text import run_text
 from vsim.scenario.simulate import EngineError, Simulation, default_warmup
-from vsim.sweep.executor import QUICK, RunPlan, Sweep, overrides_text, point_runs, run_tasks, sweep_tasks
+from vsim.sweep.executor import (QUICK, RunPlan, Sweep, overrides_text, point_runs, run_tasks,
+                                 sweep_model_files, sweep_tasks)
 from vsim.sweep.no_effect import no_effect_notes
 from vsim.sweep.report import (point_report, report_files, report_json, sweep_metrics, table_text,
                                write_report)
@@ -306,7 +307,7 @@ def _run(args):
         check_output_file(args.json, "--json")
     _check_trace_options(args)
     config = resolve_config(args.config)
-    loaded = load_scenario(config, args.set)
+    loaded = load_scenario(config, args.set, sweep_points=False)  # its [sweep] is not run
     steal = loaded.scenario.host.steal_trace
     check_apart([("--json", args.json), ("--trace", args.trace)],
                 [("the config", config), ("host.steal_trace", steal and Path(config).parent / steal)])
@@ -444,7 +445,7 @@ def _sweep(args):
     tasks = sweep_tasks(config, loaded, duration, warmup, replications, args.set)
     summaries = run_tasks(tasks, args.jobs, None if args.quiet else _note)
     result = Sweep.from_runs(stem, str(args.config), tasks, summaries, loaded.fitted_claims(),
-                             loaded.model_files())
+                             *sweep_model_files(loaded))
     metrics = sweep_metrics(result)
     reports = [point_report(point, metrics) for point in result.points]
     title = (f"{scenario.name}  ({args.config}; {replications} x {duration:g} s per point, "

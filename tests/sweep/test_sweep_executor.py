@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from vsim.scenario.load import load_scenario
-from vsim.sweep.executor import QUICK, RunPlan, Task, _duration, run_cost, run_tasks, sweep_tasks
+from vsim.sweep.executor import (QUICK, RunPlan, Task, _duration, run_cost, run_tasks, sweep_model_files,
+                                 sweep_tasks)
 from vsim.sweep import executor
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -145,3 +146,15 @@ def test_time_left_is_shared_by_the_busy_processes_and_leaves_out_their_start(mo
     assert lines[0] == "[0/5] 5 runs, 2 at a time: a line as each ends"
     left = [re.search(r"about (.*) left", line).group(1) for line in lines[1:]]
     assert left == ["20 s", "15 s", "10 s", "10 s", "0 s"]
+
+
+def test_a_sweep_of_a_model_records_each_points_model_and_the_others_once():
+    linux_host = ROOT / "configs" / "whatif" / "linux_host.toml"
+    loaded = load_scenario(linux_host, ['sweep.key="host.scheduler"',
+                                        'sweep.values=["schedulers/linux_cfs", "schedulers/linux_eevdf"]'])
+    common, per_point = sweep_model_files(loaded)
+    assert "scheduler" not in common and common["host"] == loaded.model_files()["host"]
+    assert [own["scheduler"].split()[0] for own in per_point] == ["schedulers/linux_cfs", "schedulers/linux_eevdf"]
+    assert set(per_point[0]) == {"scheduler"}
+    plain = load_scenario(linux_host)
+    assert sweep_model_files(plain) == (plain.model_files(), ())

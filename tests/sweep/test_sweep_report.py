@@ -325,9 +325,12 @@ def test_a_groups_limited_time_gets_a_column_only_where_some_run_held_it_at_its_
     assert not any(m.name.startswith("limited_pct") for m in sweep_metrics(free))
     sweep = make_sweep("group.lo.limit", {4.0: [run(0.0)], 0.5: [run(60.0)]})
     metrics = sweep_metrics(sweep)
-    assert [m.heading for m in metrics if m.name.startswith("limited_pct")] == ["lo limited % per VM (of ready)"]
-    assert metrics[-1].name == "limited_pct.lo"
-    assert [report.stats["limited_pct.lo"][0] for report in reports_of(sweep)] == [0.0, 45.0]
+    assert [m.heading for m in metrics if m.name.endswith(".lo") and "used" not in m.name] == [
+        "lo ready % per VM (vCPUs summed)", "lo limited % per VM (vCPUs summed, part of its ready)"]
+    assert [m.name for m in metrics[-2:]] == ["ready_pct.lo", "limited_pct.lo"]
+    reports = reports_of(sweep)
+    assert [report.stats["limited_pct.lo"][0] for report in reports] == [0.0, 45.0]
+    assert [report.stats["ready_pct.lo"][0] for report in reports] == [80.0, 80.0]  # the group's, not every VM's
 
 
 def test_a_report_replaces_the_files_of_the_last_one_in_its_directory_and_leaves_others(tmp_path):

@@ -16,5 +16,5 @@ def cpu_settings(vm):
 def limit_beyond_vcpus(vcpus, limit):
     """The refusal of a CPU limit above a VM's vCPUs: it could never bind, and such a value is
     most likely a limit written in MHz, as vSphere shows it."""
-    return (f"expected at most {vcpus} CPUs (one per vCPU; a limit is in CPUs, e.g. 1.5, not MHz), "
-            f"got {limit}")
+    return (f"expected at most {vcpus} CPU{'s' * (vcpus != 1)} (one per vCPU; a limit is in CPUs, "
+            f"e.g. 1.5, not MHz), got {limit}")

@@ -62,16 +62,18 @@ class Loaded:
         return replace(self, scenario=changed, models=models)
 
 
-def load_scenario(path, overrides=(), models_dir=DEFAULT_MODELS_DIR):
+def load_scenario(path, overrides=(), models_dir=DEFAULT_MODELS_DIR, sweep_points=True):
     """Read, override, validate and resolve the scenario at ``path``; an error at a key that
-    ``overrides`` set names that ``--set``."""
+    ``overrides`` set names that ``--set``. Without ``sweep_points`` the points of its
+    ``[sweep]`` are not checked one by one (``vsim run`` runs the file's own point only)."""
     source = str(path)
     data = apply_overrides(load_toml(path), list(overrides))
     with blaming_overrides(source, overrides), naming_tables(source, document_table_names(data)):
         scenario = from_dict(Scenario, data, source=source)
         check_study(scenario, source)
         models = apply_params(resolve_models(scenario, source, Path(models_dir)), scenario.params, source)
-        check_against_models(scenario, models, source, Path(models_dir))
+        checked = scenario if sweep_points else replace(scenario, sweep=None)
+        check_against_models(checked, models, source, Path(models_dir))
         steal = steal_trace(scenario, source)
         check_trace_cpus(steal, logical_cpus(scenario, models["host"].values), source)
     return Loaded(source=source, scenario=scenario, models=models, steal=steal, models_dir=Path(models_dir))

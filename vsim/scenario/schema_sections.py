@@ -47,9 +47,12 @@ class RunSection:
 class HostSection:
     """[host]: the host, scheduler and NIC models and how the host runs its VMs."""
 
-    model: str = field(default="hosts/dell_r710_x5690", metadata={"doc": "host model in models/"})
+    model: str = field(default="hosts/dell_r710_x5690", metadata={
+        "doc": "host model: hosts/NAME in vsim's models/, or a file of your own (NAME.toml, relative "
+               "to this file)"})
     scheduler: str = field(default="schedulers/esx5_proportional_share",
-                           metadata={"doc": "CPU scheduler model in models/"})
+                           metadata={"doc": "CPU scheduler model: schedulers/NAME, or a file of your "
+                                             "own (NAME.toml)"})
     nic: str = field(default="nics/broadcom_netxtreme2_1gbe", metadata={"doc": "uplink NIC model"})
     hyperthreading: bool = field(default=True, metadata={"doc": "use both threads of each core"})
     numa_home_nodes: bool = field(default=False, metadata={

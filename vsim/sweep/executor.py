@@ -20,6 +20,7 @@ from pathlib import Path
 
 from vsim.metrics.stats import trimmed_mean, trimmed_mean_interval
 from vsim.scenario.load import load_scenario
+from vsim.scenario.schema_sweep import MODEL_REF_KEYS
 from vsim.scenario.simulate import default_warmup, simulate
 
 
@@ -267,19 +268,22 @@ class Sweep:
     overrides: tuple = ()
     """The ``--set KEY=VALUE`` overrides the runs were made with, as given and in order."""
     models: tuple = ()
-    """(role, model file) of the models the runs were made with (``Loaded.model_files``)."""
+    """(role, model file) of the models every point ran with (``Loaded.model_files``)."""
+    point_models: tuple = ()
+    """Per point, {role: model file} of the models that point alone ran with (a sweep of a key
+    naming a model), else empty."""
 
     @classmethod
-    def from_runs(cls, name, config, tasks, summaries, fitted, models=()):
+    def from_runs(cls, name, config, tasks, summaries, fitted, models=(), point_models=()):
         """Group the summaries of one scenario's ``tasks`` into points; ``models`` as the
-        ``Loaded.model_files`` of the scenario."""
+        ``Loaded.model_files`` of the scenario, ``point_models`` those that differ per point."""
         xs = list(dict.fromkeys(task.x for task in tasks))
         points = tuple(Point(x, tuple(t.seed for t in tasks if t.x == x),
                              tuple(s for t, s in zip(tasks, summaries) if t.x == x))
                        for x in xs)
         first = tasks[0]
         return cls(name, config, first.key, first.duration, first.warmup, points, frozenset(fitted),
-                   tuple(first.overrides), tuple(dict(models).items()))
+                   tuple(first.overrides), tuple(dict(models).items()), tuple(point_models))
 
     def stamp(self):
         """How the sweep was run, for figures and tables: ``fig3: 5 x 300 s (5 s warm-up), seeds 1-5``,
@@ -309,11 +313,14 @@ class Sweep:
 
     def to_json(self):
         """Plain-data form: the config, its overrides (only when there are any), the model files
-        (when known), run times and every replication's summary."""
+        (when known; per point those a point alone ran with), run times and every replication's
+        summary."""
         data = {"config": self.config, "key": self.key, "duration": self.duration,
                 "warmup": self.warmup,
                 "points": [{"x": p.x, "seeds": list(p.seeds), "runs": list(p.runs)}
                            for p in self.points]}
+        for entry, own in zip(data["points"], self.point_models):
+            entry["models"] = dict(own)
         if self.overrides:
             data["overrides"] = list(self.overrides)
         if self.models:
@@ -324,3 +331,16 @@ class Sweep:
 def overrides_text(overrides):
     """``, --set a=1 --set b=2`` for the ``overrides`` a run was made with ('' without any)."""
     return "".join(f"{',' if i == 0 else ''} --set {shlex.quote(item)}" for i, item in enumerate(overrides))
+
+
+def sweep_model_files(loaded):
+    """(model files every point runs with, per point those it alone runs with) of ``loaded``'s
+    sweep: the scenario's own for every point, unless the sweep varies a key naming a model."""
+    files = loaded.model_files()
+    sweep = loaded.scenario.sweep
+    if sweep.key not in MODEL_REF_KEYS:
+        return files, ()
+    per_point = [loaded.with_value(sweep.key, x).model_files() for x in sweep.values]
+    common = {role: file for role, file in files.items() if all(own[role] == file for own in per_point)}
+    return common, tuple({role: file for role, file in own.items() if role not in common}
+                         for own in per_point)
