@@ -597,3 +597,30 @@ def test_a_swept_model_that_does_not_fit_the_scenario_is_refused_at_its_point():
     with pytest.raises(InputError) as caught:
         load_scenario(FIG3, ['sweep.key="host.nic"', 'sweep.values=["nics/none"]'])
     assert caught.value.where == "sweep.values[0]" and "no model 'nics/none'" in caught.value.expected
+
+
+@pytest.mark.parametrize("fitted_to, refused", [('["nope.claim"]', "'nope.claim'"),
+                                                ('["voip5.fig4.cpu_linearity_r2"]', None),
+                                                ('["measured.timer_idle.python"]', None)])
+def test_a_fitted_parameter_names_a_claim_or_a_measured_trace(tmp_path, fitted_to, refused):
+    own = (ROOT / "models" / "hosts" / "dell_r710_x5690.toml").read_text().replace(
+        'fitted_to = ["voip5.fig4.cpu_linearity_r2"]', f"fitted_to = {fitted_to}")
+    (tmp_path / "my_host.toml").write_text(own)
+    scenario = tmp_path / "mine.toml"
+    scenario.write_text(FIG3.read_text().replace('model = "hosts/dell_r710_x5690"', 'model = "my_host.toml"'))
+    if refused is None:
+        assert load_scenario(scenario).models["host"].values.ht_rate == 0.75
+        return
+    with pytest.raises(InputError) as caught:
+        load_scenario(scenario)
+    assert caught.value.where == "params.ht_rate.fitted_to" and refused in caught.value.expected
+
+
+def test_an_own_model_file_of_another_kind_is_refused_by_its_kind(tmp_path):
+    (tmp_path / "my_sched.toml").write_text((ROOT / "models" / "schedulers" / "linux_cfs.toml").read_text())
+    scenario = tmp_path / "mine.toml"
+    scenario.write_text(FIG3.read_text().replace('model = "hosts/dell_r710_x5690"', 'model = "my_sched.toml"'))
+    with pytest.raises(InputError) as caught:
+        load_scenario(scenario)
+    assert caught.value.where == "host.model"
+    assert caught.value.expected.endswith("whose parameters are those of a scheduler model")

@@ -51,6 +51,12 @@ def study_names():
     return tuple(sorted({claim.study for claim in load_claims()}))
 
 
+@cache
+def claim_ids():
+    """Every claim id of the claims file: what a model parameter's ``fitted_to`` may name."""
+    return frozenset(claim.id for claim in load_claims())
+
+
 def in_band(value, band):
     """Whether ``value`` (a number or a list of numbers) lies within ``band``; null never does."""
     if value is None:

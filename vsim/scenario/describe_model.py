@@ -12,7 +12,7 @@ from pathlib import Path
 
 from vsim.core.errors import InputError
 from vsim.scenario.describe_config import toml_text
-from vsim.scenario.models import DEFAULT_MODELS_DIR, MODEL_KINDS, load_model
+from vsim.scenario.models import DEFAULT_MODELS_DIR, MODEL_KINDS, load_model, params_kind
 from vsim.scenario.toml_io import load_toml
 
 
@@ -37,11 +37,11 @@ def own_model_kind(path):
     data = load_toml(path)
     if "params" not in data or not set(data) <= {"meta", "params"} or not isinstance(data["params"], dict):
         return None
-    for kind, cls in MODEL_KINDS.items():
-        if set(data["params"]) <= {field.name for field in dataclasses.fields(cls)}:
-            return kind
-    raise InputError(path, "params", "expected the parameters of one kind of model ("
-                     f"{', '.join(MODEL_KINDS)}); no kind has all of {', '.join(sorted(data['params']))}")
+    kind = params_kind(data["params"])
+    if kind is None:
+        raise InputError(path, "params", "expected the parameters of one kind of model ("
+                         f"{', '.join(MODEL_KINDS)}); no kind has all of {', '.join(sorted(data['params']))}")
+    return kind
 
 
 def describe_model(ref, models_dir=DEFAULT_MODELS_DIR, kind=None):

@@ -9,11 +9,13 @@ than the key wants (a host model as the scheduler) is refused by name, before it
 parameters are read.
 """
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
 from vsim.core.data_dirs import data_root
 from vsim.core.errors import InputError
+from vsim.experiments.claims import claim_ids
 from vsim.scenario import schema_models
 from vsim.scenario.toml_io import load_toml
 from vsim.scenario.typed import from_dict
@@ -29,6 +31,15 @@ MODEL_KINDS = {  # the folder of models/ that holds each kind of model
     "workloads": schema_models.MediaServerModel,
     "clients": schema_models.ClientModel,
 }
+
+
+def params_kind(params):
+    """The kind (a ``MODEL_KINDS`` folder) of a model whose ``[params]`` are ``params``: the first
+    that has every one of them, else None."""
+    for kind, cls in MODEL_KINDS.items():
+        if set(params) <= {field.name for field in dataclasses.fields(cls)}:
+            return kind
+    return None
 
 
 @dataclass(frozen=True)
@@ -80,6 +91,10 @@ def load_model(models_dir, ref, cls, *, referrer="scenario", key="model", base=N
     extra = set(data) - {"meta", "params"}
     if extra:
         raise InputError(path, sorted(extra)[0], "unknown table; expected [meta] and [params.NAME]")
+    kind = params_kind(params)
+    if ref.endswith(".toml") and kind is not None and MODEL_KINDS[kind] is not cls:
+        raise InputError(referrer, key, f"expected {wanted} or a file of one, got {path}, whose parameters "
+                                        f"are those of a {kind.removesuffix('s')} model")
     values, provenance = {}, {}
     for name, entry in params.items():
         where = f"params.{name}"
@@ -95,6 +110,11 @@ def load_model(models_dir, ref, cls, *, referrer="scenario", key="model", base=N
         origin = entry["fitted_to"] if has_fit else entry["source"]
         if has_fit and not (isinstance(origin, list) and all(isinstance(c, str) for c in origin)):
             raise InputError(path, f"{where}.fitted_to", "expected a list of claim ids")
+        unknown_claims = [c for c in origin if not c.startswith("measured.") and c not in claim_ids()] \
+            if has_fit else []
+        if unknown_claims:
+            raise InputError(path, f"{where}.fitted_to", f"expected ids of paper_claims.toml's claims or "
+                             f"measured.SET.TRACE, got {unknown_claims[0]!r}")
         values[name] = entry["value"]
         provenance[name] = list(origin) if has_fit else str(origin)
     typed = from_dict(cls, values, source=str(path), path="params")
