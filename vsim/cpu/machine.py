@@ -537,8 +537,8 @@ class Machine:
             self._entitle_by_demand(now)
         released = [w for w in self.ready if w.throttled]
         for world in self.worlds:
-            if world.throttled and world.state == READY:  # it stayed ready since: book it now
-                world.limited_time += now - max(world.t_state, world.group.throttled_at)
+            if world.throttled:  # ready since its throttling began, it is booked now
+                world.limited_time = world.limited(now)
             world.throttled = False
         on_unthrottle = self._on_unthrottle
         if on_unthrottle is not None:

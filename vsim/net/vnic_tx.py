@@ -113,13 +113,12 @@ class VnicTransmit:
         the job's frames keep their spacing); the frames-only uplink takes each post as a
         burst at the job's end."""
         now = self.env.now
-        spaced = self.port is not None
-        after = sum(count for count, _, _ in self.job) if spaced else 0  # frames after this post
+        after = sum(count for count, _, _ in self.job)  # frames of the posts after this one
         for count, tick, monitored in self.job:
             self.in_ring -= count
-            if spaced:
-                after -= count
-            self.forward(now - after * self.cost_per_frame, count, tick, monitored)
+            after -= count
+            end = now - after * self.cost_per_frame if self.port is not None else now
+            self.forward(end, count, tick, monitored)
         self.job = []
         if self.pending:
             return self.take_job()

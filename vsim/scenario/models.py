@@ -91,8 +91,8 @@ def load_model(models_dir, ref, cls, *, referrer="scenario", key="model", base=N
     extra = set(data) - {"meta", "params"}
     if extra:
         raise InputError(path, sorted(extra)[0], "unknown table; expected [meta] and [params.NAME]")
-    kind = params_kind(params)
-    if ref.endswith(".toml") and kind is not None and MODEL_KINDS[kind] is not cls:
+    kind = params_kind(params) if ref.endswith(".toml") else None  # vsim's own: its folder says
+    if kind is not None and MODEL_KINDS[kind] is not cls:
         raise InputError(referrer, key, f"expected {wanted} or a file of one, got {path}, whose parameters "
                                         f"are those of a {kind.removesuffix('s')} model")
     values, provenance = {}, {}
