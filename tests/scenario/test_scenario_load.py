@@ -624,3 +624,21 @@ def test_an_own_model_file_of_another_kind_is_refused_by_its_kind(tmp_path):
         load_scenario(scenario)
     assert caught.value.where == "host.model"
     assert caught.value.expected.endswith("whose parameters are those of a scheduler model")
+
+
+@pytest.mark.parametrize("meta, where", [('[meta]\ndesription = "my host"', "meta.desription"),
+                                         ('[meta]\ndescription = 2', "meta.description"),
+                                         ('meta = "my host"', "meta"),
+                                         ('[meta]\ndescription = "my host"', None)])
+def test_an_own_model_files_meta_holds_only_a_description(tmp_path, meta, where):
+    text = (ROOT / "models" / "hosts" / "dell_r710_x5690.toml").read_text()
+    own = meta + "\n" + text[text.index("[params."):]
+    (tmp_path / "my_host.toml").write_text(own)
+    scenario = tmp_path / "mine.toml"
+    scenario.write_text(FIG3.read_text().replace('model = "hosts/dell_r710_x5690"', 'model = "my_host.toml"'))
+    if where is None:
+        assert load_scenario(scenario).models["host"].values.ht_rate == 0.75
+        return
+    with pytest.raises(InputError) as caught:
+        load_scenario(scenario)
+    assert caught.value.source == str(tmp_path / "my_host.toml") and caught.value.where == where

@@ -10,7 +10,7 @@ policy than the model's (a scheduler model sets only its own) are left out.
 import dataclasses
 from pathlib import Path
 
-from vsim.core.errors import InputError
+from vsim.core.errors import InputError, did_you_mean
 from vsim.scenario.describe_config import toml_text
 from vsim.scenario.models import DEFAULT_MODELS_DIR, MODEL_KINDS, load_model, params_kind
 from vsim.scenario.toml_io import load_toml
@@ -39,9 +39,18 @@ def own_model_kind(path):
         return None
     kind = params_kind(data["params"])
     if kind is None:
-        raise InputError(path, "params", "expected the parameters of one kind of model ("
-                         f"{', '.join(MODEL_KINDS)}); no kind has all of {', '.join(sorted(data['params']))}")
+        nearest = max(MODEL_KINDS, key=lambda name: len(set(data["params"]) & _parameters(name)))
+        stray = sorted(set(data["params"]) - _parameters(nearest))[0]
+        hint = did_you_mean(stray, _parameters(nearest))
+        raise InputError(path, f"params.{stray}", f"unknown parameter of a {nearest.removesuffix('s')} model "
+                         f"(the kind nearest its other parameters); "
+                         + (hint or f"expected one of: {', '.join(sorted(_parameters(nearest)))}"))
     return kind
+
+
+def _parameters(kind):
+    """The names of the parameters a model of ``kind`` (a ``MODEL_KINDS`` folder) may set."""
+    return {field.name for field in dataclasses.fields(MODEL_KINDS[kind])}
 
 
 def describe_model(ref, models_dir=DEFAULT_MODELS_DIR, kind=None):

@@ -91,6 +91,7 @@ def load_model(models_dir, ref, cls, *, referrer="scenario", key="model", base=N
     extra = set(data) - {"meta", "params"}
     if extra:
         raise InputError(path, sorted(extra)[0], "unknown table; expected [meta] and [params.NAME]")
+    _check_meta(path, data.get("meta", {}))
     kind = params_kind(params) if ref.endswith(".toml") else None  # vsim's own: its folder says
     if kind is not None and MODEL_KINDS[kind] is not cls:
         raise InputError(referrer, key, f"expected {wanted} or a file of one, got {path}, whose parameters "
@@ -119,6 +120,18 @@ def load_model(models_dir, ref, cls, *, referrer="scenario", key="model", base=N
         provenance[name] = list(origin) if has_fit else str(origin)
     typed = from_dict(cls, values, source=str(path), path="params")
     return Model(ref=ref, path=path, values=typed, provenance=provenance)
+
+
+def _check_meta(path, meta):
+    """Refuse a ``[meta]`` table that is not one optional ``description`` string: a misspelt key
+    (``desription``) would otherwise vanish from ``vsim describe`` without a word."""
+    if not isinstance(meta, dict):
+        raise InputError(path, "meta", "expected a table [meta] with description = \"...\"")
+    unknown = sorted(set(meta) - {"description"})
+    if unknown:
+        raise InputError(path, f"meta.{unknown[0]}", "unknown key; expected description")
+    if not isinstance(meta.get("description", ""), str):
+        raise InputError(path, "meta.description", f"expected a string, got {meta['description']!r}")
 
 
 def _available(models_dir, folders):
