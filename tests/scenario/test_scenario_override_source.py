@@ -1,5 +1,6 @@
 """An error at a key that ``--set`` set names the ``--set``; one at any other key names the file."""
 
+import pickle
 from pathlib import Path
 
 import pytest
@@ -106,3 +107,36 @@ def test_a_set_of_another_key_is_not_blamed_for_a_sum():
     assert assignment_summed("netioc.node.reservation_mbps",
                              ["netioc.node.voip.shares=5", "group.voip.reservation_mbps=1"]) is None
     assert assignment_summed("reservation_mbps", ["netioc.node.voip.reservation_mbps=1"]) is None
+
+
+PROTECT = FIG2.parents[1] / "whatif" / "protect_measured_vm.toml"
+
+
+def test_a_refusal_resting_on_a_set_scheduler_names_the_file_with_that_set():
+    with pytest.raises(InputError) as caught:
+        load_scenario(PROTECT, ["host.scheduler=schedulers/linux_cfs"])
+    assert caught.value.source == f"{PROTECT} with --set host.scheduler=schedulers/linux_cfs"
+    assert caught.value.where == "measured_vm.reservation"
+
+
+def test_a_refusal_resting_on_set_hyperthreading_names_the_file_with_that_set(tmp_path):
+    config = tmp_path / "s.toml"
+    config.write_text(FIG2.read_text().replace("vcpus = 4", "vcpus = 12", 1))
+    with pytest.raises(InputError) as caught:
+        load_scenario(config, ["host.hyperthreading=false", "run.seed=3"])
+    assert caught.value.source == f"{config} with --set host.hyperthreading=false"
+    assert caught.value.where == "vm.vcpus"
+    with pytest.raises(InputError) as caught:  # a --set of the key at fault is blamed alone
+        load_scenario(config, ["vm.vcpus=99"])
+    assert caught.value.source == "--set vm.vcpus=99"
+
+
+def test_a_set_the_refusal_does_not_rest_on_is_not_blamed():
+    with pytest.raises(InputError) as caught:
+        load_scenario(PROTECT, ["host.scheduler=schedulers/linux_cfs", "host.nic=nics/intel_82599_10gbe"])
+    assert caught.value.source == f"{PROTECT} with --set host.scheduler=schedulers/linux_cfs"
+
+
+def test_an_input_error_pickles_with_the_keys_it_rests_on():
+    error = InputError("f.toml", "vm.vcpus", "expected fewer", depends_on=("host.model",))
+    assert pickle.loads(pickle.dumps(error)).depends_on == ("host.model",)

@@ -12,15 +12,16 @@ import difflib
 class InputError(Exception):
     """Bad user input: one line naming the source, the location and the expectation."""
 
-    def __init__(self, source, where, expected):
+    def __init__(self, source, where, expected, depends_on=()):
         self.source = str(source) if source is not None else "<input>"
         self.where = where
         self.expected = expected
+        self.depends_on = tuple(depends_on)  # other keys whose values the refusal rests on
         super().__init__(self.one_line())
 
     def __reduce__(self):
-        """Pickle by the three parts, so an error raised in a worker process arrives intact."""
-        return InputError, (self.source, self.where, self.expected)
+        """Pickle by its parts, so an error raised in a worker process arrives intact."""
+        return InputError, (self.source, self.where, self.expected, self.depends_on)
 
     def one_line(self):
         location = f"{self.source}: {self.where}" if self.where else self.source

@@ -24,7 +24,7 @@ from vsim.scenario.models import DEFAULT_MODELS_DIR, load_model
 from vsim.scenario.named_tables import (document_table_names, named_where, naming_tables,
                                         scenario_table_names, split_named_key, with_named_value)
 from vsim.scenario.netioc import netioc_tree
-from vsim.scenario.override_source import blaming_overrides
+from vsim.scenario.override_source import blaming_overrides, depending_on
 from vsim.scenario.schema_scenario import Scenario
 from vsim.scenario.schema_sweep import MODEL_REF_KEYS
 from vsim.scenario.toml_io import apply_overrides, load_toml
@@ -183,7 +183,32 @@ def logical_cpus(scenario, host):
 
 
 def check_against_models(scenario, models, source, models_dir=DEFAULT_MODELS_DIR):
-    """Cross-checks that need both the scenario and its host."""
+    """Cross-checks that need both the scenario and its host: a refusal names a ``--set`` of
+    the host's model, hyper-threading, scheduler or NIC it rests on."""
+    with depending_on("host.model", "host.hyperthreading"):
+        _check_against_host(scenario, models, source)
+    if not scenario.vm.instances and not scenario.group:
+        fail(source, "vm.instances", "expected at least one VM to simulate: vm.instances >= 1 or a "
+             "[[group]] of VMs, and this scenario has neither")
+    with depending_on("host.scheduler"):
+        check_cgroup_settings(scenario, models["scheduler"].values, source)
+    with depending_on("host.model", "host.hyperthreading"):
+        check_groups(scenario, logical_cpus(scenario, models["host"].values), source)
+    scenario.check_uplink(source)
+    with depending_on("host.nic"):
+        check_unshaped_nic(scenario, models["nic"].values, source)
+        if scenario.netioc.node:
+            netioc_tree(scenario, models["nic"].values.rate_bps, source)
+    if scenario.host.numa_home_nodes:
+        with depending_on("host.model", "host.hyperthreading"):
+            check_home_nodes(scenario, models["host"].values, logical_cpus(scenario, models["host"].values),
+                             source)
+    if scenario.sweep is not None:
+        check_sweep_points(scenario, models, source, models_dir)
+
+
+def _check_against_host(scenario, models, source):
+    """The VMs' vCPUs, affinities and CPU settings fit the host's logical CPUs."""
     lcpus = logical_cpus(scenario, models["host"].values)
     vm = scenario.vm
     if vm.vcpus > lcpus:
@@ -196,19 +221,6 @@ def check_against_models(scenario, models, source, models_dir=DEFAULT_MODELS_DIR
             fail(source, "vm.affinity", f"expected at least as many logical CPUs as vCPUs ({vm.vcpus}), "
                  f"got {len(vm.affinity)}")
     check_cpu_settings(scenario, lcpus, source)
-    if not vm.instances and not scenario.group:
-        fail(source, "vm.instances", "expected at least one VM to simulate: vm.instances >= 1 or a "
-             "[[group]] of VMs, and this scenario has neither")
-    check_cgroup_settings(scenario, models["scheduler"].values, source)
-    check_groups(scenario, lcpus, source)
-    scenario.check_uplink(source)
-    check_unshaped_nic(scenario, models["nic"].values, source)
-    if scenario.netioc.node:
-        netioc_tree(scenario, models["nic"].values.rate_bps, source)
-    if scenario.host.numa_home_nodes:
-        check_home_nodes(scenario, models["host"].values, lcpus, source)
-    if scenario.sweep is not None:
-        check_sweep_points(scenario, models, source, models_dir)
 
 
 def check_unshaped_nic(scenario, nic, source):

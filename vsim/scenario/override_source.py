@@ -9,7 +9,9 @@ set a key inside the one at fault (a misspelt table the assignment made, a
 table whose parts no longer agree), or one of the keys a sum over named
 tables adds up (``netioc.node.reservation_mbps``, every node's
 ``netioc.node.NAME.reservation_mbps``), the error names the file with that
-``--set``: either may be at fault.
+``--set``: either may be at fault. So does an error whose check rests on a
+key an assignment set (a reservation refused because ``--set host.scheduler``
+chose a Linux policy): ``InputError.depends_on`` names such keys.
 """
 
 from contextlib import contextmanager
@@ -57,6 +59,23 @@ def assignment_summed(where, assignments):
     return None
 
 
+def assignment_depended_on(keys, assignments):
+    """The last of ``assignments`` that set one of ``keys`` (or a table holding it), or None."""
+    for assignment in reversed(assignments):
+        if any(overriding_assignment(key, [assignment]) for key in keys):
+            return assignment
+    return None
+
+
+@contextmanager
+def depending_on(*keys):
+    """Mark an ``InputError`` raised inside as resting on the values of ``keys`` too."""
+    try:
+        yield
+    except InputError as exc:
+        raise InputError(exc.source, exc.where, exc.expected, exc.depends_on + keys) from None
+
+
 @contextmanager
 def blaming_overrides(source, assignments):
     """Re-raise an ``InputError`` of ``source`` at a key that one of ``assignments`` set as an
@@ -71,7 +90,8 @@ def blaming_overrides(source, assignments):
         if assignment is not None:
             raise InputError(f"--set {assignment}", exc.where, exc.expected) from None
         inside = (assignment_inside(exc.where, assignments)
-                  or assignment_summed(exc.where, assignments))
+                  or assignment_summed(exc.where, assignments)
+                  or assignment_depended_on(exc.depends_on, assignments))
         if inside is not None:
             raise InputError(f"{source} with --set {inside}", exc.where, exc.expected) from None
         raise
