@@ -200,7 +200,7 @@ def test_run_shows_a_progress_bar_only_on_a_terminal(capsys, monkeypatch):
 def test_run_shows_model_parameters_the_scenario_sets(capsys):
     code, out, _ = vsim(capsys, "run", CONFIG, *SHORT, "--set", "params.host.ht_rate=0.8")
     assert code == 0
-    assert out.splitlines()[1] == ("params     host.ht_rate = 0.8  (set by the scenario or --set, not the "
+    assert out.splitlines()[2] == ("params     host.ht_rate = 0.8  (set by the scenario or --set, not the "
                                    "model files)")
     code, out, _ = vsim(capsys, "run", CONFIG, *SHORT, "--set", "params.host.ht_rate=0.8", "--json", "-")
     assert json.loads(out)["params"] == {"host": {"ht_rate": 0.8}}
@@ -208,11 +208,17 @@ def test_run_shows_model_parameters_the_scenario_sets(capsys):
     assert "params" not in json.loads(out)
 
 
+def test_run_names_the_models_a_set_chose(capsys):
+    code, out, _ = vsim(capsys, "run", CONFIG, *SHORT, "--set", "host.scheduler=schedulers/linux_cfs")
+    assert code == 0
+    assert "  scheduler schedulers/linux_cfs  " in out.splitlines()[1]
+
+
 def test_run_shows_the_measured_vms_own_settings(capsys):
     code, out, _ = vsim(capsys, "run", CONFIG, *SHORT, "--set", "measured_vm.shares=8000",
                         "--set", "measured_vm.limit=2")
     assert code == 0
-    assert out.splitlines()[1] == ("measured   shares 8000 (others 4000)  limit 2 CPUs (others none)"
+    assert out.splitlines()[2] == ("measured   shares 8000 (others 4000)  limit 2 CPUs (others none)"
                                    "  (vm0's own settings)")
 
 

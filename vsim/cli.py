@@ -347,7 +347,16 @@ def _run(args):
             _emit(args.json, json.dumps(doc, indent=2, sort_keys=True) + "\n")
     if args.json is None:
         print(run_text(loaded.scenario.name, f"{args.config}{overrides_text(args.set)}", seed, duration,
-                       warmup, sim.engine, summary, params))
+                       warmup, sim.engine, summary, params, _models_run(loaded)))
+
+
+def _models_run(loaded):
+    """Role -> ref of the models a run's text names: the host's, and the [vm]'s workload when
+    [vm] has VMs (groups name their own in the scenario)."""
+    refs = {role: model.ref for role, model in loaded.models.items()}
+    if not loaded.scenario.vm.instances:
+        refs.pop("workload", None)
+    return refs
 
 
 def _check_trace_options(args):

@@ -38,6 +38,14 @@ def test_header_names_the_run_and_its_warm_up():
     assert _lines(_summary(), 10.0, 2.5)[0] == "fig  (fig.toml, seed 3, 10 s, warm-up 2.5 s, events engine)"
 
 
+def test_the_host_models_follow_the_header_and_others_are_left_out():
+    models = {"host": "hosts/h", "scheduler": "schedulers/s", "nic": "nics/n", "vnic": "vnics/v"}
+    lines = run_text("fig", "fig.toml", 3, 10.0, 2.0, "events", _summary(), None, models).splitlines()
+    assert lines[1] == ("models     host hosts/h  scheduler schedulers/s  nic nics/n  "
+                        "(vsim describe REF: its parameters and sources)")
+    assert not any(line.startswith("models") for line in _lines(_summary()))
+
+
 def test_without_offered_voice_there_are_no_voice_lines():
     lines = _lines(_summary())
     assert not any(line.startswith(("jitter ", "all VMs ", "voice ")) for line in lines)

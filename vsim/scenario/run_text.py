@@ -1,7 +1,7 @@
 """The text ``vsim run`` prints: a run's summary (``Simulation.run``) as aligned lines for a reader.
 
-The header names the scenario, config, seed, duration, warm-up and engine;
-then, when they apply, the parameters the scenario sets, the measured VM's own
+The header names the scenario, config, seed, duration, warm-up and engine,
+and the host's models; then, when they apply, the parameters the scenario sets, the measured VM's own
 CPU settings, the voice lines (jitter, packets sent against offered) and the
 measuring client's stalls; always
 the host CPU and one line per VM as esxtop reports it; the voice-quality
@@ -15,12 +15,16 @@ command line that chooses between the two.
 import json
 
 
-def run_text(name, config, seed, duration, warmup, engine, summary, params=None):
+def run_text(name, config, seed, duration, warmup, engine, summary, params=None, models=None):
     """The text of ``vsim run``: the header names the warm-up used (``--duration`` may shorten
-    it, and it makes the voice's measuring window), the voice lines appear only when the
-    scenario has voice, and the host CPU says what it leaves out."""
+    it, and it makes the voice's measuring window) and the host's models (``models``: role ->
+    ref, of which host, scheduler, nic and workload are named), the voice lines appear only when
+    the scenario has voice, and the host CPU says what it leaves out."""
     host = summary["host"]
     lines = [f"{name}  ({config}, seed {seed}, {duration:g} s, warm-up {warmup:g} s, {engine} engine)"]
+    named = [f"{role} {models[role]}" for role in ("host", "scheduler", "nic", "workload") if role in (models or {})]
+    if named:
+        lines.append("models     " + "  ".join(named) + "  (vsim describe REF: its parameters and sources)")
     if params:
         lines.append("params     " + "  ".join(f"{role}.{key} = {json.dumps(value)}"
                                                for role, values in params.items()
