@@ -79,3 +79,13 @@ def test_a_long_title_is_wrapped_not_cut(tmp_path, monkeypatch):
     lines = kept[0].get_title().split("\n")
     assert len(lines) >= 2 and all(len(line) <= 80 for line in lines)
     assert " ".join(lines) == title.strip()
+
+
+def test_points_of_categories_are_not_joined_and_numbers_are(tmp_path, monkeypatch):
+    kept = drawn_axes(monkeypatch)
+    curve = Curve("c", [0, 1, 2], [(1.0, (0.9, 1.1)), (2.0, (1.9, 2.1)), (1.5, (1.4, 1.6))])
+    plot_sweep(tmp_path / "fig", title="t", xlabel="x", ylabel="y", curves=[curve], marks=[],
+               xticks=[(0, "esx"), (1, "cfs"), (2, "eevdf")])
+    plot_sweep(tmp_path / "fig", title="t", xlabel="x", ylabel="y", curves=[curve], marks=[])
+    categories, numbers = (ax.lines[0].get_linestyle() for ax in kept)
+    assert categories == "None" and numbers == "-"

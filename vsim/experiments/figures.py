@@ -65,11 +65,14 @@ def _colours():
     return matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
 
 
-def _draw_curves(ax, curves, colours):
+def _draw_curves(ax, curves, colours, joined=True):
+    """Each curve's points with their intervals, joined by lines unless ``joined`` is False
+    (points of categories, such as schedulers, have nothing between them)."""
     for colour, curve in zip(colours, curves):
         centres = [value for value, _ in curve.stats]
         ax.errorbar(curve.xs, centres, yerr=_yerr(centres, [ci for _, ci in curve.stats]),
-                    color=colour, marker="o", markersize=4, capsize=3, label=f"simulated {curve.label}")
+                    color=colour, marker="o", markersize=4, capsize=3, label=f"simulated {curve.label}",
+                    linestyle="-" if joined else "none")
         if curve.runs is not None:  # beside the point, so the interval does not hide them
             offset = 0.015 * (max(curve.xs) - min(curve.xs))
             run_xs = [x + offset for x, values in zip(curve.xs, curve.runs) for _ in values]
@@ -152,7 +155,8 @@ def plot_sweep(stem, *, title, xlabel, ylabel, curves, marks, line=None, xticks=
 
     ``line``, when given, is (label, xs, ys) of a fitted line drawn dashed;
     ``xticks``, when given, is (position, label) of every tick, for a swept
-    value that is not a number (``true``/``false``), else whole-number xs get
+    value that is not a number (``true``/``false``, a model's name), whose
+    points are categories and are not joined by lines, else whole-number xs get
     whole-number ticks only; ``caption``, when given, is printed under the
     axes; ``legend_loc`` places the legend. The y-axis runs from 0 to a little
     above the highest point, or on a log scale where the curves span
@@ -160,7 +164,7 @@ def plot_sweep(stem, *, title, xlabel, ylabel, curves, marks, line=None, xticks=
     """
     fig, ax = _new_axes()
     colours = _colours()
-    _draw_curves(ax, curves, colours)
+    _draw_curves(ax, curves, colours, joined=xticks is None)
     _draw_marks(ax, marks, colours)
     if line is not None:
         label, xs, ys = line
