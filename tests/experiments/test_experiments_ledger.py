@@ -41,3 +41,11 @@ def test_slope_ratio_note_says_when_the_early_range_is_flat():
     assert "nearly flat from 1 to 4" in flat and "near zero" in flat and "4: 1.01" in flat
     rising = slope_ratio_note([(1, 1.0), (2, 1.1), (4, 1.3)], [(4, 1.3), (6, 1.6), (8, 1.9)])
     assert "nearly flat" not in rising
+
+
+def test_slope_ratio_note_says_when_the_early_rise_is_within_the_intervals():
+    early, late = [(1, 1.0), (2, 1.05), (4, 1.1)], [(4, 1.1), (6, 1.2), (8, 1.3)]
+    noisy = slope_ratio_note(early, late, [(0.8, 1.2), (0.9, 1.2), (0.9, 1.3)])
+    assert "within the replications' noise" in noisy and "0.100 ms" in noisy and "(0.200 ms)" in noisy
+    narrow = slope_ratio_note(early, late, [(0.98, 1.02), (1.03, 1.07), (1.08, 1.12)])
+    assert "noise" not in narrow and "near zero" not in narrow

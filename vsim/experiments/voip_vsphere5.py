@@ -94,15 +94,23 @@ def slope_ratio(early_points, late_points):
     return late / early if early else math.nan
 
 
-def slope_ratio_note(early_points, late_points):
-    """How to read the slope ratio: both slopes and the p99 at each instance count."""
+def slope_ratio_note(early_points, late_points, early_intervals=()):
+    """How to read the slope ratio: both slopes and the p99 at each instance count, and why
+    the ratio means nothing when the early slope is near zero or, given the p99's 95 %
+    intervals over 1-4 instances (``early_intervals``, (low, high) each), within their noise."""
     early, late = slope(*zip(*early_points)), slope(*zip(*late_points))
     shown = ", ".join(f"{x}: {y:.2f}" for x, y in dict(early_points + late_points).items())
     note = (f"p99 slope {early:.4f} ms per instance over 1-4 and {late:.4f} over 4-8 "
             f"(p99 in ms by instances {shown})")
+    ys = [y for _, y in early_points]
+    noise = max(((high - low) / 2 for low, high in early_intervals), default=0.0)
     if early < 0.1 * max(late, 0.0):
         note += ("; the ratio divides by a slope near zero (its size and sign mean nothing) because "
                  "the simulated p99 is nearly flat from 1 to 4 instances, where the study's rises")
+    elif max(ys) - min(ys) < noise:
+        note += (f"; the p99 moves by {max(ys) - min(ys):.3f} ms from 1 to 4 instances, less than the "
+                 f"half-width of its 95 % intervals ({noise:.3f} ms): the early slope, and so the "
+                 f"ratio, is within the replications' noise (run longer or more replications)")
     return note
 
 
@@ -115,14 +123,15 @@ def claim_values(sweeps):
     fig2, fig3 = sweeps["fig2"], sweeps["fig3"]
     instances = fig3.xs()
     means = {metric: [mean for mean, _ in fig3.series(metric)] for metric in ("jitter.mean_ms", CPU)}
-    p99 = [(x, fig3.at(x).stat("jitter.p99_ms")[0]) for x in instances if 1 <= x <= 8]
-    early = [(x, y) for x, y in p99 if x <= 4]
-    late = [(x, y) for x, y in p99 if x >= 4]
+    p99 = {x: fig3.at(x).stat("jitter.p99_ms") for x in instances if 1 <= x <= 8}
+    early = [(x, y) for x, (y, _) in p99.items() if x <= 4]
+    late = [(x, y) for x, (y, _) in p99.items() if x >= 4]
+    early_intervals = [ci for x, (_, ci) in p99.items() if x <= 4 and ci is not None]
     values.update({
         "voip5.fig2.loss_fraction.max": Simulated(fig2.maximum("voice.loss_fraction"), None, "fig2"),
         "voip5.fig3.loss_fraction.max": Simulated(fig3.maximum("voice.loss_fraction"), None, "fig3"),
         "voip5.fig3.p99_slope_ratio": Simulated(slope_ratio(early, late), None, "fig3",
-                                                slope_ratio_note(early, late)),
+                                                slope_ratio_note(early, late, early_intervals)),
         "voip5.fig3.jitter_monotone": Simulated(spearman(instances, means["jitter.mean_ms"]), None, "fig3"),
         "voip5.fig4.cpu_linearity_r2": Simulated(linear_r2(instances, means[CPU]), None, "fig3"),
     })
