@@ -67,12 +67,13 @@ def _colours():
 
 def _draw_curves(ax, curves, colours, joined=True):
     """Each curve's points with their intervals, joined by lines unless ``joined`` is False
-    (points of categories, such as schedulers, have nothing between them)."""
+    (points of categories, such as schedulers, have nothing between them), drawn above the
+    paper's marks so a simulated point on a paper value stays visible."""
     for colour, curve in zip(colours, curves):
         centres = [value for value, _ in curve.stats]
         ax.errorbar(curve.xs, centres, yerr=_yerr(centres, [ci for _, ci in curve.stats]),
                     color=colour, marker="o", markersize=4, capsize=3, label=f"simulated {curve.label}",
-                    linestyle="-" if joined else "none")
+                    linestyle="-" if joined else "none", zorder=3)
         if curve.runs is not None:  # beside the point, so the interval does not hide them
             offset = 0.015 * (max(curve.xs) - min(curve.xs))
             run_xs = [x + offset for x, values in zip(curve.xs, curve.runs) for _ in values]
