@@ -545,6 +545,62 @@ def test_limit_is_never_exceeded(cores, threads, vcpus, fraction, contended, dur
         assert total >= limit * (duration - period) - 1e-6
 
 
+@settings(max_examples=15, **SLOW)
+@given(st.lists(st.tuples(st.integers(1, 3), st.floats(0.1, 0.95)), min_size=2, max_size=4),
+       st.booleans())
+def test_each_limited_vm_keeps_its_limit_in_every_period_of_its_own(specs, contended):
+    """Limited VMs' periods start at phases of their own (k x the golden ratio's fraction of a
+    period for the k-th): within each of its periods, first one cut short included, a VM uses
+    at most its limit's share, and an uncontended VM uses all of it."""
+    host = Host(1, 4, 2, 0.62)
+    period = host.machine.period
+    groups = [host.group(f"g{i}", vcpus, shares=100_000.0, limit=round(max(0.05, fraction * vcpus), 3))
+              for i, (vcpus, fraction) in enumerate(specs)]
+    for g in groups:
+        host.cpu_bound(g)
+    if contended:
+        host.cpu_bound(host.group("other", host.topology.logical_cpus))
+    samples = {g.name: [] for g in groups}
+    phases = [math.fmod(k * (math.sqrt(5.0) - 1.0) / 2.0, 1.0) * period for k in range(len(groups))]
+    for g, phase in zip(groups, phases):
+        sample_every(host, period, lambda g=g: samples[g.name].append(host.group_used(g)), start=phase)
+    host.run(1.0)
+    for g, phase in zip(groups, phases):
+        per_period = [b - a for a, b in zip(samples[g.name], samples[g.name][1:])]
+        assert max(per_period) <= g.limit * period + 1e-9, (g.name, max(per_period))
+        assert samples[g.name][0] <= g.limit * (phase or period) + 1e-9  # the first, cut short
+        if not contended and g.limit <= len(g.worlds):
+            assert min(per_period) >= g.limit * period - 1e-9
+
+
+def test_limited_vms_do_not_burst_together_at_one_boundary():
+    """Three 2-vCPU VMs limited to half a CPU each, CPU-bound on 8 idle CPUs: each runs both
+    vCPUs for 25 ms of its 100 ms periods, which start 0, 61.8 and 23.6 ms into the host's, so
+    at most two of them run at once after the first period (all three did, aligned on one
+    boundary; in the first, cut short by each VM's phase, all start together)."""
+    host = Host(1, 8, 1, 1.0)
+    groups = [host.group(f"g{i}", 2, limit=0.5) for i in range(3)]
+    for g in groups:
+        host.cpu_bound(g)
+    running = []
+    sample_every(host, 0.0005, lambda: running.append(sum(w.state == RUN for g in groups for w in g.worlds)),
+                 start=0.10025)
+    host.run(1.0)
+    assert max(running) == 4
+    # by 1 s: the first period's share of the limit (0.5 x its phase) and ten whole periods'
+    assert [host.group_used(g) for g in groups] == pytest.approx([0.5, 0.5 + 0.5 * 0.0618034, 0.5 + 0.5 * 0.0236068],
+                                                                 rel=1e-6)
+
+
+def test_a_limit_that_cannot_bind_takes_no_phase():
+    """A limit of every vCPU's whole CPU (a cgroup without a quota, written as its CPUs) never
+    binds, so the next limited VM still has the first phase, the host's boundary."""
+    host = Host(1, 4, 1, 1.0)
+    unbound, limited, second = (host.group("unbound", 2, limit=2.0), host.group("limited", 2, limit=0.5),
+                                host.group("second", 2, limit=0.5))
+    assert (unbound.own_period, limited.own_period, second.own_period) == (False, False, True)
+
+
 def test_limit_holds_when_a_quantum_expires_as_the_limit_is_reached():
     """2 logical CPUs, a 3-vCPU VM limited to 1.5 CPUs (0.15 s per 0.1 s period) next to a
     CPU-bound VM. In the period [0.4, 0.5) the limit is reached at t=0.475, the same

@@ -12,10 +12,17 @@ Features handled here because every policy shares them:
 - HT-aware placement: a waking world goes to a whole idle core first, its
   previous logical CPU preferred, then to an idle thread of a busy core.
 - Limits, accounted over periods of ``period`` seconds: a group that used
-  its limit is throttled until the next period; what its worlds spend ready
+  its limit is throttled until its next period; what its worlds spend ready
   while throttled is booked in ``limited_time`` too (esxtop's %MLMTD, part of
-  the ready time). (Reservations are the
-  policy's: they enter its entitlements, ``policy.entitle``.)
+  the ready time). The periods of the k-th limited group (a limit below its
+  worlds' count, else it never binds) start at a phase of k times the golden
+  ratio's fraction of a period (0 for the first), spread
+  evenly whatever the count: VMs are not started in step, so neither are
+  their limits' periods (a Linux cgroup's period timer starts when the group
+  first runs), and limited VMs aligned on one boundary would all burst
+  together at each period's start. (Reservations are the policy's: they
+  enter its entitlements, ``policy.entitle``, renewed at the host's period
+  boundary.)
 - Sync wakeups: a world woken by the completion handler of a running world
   (a vCPU's last act in a tick is to hand its frames to the vNIC, whose
   transmit world wakes) is placed once the waker has released its CPU, when
@@ -62,6 +69,11 @@ from vsim.core.environment import scheduler_for
 from vsim.cpu.world import COSTOP, IDLE, READY, RUN, Group, World
 
 
+LIMIT_PHASE_STEP = (math.sqrt(5.0) - 1.0) / 2.0
+"""Fraction of a period between the phases of successive limited groups (the golden ratio's:
+any number of phases spread evenly over the period)."""
+
+
 class Machine:
     """Logical CPUs of one host, driven by a scheduling policy."""
 
@@ -102,6 +114,7 @@ class Machine:
         self._cosched_busy = False
         self._cosched_pending: List[Group] = []
         self._periodic = False
+        self._limited_groups = 0
         self.reservations = False
         self._on_block: Optional[Callable[[Any, World], None]] = getattr(policy, "on_block", None)
         self._on_unthrottle: Optional[Callable[[Any, World], None]] = getattr(
@@ -120,6 +133,13 @@ class Machine:
         self.reservations = self.reservations or group.reservation > 0
         if self.reservations:
             self.policy.entitle(self)
+        if group.limit < len(group.worlds):  # a limit of every world's CPU never binds
+            phase = math.fmod(self._limited_groups * LIMIT_PHASE_STEP, 1.0) * self.period
+            self._limited_groups += 1
+            if phase > 0.0:  # its first period, cut short by the phase, gets its share of the limit
+                group.own_period = True
+                group.period_used = group.limit * (self.period - phase)
+                self._call_later(phase, self._group_period_boundary, group)
         if (group.limit < math.inf or self.reservations) and not self._periodic:
             self._periodic = True
             self._call_later(self.period, self._period_boundary, None)
@@ -527,19 +547,43 @@ class Machine:
                 self._refresh_sibling(lcpu)
 
     def _period_boundary(self, _arg: Any) -> None:
+        """The host's period boundary: entitlements from demand, and a new period for every
+        limited group without a phase of its own."""
         now = self.env._now
         for world in self.worlds:
             if world.state == RUN:
                 self._charge(world, now)
         for group in self.groups:
-            group.period_used = 0.0
+            if not group.own_period:
+                group.period_used = 0.0
         if self.reservations:
             self._entitle_by_demand(now)
-        released = [w for w in self.ready if w.throttled]
-        for world in self.worlds:
-            if world.throttled:  # ready since its throttling began, it is booked now
-                world.limited_time = world.limited(now)
-            world.throttled = False
+        self._renew_limits(now, None)
+        self._call_later(self.period, self._period_boundary, None)
+
+    def _group_period_boundary(self, group: Group) -> None:
+        """A new period for a limited group whose periods start at a phase of their own."""
+        now = self.env._now
+        for world in group.worlds:
+            if world.state == RUN:
+                self._charge(world, now)
+        group.period_used = 0.0
+        self._renew_limits(now, group)
+        self._call_later(self.period, self._group_period_boundary, group)
+
+    def _renews(self, group: Group, only: Optional[Group]) -> bool:
+        """Whether a period boundary of ``only`` (None: the host's) starts a period of ``group``."""
+        return group is only if only is not None else not group.own_period
+
+    def _renew_limits(self, now: float, only: Optional[Group]) -> None:
+        """Release the worlds of the groups whose new period starts now (``only``, or with None
+        every group without a phase of its own) and arm their limits."""
+        released = [w for w in self.ready if w.throttled and self._renews(w.group, only)]
+        for world in (self.worlds if only is None else only.worlds):
+            if self._renews(world.group, only):
+                if world.throttled:  # ready since its throttling began, it is booked now
+                    world.limited_time = world.limited(now)
+                world.throttled = False
         on_unthrottle = self._on_unthrottle
         if on_unthrottle is not None:
             for world in released:
@@ -549,12 +593,11 @@ class Machine:
                 self.ready.remove(world)
                 self._place(world, may_preempt=self._preempt_when_released)
         for group in self.groups:
-            if group.limit < math.inf:
+            if group.limit < math.inf and self._renews(group, only):
                 self._arm_limit(group)
         for lcpu in range(len(self.lcpu_world)):
             if self.lcpu_world[lcpu] is None:
                 self._dispatch(lcpu)
-        self._call_later(self.period, self._period_boundary, None)
 
     def _entitle_by_demand(self, now: float) -> None:
         """Each group's demand over the period just ended (CPU time its worlds used or were
