@@ -16,12 +16,13 @@ import math
 import os
 import sys
 import traceback
+import warnings
 from pathlib import Path
 
 import vsim
 from vsim.core.atomic import output_set, write_text
 from vsim.core.data_dirs import resolve_config
-from vsim.core.errors import InputError
+from vsim.core.errors import InputError, InputNote
 from vsim.core.output_check import check_apart, check_output_dir, check_output_file, same_file
 from vsim.core.standard_output import GuardedStdout
 from vsim.core.progress import simulated_clock_bar
@@ -268,7 +269,10 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     real_stdout, sys.stdout = sys.stdout, GuardedStdout(sys.stdout)
     try:
-        code = args.handler(args) or 0
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", InputNote)
+            warnings.showwarning = _show_note
+            code = args.handler(args) or 0
         sys.stdout.flush()  # a full device fails here rather than at the interpreter's exit
         return code
     except InputError as exc:
@@ -299,6 +303,14 @@ def _emit(target, text):
 
 def _note(line):
     print(line, file=sys.stderr, flush=True)
+
+
+def _show_note(message, category, filename, lineno, file=None, line=None):
+    """Print an ``InputNote`` as one ``vsim: note:`` line; any other warning as Python does."""
+    if issubclass(category, InputNote):
+        _note(f"vsim: note: {message}")
+        return
+    sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 # ------------------------------------------------------------------ run

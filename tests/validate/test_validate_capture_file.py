@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from rtp_captures import voice_stream, write_capture
-from vsim.core.errors import InputError
+from vsim.core.errors import InputError, InputNote
 from vsim.validate.capture_file import _Interface, _to_ns, read_capture_file
 
 
@@ -97,26 +97,41 @@ def test_truncated_file_header_is_named(tmp_path):
     assert error.where == "file header" and "truncated" in error.expected
 
 
-def test_truncated_packet_data_names_the_packet(tmp_path):
+def _cut(tmp_path, raw, name):
+    """Read ``raw`` written as ``name``: the records, and the one note the cut gave."""
+    (tmp_path / name).write_bytes(raw)
+    with pytest.warns(InputNote) as notes:
+        records = read_capture_file(tmp_path / name)
+    assert len(notes) == 1
+    return records, str(notes[0].message)
+
+
+def test_packet_data_cut_short_drops_that_packet_and_names_it(tmp_path):
     raw = _capture(tmp_path).read_bytes()
-    (tmp_path / "d.pcap").write_bytes(raw[:-5])
-    error = _error(tmp_path / "d.pcap")
-    assert error.where == "packet 3"
-    assert "expected 214 bytes of packet data, the file ends after 209" in error.expected
+    records, note = _cut(tmp_path, raw[:-5], "d.pcap")
+    assert len(records) == 2
+    assert ": packet 3: expected 214 bytes of packet data, the file ends after 209" in note
+    assert note.endswith("read the 2 packets before it, as tshark does")
 
 
-def test_truncated_record_header_names_the_packet(tmp_path):
+def test_a_record_header_cut_short_drops_that_packet_and_names_it(tmp_path):
     raw = _capture(tmp_path).read_bytes()
-    (tmp_path / "r.pcap").write_bytes(raw + b"\x00" * 7)
-    error = _error(tmp_path / "r.pcap")
-    assert error.where == "packet 4" and "16-byte record header" in error.expected
+    records, note = _cut(tmp_path, raw + b"\x00" * 7, "r.pcap")
+    assert len(records) == 3 and ": packet 4: expected a 16-byte record header" in note
 
 
-def test_truncated_pcapng_block_names_the_block(tmp_path):
+def test_a_pcapng_block_cut_short_drops_that_packet_and_names_the_block(tmp_path):
     raw = _capture(tmp_path, "pcapng").read_bytes()
-    (tmp_path / "b.pcapng").write_bytes(raw[:-30])
-    error = _error(tmp_path / "b.pcapng")
-    assert error.where.startswith("block ") and "truncated" in error.expected
+    records, note = _cut(tmp_path, raw[:-30], "b.pcapng")
+    assert len(records) == 2 and ": block " in note and "truncated" in note
+
+
+@pytest.mark.parametrize("fmt", ["pcap", "pcapng"])
+def test_a_capture_cut_short_in_its_first_packet_is_refused(tmp_path, fmt):
+    raw = _capture(tmp_path, fmt, count=1).read_bytes()
+    (tmp_path / f"one.{fmt}").write_bytes(raw[:-5])
+    error = _error(tmp_path / f"one.{fmt}")
+    assert "truncated" in error.expected
 
 
 def test_pcapng_packet_of_an_undescribed_interface_is_refused(tmp_path):

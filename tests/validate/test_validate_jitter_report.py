@@ -55,11 +55,23 @@ def test_a_capture_without_rtp_is_refused(tmp_path, capsys):
     assert code == 2 and "found none" in err and len(err.splitlines()) == 1
 
 
-def test_a_truncated_capture_names_the_packet(tmp_path, capsys):
+def test_a_capture_cut_short_in_its_last_packet_is_read_up_to_it_with_a_note(tmp_path, capsys):
     path = _capture(tmp_path)
+    whole = _run(capsys, path, "--json", "-")[1]
     path.write_bytes(path.read_bytes()[:-3])
+    code, out, err = _run(capsys, path, "--json", "-")
+    assert code == 0
+    assert err == (f"vsim: note: {path}: packet 999: expected 214 bytes of packet data, the file ends after "
+                   f"211 (truncated?); read the 998 packets before it, as tshark does\n")
+    cut, full = json.loads(out)["streams"], json.loads(whole)["streams"]
+    assert sum(s["packets"] for s in cut) == sum(s["packets"] for s in full) - 1
+
+
+def test_a_capture_cut_short_in_its_first_packet_is_refused(tmp_path, capsys):
+    path = _capture(tmp_path)
+    path.write_bytes(path.read_bytes()[:24 + 16 + 10])
     code, _, err = _run(capsys, path)
-    assert code == 2 and ": packet 999: expected 214 bytes of packet data" in err
+    assert code == 2 and ": packet 1: expected " in err and len(err.splitlines()) == 1
 
 
 def test_a_text_file_is_shown_as_text_not_as_bytes(tmp_path, capsys):

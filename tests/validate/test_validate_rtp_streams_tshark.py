@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from rtp_captures import Packet, frame, scenario_delays, voice_stream, write_capture
+from vsim.core.errors import InputNote
 from vsim.validate.pcap_rtp import DISSECTED_UDP_PORTS, read_rtp
 from vsim.validate.rtp_streams import capture_streams
 from vsim.validate.tshark_streams import parse_tshark_streams
@@ -24,9 +25,13 @@ pytestmark = pytest.mark.skipif(TSHARK is None, reason="tshark is not installed 
 TOLERANCE_MS = 0.001
 
 
-def _tshark(path):
+def _tshark(path, cut_short=False):
+    """tshark's streams of ``path``; one ``cut_short`` in its last packet makes tshark exit 2
+    after reading the packets before it, with a message saying so."""
     out = subprocess.run([TSHARK, "-n", "-q", "-r", str(path), "-o", "rtp.heuristic_rtp:TRUE",
-                          "-z", "rtp,streams"], capture_output=True, text=True, check=True, timeout=120)
+                          "-z", "rtp,streams"], capture_output=True, text=True, check=not cut_short, timeout=120)
+    if cut_short:
+        assert out.returncode == 2 and "cut short in the middle of a packet" in out.stderr
     return {stream.key: stream for stream in parse_tshark_streams(out.stdout, str(path))}
 
 
@@ -80,6 +85,20 @@ def test_streams_match_tshark(tmp_path, name, link, fmt):
         assert np.isclose(stream.mean_jitter_ms, theirs.values["Mean Jitter(ms)"], rtol=0, atol=TOLERANCE_MS)
         assert np.isclose(stream.max_jitter_ms, theirs.values["Max Jitter(ms)"], rtol=0, atol=TOLERANCE_MS)
         assert np.isclose(stream.max_delta_ms, theirs.values["Max Delta(ms)"], rtol=0, atol=TOLERANCE_MS)
+
+
+@pytest.mark.parametrize("fmt", ["pcap", "pcapng"])
+def test_a_capture_cut_short_in_its_last_packet_gives_tshark_s_streams(tmp_path, fmt):
+    path = write_capture(tmp_path / f"cut.{fmt}", _scenario("uniform"), fmt=fmt)
+    path.write_bytes(path.read_bytes()[:-30])
+    reference = _tshark(path, cut_short=True)
+    with pytest.warns(InputNote):
+        ours = capture_streams(read_rtp(path))
+    assert sorted((s.ssrc, s.packets, s.lost) for s in ours) == sorted(
+        (key[-1], theirs.packets, theirs.lost) for key, theirs in reference.items())
+    for stream in ours:
+        theirs = reference[(stream.src, stream.src_port, stream.dst, stream.dst_port, stream.ssrc)]
+        assert np.isclose(stream.max_jitter_ms, theirs.values["Max Jitter(ms)"], rtol=0, atol=TOLERANCE_MS)
 
 
 def test_the_scenarios_are_not_trivial(tmp_path):

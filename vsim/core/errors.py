@@ -32,3 +32,8 @@ def did_you_mean(name, names):
     """``did you mean 'x'?`` for the closest of ``names`` to ``name``, or None if none is close."""
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
     return f"did you mean '{close[0]}'?" if close else None
+
+
+class InputNote(UserWarning):
+    """Input read with a defect it could get past (a capture cut short in its last packet):
+    ``vsim`` prints the message as a ``vsim: note:`` line on stderr and carries on."""

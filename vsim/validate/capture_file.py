@@ -10,16 +10,19 @@ end of the file through unnoticed. Timestamps are kept as integer
 nanoseconds since the epoch.
 
 Every defect raises ``InputError`` naming the file, the packet (or block)
-number and what was expected.
+number and what was expected, except a last packet cut short by the file's
+end (a tcpdump stopped in the middle of a write): the packets before it are
+read, as tshark reads them, with an ``InputNote`` saying which was dropped.
 """
 
 import struct
+import warnings
 from dataclasses import dataclass
 
 import dpkt
 import numpy as np
 
-from vsim.core.errors import InputError
+from vsim.core.errors import InputError, InputNote
 from vsim.validate.file_head import describe_head, refuse_compressed
 
 PCAP_MAGICS = {  # first four bytes -> (byte order, nanosecond timestamps)
@@ -55,7 +58,8 @@ class CaptureRecords:
 
 
 def read_capture_file(path):
-    """Read a pcap or pcapng file; ``InputError`` on a missing, empty, truncated or foreign file."""
+    """Read a pcap or pcapng file; ``InputError`` on a missing, empty, truncated (before its
+    first whole packet) or foreign file."""
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
@@ -95,19 +99,28 @@ def _read_pcap(path, raw):
         offsets.append(position)
         position += _RECORD + caplen_at(raw, position + 8)[0]
     if position < size:
-        raise InputError(path, f"packet {len(offsets) + 1}", f"expected a {_RECORD}-byte record header, "
-                         f"the file ends after {size - position} bytes (truncated?)")
+        _cut_short(path, f"packet {len(offsets) + 1}", f"expected a {_RECORD}-byte record header, "
+                   f"the file ends after {size - position} bytes (truncated?)", len(offsets))
     if position > size:
-        data_start = offsets[-1] + _RECORD
-        raise InputError(path, f"packet {len(offsets)}", f"expected {position - data_start} bytes of packet "
-                         f"data, the file ends after {size - data_start} (truncated?)")
-    starts = np.asarray(offsets, dtype=np.int64)
+        data_start = offsets.pop() + _RECORD
+        _cut_short(path, f"packet {len(offsets) + 1}", f"expected {position - data_start} bytes of packet "
+                   f"data, the file ends after {size - data_start} (truncated?)", len(offsets))
+    starts = np.asarray(offsets, dtype=np.int64).reshape(-1)
     header = np.frombuffer(raw, dtype=np.uint8)[starts[:, None] + np.arange(_RECORD)]
     seconds, fractions, caplens, origlens = header.copy().view(np.dtype(order + "u4")).T.astype(np.int64)
     offsets = starts + _RECORD
     scale = 1 if nano else 1000
     time_ns = seconds * 1_000_000_000 + fractions * scale
     return _records(path, raw, offsets, caplens, origlens, [linktype] * len(offsets), time_ns)
+
+
+def _cut_short(path, where, expected, complete):
+    """The file ends inside its last packet: with ``complete`` packets before it, note that it
+    is dropped and go on; with none, refuse the file."""
+    if not complete:
+        raise InputError(path, where, expected)
+    warnings.warn(InputNote(f"{path}: {where}: {expected}; read the {complete} packets before it, "
+                            f"as tshark does"), stacklevel=3)
 
 
 # ---------------------------------------------------------------- pcapng
@@ -160,8 +173,9 @@ def _read_pcapng(path, raw):
     while position < size:
         number += 1
         if position + 12 > size:
-            raise InputError(path, f"block {number}", "expected a block header of 8 bytes and a trailer, "
-                             f"the file ends after {size - position} bytes (truncated?)")
+            _cut_short(path, f"block {number}", "expected a block header of 8 bytes and a trailer, "
+                       f"the file ends after {size - position} bytes (truncated?)", len(offsets))
+            break
         if raw[position:position + 4] == PCAPNG_MAGIC:
             bom = raw[position + 8:position + 12]
             if bom not in (b"\x4d\x3c\x2b\x1a", b"\x1a\x2b\x3c\x4d"):
@@ -174,8 +188,9 @@ def _read_pcapng(path, raw):
             raise InputError(path, f"block {number}", f"expected a block length >= 12 and a multiple of 4, "
                                                       f"got {length}")
         if position + length > size:
-            raise InputError(path, f"block {number}", f"expected {length} bytes of block, the file ends "
-                             f"after {size - position} (truncated?)")
+            _cut_short(path, f"block {number}", f"expected {length} bytes of block, the file ends "
+                       f"after {size - position} (truncated?)", len(offsets))
+            break
         body = position + 8
         if kind == _BLOCK_IDB:
             interfaces.append(_interface(path, raw[position:position + length], order, number))

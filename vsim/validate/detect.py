@@ -78,8 +78,9 @@ def _head(path):
         raise InputError(path, None, f"cannot read ({exc.strerror or exc})") from None
 
 
-def detect_format(path, fmt=None):
-    """The format of ``path`` from its content, checked against ``fmt`` and its extension."""
+def detect_format(path, fmt=None, by_name=True):
+    """The format of ``path`` from its content, checked against ``fmt`` and, with ``by_name``,
+    its extension (a caller that wants one format only says which it found instead)."""
     if fmt is not None and fmt not in FORMATS:
         raise InputError(path, "--format", f"expected one of {', '.join(FORMATS)}, got {fmt!r}")
     head = _head(path)
@@ -101,20 +102,21 @@ def detect_format(path, fmt=None):
             description for description, _ in FORMATS.values()) + f" (recognised by content), found "
             f"{describe_head(head)}")
     suffix = Path(path).suffix.lower()
-    if suffix in _EXTENSIONS and found not in _EXTENSIONS[suffix]:
+    if by_name and suffix in _EXTENSIONS and found not in _EXTENSIONS[suffix]:
         raise InputError(path, "file name", f"named {suffix} but holds {describe_format(found)}; expected "
                                             f"{describe_format(_EXTENSIONS[suffix][0])} (rename the file "
-                                            "or give its format)")
+                                            "or give its format with --format)")
     return found
 
 
-def read_any(path, fmt=None):
+def read_any(path, fmt=None, by_name=True):
     """Read a trace of any format vsim knows: returns ``(format, trace)``.
 
     ``fmt`` (one of ``FORMATS``) says what the file must be; without it the
-    format comes from the content. The trace is the reader's own object:
+    format comes from the content, which must agree with the file's extension unless
+    ``by_name`` is False. The trace is the reader's own object:
     ``RtpPackets`` for captures, a list of ``TsharkStream`` for tshark's
     table, ``EsxtopTrace``, ``SippStats``, ``SippRtt`` or a vsim ``Trace``.
     """
-    fmt = detect_format(path, fmt)
+    fmt = detect_format(path, fmt, by_name)
     return fmt, FORMATS[fmt][1](path)

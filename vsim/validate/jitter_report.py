@@ -18,7 +18,7 @@ _WIDTHS = (15, 5, 15, 5, 10, 8, 7, 14, 13, 14, 15)
 
 def capture_stream_stats(path):
     """The ``StreamStats`` of every RTP stream in the pcap/pcapng file ``path``."""
-    fmt, trace = read_any(path)
+    fmt, trace = read_any(path, by_name=False)  # a CSV named .pcap is refused for what it holds
     if fmt not in ("pcap", "pcapng"):
         raise InputError(path, None, f"expected a pcap or pcapng capture, found {describe_format(fmt)}")
     if len(trace) == 0:
