@@ -112,15 +112,15 @@ def test_override_strips_spaces_around_key_and_value():
 def test_malformed_assignment(assignment):
     with pytest.raises(InputError) as info:
         apply_overrides({}, [assignment], source="--set")
-    assert str(info.value) == f"--set: {assignment}: expected dotted.key=value"
+    assert str(info.value) == f"--set {assignment}: expected dotted.key=value"
 
 
 def test_setting_under_a_non_table_is_rejected():
     with pytest.raises(InputError) as info:
         apply_overrides({"a": {"b": 3}}, ["a.b.c=1"])
     err = info.value
-    assert err.source == "--set"
-    assert err.where == "a.b.c=1"
+    assert err.source == "--set a.b.c=1"  # as an error at a key a --set set
+    assert err.where == "a.b.c"
     assert err.expected.startswith("'a.b' holds int 3, not a table")
 
 
@@ -169,7 +169,7 @@ def test_an_unknown_table_name_is_one_line_naming_the_key_and_the_names(assignme
     with pytest.raises(InputError) as info:
         apply_overrides(TREE, [assignment])
     err = info.value
-    assert (err.source, err.where) == ("--set", assignment)
+    assert (err.source, err.where) == (f"--set {assignment}", assignment.partition("=")[0])
     assert names in err.expected and repr(assignment.partition("=")[0]) in err.expected
     assert "{" not in str(err) and "\n" not in str(err)
 

@@ -74,27 +74,29 @@ def apply_overrides(data, assignments, source="--set"):
     for assignment in assignments:
         key_text, sep, value_text = assignment.partition("=")
         parts = [part.strip() for part in key_text.split(".")]
+        blamed = f"{source} {assignment}"  # as errors at a key a --set set name it
         if not sep or not all(parts):
-            raise InputError(source, assignment, "expected dotted.key=value")
-        table, parts = _start(result, key_text, source, assignment) or (result, parts)
+            raise InputError(blamed, None, "expected dotted.key=value")
+        key = ".".join(parts)
+        table, parts = _start(result, key_text, blamed, key) or (result, parts)
         for depth, part in enumerate(parts[:-1], start=1):
             table = table.setdefault(part, {})
             if not isinstance(table, dict):
                 parent = ".".join(parts[:depth])
                 hint = (f"; reach one of its tables by name, {parent}.NAME.KEY"
                         if parent in NAMED_ARRAYS else "")
-                raise InputError(source, assignment, f"'{parent}' holds {_kind_of(table)}, not a "
+                raise InputError(blamed, key, f"'{parent}' holds {_kind_of(table)}, not a "
                                  f"table, so it has no keys{hint}")
         table[parts[-1]] = parse_value(value_text.strip())
     return result
 
 
-def _start(data, key_text, source, assignment):
+def _start(data, key_text, source, key):
     """(table, keys left) where a key into an array of tables by name starts, or None."""
     named = split_named_key(key_text)
     if named is None:
         return None
-    table = named_table(data, named, source, assignment)
+    table = named_table(data, named, source, key)
     return None if table is None else (table, list(named.rest))
 
 
