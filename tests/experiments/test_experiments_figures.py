@@ -89,3 +89,14 @@ def test_points_of_categories_are_not_joined_and_numbers_are(tmp_path, monkeypat
     plot_sweep(tmp_path / "fig", title="t", xlabel="x", ylabel="y", curves=[curve], marks=[])
     categories, numbers = (ax.lines[0].get_linestyle() for ax in kept)
     assert categories == "None" and numbers == "-"
+
+
+def test_long_tick_labels_are_slanted_and_short_ones_not(tmp_path, monkeypatch):
+    kept = drawn_axes(monkeypatch)
+    curve = Curve("c", [0, 1, 2], [(1.0, (0.9, 1.1))] * 3)
+    names = ["esx5_proportional_share", "linux_cfs", "linux_eevdf_hz250"]
+    for labels in (names, ["a", "b", "c"]):
+        plot_sweep(tmp_path / "fig", title="t", xlabel="x", ylabel="y", curves=[curve], marks=[],
+                   xticks=list(enumerate(labels)))
+    slanted, upright = ([label.get_rotation() for label in ax.get_xticklabels()] for ax in kept)
+    assert set(slanted) == {20.0} and set(upright) == {0.0}

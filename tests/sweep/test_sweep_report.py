@@ -204,6 +204,15 @@ def test_axis_labels_units_and_names_boolean_ticks():
     assert axis(flags) == ([1, 0], "host.hyperthreading", [(1, "true"), (0, "false")])
 
 
+def test_models_of_one_folder_are_ticked_by_name_with_the_folder_in_the_label():
+    models = make_sweep("host.scheduler", {"schedulers/esx5_proportional_share": [summary(0.5)],
+                                           "schedulers/linux_cfs": [summary(0.6)]})
+    assert axis(models) == ([0, 1], "host.scheduler (schedulers/)",
+                            [(0, "esx5_proportional_share"), (1, "linux_cfs")])
+    mixed = make_sweep("vm.workload", {"workloads/a": [summary(0.5)], "mine.toml": [summary(0.6)]})
+    assert axis(mixed)[1:] == ("vm.workload", [(0, "workloads/a"), (1, "mine.toml")])
+
+
 def test_figures_are_written_and_identical_when_redrawn(tmp_path):
     sweep = make_sweep("vm.instances", {x: [summary(0.1 * x + j) for j in (0.0, 0.1, 0.2)]
                                         for x in (1, 6, 12)})

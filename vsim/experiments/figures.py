@@ -134,6 +134,10 @@ def _write(fig, ax, stem, *, title, xlabel, ylabel, caption=None, legend_loc="be
     return written
 
 
+TICK_CHARS = 48
+"""Characters across the axes that tick labels as wide as the longest may take before they
+are slanted, so that long model names do not run into each other."""
+
 HEADROOM = 0.05
 """Space left above the highest point or error bar, as a share of it, so no marker is cut off."""
 
@@ -171,7 +175,9 @@ def plot_sweep(stem, *, title, xlabel, ylabel, curves, marks, line=None, xticks=
         label, xs, ys = line
         ax.plot(xs, ys, color="grey", linestyle="--", linewidth=1, label=label)
     if xticks is not None:
-        ax.set_xticks([position for position, _ in xticks], [text for _, text in xticks])
+        long = max(len(text) for _, text in xticks) * len(xticks) > TICK_CHARS
+        ax.set_xticks([position for position, _ in xticks], [text for _, text in xticks],
+                      rotation=20 if long else 0, ha="right" if long else "center")
     elif _whole_numbers([x for series in (*curves, *marks) for x in series.xs]):
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if _spans_decades(curves):

@@ -341,7 +341,8 @@ def report_json(title, sweep, reports, files=None):
 
 
 def axis(sweep):
-    """(x positions, x-axis label, tick labels or None) for the swept key."""
+    """(x positions, x-axis label, tick labels or None) for the swept key; models of one
+    folder (``schedulers/linux_cfs``) are labelled by their names, the folder in the label."""
     cls, name = sweep_field(sweep.key)
     meta = {f.name: f.metadata for f in dataclasses.fields(cls)}[name]
     xs = sweep.xs()
@@ -349,6 +350,11 @@ def axis(sweep):
     if all(isinstance(x, bool) for x in xs):
         return [int(x) for x in xs], label, [(int(x), show(x)) for x in xs]
     if all(isinstance(x, str) for x in xs):
+        folders = {x.rpartition("/")[0] for x in xs}
+        if len(folders) == 1 and "" not in folders:  # models of one folder: their names, the folder once
+            folder = folders.pop()
+            return list(range(len(xs))), f"{label} ({folder}/)", [(i, x.removeprefix(f"{folder}/"))
+                                                                   for i, x in enumerate(xs)]
         return list(range(len(xs))), label, list(enumerate(xs))
     return xs, label, None
 
