@@ -320,6 +320,19 @@ def test_each_groups_cpu_has_a_column_and_ready_time_counts_the_traffic_vms():
     assert stats["ready_pct"][0] == 20.0 and stats["costop_pct"][0] == 1.0
 
 
+def test_each_of_several_groups_gets_its_ready_column_and_cpu_bound_vms_count():
+    run = network(throughput=10.0)
+    run["vms"] = {"vm0": {"group": "vm", "used_pct": 120.0, "ready_pct": 0.0, "costop_pct": 0.0}}
+    run["cpu_bound_vms"] = {"hog[0]": {"group": "hog", "used_pct": 280.0, "ready_pct": 120.0,
+                                       "costop_pct": 0.0, "demand_pct": 400.0}}
+    metrics = sweep_metrics(make_sweep("group.hog.limit", {4.0: [run]}))
+    stats = point_report(make_sweep("group.hog.limit", {4.0: [run]}).points[0], metrics).stats
+    assert [m.name for m in metrics if m.name.startswith("ready_pct.")] == ["ready_pct.vm", "ready_pct.hog"]
+    assert (stats["ready_pct.vm"][0], stats["ready_pct.hog"][0], stats["ready_pct"][0]) == (0.0, 120.0, 60.0)
+    alone = make_sweep("vm.instances", {1: [summary(0.5)]})
+    assert not any(m.name.startswith("ready_pct.") for m in sweep_metrics(alone))  # one group: its column is the ready column
+
+
 def test_a_groups_limited_time_gets_a_column_only_where_some_run_held_it_at_its_limit():
     def run(limited):
         out = network(throughput=10.0)
@@ -336,7 +349,7 @@ def test_a_groups_limited_time_gets_a_column_only_where_some_run_held_it_at_its_
     metrics = sweep_metrics(sweep)
     assert [m.heading for m in metrics if m.name.endswith(".lo") and "used" not in m.name] == [
         "lo ready % per VM (vCPUs summed)", "lo limited % per VM (vCPUs summed, part of its ready)"]
-    assert [m.name for m in metrics[-2:]] == ["ready_pct.lo", "limited_pct.lo"]
+    assert [m.name for m in metrics[-3:]] == ["ready_pct.lo", "limited_pct.lo", "ready_pct.hi"]
     reports = reports_of(sweep)
     assert [report.stats["limited_pct.lo"][0] for report in reports] == [0.0, 45.0]
     assert [report.stats["ready_pct.lo"][0] for report in reports] == [80.0, 80.0]  # the group's, not every VM's

@@ -9,7 +9,8 @@ VM's monitored conference (``instances_jitter``); the media servers' frames
 (``voice``: emitted, dropped, sent, offered, bandwidth); the host's CPU and
 uplink utilisation (``host``); per media-server VM its CPU, in esxtop's
 per-VM convention (``vms``, ``vms_definition``), and its monitored
-conference's jitter and loss; per bulk traffic VM its CPU (``traffic_vms``); each VM's entry names
+conference's jitter and loss; per bulk traffic VM its CPU (``traffic_vms``), and per CPU-bound
+VM its CPU and demand (``cpu_bound_vms``); each VM's entry names
 its scenario group (``group``: ``"vm"`` for [vm]'s VMs); the jitter buffer's view
 (``voice_quality``, ``vsim.scenario.voice_quality``); and, where they apply,
 the guest background bursts (``guest_background``), the CPU the host's own
@@ -54,6 +55,8 @@ def run_summary(sim, start, end, window, warmup):
         summary["guest_background"] = background_section(sim, start, end, window)
     if sim.traffic_vms:
         summary["traffic_vms"] = traffic_vms_section(sim, start, end, window)
+    if sim.cpu_bound:
+        summary["cpu_bound_vms"] = cpu_bound_vms_section(sim, start, end, window)
     if sim.background_tasks.worlds:
         summary["host_background_tasks"] = host_tasks_section(sim, start, end, window)
     if isinstance(sim.uplink, SharedUplink):
@@ -129,6 +132,14 @@ def traffic_vms_section(sim, start, end, window):
     request/response VMs are left out, their CPU not being modelled."""
     return {group.name: {"group": sim.vm_group[group.name], **vm_cpu(group, start, end, window)}
             for group in sim.traffic_vms}
+
+
+def cpu_bound_vms_section(sim, start, end, window):
+    """Per CPU-bound VM (``vsim.guest.cpu_bound``): its CPU as ``vms`` gives the media servers',
+    and the demand it was given, so used against wanted shows what it was denied."""
+    return {vm.name: {"group": sim.vm_group[vm.name], "demand_pct": 100 * vm.demand * len(vm.worlds),
+                      **worlds_cpu(vm.worlds, start, end, window)}
+            for vm in sim.cpu_bound}
 
 
 def host_tasks_section(sim, start, end, window):

@@ -61,6 +61,9 @@ def run_text(name, config, seed, duration, warmup, engine, summary, params=None,
     lines += [f"{vm:<10} used {v['used_pct']:.1f}%  ready {_ready(v)}  "
               f"costop {v['costop_pct']:.1f}%  (traffic VM)"
               for vm, v in (summary.get("traffic_vms") or {}).items()]
+    lines += [f"{vm:<10} used {v['used_pct']:.1f}%  ready {_ready(v)}  "
+              f"costop {v['costop_pct']:.1f}%  (CPU-bound VM, wants {v['demand_pct']:.0f}%)"
+              for vm, v in (summary.get("cpu_bound_vms") or {}).items()]
     lines += _quality_lines(summary["voice_quality"])
     if summary.get("uplink") is not None:
         lines += _uplink_lines(summary["uplink"])

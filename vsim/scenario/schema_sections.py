@@ -193,8 +193,15 @@ class GroupSection:
     name: str = field(metadata={"doc": "group name; its VMs are NAME[0], NAME[1], ..."})
     count: int = field(default=1, metadata={"min": 1, "doc": "VMs in the group"})
     vcpus: int = field(default=1, metadata={"min": 1, "doc": "vCPUs per VM"})
-    workload: Literal["media_server", "idle"] = field(default="idle", metadata={
-        "doc": "what the guest runs: a media server (model, streams) or nothing but its traffic"})
+    workload: Literal["media_server", "idle", "cpu_bound"] = field(default="idle", metadata={
+        "doc": "what the guest runs: a media server (model, streams), nothing but its traffic, or "
+               "CPU work at cpu_demand of each vCPU (a noisy neighbour, vsim.guest.cpu_bound)"})
+    cpu_demand: float = field(default=1.0, metadata={
+        "min": 0, "min_exclusive": True, "max": 1,
+        "doc": "a cpu_bound VM's demand: the share of each vCPU's time it wants (1: always runnable)"})
+    cpu_burst: float = field(default=0.01, metadata=positive(
+        "s", "a cpu_bound VM's bursts of work when cpu_demand < 1, in core-seconds, between idle "
+             "gaps that make the demand"))
     model: str = field(default="workloads/vmcd_g729", metadata={
         "doc": "workload model of a media server"})
     streams: int = field(default=0, metadata={"min": 0, "doc": "a media server's streams per VM: "
@@ -227,6 +234,9 @@ class GroupSection:
             fail(source, f"{path}.limit", limit_beyond_vcpus(self.vcpus, self.limit))
         if self.workload == "media_server" and self.streams == 0:
             fail(source, f"{path}.streams", "expected the media server's streams per VM (> 0)")
+        if self.workload == "cpu_bound" and self.traffic is not None:
+            fail(source, f"{path}.traffic", "expected no [group.traffic] for a cpu_bound workload "
+                 "(its VMs only compute; send traffic from a group of its own)")
         if self.workload == "idle" and self.traffic is None:
             fail(source, f"{path}.traffic", "expected a [group.traffic] table for an idle workload "
                  "(a VM with neither work nor traffic changes nothing)")

@@ -25,8 +25,9 @@ from vsim.cpu.machine import Machine
 from vsim.cpu.policies import make_policy
 from vsim.cpu.topology import Topology
 from vsim.cpu.world import COSTOP, READY, Group, World
-from vsim.core.environment import Environment
+from vsim.core.environment import Environment, scheduler_for
 from vsim.core.rng import RandomStreams
+from vsim.guest.cpu_bound import CpuBoundVm
 from vsim.guest.measuring_client import MeasuringClient
 from vsim.guest.receive_stalls import ReceiveStalls
 from vsim.guest.media_server import MediaServer
@@ -124,6 +125,9 @@ class Simulation:
         for index, spec in enumerate(traffic_specs):
             self._add_traffic_vm(spec, index, models["nic"], loaded.source, streams,
                                  exclusive=not specs)
+        self.cpu_bound = [self._add_cpu_bound_vm(group, index, streams)
+                          for group in self.scenario.group if group.workload == "cpu_bound"
+                          for index in range(group.count)]
         self.background_tasks = BackgroundTasks(self.machine, self.scenario.host.background_tasks,
                                                 self.linux)
         self.host_steal = HostSteal(self.machine, loaded.steal, loaded.source)
@@ -226,17 +230,25 @@ class Simulation:
         self.traffic_vms.append(group)
         self.vm_group[spec.name] = spec.group
 
+    def _add_cpu_bound_vm(self, group, index, streams):
+        """A [[group]] VM that only computes (``vsim.guest.cpu_bound``): its vCPUs, no vNIC."""
+        name = f"{group.name}[{index}]"
+        vm = self._add_vm(name, cpu_settings(group), group.vcpus, None)
+        self.vm_group[name] = group.name
+        return CpuBoundVm(self.machine, scheduler_for(self.env), vm.worlds, group.cpu_demand, group.cpu_burst,
+                          streams.stream(f"{name}.cpu_bound"))
+
     def _choose_engine(self, engine):
         """The engine to run: the one asked for, the closed form for ``"auto"`` where it fits;
         ``EngineError`` when the closed form is asked for and does not fit."""
-        components = ([*self.servers, *self.traffic, self.uplink, self.host_steal]
+        components = ([*self.servers, *self.traffic, *self.cpu_bound, self.uplink, self.host_steal]
                       + ([self.rr] if self.rr else []))
         # the closed form plays the VMs' worlds only; the host's other work needs the events
         fits = (uncontended.applies(self.machine) and not self.background_tasks.worlds
                 and all(c.supports_closed_form() for c in components))
         if engine == "uncontended" and not fits:
             raise EngineError(f"expected a whole core per world, no limits, reservations or "
-                             f"affinity, no cache refill cost, no bulk traffic, a FIFO uplink "
+                             f"affinity, no cache refill cost, no bulk traffic or CPU-bound VMs, a FIFO uplink "
                              f"and no steal for the uncontended engine; this host runs "
                              f"{len(self.machine.worlds)} worlds on {self.topology.cores} cores")
         if engine == "auto":
@@ -406,6 +418,8 @@ class Simulation:
                 progress(duration)
             return run_summary(self, start, end, duration - warmup, warmup)
         self.background_tasks.start()
+        for vm in self.cpu_bound:
+            vm.start()
         self.host_steal.start()
         if isinstance(self.uplink, SharedUplink):
             self._start_traffic(duration, warmup)

@@ -41,8 +41,10 @@ class Metric:
 
 
 def _cpu_vms(summary):
-    """Every VM whose CPU a summary gives: the media servers, then the bulk traffic senders."""
-    return [*summary["vms"].values(), *(summary.get("traffic_vms") or {}).values()]
+    """Every VM whose CPU a summary gives: the media servers, the bulk traffic senders, then the
+    CPU-bound VMs."""
+    return [*summary["vms"].values(), *(summary.get("traffic_vms") or {}).values(),
+            *(summary.get("cpu_bound_vms") or {}).values()]
 
 
 def _per_vm_mean(field, group=None):
@@ -153,15 +155,19 @@ def group_used_metric(group):
                   _per_vm_mean("used_pct", group), "cpu")
 
 
-def group_limited_metrics(group):
-    """The columns of a scenario group held at its CPU limit: its VMs' ready time and the part
-    of it the limit caused, per VM (esxtop's %RDY and %MLMTD, vCPUs summed), both over the
-    group's VMs so that limited never exceeds ready in a row (the ready column is over every
-    VM); shown only where some run held a VM of the group at its limit."""
-    return (Metric(f"ready_pct.{group}", f"{group} ready % per VM (vCPUs summed)",
-                   _per_vm_mean("ready_pct", group), "cpu"),
-            Metric(f"limited_pct.{group}", f"{group} limited % per VM (vCPUs summed, part of its ready)",
-                   _per_vm_mean("limited_pct", group), "cpu"))
+def group_ready_metric(group):
+    """The column of a scenario group's ready time, per VM (esxtop's %RDY, vCPUs summed): the
+    ready column over every VM hides which group waits."""
+    return Metric(f"ready_pct.{group}", f"{group} ready % per VM (vCPUs summed)",
+                  _per_vm_mean("ready_pct", group), "cpu")
+
+
+def group_limited_metric(group):
+    """The column of the part of a scenario group's ready time its CPU limit caused, per VM
+    (esxtop's %MLMTD, vCPUs summed), over the group's VMs as its ready column is, so that
+    limited never exceeds ready in a row."""
+    return Metric(f"limited_pct.{group}", f"{group} limited % per VM (vCPUs summed, part of its ready)",
+                  _per_vm_mean("limited_pct", group), "cpu")
 
 
 def _limited_groups(runs, groups):
@@ -219,9 +225,10 @@ def sweep_metrics(sweep):
     has traffic beside the voice, and the late discards when some run has any), a column
     per bulk traffic group and three per request/response group (four where some run lost
     requests: those sent again per second), host CPU, and when there are VMs the CPU each
-    scenario group's VMs used and the VMs' ready and co-stop time, a group's own ready time
-    and the part its CPU limit caused where some run held its VMs at the limit, and the measured VM's
-    own CPU where the scenario gives it settings of its own."""
+    scenario group's VMs used and the VMs' ready and co-stop time, each group's own ready time
+    where there are several groups or some run held its VMs at their limit, the part the limit
+    caused where one did, and the measured VM's own CPU where the scenario gives it settings
+    of its own."""
     runs = _runs(sweep)
     metrics = []
     if any(run["voice"]["offered_pps"] for run in runs):
@@ -242,8 +249,12 @@ def sweep_metrics(sweep):
     metrics += [group_used_metric(group) for group in groups]
     if groups:
         metrics += VM_CPU
-    for group in _limited_groups(runs, groups):
-        metrics += group_limited_metrics(group)
+    limited = _limited_groups(runs, groups)
+    for group in groups:
+        if len(groups) > 1 or group in limited:
+            metrics.append(group_ready_metric(group))
+        if group in limited:
+            metrics.append(group_limited_metric(group))
     if any("measured_vm" in run for run in runs):
         metrics += measured_vm_metrics(any(_measured_vm_field("limited_pct")(run) for run in runs))
     return tuple(metrics)
