@@ -472,8 +472,7 @@ def _sweep(args):
     title = (f"{scenario.name}  ({args.config}; {replications} x {duration:g} s per point, "
              f"warm-up {warmup:g} s{overrides_text(args.set)}, "
              f"trimmed mean [95% interval])")
-    table = table_text(title, result, reports)
-    table += "".join(f"{line}\n" for line in no_effect_notes(result.key, reports, loaded))
+    table = table_text(title, result, reports, no_effect_notes(result.key, reports, loaded))
     if args.json == "-":
         sys.stderr.write(table)
     else:

@@ -8,6 +8,8 @@ from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from vsim.metrics.stats import (
+    FEW_REPLICATIONS,
+    interval_caveat,
     linear_r2,
     slope,
     spearman,
@@ -201,3 +203,19 @@ def test_interval_of_values_not_all_finite_is_their_range_without_warnings(value
         assert trimmed_mean_interval(values) == expected
         low, high = trimmed_mean_interval([1.0, 2.0, float("nan")])
     assert math.isnan(low) and math.isnan(high)
+
+
+@pytest.mark.parametrize("replications, said", [(1, "no interval"), (2, "range of the runs"),
+                                                (5, "narrower than 95 %"), (6, ""), (20, "")])
+def test_few_replications_say_what_their_intervals_are_worth(replications, said):
+    caveat = interval_caveat(replications)
+    assert (said in caveat) if said else caveat == ""
+
+
+def test_the_range_of_fewer_than_six_runs_holds_the_median_less_than_95_percent_of_the_time():
+    """The fact behind FEW_REPLICATIONS: 1 - 2^(1-n) is below 0.95 up to 5 runs, above from 6."""
+    coverage = {n: 1 - 2.0 ** (1 - n) for n in range(2, 8)}
+    assert max(n for n, c in coverage.items() if c < 0.95) == FEW_REPLICATIONS - 1
+    rng = np.random.default_rng(5)
+    runs = rng.standard_normal((20000, 3))  # the median of the distribution is 0
+    assert np.mean((runs.min(axis=1) < 0) & (runs.max(axis=1) > 0)) == pytest.approx(0.75, abs=0.01)

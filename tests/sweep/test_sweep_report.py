@@ -125,7 +125,8 @@ def test_request_response_groups_get_transactions_and_latency_and_no_voice_colum
     assert "netperf one-way p99 us" in heading
     assert "jitter" not in heading and "loss" not in heading and "ready" not in heading
     assert text.splitlines()[3].split()[1] == "202,000"  # the trimmed mean: the middle one
-    assert "whose CPU is not modelled" in text.splitlines()[-1]
+    assert "whose CPU is not modelled" in text.splitlines()[-2]
+    assert text.splitlines()[-1].startswith("note: with 3 replications per point")
     assert "whose CPU is not modelled" in table_markdown("fig6", sweep, reports_of(sweep))
 
 
@@ -158,7 +159,7 @@ def test_table_has_a_row_per_point_with_values_written_as_in_toml():
     assert lines[0] == "HT on and off"
     assert lines[1].split()[0] == "host.hyperthreading"
     assert all(metric.heading in lines[1] for metric in sweep_metrics(sweep))
-    assert [line.split()[0] for line in lines[2:]] == ["true", "false"]
+    assert [line.split()[0] for line in lines[2:]] == ["true", "false", "note:"]
     assert "n/a" not in "\n".join(lines)
 
 
@@ -385,3 +386,12 @@ def test_late_discards_get_a_column_when_some_run_has_them():
     assert [report.stats["late_pct"][0] for report in reports[:2]] == [0.0, pytest.approx(100.0)]
     assert reports[2].stats["late_pct"] is None
     assert "late %" in table_text("t", sweep, reports).splitlines()[1]
+
+
+def test_tables_and_captions_say_when_the_replications_are_too_few_for_95_percent():
+    few = make_sweep("vm.instances", {1: [summary(0.1), summary(0.2), summary(0.3)]})
+    many = make_sweep("vm.instances", {1: [summary(0.1 * j) for j in range(1, 7)]})
+    assert "note: with 3 replications per point the intervals are narrower than 95 %" in table_text(
+        "t", few, reports_of(few))
+    assert "narrower" in table_markdown("t", few, reports_of(few))
+    assert "narrower" not in table_text("t", many, reports_of(many))

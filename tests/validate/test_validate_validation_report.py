@@ -60,3 +60,11 @@ def test_a_small_quantile_is_not_printed_as_zero_beside_its_relative_error():
     assert "0.000333/0.000 (-100.0%)" in report_markdown(d, [])
     d["metrics"]["jitter_ms"]["p50"] = {"measured": 0.0, "simulated": 0.0, "error": 0.0, "rel_error": None}
     assert "0.000/0.000 (n/a)" in report_markdown(d, [])
+
+
+def test_few_simulated_replications_are_said_to_give_narrow_intervals_and_one_is_batched():
+    assert "note: with 2 replications per point the intervals are narrower than 95 %" in report_text(doc())
+    assert "Note: the simulated means' intervals: with 2 replications" in report_markdown(doc(), [])
+    one = doc()
+    one["simulated"]["replications"] = 1  # cut into batches: no caveat
+    assert "narrower" not in report_text(one) and "narrower" not in report_markdown(one, [])

@@ -32,7 +32,8 @@ NOT_RUN = "not run"
 LEGEND = ("kinds: fitted = a model parameter was fitted to this claim (models/, models/CALIBRATION.md); "
           "by construction = the scenario fixes the value whatever the model does; predicted = "
           "computed by the model, nothing fitted to it; not modelled = no simulated value yet. "
-          "Intervals: 95 % percentile-bootstrap interval of the trimmed mean over the replications.")
+          "Intervals: 95 % percentile-bootstrap interval of the trimmed mean over the replications "
+          "(with fewer than 6 replications, narrower than 95 %: the spread seen).")
 COLUMNS = ("id", "figure", "paper", "band", "simulated", "ci_low", "ci_high", "in_band", "kind", "note")
 
 

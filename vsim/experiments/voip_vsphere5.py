@@ -148,7 +148,9 @@ def _paper_marks(claims, name, metric, label):
 
 def caption(sweep, extra=""):
     """What a figure's error bars and marks are, and how its runs were made."""
-    return (f"Points: trimmed mean over replications; error bars: {INTERVAL}; paper marks: the "
+    caveat = sweep.interval_caveat()
+    return (f"Points: trimmed mean over replications; error bars: {INTERVAL}"
+            f"{f' ({caveat})' if caveat else ''}; paper marks: the "
             f"claim's acceptance band.{extra} Runs: {sweep.stamp()}.")
 
 

@@ -46,6 +46,24 @@ BOOTSTRAP_SEED = 3550
 INTERVAL = "95 % percentile-bootstrap interval of the trimmed mean over the replications"
 
 
+FEW_REPLICATIONS = 6
+"""Replications below which a percentile-bootstrap interval falls well short of its nominal
+95 %: the range of n runs holds their distribution's median with probability 1 - 2^(1-n)
+only (75 % for 3, 94 % for 5), and the bootstrap interval lies inside that range."""
+
+
+def interval_caveat(replications):
+    """A sentence saying how far the intervals of ``replications`` runs per point go, or '' from
+    ``FEW_REPLICATIONS`` on (a table or figure with fewer should not pass for 95 %)."""
+    if replications >= FEW_REPLICATIONS:
+        return ""
+    if replications <= 1:
+        return "one replication per point: no interval"
+    return (f"with {replications} replications per point the intervals are narrower than 95 % "
+            f"(with 2 or 3, the range of the runs): read them as the spread seen, and run "
+            f"{FEW_REPLICATIONS} or more for a confidence interval")
+
+
 def _trimmed_means(samples, axis=-1):
     """Trimmed mean of each resample along ``axis`` (vectorised for the bootstrap).
 

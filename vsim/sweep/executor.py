@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from vsim.metrics.stats import trimmed_mean, trimmed_mean_interval
+from vsim.metrics.stats import interval_caveat, trimmed_mean, trimmed_mean_interval
 from vsim.scenario.load import load_scenario
 from vsim.scenario.schema_sweep import MODEL_REF_KEYS
 from vsim.scenario.simulate import default_warmup, simulate
@@ -292,9 +292,16 @@ class Sweep:
         span = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
         if seeds != list(range(seeds[0], seeds[-1] + 1)):
             span = ", ".join(str(seed) for seed in seeds)
-        replications = max(len(point.runs) for point in self.points)
-        return (f"{self.name}: {replications} x {self.duration:g} s ({self.warmup:g} s warm-up) "
+        return (f"{self.name}: {self.replications()} x {self.duration:g} s ({self.warmup:g} s warm-up) "
                 f"per point, seed{'s' if len(seeds) > 1 else ''} {span}{overrides_text(self.overrides)}")
+
+    def replications(self):
+        """The most replications any point has."""
+        return max(len(point.runs) for point in self.points)
+
+    def interval_caveat(self):
+        """What the points' intervals are worth given the replications (``interval_caveat``)."""
+        return interval_caveat(self.replications())
 
     def at(self, x):
         """The point whose swept value is ``x``."""

@@ -269,6 +269,12 @@ def notes(sweep):
     return []
 
 
+def interval_notes(sweep):
+    """A line under the table when its replications are too few for 95 % intervals."""
+    caveat = sweep.interval_caveat()
+    return [f"note: {caveat}"] if caveat else []
+
+
 def show(x):
     """A swept value as it is written in TOML (``true``, ``0.005``, ``12``)."""
     return json.dumps(x)
@@ -315,13 +321,14 @@ def table_rows(sweep, reports):
     return heading, rows
 
 
-def table_text(title, sweep, reports):
-    """The report as aligned plain text, for a terminal."""
+def table_text(title, sweep, reports, more_notes=()):
+    """The report as aligned plain text, for a terminal, with ``more_notes`` (lines) under the
+    table's own notes and before what its intervals are worth."""
     heading, rows = table_rows(sweep, reports)
     widths = [max(len(row[i]) for row in [heading] + rows) for i in range(len(heading))]
     lines = [title, "  ".join(cell.ljust(width) for cell, width in zip(heading, widths)).rstrip()]
     lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
-    return "\n".join(lines + notes(sweep)) + "\n"
+    return "\n".join(lines + notes(sweep) + list(more_notes) + interval_notes(sweep)) + "\n"
 
 
 def table_markdown(title, sweep, reports):
@@ -331,7 +338,7 @@ def table_markdown(title, sweep, reports):
              f"Runs: {sweep.stamp()}.", "",
              "| " + " | ".join(heading) + " |", "|" + " --- |" * len(heading)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
-    below = notes(sweep)
+    below = notes(sweep) + interval_notes(sweep)
     if below:
         lines += [""] + below
     return "\n".join(lines) + "\n"
@@ -415,8 +422,9 @@ def plot_report(stem, title, sweep, reports):
         if not curves or (suffix == "loss" and not _has_loss(curves)):
             continue
         path = stem.with_name(f"{stem.name}_{suffix}")
-        caption = (f"Points: trimmed mean over replications; error bars: {INTERVAL}; "
-                   f"faint dots: the replications. Runs: {sweep.stamp()}.")
+        caveat = sweep.interval_caveat()
+        caption = (f"Points: trimmed mean over replications; error bars: {INTERVAL}"
+                   f"{f' ({caveat})' if caveat else ''}; faint dots: the replications. Runs: {sweep.stamp()}.")
         if suffix == HOST_CPU.figure:
             caption += f"\n{CPU_UNITS}"
             caption += "".join(f"\n{line.removeprefix('note: ')}." for line in notes(sweep))

@@ -8,6 +8,8 @@ as null, so the same inputs and seeds give the same bytes.
 import json
 import math
 
+from vsim.metrics.stats import interval_caveat
+
 _STATS = ("p50", "p90", "p99")
 
 
@@ -51,6 +53,13 @@ def run_stamp(doc):
     seeds = sim["seeds"]
     span = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}-{seeds[-1]}"
     return f"{sim['replications']} x {sim['duration_s']:g} s ({sim['warmup_s']:g} s warm-up), {span}"
+
+
+def _interval_caveat(doc):
+    """What the simulated means' intervals are worth when their replications are few (a single
+    one is cut into batches instead, ``vsim.validate.distributions``)."""
+    replications = doc["simulated"]["replications"]
+    return interval_caveat(replications) if replications > 1 else ""
 
 
 def _metric_rows(doc):
@@ -115,6 +124,9 @@ def report_text(doc):
     lines += ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
     for metric, reason in doc["skipped"].items():
         lines.append(f"{metric}: not compared ({reason})")
+    caveat = _interval_caveat(doc)
+    if caveat:
+        lines.append(f"note: {caveat}")
     checks = _check_rows(doc)
     if checks:
         lines.append("")
@@ -148,6 +160,9 @@ def report_markdown(doc, figures):
     lines += _md_table(_HEADER, _metric_rows(doc))
     for metric, reason in doc["skipped"].items():
         lines += ["", f"{metric}: not compared ({reason})."]
+    caveat = _interval_caveat(doc)
+    if caveat:
+        lines += ["", f"Note: the simulated means' intervals: {caveat}."]
     lines += ["", "## Checks", ""]
     checks = _check_rows(doc)
     if checks:
