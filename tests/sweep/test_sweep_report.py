@@ -126,7 +126,7 @@ def test_request_response_groups_get_transactions_and_latency_and_no_voice_colum
     assert "jitter" not in heading and "loss" not in heading and "ready" not in heading
     assert text.splitlines()[3].split()[1] == "202,000"  # the trimmed mean: the middle one
     assert "whose CPU is not modelled" in text.splitlines()[-2]
-    assert text.splitlines()[-1].startswith("note: with 3 replications per point")
+    assert text.splitlines()[-1].startswith("note: with 3 replications the intervals")
     assert "whose CPU is not modelled" in table_markdown("fig6", sweep, reports_of(sweep))
 
 
@@ -391,7 +391,7 @@ def test_late_discards_get_a_column_when_some_run_has_them():
 def test_tables_and_captions_say_when_the_replications_are_too_few_for_95_percent():
     few = make_sweep("vm.instances", {1: [summary(0.1), summary(0.2), summary(0.3)]})
     many = make_sweep("vm.instances", {1: [summary(0.1 * j) for j in range(1, 7)]})
-    assert "note: with 3 replications per point the intervals are narrower than 95 %" in table_text(
+    assert "note: with 3 replications the intervals are narrower than 95 %" in table_text(
         "t", few, reports_of(few))
     assert "narrower" in table_markdown("t", few, reports_of(few))
     assert "narrower" not in table_text("t", many, reports_of(many))

@@ -63,7 +63,7 @@ def test_a_small_quantile_is_not_printed_as_zero_beside_its_relative_error():
 
 
 def test_few_simulated_replications_are_said_to_give_narrow_intervals_and_one_is_batched():
-    assert "note: with 2 replications per point the intervals are narrower than 95 %" in report_text(doc())
+    assert "note: with 2 replications the intervals are narrower than 95 %" in report_text(doc())
     assert "Note: the simulated means' intervals: with 2 replications" in report_markdown(doc(), [])
     one = doc()
     one["simulated"]["replications"] = 1  # cut into batches: no caveat

@@ -58,8 +58,8 @@ def interval_caveat(replications):
     if replications >= FEW_REPLICATIONS:
         return ""
     if replications <= 1:
-        return "one replication per point: no interval"
-    return (f"with {replications} replications per point the intervals are narrower than 95 % "
+        return "one replication: no interval"
+    return (f"with {replications} replications the intervals are narrower than 95 % "
             f"(with 2 or 3, the range of the runs): read them as the spread seen, and run "
             f"{FEW_REPLICATIONS} or more for a confidence interval")
 
