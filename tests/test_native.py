@@ -74,8 +74,14 @@ def test_pure_python_mode_loads_the_sources():
 
 @pytest.mark.skipif(vsim.SCHEDULER_BUILD != "compiled",
                     reason=f"the scheduler is not compiled here ({vsim.SCHEDULER_BUILD})")
-def test_compiled_and_python_schedulers_give_the_same_bytes():
+@pytest.mark.parametrize("scheduler, extra", [
+    ("esx5_proportional_share", ()),
+    ("linux_cfs", ("--set", "vm.limit=0.6")),  # cgroups throttled and released: tasks leave and rejoin
+    ("linux_eevdf", ()),
+])
+def test_compiled_and_python_schedulers_give_the_same_bytes(scheduler, extra):
     args = ("run", "configs/voip-vsphere5/fig3.toml", "--set", "vm.instances=12",
+            "--set", f'host.scheduler="schedulers/{scheduler}"', *extra,
             "--duration", "4", "--seed", "5", "--json", "-")
     compiled, pure = _vsim(*args, pure=False), _vsim(*args, pure=True)
     assert json.loads(compiled)["summary"]["jitter"]["samples"] > 0

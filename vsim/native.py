@@ -22,7 +22,9 @@ import warnings
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-COMPILED = ("vsim.cpu.world", "vsim.cpu.machine", "vsim.cpu.policies.proportional_share")
+COMPILED = ("vsim.cpu.world", "vsim.cpu.machine", "vsim.cpu.policies.proportional_share",
+            "vsim.cpu.policies.fair_queue", "vsim.cpu.policies.linux_cfs",
+            "vsim.cpu.policies.linux_eevdf")
 RECORD = PACKAGE_DIR / "_compiled_sources.json"
 
 

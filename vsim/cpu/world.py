@@ -84,7 +84,7 @@ class World:
         "name", "group", "share", "state", "lcpu", "last_lcpu", "work", "rate", "t_mark",
         "run_start", "on_done", "version", "vtime", "used", "ready_time", "costop_time",
         "t_state", "throttled", "progress", "slice_start", "affinity", "due", "on_due", "on_start",
-        "refill_same_socket", "refill_other_socket", "migrations", "limited_time",
+        "refill_same_socket", "refill_other_socket", "migrations", "limited_time", "fair",
     )
 
     def __init__(self, name: str, group: Group, affinity: Optional[Any] = None, *,
@@ -118,6 +118,7 @@ class World:
         self.refill_same_socket = float(refill_same_socket)
         self.refill_other_socket = float(refill_other_socket)
         self.migrations = 0
+        self.fair: Any = None  # its entity in Linux's fair class (vsim.cpu.policies.fair_queue)
         group.add(self)
 
     def limited(self, now: float) -> float:

@@ -36,7 +36,13 @@ host rather than Linux's per-CPU run queues with load balancing:
 import math
 from typing import Dict, List, Optional, Tuple
 
-from vsim.cpu.world import RUN, World
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:  # only the mypyc build reads the decorator
+    def mypyc_attr(*_args, **_kwargs):  # type: ignore[misc,no-redef]
+        return lambda cls: cls
+
+from vsim.cpu.world import RUN, Group, World
 
 NICE_0_LOAD = 1024.0
 CGROUP_WEIGHT_DEFAULT = 100.0
@@ -83,6 +89,19 @@ def fair_rates(loads: List[float], cpus: int) -> Tuple[List[float], float]:
     return rates, left_load / left_cpus
 
 
+class _Cgroup:
+    """A cgroup's queued tasks: how many, the nominal load each is queued with (its
+    weight's load split over them) and the load water-filling gives each."""
+
+    __slots__ = ("group", "count", "nominal", "load")
+
+    def __init__(self, group: Group) -> None:
+        self.group = group
+        self.count = 0
+        self.nominal = 0.0
+        self.load = 0.0
+
+
 class _Entity:
     """A task's place in the fair queue.
 
@@ -95,11 +114,13 @@ class _Entity:
     that happened since the last tick.
     """
 
-    __slots__ = ("world", "weight", "vruntime", "mark", "deadline", "deadline_at", "renewed_at",
-                 "lag", "queued")
+    __slots__ = ("world", "cgroup", "owner", "weight", "vruntime", "mark", "deadline",
+                 "deadline_at", "renewed_at", "lag", "queued")
 
-    def __init__(self, world: World) -> None:
+    def __init__(self, world: World, cgroup: _Cgroup, owner: object) -> None:
         self.world = world
+        self.cgroup = cgroup
+        self.owner = owner  # the policy whose entity it is (world.fair is its cache)
         self.weight = NICE_0_LOAD
         self.vruntime = 0.0
         self.mark = 0.0
@@ -110,6 +131,7 @@ class _Entity:
         self.queued = False
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class FairQueue:
     """What EEVDF and CFS share: the queued tasks, their loads, vruntimes and weighted average.
 
@@ -117,6 +139,7 @@ class FairQueue:
     preemption.
     """
 
+    uses_average = True  # CFS neither places nor reweights by the average: it skips the sum
     tick_every_cpu = True  # the machine checks every busy CPU at each tick while tasks wait
     # a cgroup whose quota is refilled preempts no running task: unthrottle_cfs_rq
     # (kernel/sched/fair.c) reschedules only an idle CPU, the rest wait for the tick
@@ -127,6 +150,9 @@ class FairQueue:
         self.tunable_scaling = tunable_scaling
         self.entities: Dict[World, _Entity] = {}
         self.queued: Dict[World, _Entity] = {}  # in queueing order, for determinism
+        self.order: List[_Entity] = []  # the queued entities, in queueing order
+        self._cgroups: Dict[Group, _Cgroup] = {}
+        self._active: Dict[Group, _Cgroup] = {}  # the cgroups with queued tasks
         self.last_average = 0.0
         self._factor = 0
         # V and W stay put at one instant until a task joins, leaves or is reweighted
@@ -148,8 +174,20 @@ class FairQueue:
             if not low <= world.group.shares <= high:
                 raise ValueError(f"expected the cpu.weight of {world.group.name} within "
                                  f"{low:g}..{high:g}, got {world.group.shares:g}")
-            e = self.entities[world] = _Entity(world)
+            group = world.group
+            cgroup = self._cgroups.get(group)
+            if cgroup is None:
+                cgroup = self._cgroups[group] = _Cgroup(group)
+            e = self.entities[world] = _Entity(world, cgroup, self)
+            world.fair = e
         return e
+
+    def entity_of(self, world: World) -> _Entity:
+        """``entity`` through the world's cache, without a dictionary look-up."""
+        e = world.fair
+        if e is not None and isinstance(e, _Entity) and e.owner is self:
+            return e
+        return self.entity(world)
 
     @staticmethod
     def vruntime(e: _Entity, now: float) -> float:
@@ -173,7 +211,7 @@ class FairQueue:
         if key == self._average_key:
             return self.last_average, self._average_total
         total = weighted = 0.0
-        for e in self.queued.values():
+        for e in self.order:
             weight = e.weight
             total += weight
             weighted += weight * e.vruntime
@@ -221,16 +259,51 @@ class FairQueue:
         return {e.world: rate * per_cpu for e, rate in zip(members, rates)}
 
     def _requeue_loads(self, machine, now: float, joining: Optional[_Entity] = None) -> float:
-        """Give every queued task its load after a task joins or leaves; the joiner's load."""
-        loads = self._loads(machine, joining)
-        changed = [e for e in self.queued.values() if loads[e.world] != e.weight]
+        """Give every queued task its load after a task joins or leaves; the joiner's load.
+
+        The floating-point operations of ``_loads`` and ``fair_rates``, in the same
+        order, but done per cgroup rather than per task: a cgroup's queued tasks
+        share one nominal load and, with nobody held to a CPU (the usual case), one
+        load, so there is no sort. ``enqueue`` and ``dequeue`` keep the cgroups'
+        counts (the joiner already counted).
+        """
+        order = self.order
+        cpus = len(machine.lcpu_world)
+        if len(order) + (0 if joining is None else 1) <= cpus:  # a CPU each: all queued alike
+            changed = [e for e in order if e.weight != NICE_0_LOAD]
+            if changed:
+                self._reweight_all(changed, [NICE_0_LOAD] * len(changed), now)
+            return NICE_0_LOAD
+        top = 0.0
+        for cgroup in self._active.values():
+            nominal = cgroup_load(cgroup.group.shares) / cgroup.count
+            cgroup.nominal = nominal
+            if nominal > top:
+                top = nominal
+        loads = [e.cgroup.nominal for e in order]
+        if joining is not None:
+            loads.append(joining.cgroup.nominal)
+        left_cpus, left_load = float(cpus), sum(loads)
+        if top * left_cpus >= left_load:  # someone is held to a CPU
+            by_world = self._loads(machine, joining)
+            changed = [e for e in order if by_world[e.world] != e.weight]
+            if changed:
+                self._reweight_all(changed, [by_world[e.world] for e in changed], now)
+            return by_world[joining.world] if joining is not None else 0.0
+        per_cpu = left_load / left_cpus
+        for cgroup in self._active.values():
+            cgroup.load = cgroup.nominal * left_cpus / left_load * per_cpu
+        changed = [e for e in order if e.cgroup.load != e.weight]
         if changed:
-            average, _ = self.average(now)
-            for e in changed:
-                self.bring_up_to_date(e, now)
-                self.reweight(e, loads[e.world], average, now)
-            self._changes += 1
-        return loads[joining.world] if joining is not None else 0.0
+            self._reweight_all(changed, [e.cgroup.load for e in changed], now)
+        return joining.cgroup.load if joining is not None else 0.0
+
+    def _reweight_all(self, changed: List[_Entity], loads: List[float], now: float) -> None:
+        average = self.average(now)[0] if self.uses_average else 0.0
+        for e, load in zip(changed, loads):
+            self.bring_up_to_date(e, now)
+            self.reweight(e, load, average, now)
+        self._changes += 1
 
     # ------------------------------------------------------ queue changes
     def enqueue(self, machine, world: World) -> None:
@@ -238,13 +311,18 @@ class FairQueue:
         if e.queued:
             return
         now = machine.env._now
+        cgroup = e.cgroup
+        cgroup.count += 1
+        if cgroup.count == 1:
+            self._active[cgroup.group] = cgroup
         weight = self._requeue_loads(machine, now, joining=e)
-        average, total = self.average(now)
+        average, total = self.average(now) if self.uses_average else (0.0, 0.0)
         e.weight = weight
         e.mark = now
         self.place(machine, e, average, total, now)
         e.queued = True
         self.queued[world] = e
+        self.order.append(e)
         self._changes += 1
 
     def dequeue(self, machine, world: World) -> None:
@@ -252,11 +330,16 @@ class FairQueue:
         if not e.queued:
             return
         now = machine.env._now
-        average, _ = self.average(now)
+        average = self.average(now)[0] if self.uses_average else 0.0
         self.bring_up_to_date(e, now)
         self.keep_lag(machine, e, average)
         e.queued = False
         del self.queued[world]
+        self.order.remove(e)
+        cgroup = e.cgroup
+        cgroup.count -= 1
+        if not cgroup.count:
+            del self._active[cgroup.group]
         self._changes += 1
         self._requeue_loads(machine, now)
 

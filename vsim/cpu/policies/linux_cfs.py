@@ -16,12 +16,15 @@ EEVDF slice.
 import math
 from typing import List, Optional
 
-from vsim.cpu.policies.fair_queue import NICE_0_LOAD, FairQueue, _Entity
-from vsim.cpu.world import World
+from vsim.cpu.policies.fair_queue import NICE_0_LOAD, FairQueue, _Entity, mypyc_attr
+from vsim.cpu.world import RUN, World
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Cfs(FairQueue):
     """The Completely Fair Scheduler, as in Linux 6.1: lowest vruntime first."""
+
+    uses_average = False
 
     def __init__(self, latency: float = 0.006, min_granularity: float = 0.00075,
                  wakeup_granularity: float = 0.001, gentle_fair_sleepers: bool = True,
@@ -38,9 +41,18 @@ class Cfs(FairQueue):
         self.min_vruntime = 0.0
 
     def _update_min_vruntime(self, now: float) -> float:
-        queued = [self.vruntime(e, now) for e in self.queued.values()]
-        if queued:
-            self.min_vruntime = max(self.min_vruntime, min(queued))
+        """``vruntime`` written out: the lowest queued vruntime, a running task's counted to now."""
+        lowest = math.inf
+        for e in self.order:
+            v = e.vruntime
+            world = e.world
+            if world.state == RUN:
+                mark, start = e.mark, world.run_start
+                v = v + (now - (mark if mark >= start else start)) * NICE_0_LOAD / e.weight
+            if v < lowest:
+                lowest = v
+        if lowest < math.inf:
+            self.min_vruntime = max(self.min_vruntime, lowest)
         return self.min_vruntime
 
     def place(self, machine, e: _Entity, average: float, total: float, now: float) -> None:
@@ -56,9 +68,12 @@ class Cfs(FairQueue):
         best: Optional[World] = None
         best_v = math.inf
         for world in ready:
-            if not self.pickable(world, lcpu):
+            if world.throttled:
                 continue
-            v = self.entity(world).vruntime
+            allowed = world.affinity
+            if allowed is not None and lcpu not in allowed:
+                continue
+            v = self.entity_of(world).vruntime
             if v < best_v:
                 best, best_v = world, v
         return best
@@ -84,7 +99,7 @@ class Cfs(FairQueue):
         cpus = len(machine.lcpu_world)
         per_cpu = max(1.0, len(self.queued) / cpus)
         period = latency if per_cpu <= latency / granularity else per_cpu * granularity
-        load = sum(q.weight for q in self.queued.values()) / cpus
+        load = sum(q.weight for q in self.order) / cpus
         return max(period * e.weight / load, granularity)
 
     def preempts_at_quantum(self, machine, best: World, current: World) -> bool:

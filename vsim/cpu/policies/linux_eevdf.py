@@ -26,10 +26,11 @@
 
 from typing import List, Optional
 
-from vsim.cpu.policies.fair_queue import NICE_0_LOAD, TIE, FairQueue, _Entity
+from vsim.cpu.policies.fair_queue import NICE_0_LOAD, TIE, FairQueue, _Entity, mypyc_attr
 from vsim.cpu.world import World
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Eevdf(FairQueue):
     """Earliest eligible virtual deadline first, as in Linux 6.6."""
 
@@ -90,18 +91,25 @@ class Eevdf(FairQueue):
         return a.deadline < b.deadline if a_eligible else a_v < b_v
 
     def pick(self, machine, ready: List[World], lcpu: int) -> Optional[World]:
+        """``_better`` written out over the ready worlds, in their order."""
         now = machine.env._now
         average, _ = self.average(now)
+        limit = average + TIE
         best: Optional[_Entity] = None
-        best_eligible, best_v = False, 0.0
+        best_eligible, best_v, best_deadline = False, 0.0, 0.0
         for world in ready:
-            if not self.pickable(world, lcpu):
+            if world.throttled:
                 continue
-            e = self.entity(world)
+            allowed = world.affinity
+            if allowed is not None and lcpu not in allowed:
+                continue
+            e = self.entity_of(world)
             v = e.vruntime
-            eligible = v <= average + TIE
-            if self._better(e, eligible, v, best, best_eligible, best_v):
-                best, best_eligible, best_v = e, eligible, v
+            if v <= limit:  # eligible: the earliest deadline, before any ineligible task
+                if best is None or not best_eligible or e.deadline < best_deadline:
+                    best, best_eligible, best_v, best_deadline = e, True, v, e.deadline
+            elif best is None or (not best_eligible and v < best_v):
+                best, best_eligible, best_v = e, False, v
         return None if best is None else best.world
 
     def _protected(self, running: _Entity, eligible: bool) -> bool:
