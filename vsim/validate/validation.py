@@ -157,6 +157,16 @@ def _samples_by_metric(traces, sources):
     return out
 
 
+def _refuse_without_samples(measured, kind, paths):
+    """Before any simulation: the measured traces give samples of some metric of ``kind``
+    (a trace of a header and no rows gives none, and nothing could be compared)."""
+    if any(group.values.size for metric in metrics_of_kind(kind) for group in measured.get(metric, ())):
+        return
+    raise InputError(paths[0], None, f"expected measured samples of at least one of "
+                                     f"{', '.join(metrics_of_kind(kind))}, found none "
+                                     f"(a trace with no rows after its header, or none in its measuring window?)")
+
+
 def run_validation(options, progress=None):
     """Run the scenario, compare it with the measured traces and check the tolerances."""
     loaded = load_scenario(options.config, options.overrides)
@@ -168,6 +178,7 @@ def run_validation(options, progress=None):
     if kind == "packets" and chosen is None:
         _refuse_mixed_classes(measured_traces, options.traces)
     measured = _samples_by_metric(measured_traces, options.traces)
+    _refuse_without_samples(measured, kind, options.traces)
     run = scenario.run
     duration = run.duration if options.duration is None else options.duration
     warmup = default_warmup(run, duration)
