@@ -87,3 +87,12 @@ def test_what_netioc_refuses_names_the_node(tmp_path, old, new, key, words):
     with pytest.raises(InputError) as info:
         nested(tmp_path, old, new)
     assert info.value.where == key and words in info.value.expected, str(info.value)
+
+
+def test_a_cpu_bound_group_needs_no_leaf_and_runs_beside_the_tree(tmp_path):
+    text = (ROOT / "configs" / "netioc-vsphere6" / "exp3_netioc.toml").read_text()
+    text = text[:text.index("[sweep]")] + '[[group]]\nname = "hog"\ncount = 1\nvcpus = 2\nworkload = "cpu_bound"\n'
+    path = tmp_path / "hog.toml"
+    path.write_text(text)
+    loaded = load_scenario(path)
+    assert [group.name for group in loaded.scenario.group][-1] == "hog"

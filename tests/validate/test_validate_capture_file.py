@@ -7,7 +7,7 @@ import dpkt
 import pytest
 from hypothesis import given, strategies as st
 
-from rtp_captures import voice_stream, write_capture
+from rtp_captures import LINKTYPES, voice_stream, write_capture
 from vsim.core.errors import InputError, InputNote
 from vsim.validate.capture_file import _Interface, _to_ns, read_capture_file
 
@@ -124,6 +124,28 @@ def test_a_pcapng_block_cut_short_drops_that_packet_and_names_the_block(tmp_path
     raw = _capture(tmp_path, "pcapng").read_bytes()
     records, note = _cut(tmp_path, raw[:-30], "b.pcapng")
     assert len(records) == 2 and ": block " in note and "truncated" in note
+
+
+def _sections(tmp_path):
+    """Two pcapng sections back to back: 3 Ethernet frames, then 2 raw-IP ones (interface 0 of each)."""
+    first = _capture(tmp_path, "pcapng", count=3).read_bytes()
+    second = write_capture(tmp_path / "raw.pcapng", voice_stream([0.001] * 2), link="raw", fmt="pcapng")
+    return first, second.read_bytes()
+
+
+def test_each_pcapng_section_s_packets_keep_that_section_s_interfaces(tmp_path):
+    first, second = _sections(tmp_path)
+    (tmp_path / "two.pcapng").write_bytes(first + second)
+    records = read_capture_file(tmp_path / "two.pcapng")
+    assert records.linktype.tolist() == [LINKTYPES["ethernet"]] * 3 + [LINKTYPES["raw"]] * 2
+    assert records.time_ns.tolist()[3] == 1_000_001_000_000
+
+
+def test_a_second_section_cut_short_keeps_the_first_section_s_packets(tmp_path):
+    first, second = _sections(tmp_path)
+    records, note = _cut(tmp_path, first + second[:20], "cut.pcapng")
+    assert records.linktype.tolist() == [1, 1, 1] and records.time_ns.min() > 0
+    assert "read the 3 packets before it" in note
 
 
 @pytest.mark.parametrize("fmt", ["pcap", "pcapng"])

@@ -60,12 +60,14 @@ def test_capture_extension_on_a_csv_is_its_own_error(files, tmp_path):
 def test_csv_extension_on_a_capture_is_its_own_error(files, tmp_path):
     path = tmp_path / "stats.csv"
     path.write_bytes(files["pcap"].read_bytes())
-    assert "named .csv but holds a pcap capture" in _error(path).expected
+    expected = _error(path).expected
+    assert "named .csv but holds a pcap capture" in expected
+    assert expected.endswith("(rename the file to match what it holds)")  # no command has a format option
 
 
 def test_given_format_contradicted_by_content(files):
     error = _error(files["sipp-rtt"], "esxtop")
-    assert error.where == "--format"
+    assert error.where == "fmt"
     assert "format esxtop given, but the file holds a SIPp -trace_rtt CSV" in error.expected
 
 
@@ -73,7 +75,7 @@ def test_capture_format_given_for_a_text_file(tmp_path):
     path = tmp_path / "notes"
     path.write_text("some notes about the run\n")
     error = _error(path, "pcap")
-    assert error.where == "--format" and "format pcap given, but the file holds text" in error.expected
+    assert error.where == "fmt" and "format pcap given, but the file holds text" in error.expected
 
 
 def test_unknown_format_name_and_unknown_content(tmp_path):

@@ -101,6 +101,19 @@ def test_a_capture_cut_short_in_its_last_packet_gives_tshark_s_streams(tmp_path,
         assert np.isclose(stream.max_jitter_ms, theirs.values["Max Jitter(ms)"], rtol=0, atol=TOLERANCE_MS)
 
 
+def test_a_pcapng_of_two_sections_with_other_link_types_gives_tshark_s_streams(tmp_path):
+    first = write_capture(tmp_path / "a.pcapng", _scenario("uniform"), fmt="pcapng")
+    second = write_capture(tmp_path / "b.pcapng", voice_stream(scenario_delays("spikes", seed=3), ssrc=0x77),
+                           link="raw", fmt="pcapng")
+    path = tmp_path / "two.pcapng"
+    path.write_bytes(first.read_bytes() + second.read_bytes())
+    reference = _tshark(path)
+    ours = capture_streams(read_rtp(path))
+    assert sorted((s.ssrc, s.packets, s.lost) for s in ours) == sorted(
+        (key[-1], theirs.packets, theirs.lost) for key, theirs in reference.items())
+    assert len(ours) == 3
+
+
 def test_the_scenarios_are_not_trivial(tmp_path):
     """Guards the comparison above: the scenarios do produce jitter, loss and wrap-around."""
     stats = {name: capture_streams(read_rtp(write_capture(tmp_path / f"{name}.pcap", _scenario(name))))[0]

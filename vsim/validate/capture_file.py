@@ -168,7 +168,8 @@ def _to_ns(ticks, interface):
 def _read_pcapng(path, raw):
     size = len(raw)
     position, number, order = 0, 0, "<"
-    interfaces = []
+    interfaces = []  # of every section, in file order
+    section_start = 0  # where the current section's interfaces begin in ``interfaces``
     offsets, caplens, origlens, owners, ticks = [], [], [], [], []
     while position < size:
         number += 1
@@ -182,7 +183,7 @@ def _read_pcapng(path, raw):
                 raise InputError(path, f"block {number}", f"expected the byte-order magic 1a2b3c4d, "
                                                           f"found {bom.hex()}")
             order = "<" if bom == b"\x4d\x3c\x2b\x1a" else ">"
-            interfaces = []  # interface ids restart in every section
+            section_start = len(interfaces)  # interface ids restart in every section
         kind, length = struct.unpack_from(order + "II", raw, position)
         if length < 12 or length % 4:
             raise InputError(path, f"block {number}", f"expected a block length >= 12 and a multiple of 4, "
@@ -201,16 +202,17 @@ def _read_pcapng(path, raw):
             else:
                 iface, _drops, high, low, caplen, origlen = struct.unpack_from(order + "HHIIII", raw, body)
                 data = body + 20
-            if iface >= len(interfaces):
+            described = len(interfaces) - section_start
+            if iface >= described:
                 raise InputError(path, f"block {number}", f"expected a packet of a described interface "
-                                 f"(0..{len(interfaces) - 1}), got interface {iface}")
+                                 f"(0..{described - 1}), got interface {iface}")
             if data + caplen > position + length - 4:
                 raise InputError(path, f"block {number}", f"expected {caplen} bytes of packet data inside "
                                                           f"a {length}-byte block")
             offsets.append(data)
             caplens.append(caplen)
             origlens.append(origlen)
-            owners.append(iface)
+            owners.append(section_start + iface)
             ticks.append((high << 32) | low)
         elif kind == _BLOCK_SPB:
             raise InputError(path, f"block {number}", "expected enhanced packet blocks; simple packet "

@@ -82,7 +82,7 @@ def detect_format(path, fmt=None, by_name=True):
     """The format of ``path`` from its content, checked against ``fmt`` and, with ``by_name``,
     its extension (a caller that wants one format only says which it found instead)."""
     if fmt is not None and fmt not in FORMATS:
-        raise InputError(path, "--format", f"expected one of {', '.join(FORMATS)}, got {fmt!r}")
+        raise InputError(path, "fmt", f"expected one of {', '.join(FORMATS)}, got {fmt!r}")
     head = _head(path)
     expected = describe_format(fmt) if fmt else "a trace (" + ", ".join(FORMATS) + ")"
     if not head:
@@ -91,10 +91,10 @@ def detect_format(path, fmt=None, by_name=True):
     found = sniff(head)
     if fmt is not None:
         if found is None and fmt in ("pcap", "pcapng") and _is_text(head):
-            raise InputError(path, "--format", f"format {fmt} given, but the file holds text "
+            raise InputError(path, "fmt", f"format {fmt} given, but the file holds text "
                                                f"({describe_head(head)}); expected {describe_format(fmt)}")
         if found is not None and found != fmt and {found, fmt} != {"pcap", "pcapng"}:
-            raise InputError(path, "--format", f"format {fmt} given, but the file holds "
+            raise InputError(path, "fmt", f"format {fmt} given, but the file holds "
                                                f"{describe_format(found)}; expected {describe_format(fmt)}")
         return fmt
     if found is None:
@@ -105,7 +105,7 @@ def detect_format(path, fmt=None, by_name=True):
     if by_name and suffix in _EXTENSIONS and found not in _EXTENSIONS[suffix]:
         raise InputError(path, "file name", f"named {suffix} but holds {describe_format(found)}; expected "
                                             f"{describe_format(_EXTENSIONS[suffix][0])} (rename the file "
-                                            "or give its format with --format)")
+                                            "to match what it holds)")
     return found
 
 
