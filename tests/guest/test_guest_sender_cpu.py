@@ -260,3 +260,31 @@ def test_a_sender_its_cpu_keeps_up_with_is_never_held_back(pps):
     env.run(until=2.0)
     assert allowances == [] and cpu.allowance == math.inf
     assert sum(cost) == pytest.approx(pps * 1e-6 * 2.0, rel=2 * CHUNK)
+
+
+@given(st.floats(1e3, 1e5), st.floats(1e3, 1e5), st.floats(0.01, 0.99))
+def test_a_rate_that_changes_within_a_period_is_charged_for_the_frames_sent(before, after, at):
+    """A rate that changes at ``at`` of a period (another VM's allowance moved the class's
+    rates): the transmit world is charged for the frames actually handed over, the integral of
+    the rate, not the period's closing rate times the period."""
+    env = Environment()
+    machine = Machine(env, Topology(1, 4, 1, 1.0), make_policy("proportional_share"))
+    group = Group("sender", shares=1000.0)
+    vcpu = World("sender.vcpu0", group)
+    machine.add_group(group)
+    tx_group = Group("sender.vnic-tx", cosched=False)
+    tx = World("sender.vnic-tx", tx_group)
+    machine.add_group(tx_group)
+    rate = [before]
+    changed = (5 + at) * CHUNK
+
+    def handed(t):
+        return before * min(t, changed) + after * max(t - changed, 0.0)
+
+    cpu = SenderCpu(env, machine, [vcpu], tx, 1e-6, lambda: rate[0], spin=False, handed=handed)
+    cpu.wake()
+    env.run(until=changed)
+    rate[0] = after
+    env.run(until=10 * CHUNK + CHUNK / 2)  # the work of ten whole periods handed over
+    work = handed(10 * CHUNK) * 1e-6
+    assert used(tx, env.now) == pytest.approx(work, rel=1e-9)

@@ -120,10 +120,14 @@ class SenderCpu:
     """The vCPUs and transmit world of one traffic VM on ``machine``; ``rate()`` is the
     frames/s the VM sends now. ``interrupts`` counts the interrupts raised so far.
     ``phase`` (in [0, 1)) places the VM's accounting period: after the VM starts sending,
-    its first ``(1 - phase) * CHUNK`` seconds are handed over first, then every ``CHUNK``."""
+    its first ``(1 - phase) * CHUNK`` seconds are handed over first, then every ``CHUNK``.
+    ``handed(t)``, when given, is the frames the VM has handed over up to ``t``, so a period's
+    work is that of the frames it sent even where its rate changed within it (other VMs'
+    allowances move a shared class's rates at their own phases); without it the rate at the
+    period's end stands for the whole period."""
 
     def __init__(self, env, machine, vcpus, tx_world, tx_cost, rate, *, spin=True,
-                 interrupts=None, interrupt_cost=0.0, frame_cost=0.0, phase=0.0):
+                 interrupts=None, interrupt_cost=0.0, frame_cost=0.0, phase=0.0, handed=None):
         if not 0.0 <= phase < 1.0:
             raise ValueError(f"expected a phase in [0, 1), got {phase!r}")
         self.env = env
@@ -143,6 +147,8 @@ class SenderCpu:
         self._first_span = CHUNK * (1.0 - phase)
         self.allowance = math.inf
         self.on_allowance = None
+        self.handed = handed
+        self._handed_mark = 0.0  # ``handed`` at the last period's end
 
     def wake(self):
         """The VM's rate changed: if it sends, its threads spin (or not) and its frames cost."""
@@ -156,6 +162,8 @@ class SenderCpu:
             self._ticking = True
             now = self.env.now
             self.transmit.mark, self.guest.mark = self.transmit.done(now), self.guest.done(now)
+            if self.handed is not None:
+                self._handed_mark = self.handed(now)
             self.call_later(self._first_span, self._tick, self._first_span)
 
     def _spin(self, _world):
@@ -166,7 +174,11 @@ class SenderCpu:
         """The frames and interrupts of the last ``span`` seconds go to their worlds; the
         sender's allowance follows what its worlds keep up with."""
         now = self.env.now
-        frames = self.rate() * span
+        if self.handed is None:
+            frames = self.rate() * span
+        else:
+            handed = self.handed(now)
+            frames, self._handed_mark = handed - self._handed_mark, handed
         self.transmit.add(frames * self.tx_cost)
         allowance = self.transmit.capacity(now, span, self.tx_cost) if self.tx_cost > 0 else math.inf
         raised = self.interrupt_rate.rate() * span if self.interrupt_rate is not None else 0.0

@@ -219,6 +219,14 @@ class SharedUplink:
             return float(self.scheduler.flow_rates[flow])
         return self._pps[flow]
 
+    def frames_handed(self, flow, t):
+        """Frames flow ``flow`` has handed the host up to ``t``: the integral of ``frames_rate``
+        (what it offered, or for an elastic flow what the scheduler left it), read without
+        moving the counters, exact since rates change only at ``set_rate``."""
+        elastic = self._flows[flow][3]
+        total = self._delivered[flow] if elastic else self._offered[flow]
+        return float(total) + self.frames_rate(flow) * max(t - self._t, 0.0)
+
     def flow_ip_bytes(self, flow):
         """IP bytes of flow ``flow``'s packets."""
         return self._flows[flow][0]

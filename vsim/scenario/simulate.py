@@ -221,7 +221,8 @@ class Simulation:
                         partial(self.uplink.frames_rate, flow), spin=not probe.elastic,
                         interrupts=interrupts, interrupt_cost=vnic.interrupt_cost,
                         frame_cost=vnic.guest_tx_cost,
-                        phase=float(streams.stream(f"{spec.name}.cpu_phase").random()))
+                        phase=float(streams.stream(f"{spec.name}.cpu_phase").random()),
+                        handed=partial(self.uplink.frames_handed, flow))
         self.traffic.append(TrafficVm(
             self.env, self.uplink, flow, traffic.kind, traffic.params,
             active_from=traffic.active_from, active_until=traffic.active_until,
