@@ -100,3 +100,12 @@ def test_long_tick_labels_are_slanted_and_short_ones_not(tmp_path, monkeypatch):
                    xticks=list(enumerate(labels)))
     slanted, upright = ([label.get_rotation() for label in ax.get_xticklabels()] for ax in kept)
     assert set(slanted) == {20.0} and set(upright) == {0.0}
+
+
+def test_a_long_legend_beside_the_axes_makes_the_figure_taller_and_the_title_narrower(tmp_path, monkeypatch):
+    kept = drawn_axes(monkeypatch)
+    curves = [Curve(f"c{i}", [1, 2], [(1.0, (0.9, 1.1))] * 2, [[1.0], [1.0]]) for i in range(10)]
+    plot_sweep(tmp_path / "fig", title="a title of sixty characters or so that would run on and on", xlabel="x",
+               ylabel="y", curves=curves, marks=[], legend_loc="outside right upper")
+    assert kept[0].figure.get_size_inches()[1] > 4.4  # 20 entries
+    assert len(kept[0].get_title().splitlines()) == 2

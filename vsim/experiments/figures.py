@@ -91,12 +91,16 @@ def _draw_marks(ax, marks, colours):
 
 FIGSIZE = (6.4, 4.4)
 LEGEND_WIDTH = 2.4
+"""Inches a figure widens by for a legend beside its axes."""
+LEGEND_ENTRY_HEIGHT = 0.17
+"""Inches a legend beside the axes takes per entry (7-point text and its spacing)."""
 TITLE_CHARS = 80
 """Characters of a title's line: a longer title is wrapped rather than cut at the figure's edge."""
+TITLE_CHARS_BESIDE_LEGEND = 52
+"""The same beside a legend, which a title wider than the axes would run into."""
 DECADES = 100.0
 """Ratio of the highest to the lowest positive value of a sweep's curves from which its y-axis
 is drawn on a log scale (a latency from microseconds to the retransmission timeout)."""
-"""Inches a figure widens by for a legend beside its axes."""
 
 
 def _new_axes():
@@ -110,7 +114,9 @@ def _write(fig, ax, stem, *, title, xlabel, ylabel, caption=None, legend_loc="be
     place the legend at ``legend_loc`` (matplotlib's names; ``outside ...`` ones put it beside
     the axes, clear of every point), and write ``fig`` as ``stem``.png
     and ``stem``.svg, atomically."""
-    ax.set_title("\n".join(textwrap.wrap(title, TITLE_CHARS)), fontsize=10)
+    beside = legend_loc.startswith("outside")  # the title must then stay over the axes
+    ax.set_title("\n".join(textwrap.wrap(title, TITLE_CHARS_BESIDE_LEGEND if beside else TITLE_CHARS)),
+                 fontsize=10)
     if caption:
         fig.supxlabel(caption, fontsize=6.5, color="dimgrey", wrap=True)
     ax.set_xlabel(xlabel)
@@ -119,8 +125,9 @@ def _write(fig, ax, stem, *, title, xlabel, ylabel, caption=None, legend_loc="be
         low = ax.dataLim.y0  # from 0, unless something drawn is negative
         ax.set_ylim(bottom=0.0 if low >= 0 else low - HEADROOM * (ax.dataLim.y1 - low))
     ax.grid(alpha=0.3)
-    if legend_loc.startswith("outside"):  # wider, so the axes keep their width beside it
-        fig.set_size_inches(FIGSIZE[0] + LEGEND_WIDTH, FIGSIZE[1])
+    if beside:  # wider, so the axes keep their width beside it
+        entries = len(ax.get_legend_handles_labels()[0])  # and taller, so a long legend clears the title
+        fig.set_size_inches(FIGSIZE[0] + LEGEND_WIDTH, max(FIGSIZE[1], LEGEND_ENTRY_HEIGHT * entries + 1.5))
         fig.legend(fontsize=7, loc=legend_loc)
     else:
         ax.legend(fontsize=8, loc=legend_loc)
