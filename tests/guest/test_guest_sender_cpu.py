@@ -94,9 +94,8 @@ class FixedInterrupts:
         return self.per_s
 
 
-def one_vcpu_sender(rate, interrupts, *, spin, tx_cost=3e-6, frame_cost=1e-6,
-                    interrupt_cost=5e-6):
-    """A one-vCPU sender raising ``interrupts``/s on an otherwise idle 4-core host."""
+def one_vcpu_host():
+    """(env, machine, vCPU, transmit world) of a one-vCPU VM on an otherwise idle 4-core host."""
     env = Environment()
     machine = Machine(env, Topology(1, 4, 1, 1.0), make_policy("proportional_share"))
     group = Group("sender", shares=1000.0)
@@ -105,6 +104,13 @@ def one_vcpu_sender(rate, interrupts, *, spin, tx_cost=3e-6, frame_cost=1e-6,
     tx_group = Group("sender.vnic-tx", cosched=False)
     tx = World("sender.vnic-tx", tx_group)
     machine.add_group(tx_group)
+    return env, machine, vcpu, tx
+
+
+def one_vcpu_sender(rate, interrupts, *, spin, tx_cost=3e-6, frame_cost=1e-6,
+                    interrupt_cost=5e-6):
+    """A one-vCPU sender raising ``interrupts``/s on an otherwise idle 4-core host."""
+    env, machine, vcpu, tx = one_vcpu_host()
     cpu = SenderCpu(env, machine, [vcpu], tx, tx_cost, lambda: rate, spin=spin,
                     interrupts=FixedInterrupts(interrupts), interrupt_cost=interrupt_cost,
                     frame_cost=frame_cost)
@@ -267,14 +273,7 @@ def test_a_rate_that_changes_within_a_period_is_charged_for_the_frames_sent(befo
     """A rate that changes at ``at`` of a period (another VM's allowance moved the class's
     rates): the transmit world is charged for the frames actually handed over, the integral of
     the rate, not the period's closing rate times the period."""
-    env = Environment()
-    machine = Machine(env, Topology(1, 4, 1, 1.0), make_policy("proportional_share"))
-    group = Group("sender", shares=1000.0)
-    vcpu = World("sender.vcpu0", group)
-    machine.add_group(group)
-    tx_group = Group("sender.vnic-tx", cosched=False)
-    tx = World("sender.vnic-tx", tx_group)
-    machine.add_group(tx_group)
+    env, machine, vcpu, tx = one_vcpu_host()
     rate = [before]
     changed = (5 + at) * CHUNK
 

@@ -599,15 +599,20 @@ def test_a_swept_model_that_does_not_fit_the_scenario_is_refused_at_its_point():
     assert caught.value.where == "sweep.values[0]" and "no model 'nics/none'" in caught.value.expected
 
 
+def own_host_scenario(tmp_path, host_text):
+    """Fig 3's scenario in ``tmp_path`` on a host model file of one's own holding ``host_text``."""
+    (tmp_path / "my_host.toml").write_text(host_text)
+    scenario = tmp_path / "mine.toml"
+    scenario.write_text(FIG3.read_text().replace('model = "hosts/dell_r710_x5690"', 'model = "my_host.toml"'))
+    return scenario
+
+
 @pytest.mark.parametrize("fitted_to, refused", [('["nope.claim"]', "'nope.claim'"),
                                                 ('["voip5.fig4.cpu_linearity_r2"]', None),
                                                 ('["measured.timer_idle.python"]', None)])
 def test_a_fitted_parameter_names_a_claim_or_a_measured_trace(tmp_path, fitted_to, refused):
-    own = (ROOT / "models" / "hosts" / "dell_r710_x5690.toml").read_text().replace(
-        'fitted_to = ["voip5.fig4.cpu_linearity_r2"]', f"fitted_to = {fitted_to}")
-    (tmp_path / "my_host.toml").write_text(own)
-    scenario = tmp_path / "mine.toml"
-    scenario.write_text(FIG3.read_text().replace('model = "hosts/dell_r710_x5690"', 'model = "my_host.toml"'))
+    scenario = own_host_scenario(tmp_path, (ROOT / "models" / "hosts" / "dell_r710_x5690.toml").read_text().replace(
+        'fitted_to = ["voip5.fig4.cpu_linearity_r2"]', f"fitted_to = {fitted_to}"))
     if refused is None:
         assert load_scenario(scenario).models["host"].values.ht_rate == 0.75
         return
@@ -632,10 +637,7 @@ def test_an_own_model_file_of_another_kind_is_refused_by_its_kind(tmp_path):
                                          ('[meta]\ndescription = "my host"', None)])
 def test_an_own_model_files_meta_holds_only_a_description(tmp_path, meta, where):
     text = (ROOT / "models" / "hosts" / "dell_r710_x5690.toml").read_text()
-    own = meta + "\n" + text[text.index("[params."):]
-    (tmp_path / "my_host.toml").write_text(own)
-    scenario = tmp_path / "mine.toml"
-    scenario.write_text(FIG3.read_text().replace('model = "hosts/dell_r710_x5690"', 'model = "my_host.toml"'))
+    scenario = own_host_scenario(tmp_path, meta + "\n" + text[text.index("[params."):])
     if where is None:
         assert load_scenario(scenario).models["host"].values.ht_rate == 0.75
         return
