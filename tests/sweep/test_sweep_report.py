@@ -147,9 +147,9 @@ def test_request_response_sweeps_draw_latency_and_transactions(tmp_path):
     sweep = make_sweep("group.netperf.count", runs)
     written = write_report(tmp_path, "fig6", "title", sweep, reports_of(sweep))
     assert sorted(path.name for path in written if path.suffix == ".svg") == [
-        "fig6_cpu.svg", "fig6_latency.svg", "fig6_transactions.svg"]
+        "fig6_host.svg", "fig6_latency.svg", "fig6_transactions.svg"]  # no VM's CPU: no cpu figure
     assert "netperf one-way us" in (tmp_path / "fig6_latency.svg").read_text()
-    assert "not modelled" in (tmp_path / "fig6_cpu.svg").read_text()
+    assert "not modelled" in (tmp_path / "fig6_host.svg").read_text()
 
 
 def test_table_has_a_row_per_point_with_values_written_as_in_toml():
@@ -223,8 +223,8 @@ def test_figures_are_written_and_identical_when_redrawn(tmp_path):
     second = plot_report(tmp_path / "b" / "whatif", "title", sweep, reports)
     names = sorted(path.name for path in first)
     assert names == ["results.json", "summary.md", "whatif_cpu.png", "whatif_cpu.svg",
-                     "whatif_jitter.png", "whatif_jitter.svg"]
-    assert len(second) == 4
+                     "whatif_host.png", "whatif_host.svg", "whatif_jitter.png", "whatif_jitter.svg"]
+    assert len(second) == 6
     for path in second:
         if path.suffix == ".svg":
             assert path.read_bytes() == (tmp_path / "a" / path.name).read_bytes()
@@ -244,7 +244,7 @@ def test_per_vm_cpu_columns_and_axis_say_they_sum_the_vcpus(tmp_path, monkeypatc
     assert headings["costop_pct"] == "co-stop % per VM (vCPUs summed)"
     metrics = sweep_metrics(sweep)
     plot_report(tmp_path / "whatif", "title", sweep, [point_report(p, metrics) for p in sweep.points])
-    assert labels == ["jitter (ms)", "CPU (%)"]
+    assert labels == ["jitter (ms)", "host CPU (%)", "CPU per VM (% of one vCPU, summed)"]
 
 
 def test_the_cpu_figure_says_in_its_caption_what_its_percentages_are_of(tmp_path, monkeypatch):
@@ -255,6 +255,7 @@ def test_the_cpu_figure_says_in_its_caption_what_its_percentages_are_of(tmp_path
     sweep = make_sweep("vm.instances", {x: [summary(0.1 * x)] for x in (1, 2)})
     plot_report(tmp_path / "whatif", "title", sweep, reports_of(sweep))
     assert "% of one vCPU, summed over its vCPUs" in captions["whatif_cpu"]
+    assert "PCPU UTIL" in captions["whatif_host"] and "PCPU UTIL" not in captions["whatif_cpu"]
     assert "vCPU" not in captions["whatif_jitter"]
 
 

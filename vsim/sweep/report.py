@@ -146,7 +146,7 @@ def _lost_requests(runs, group):
                .get("retransmissions", 0) for run in runs)
 
 
-HOST_CPU = Metric("host_cpu_pct", "host CPU %", lambda s: s["host"]["cpu_util_pct"], "cpu")
+HOST_CPU = Metric("host_cpu_pct", "host CPU %", lambda s: s["host"]["cpu_util_pct"], "host")
 
 
 def group_used_metric(group):
@@ -389,13 +389,17 @@ def _curves(sweep, reports, metrics, xs):
     return curves
 
 
-FIGURES = {"jitter": "jitter (ms)", "loss": "voice loss (%)", "cpu": "CPU (%)", "throughput": "Mb/s",
+FIGURES = {"jitter": "jitter (ms)", "loss": "voice loss (%)", "host": "host CPU (%)",
+           "cpu": "CPU per VM (% of one vCPU, summed)", "throughput": "Mb/s",
            "transactions": "transactions/s", "latency": "one-way latency (us)"}
-"""Each figure a sweep may draw (file suffix) and its y-axis; a metric names its figure."""
+"""Each figure a sweep may draw (file suffix) and its y-axis; a metric names its figure. Host
+CPU (of the whole host, at most 100 %) and the VMs' (of one vCPU, summed over a VM's vCPUs:
+up to 100 x vCPUs) have figures of their own, so the two kinds of percentage never share an axis."""
 
-CPU_UNITS = ("Host CPU: esxtop's PCPU UTIL, the mean over logical CPUs of the time not idle; "
-             "a VM's ready and co-stop: % of one vCPU, summed over its vCPUs.")
-"""What the cpu figure's percentages are of, said in its caption (too long for its y-axis)."""
+UNITS = {"host": "Host CPU: esxtop's PCPU UTIL, the mean over logical CPUs of the time not idle.",
+         "cpu": "A VM's used, ready, co-stop and limited time: % of one vCPU, summed over its vCPUs "
+                "(esxtop's per-VM convention)."}
+"""What a CPU figure's percentages are of, said in its caption (too long for its y-axis)."""
 
 
 def report_files(stem):
@@ -425,8 +429,9 @@ def plot_report(stem, title, sweep, reports):
         caveat = sweep.interval_caveat()
         caption = (f"Points: trimmed mean over replications; error bars: {INTERVAL}"
                    f"{f' ({caveat})' if caveat else ''}; faint dots: the replications. Runs: {sweep.stamp()}.")
+        if suffix in UNITS:
+            caption += f"\n{UNITS[suffix]}"
         if suffix == HOST_CPU.figure:
-            caption += f"\n{CPU_UNITS}"
             caption += "".join(f"\n{line.removeprefix('note: ')}." for line in notes(sweep))
         written += plot_sweep(path, title=title, xlabel=label, ylabel=ylabel, curves=curves,
                               marks=[], xticks=ticks, caption=caption, legend_loc="outside right upper")
