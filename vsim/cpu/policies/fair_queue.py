@@ -168,6 +168,11 @@ class FairQueue:
         return self._factor
 
     def entity(self, world: World) -> _Entity:
+        """The world's place in this queue, made at its first look and kept on the world
+        (``World.fair``), so a look is an attribute read rather than a dictionary's."""
+        e = world.fair
+        if isinstance(e, _Entity) and e.owner is self:
+            return e
         e = self.entities.get(world)
         if e is None:
             low, high = CGROUP_WEIGHT_RANGE
@@ -181,13 +186,6 @@ class FairQueue:
             e = self.entities[world] = _Entity(world, cgroup, self)
             world.fair = e
         return e
-
-    def entity_of(self, world: World) -> _Entity:
-        """``entity`` through the world's cache, without a dictionary look-up."""
-        e = world.fair
-        if e is not None and isinstance(e, _Entity) and e.owner is self:
-            return e
-        return self.entity(world)
 
     @staticmethod
     def vruntime(e: _Entity, now: float) -> float:

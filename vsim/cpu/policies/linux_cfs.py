@@ -73,7 +73,7 @@ class Cfs(FairQueue):
             allowed = world.affinity
             if allowed is not None and lcpu not in allowed:
                 continue
-            v = self.entity_of(world).vruntime
+            v = self.entity(world).vruntime
             if v < best_v:
                 best, best_v = world, v
         return best

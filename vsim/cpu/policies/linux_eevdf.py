@@ -103,7 +103,7 @@ class Eevdf(FairQueue):
             allowed = world.affinity
             if allowed is not None and lcpu not in allowed:
                 continue
-            e = self.entity_of(world)
+            e = self.entity(world)
             v = e.vruntime
             if v <= limit:  # eligible: the earliest deadline, before any ineligible task
                 if best is None or not best_eligible or e.deadline < best_deadline:
