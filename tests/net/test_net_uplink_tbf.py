@@ -123,3 +123,25 @@ def test_bad_parameters_are_refused():
         make_uplink_scheduler("tbf", math.inf, 100, rate=1e6, burst=5000, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="peakrate"):
         tbf(peakrate=1e5, mtu=1500)
+
+
+@pytest.mark.parametrize("overhead, linklayer, burst, longest", [
+    (0, "ethernet", 1514, 1514),
+    (24, "ethernet", 1514, 1490),  # the overhead is charged too, so 24 bytes fewer fit
+    (0, "atm", 1600, 1440),        # 30 whole cells of 53 bytes carry 30 x 48
+    (10, "atm", 1600, 1430),
+])
+def test_a_packet_the_bucket_can_never_pay_for_is_dropped_on_arrival(overhead, linklayer, burst,
+                                                                      longest):
+    """sch_tbf.c's max_size: the bucket turned back into a length by psched_ns_t2l."""
+    fits, too_long = longest - 14, longest - 13  # IP bytes whose skb_len is the longest, one more
+    sched = tbf(burst=burst, overhead=overhead, linklayer=linklayer)
+    got = sched.transmit([0.0, 1.0], [fits, too_long], 0, 0)
+    assert not np.isnan(got[0]) and np.isnan(got[1])
+    assert sched.oversize_dropped == 1 and sched.frames_dropped == 1
+
+
+def test_with_a_peak_rate_the_mtu_bucket_bounds_the_packet_too():
+    sched = tbf(burst=5000, peakrate=2e6, mtu=1500, overhead=20)
+    got = sched.transmit([0.0, 1.0], [1480 - 14, 1481 - 14], 0, 0)
+    assert not np.isnan(got[0]) and np.isnan(got[1])

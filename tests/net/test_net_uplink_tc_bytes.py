@@ -1,10 +1,12 @@
-"""The bytes traffic control counts: skb length, charged bytes, htb's default quantum."""
+"""The bytes traffic control counts: skb length, charged bytes, tbf's longest packet, htb's
+default quantum."""
 
 import pytest
+from hypothesis import given, strategies as st
 
 from vsim.net.frames import frame_bytes
-from vsim.net.uplink.tc_bytes import (charged_bytes, htb_default_quantum, skb_len, skb_len_for_rtp,
-                                       token_time)
+from vsim.net.uplink.tc_bytes import (charged_bytes, htb_default_quantum, largest_packet, skb_len,
+                                       skb_len_for_rtp, token_time)
 
 
 def test_an_rtp_packet_is_its_payload_plus_54_bytes_at_the_qdisc():
@@ -34,3 +36,12 @@ def test_token_time_is_the_charged_skb_bytes_at_the_rate():
     assert token_time(60, 2e6) == pytest.approx(74 * 8 / 2e6)
     assert token_time(1028, 2e6) == pytest.approx(1042 * 8 / 2e6)
     assert token_time(200, 1e6, overhead=24, linklayer="atm") == pytest.approx(5 * 53 * 8 / 1e6)  # 238 B in 5 cells
+
+
+@given(bucket=st.integers(60, 20_000), overhead=st.integers(0, 64),
+       linklayer=st.sampled_from(["ethernet", "atm"]))
+def test_the_largest_packet_is_the_longest_whose_charge_fits_the_bucket(bucket, overhead, linklayer):
+    longest = largest_packet(bucket, overhead, linklayer)
+    if longest > 0:
+        assert charged_bytes(longest, overhead, linklayer) <= bucket
+    assert charged_bytes(longest + 1, overhead, linklayer) > bucket

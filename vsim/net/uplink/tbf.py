@@ -4,8 +4,9 @@ The kernel's rules: tokens (bytes) accrue at ``rate`` up to ``burst``; the
 packet at the head of the inner bfifo leaves when the bucket holds its
 charged length (``tc_bytes.charged_bytes``: ``skb_len`` plus ``overhead``),
 which it then takes; it waits in the bfifo, and counts against ``limit``
-bytes of ``skb_len``, until then. A packet longer than ``burst`` (or than
-``mtu`` with a peak rate) can never leave and is dropped on arrival. With
+bytes of ``skb_len``, until then. A packet whose charged length exceeds
+``burst`` (or ``mtu`` with a peak rate) can never leave and is dropped on
+arrival (the kernel's ``max_size``, ``tc_bytes.largest_packet``). With
 ``peakrate`` a second bucket of depth ``mtu`` at ``peakrate`` must hold the
 length too. tc's ``latency`` option is ``queue_latency`` here: the limit is
 then ``rate * latency + burst`` bytes (with a peak rate, at most
@@ -45,7 +46,8 @@ import numpy as np
 from vsim.core.units import BITS_PER_BYTE
 from vsim.net.fluid.queue import FluidPacketQueue
 from vsim.net.uplink.base import UplinkScheduler
-from vsim.net.uplink.tc_bytes import LINKLAYERS, charged_bytes, skb_units, token_time
+from vsim.net.uplink.tc_bytes import (LINKLAYERS, charged_bytes, largest_packet, skb_units,
+                                      token_time)
 
 
 def fifo_departures(arrivals, service, free_at):
@@ -93,7 +95,9 @@ class TbfScheduler(UplinkScheduler):
         self.limit = float(limit)
         self.overhead = overhead
         self.linklayer = linklayer
-        self.max_size = self.burst if peakrate is None else min(self.burst, float(mtu))
+        self.max_size = largest_packet(self.burst, overhead, linklayer)
+        if peakrate is not None:
+            self.max_size = min(self.max_size, largest_packet(mtu, overhead, linklayer))
         super().__init__(rate_bps, limit, unit, rng=rng, **kwargs)
         self.queues = [FluidPacketQueue(self.limit + self.burst, "bytes", rng)]
         self.oversize_dropped = 0

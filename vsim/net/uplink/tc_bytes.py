@@ -81,6 +81,19 @@ def charged_bytes(length, overhead=0, linklayer="ethernet"):
     return _plain(total)
 
 
+def largest_packet(bucket_bytes, overhead=0, linklayer="ethernet"):
+    """The longest ``skb_len`` a bucket of ``bucket_bytes`` can ever pay for:
+    ``psched_ns_t2l`` (net/sched/sch_api.c) turning tbf's bucket back into a length, whole
+    ATM cells to their payload with ``linklayer atm``, less the rate's ``overhead``.
+    tbf drops a longer packet on arrival (its ``max_size``)."""
+    if linklayer not in LINKLAYERS:
+        raise ValueError(f"linklayer must be one of {LINKLAYERS}, got {linklayer!r}")
+    length = float(bucket_bytes)
+    if linklayer == "atm":
+        length = (length // ATM_CELL) * ATM_PAYLOAD
+    return max(length - overhead, 0.0)
+
+
 def token_time(ip_bytes, rate_bps, overhead=0, linklayer="ethernet"):
     """Seconds of tokens a tc rate of ``rate_bps`` charges IP packets of ``ip_bytes``:
     ``psched_l2t_ns(rate, qdisc_pkt_len(skb))`` (include/net/sch_generic.h), their
