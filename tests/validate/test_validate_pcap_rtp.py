@@ -1,6 +1,7 @@
 """Tests of the bulk RTP decoder: it finds exactly the RTP packets, with the fields dpkt decodes."""
 
 import socket
+import struct
 
 import dpkt
 import pytest
@@ -127,3 +128,24 @@ def test_a_marker_on_payload_types_64_to_95_makes_an_rtcp_packet_type_not_rtp(tm
     decoded = read_rtp(write_capture(tmp_path / "rtcp.pcap", written))
     assert list(zip(decoded.marker.tolist(), decoded.payload_type.tolist())) == \
         [(True, 63), (True, 96), (False, 64), (False, 95)]
+
+
+def _classic_pcap(path, records):
+    """A classic pcap of Ethernet ``records`` (frame bytes, bytes kept), written by hand: dpkt
+    writes every frame whole."""
+    body = b"".join(struct.pack("<IIII", 1000 + k, 0, kept, len(data)) + data[:kept]
+                    for k, (data, kept) in enumerate(records))
+    path.write_bytes(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1) + body)
+    return path
+
+
+def test_a_zero_padding_count_is_not_rtp_and_a_cut_packet_s_payload_is_its_udp_length(tmp_path):
+    zero_padding = bytearray(frame(Packet(0, "10.0.0.1", 40000, "10.0.0.2", 40002, 1, 1, 160,
+                                          payload=bytes(20))))
+    zero_padding[42] |= 0x20  # padding bit, and the last byte (the count) is 0
+    whole = frame(Packet(0, "10.0.0.1", 40000, "10.0.0.2", 40002, 2, 2, 320, payload=bytes(20)))
+    cut = frame(Packet(0, "10.0.0.1", 40000, "10.0.0.2", 40002, 3, 3, 480, payload=bytes(20)))
+    decoded = read_rtp(_classic_pcap(tmp_path / "p.pcap", [(bytes(zero_padding), len(zero_padding)),
+                                                            (whole, len(whole)), (cut, 60)]))
+    assert decoded.ssrc.tolist() == [2, 3]
+    assert decoded.payload_bytes.tolist() == [20, 20]

@@ -16,6 +16,7 @@ import pytest
 
 from rtp_captures import Packet, frame, scenario_delays, voice_stream, write_capture
 from vsim.core.errors import InputNote
+from vsim.validate.capture_file import read_capture_file
 from vsim.validate.pcap_rtp import DISSECTED_UDP_PORTS, read_rtp
 from vsim.validate.rtp_streams import capture_streams
 from vsim.validate.tshark_streams import parse_tshark_streams
@@ -157,3 +158,45 @@ def test_the_second_bytes_taken_for_rtp_are_wiresharks(tmp_path):
                       payload_type=b & 0x7F, marker=bool(b & 0x80)) for b in range(256)]
     path = write_capture(tmp_path / "second_byte.pcap", written)
     assert set(read_rtp(path).ssrc.tolist()) == {key[-1] for key in _tshark(path)}
+
+
+
+def _header_variants(path, seed, count=400):
+    """Datagrams with every mix of padding bit (counts of 0 to 255), header extension, CSRC list
+    and payload length, about half cut by the snap length (a classic pcap written by hand, as
+    dpkt writes every packet whole), SSRC = the datagram's index."""
+    rng = np.random.default_rng(seed)
+    template = bytearray(frame(Packet(0, "10.0.0.1", 40000, "10.0.0.2", 40002, 1, 1, 1))[:42])
+    template[40:42] = bytes(2)  # no UDP checksum, so the patched lengths need none
+    records = []
+    for k in range(count):
+        padded, extended = bool(rng.random() < 0.5), bool(rng.random() < 0.3)
+        csrcs = int(rng.choice([0, 0, 1, 2, 15]))
+        body = struct.pack("!BBHII", 0x80 | 0x20 * padded | 0x10 * extended | csrcs, 0, k,
+                           160 * k, k) + bytes(4 * csrcs)
+        if extended:
+            body += struct.pack("!HH", 0xBEDE, int(rng.choice([0, 1, 3, 50])))
+            body += bytes(4 * int(rng.choice([0, 1, 3])))
+        body += bytes(int(rng.choice([0, 1, 5, 20])))
+        if padded:  # the last byte is the padding count
+            body = body[:-1] + bytes([int(rng.choice([0, 1, 3, 20, 255]))])
+        data = bytearray(template) + body
+        data[16:18] = struct.pack("!H", 28 + len(body))  # IP total length (its checksum unchecked)
+        data[38:40] = struct.pack("!H", 8 + len(body))   # UDP length
+        kept = len(data) if rng.random() < 0.5 else int(rng.integers(54, len(data) + 1))
+        records.append(struct.pack("<IIII", 1000 + k, 0, kept, len(data)) + bytes(data[:kept]))
+    path.write_bytes(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, dpkt.pcap.DLT_EN10MB)
+                     + b"".join(records))
+    return path
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_padding_csrc_lists_extensions_and_snap_lengths_count_as_in_tshark_s_streams(tmp_path, seed):
+    """A set padding bit needs a count of at least 1 in a datagram captured whole; a cut datagram
+    counts with its CSRC list captured and no padding bit, its extension cut or not."""
+    path = _header_variants(tmp_path / "headers.pcap", seed)
+    ours = read_rtp(path)
+    assert set(ours.ssrc.tolist()) == {key[-1] for key in _tshark(path)}
+    records = read_capture_file(path)
+    cut = records.caplen[ours.number - 1] < records.origlen[ours.number - 1]
+    assert 150 < len(ours) < 300 and 20 < np.count_nonzero(cut) < len(ours) - 100  # all kinds

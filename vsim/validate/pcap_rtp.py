@@ -19,7 +19,14 @@ as ``tshark -o rtp.heuristic_rtp:TRUE`` (Wireshark 4.0) decides:
 * version 2, a payload type outside 72-76, and a second byte (marker bit and
   payload type) outside 192-223: both are RTCP packet types (RFC 5761), which
   Wireshark hands to its RTCP dissector;
-* room for the fixed header, its CSRC list and any header extension.
+* room for the fixed header, its CSRC list and any header extension in the
+  datagram's length (its UDP length: a capture's snap length may cut it);
+* with the padding bit set and the datagram captured whole, a padding count
+  (its last byte) of at least 1 and at most what follows the header;
+* of a datagram the snap length cuts, the CSRC list captured and no padding
+  bit: tshark's heuristic takes more of them for RTP, but its RTP dissector
+  stops short of the end of those (reading past the capture), so its
+  ``-z rtp,streams`` never counts them. The header extension may be cut.
 
 The headers are decoded for all packets at once by indexing one byte array
 (see ``vsim.validate.capture_file``): decoding each packet as dpkt objects
@@ -79,7 +86,9 @@ class RtpPackets:
     its capture time (ns since the epoch); ``src``/``dst`` the IP addresses as
     16 bytes (IPv4 as IPv4-mapped IPv6) with ``ip_version`` 4 or 6; then the
     UDP ports, and the RTP header fields. ``frame_bytes`` is the frame's
-    length on the wire, ``payload_bytes`` the RTP payload without padding.
+    length on the wire, ``payload_bytes`` the RTP payload without padding (by the
+    UDP length, so a packet the snap length cut counts all of it; its padding,
+    not captured, counts as payload).
     ``first_time_ns`` is the capture time of the file's first packet (RTP or
     not), the origin of relative times as Wireshark shows them.
     """
@@ -210,7 +219,8 @@ def decode_rtp(records):
     src_port, dst_port = read.u16(udp, is_udp), read.u16(udp + 2, is_udp)
     offered = is_udp & ~(_DISSECTED[src_port] | _DISSECTED[dst_port])  # left to the RTP heuristic
     udp_len = read.u16(udp + 4, is_udp)
-    datagram_end = np.minimum(udp + udp_len, read.end)
+    datagram_end = udp + udp_len  # as the datagram was sent, captured in full or not
+    whole = datagram_end <= read.end
     byte0 = read.u8(rtp, offered & read.fits(rtp, 12))
     candidate = offered & read.fits(rtp, 12) & ((byte0 >> 6) == 2) & (udp_len >= 8 + 12)
     byte1 = read.u8(rtp + 1, candidate)
@@ -221,10 +231,15 @@ def decode_rtp(records):
     extended = candidate & ((byte0 & 0x10) != 0) & read.fits(rtp + header, 4)
     header = header + np.where(extended, 4 + 4 * read.u16(rtp + header + 2, extended), 0)
     candidate &= (((byte0 & 0x10) == 0) | extended) & (rtp + header <= datagram_end)
-    padded = candidate & ((byte0 & 0x20) != 0)
+    # the padding count (the datagram's last byte) is read only where the capture holds it
+    padded = candidate & ((byte0 & 0x20) != 0) & whole
     padding = read.u8(datagram_end - 1, padded & (datagram_end - 1 >= rtp + header))
+    candidate &= ~padded | (padding > 0)
     payload = datagram_end - rtp - header - padding
     candidate &= payload >= 0
+    # tshark's streams count a packet only if its dissector read it to the end: the CSRC list
+    # captured, and with the padding bit the datagram whole (for its padding count)
+    candidate &= whole | (((byte0 & 0x20) == 0) & read.fits(rtp, 12 + 4 * (byte0 & 0x0F)))
 
     keep = np.flatnonzero(candidate)
     unknown = sorted(set(np.unique(records.linktype).tolist()) - set(LINK_TYPES))
