@@ -42,7 +42,7 @@ from vsim.scenario.run_text import run_text
 from vsim.scenario.simulate import EngineError, Simulation, default_warmup
 from vsim.sweep.executor import (QUICK, RunPlan, Sweep, overrides_text, point_runs, run_tasks,
                                  sweep_model_files, sweep_tasks)
-from vsim.sweep.no_effect import no_effect_notes
+from vsim.sweep.no_effect import held_settings_notes, no_effect_notes
 from vsim.sweep.report import (point_report, report_files, report_json, sweep_metrics, table_text,
                                write_report)
 
@@ -111,8 +111,8 @@ def _add_run_options(command, default_from, quick_purpose):
     both take them; ``default_from`` says where the defaults come from (``"run."`` or a longer phrase)."""
     command.add_argument("--seed", action=_SeedFromConfig, help=argparse.SUPPRESS)
     command.add_argument("--quick", action="store_true",
-                         help=f"{quick_purpose}: {QUICK.duration:g} s x {QUICK.replications} replications "
-                              f"(a shorter config keeps its own length)")
+                         help=f"{quick_purpose}: {QUICK.duration:g} s x {QUICK.replications} replications, "
+                              f"warm-up at most {QUICK.warmup:g} s (a shorter config keeps its own length)")
     command.add_argument("--duration", type=_bounded(float, 0, False), metavar="S",
                          help=f"simulated seconds per run, longer or shorter than the config's "
                               f"(default: {default_from}duration)")
@@ -472,7 +472,8 @@ def _sweep(args):
     title = (f"{scenario.name}  ({args.config}; {replications} x {duration:g} s per point, "
              f"warm-up {warmup:g} s{overrides_text(args.set)}, "
              f"trimmed mean [95% interval])")
-    table = table_text(title, result, reports, no_effect_notes(result.key, reports, loaded))
+    table = table_text(title, result, reports, no_effect_notes(result.key, reports, loaded)
+                       + held_settings_notes(result.key, loaded))
     if args.json == "-":
         sys.stderr.write(table)
     else:

@@ -16,11 +16,12 @@ def _entry(packets=50, r_factor=80.0):
 def _summary(offered_pps=0.0, packets_emitted=0, **extra):
     """A summary with one VM and what ``run_text`` always reads, ``extra`` sections added."""
     summary = {
-        "host": {"cpu_util_pct": 12.34, "core_util_pct": 24.68},
+        "host": {"cpu_util_pct": 12.34, "core_util_pct": 24.68, "lcpu_util_pct": [12.34] * 16},
         "voice": {"offered_pps": offered_pps, "packets_emitted": packets_emitted, "packet_rate_pps": 90.0,
                   "bandwidth_mbps": 0.0562, "loss_fraction": 0.0125},
         "jitter": {"measuring_conference": True, "mean_ms": 0.25, "p99_ms": None, "samples": 7},
-        "instances_jitter": {"mean_ms": 0.5, "p99_ms": 1.0, "worst_p99_ms": 2.0},
+        "instances_jitter": {"mean_ms": 0.5, "p99_ms": 1.0, "worst_p99_ms": 2.0, "vms": 1,
+                             "vms_with_samples": 1},
         "vms": {"vm0": {"used_pct": 50.0, "ready_pct": 1.25, "costop_pct": 0.0, "jitter_mean_ms": None,
                         "jitter_p99_ms": 0.75}},
         "voice_quality": {"jitter_buffer": {"kind": "fixed", "nominal_ms": 40.0},
@@ -49,7 +50,7 @@ def test_the_host_models_follow_the_header_and_others_are_left_out():
 def test_without_offered_voice_there_are_no_voice_lines():
     lines = _lines(_summary())
     assert not any(line.startswith(("jitter ", "all VMs ", "voice ")) for line in lines)
-    assert lines[1] == "host CPU   12.3% (esxtop PCPU UTIL)  core 24.7%"
+    assert lines[1] == "host CPU   12.3% of 16 logical CPUs (esxtop PCPU UTIL)  core 24.7%"
 
 
 def test_voice_lines_follow_the_header_and_print_a_missing_metric_as_n_a():
@@ -117,6 +118,16 @@ def test_uplink_lines_name_each_group_and_the_voice_under_bulk_traffic():
         "           group rr: 5000 transactions/s  one-way 25.50 us  p99 30.00 us",
         "           voice while the bulk traffic runs: loss 12/s (12.50%)",
     ]
+
+
+def test_a_flood_whose_senders_handed_over_less_than_configured_says_so():
+    flood = {"min_second_mbps": None, "throughput_mbps": 400.0, "delivered_pps": 1000.0,
+             "offered_pps": 2000.0, "configured_pps": 3000.0, "interrupts_per_s": 10.0}
+    uplink = {"scheduler": "fifo", "capacity_bps": 1e9, "groups": {"flood": flood}}
+    assert "1000 of 2000 packets/s offered (3000 configured: the senders handed over less)  10 " \
+        "interrupts/s" in _lines(_summary(uplink=uplink))[-1]
+    flood["configured_pps"] = 2010.0  # within a percent: the boundary ticks, not the senders
+    assert "configured" not in _lines(_summary(uplink=uplink))[-1]
 
 
 def test_a_tcp_groups_line_calls_its_rate_a_demand_not_an_offer():
@@ -198,3 +209,12 @@ def test_a_measuring_conference_without_samples_says_why():
     summary["jitter"] = {**summary["jitter"], "samples": 0, "mean_ms": None}
     assert _lines(summary)[1].endswith("none of its packets arrived after warm-up (all were lost on the way: "
                                        "see the loss below)")
+
+
+def test_the_all_vm_line_says_how_many_vms_it_counts_when_some_had_no_packets():
+    summary = _summary(offered_pps=100.0, packets_emitted=800)
+    summary["instances_jitter"].update(vms=14, vms_with_samples=13)
+    assert _lines(summary)[2].endswith(
+        "(each VM's last conference; 13 of 14 VMs had packets after warm-up)")
+    assert _lines(_summary(offered_pps=100.0, packets_emitted=800))[2].endswith(
+        "(each VM's last conference)")

@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from vsim.scenario.load import load_scenario
-from vsim.sweep.no_effect import is_cpu_setting, no_effect_notes, scheduler_inputs
+from vsim.sweep.no_effect import (held_settings_notes, is_cpu_setting, no_effect_notes,
+                                  scheduler_inputs)
 from vsim.sweep.report import PointReport
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
@@ -69,3 +70,47 @@ def test_identical_rows_of_another_key_never_blame_the_cpu_entitlement():
         scheduler_inputs(loaded.with_value("host.uplink", "netioc"))[0]
     assert no_effect_notes("host.uplink", reports, loaded) == [
         'note: host.uplink "multiqueue", "netioc" gave identical results']
+
+
+def swept_over(key, values, *overrides):
+    return load_scenario(CONFIG, ["vm.instances=12", f'sweep.key="{key}"', f"sweep.values={values}",
+                                  *overrides])
+
+
+def test_a_reservation_or_limit_left_set_beside_the_swept_setting_is_named():
+    loaded = swept_over("measured_vm.shares", "[1000, 8000]", "measured_vm.reservation=1.5",
+                        "measured_vm.limit=3")
+    assert held_settings_notes("measured_vm.shares", loaded) == [
+        "note: measured_vm.reservation = 1.5 CPUs holds at every point "
+        "(--set measured_vm.reservation=0 to sweep measured_vm.shares alone)",
+        "note: measured_vm.limit = 3 CPUs holds at every point "
+        "(--set measured_vm.limit=4 to sweep measured_vm.shares alone)"]
+    assert held_settings_notes("measured_vm.reservation", loaded) == [
+        "note: measured_vm.limit = 3 CPUs holds at every point "
+        "(--set measured_vm.limit=4 to sweep measured_vm.reservation alone)"]
+
+
+def test_no_note_without_a_setting_that_holds():
+    assert held_settings_notes("vm.shares", swept_over("vm.shares", "[1000]")) == []
+    capping_nothing = swept_over("vm.shares", "[1000]", "vm.limit=4")
+    assert held_settings_notes("vm.shares", capping_nothing) == []
+    assert held_settings_notes("vm.instances", swept_over("vm.instances", "[2]", "vm.limit=1")) == []
+
+
+def test_a_group_s_limit_is_named_by_its_group():
+    loaded = load_scenario(CONFIGS / "whatif" / "noisy_neighbours.toml", [])
+    assert held_settings_notes("group.hog.shares", loaded) == [
+        "note: group.hog.limit = 1 CPU holds at every point "
+        "(--set group.hog.limit=4 to sweep group.hog.shares alone)"]
+
+
+def test_hyper_threading_on_a_host_of_one_thread_per_core_is_named_as_the_reason():
+    loaded = load_scenario(CONFIGS / "whatif" / "hyperthreading.toml",
+                           ["host.model=\"hosts/probe_machine_2vcpu\"", "vm.instances=1", "vm.vcpus=1"])
+    reports = [PointReport(True, ROW), PointReport(False, ROW)]
+    assert no_effect_notes("host.hyperthreading", reports, loaded) == [
+        "note: host.hyperthreading true, false gave identical results "
+        "(the host model hosts/probe_machine_2vcpu has one thread per core)"]
+    two_threads = load_scenario(CONFIGS / "whatif" / "hyperthreading.toml", [])
+    assert no_effect_notes("host.hyperthreading", reports, two_threads) == [
+        "note: host.hyperthreading true, false gave identical results"]

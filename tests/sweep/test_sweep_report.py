@@ -16,13 +16,18 @@ WINDOW = 9.0  # the made-up runs' measuring window: 10 s after 1 s of warm-up
 
 
 def summary(jitter, cpu=50.0, ready=(1.0, 3.0), rate=100.0, offered=100.0, measured=True,
-            emitted=None):
+            emitted=None, silent=False, vms_with_samples=None):
     """A run's summary; ``rate`` is the voice packets the uplink delivered per second and
-    ``emitted`` the packets the guests sent in the window (default: as many as delivered)."""
+    ``emitted`` the packets the guests sent in the window (default: as many as delivered);
+    ``silent``: a measuring conference without packets after warm-up."""
     emitted = rate * WINDOW if emitted is None else emitted
+    has = measured and not silent
     return {
-        "jitter": {"mean_ms": jitter if measured else None, "p99_ms": 2 * jitter if measured else None},
-        "instances_jitter": {"p99_ms": 3 * jitter},
+        "jitter": {"mean_ms": jitter if has else None, "p99_ms": 2 * jitter if has else None,
+                   "measuring_conference": measured or silent, "samples": 500 if has else 0},
+        "instances_jitter": {"p99_ms": 3 * jitter, "vms": len(ready),
+                             "vms_with_samples": len(ready) if vms_with_samples is None
+                             else vms_with_samples},
         "voice": {"loss_fraction": 1 - rate * WINDOW / emitted if emitted else 0.0,
                   "packet_rate_pps": rate, "offered_pps": offered, "packets_emitted": emitted},
         "host": {"cpu_util_pct": cpu},
@@ -35,8 +40,8 @@ def network(cpu=0.0, transactions=None, latency=None, throughput=None):
     """A run of bulk (``throughput`` Mb/s of group bulk) or request/response traffic
     (``transactions``/s at ``latency`` us one way, group netperf) and no voice."""
     run = {
-        "jitter": {"mean_ms": None, "p99_ms": None},
-        "instances_jitter": {"p99_ms": None},
+        "jitter": {"mean_ms": None, "p99_ms": None, "measuring_conference": False, "samples": 0},
+        "instances_jitter": {"p99_ms": None, "vms": 0, "vms_with_samples": 0},
         "voice": {"loss_fraction": 0.0, "packet_rate_pps": 0.0, "offered_pps": 0.0,
                   "packets_emitted": 0},
         "host": {"cpu_util_pct": cpu},
@@ -130,6 +135,20 @@ def test_request_response_groups_get_transactions_and_latency_and_no_voice_colum
     assert "whose CPU is not modelled" in table_markdown("fig6", sweep, reports_of(sweep))
 
 
+def test_a_point_without_measured_packets_says_why_under_the_table():
+    behind = summary(0.5, emitted=0.5 * 100.0 * WINDOW, silent=True, vms_with_samples=1)
+    lost = summary(0.5, rate=0.0, silent=True)
+    lost.update(measured_packets=400, measured_loss_fraction=1.0)
+    sweep = make_sweep("measured_vm.shares", {1000: [behind, lost, summary(0.6)], 4000: [summary(0.5)] * 3})
+    lines = table_text("shares", sweep, reports_of(sweep)).splitlines()
+    assert lines[2].split()[1] == "n/a"  # the jitter of shares 1000
+    assert ("note: at measured_vm.shares 1000 the measuring conference had no packets after warm-up "
+            "in 2 of 3 runs (all were lost on the way; the guests fell behind their ticks)") in lines
+    assert ("note: at measured_vm.shares 1000 the all-VM jitter leaves out VMs without packets "
+            "after warm-up (as few as 1 of 2 counted)") in lines
+    assert not any("shares 4000" in line for line in lines)
+
+
 def test_bulk_groups_get_their_throughput_beside_the_voice():
     with_flood = summary(0.5)
     with_flood["uplink"] = network(throughput=854.0)["uplink"]
@@ -190,6 +209,10 @@ def test_overrides_are_recorded_in_order_in_the_json_table_and_figures(tmp_path)
     assert ("seed 1, --set host.cores=4 --set 'sweep.values=[1, 2]'."
             in (tmp_path / "summary.md").read_text())
     assert "host.cores=4" in (tmp_path / "whatif_jitter.svg").read_text()
+    # the title says what the scenario became, the sweep's own key and values aside
+    assert (tmp_path / "summary.md").read_text().startswith("# title, as changed by --set host.cores=4\n")
+    assert json.loads((tmp_path / "results.json").read_text())["name"] == \
+        "title, as changed by --set host.cores=4"
 
 
 def test_a_sweep_without_overrides_has_no_overrides_key():

@@ -171,9 +171,12 @@ def jitter_sections(sim, per_vm, vms):
             "mean_ms": float(np.mean(vm_means)) if vm_means else None,
             "p99_ms": float(np.mean(vm_p99s)) if vm_p99s else None,
             "worst_p99_ms": max(vm_p99s) if vm_p99s else None,
+            "vms": len(vms),
+            "vms_with_samples": len(vm_p99s),
             "definition": "each VM's last conference measured like the measuring conference; "
                           "mean over the VMs of their mean and 99th percentile, and the "
-                          "highest 99th percentile",
+                          "highest 99th percentile, over the VMs with packets after warm-up "
+                          "(vms_with_samples of vms)",
         },
         "measured_packets": measured,
         "measured_loss_fraction": measured_lost / measured if measured else 0.0,

@@ -15,6 +15,11 @@ command line that chooses between the two.
 import json
 
 
+CONFIGURED_SHORTFALL = 0.99
+"""Below this share of its configured packet rate a bulk group's offered rate is named beside
+it: its senders (their CPU, its on/off periods outside the window) handed over less."""
+
+
 def run_text(name, config, seed, duration, warmup, engine, summary, params=None, models=None):
     """The text of ``vsim run``: the header names the warm-up used (``--duration`` may shorten
     it, and it makes the voice's measuring window) and the host's models (``models``: role ->
@@ -43,7 +48,9 @@ def run_text(name, config, seed, duration, warmup, engine, summary, params=None,
                      f"({stalls['stalled_pct']:.3f}% of the time)  (the measuring client's "
                      f"receiving thread; packets arriving during one are read at its end)")
     unmodelled = (summary.get("uplink") or {}).get("request_response")
-    lines.append(f"host CPU   {host['cpu_util_pct']:.1f}% (esxtop PCPU UTIL)  core {host['core_util_pct']:.1f}%"
+    lcpus = len(host["lcpu_util_pct"])
+    lines.append(f"host CPU   {host['cpu_util_pct']:.1f}% of {lcpus} logical CPU{'s' * (lcpus != 1)} "
+                 f"(esxtop PCPU UTIL)  core {host['core_util_pct']:.1f}%"
                  + ("  (request/response traffic's CPU is not modelled)" if unmodelled else ""))
     tasks = summary.get("host_background_tasks")
     if tasks is not None:
@@ -86,18 +93,32 @@ def _voice_lines(summary, window):
                      "each VM's last conference below")
     if jitter["measuring_conference"] and not jitter["samples"]:
         measured += ": none of its packets arrived after warm-up"
-        if summary.get("measured_packets") and summary.get("measured_loss_fraction") == 1.0:
-            measured += " (all were lost on the way: see the loss below)"
-        elif sent < voice["offered_pps"]:
-            measured += " (the guests fell behind their ticks: see voice below)"
+        reason = no_samples_reason(summary, window)
+        if reason:
+            measured += f" ({reason}: see {'the loss' if 'lost' in reason else 'voice'} below)"
+    counted = ""
+    if across["vms_with_samples"] < across["vms"]:
+        counted = f"; {across['vms_with_samples']} of {across['vms']} VMs had packets after warm-up"
     return [
         measured,
         f"all VMs    mean {_ms(across['mean_ms'])}  p99 {_ms(across['p99_ms'])}  "
-        f"worst p99 {_ms(across['worst_p99_ms'])}  (each VM's last conference)",
+        f"worst p99 {_ms(across['worst_p99_ms'])}  (each VM's last conference{counted})",
         f"voice      sent {sent:.0f} of {voice['offered_pps']:.0f} packets/s offered  "
         f"delivered {voice['packet_rate_pps']:.0f} packets/s, {voice['bandwidth_mbps']:.2f} Mb/s  "
         f"loss {100 * voice['loss_fraction']:.3f}%",
     ]
+
+
+def no_samples_reason(summary, window):
+    """Why a run's measuring conference has no packets after warm-up, in a few words ('' when
+    the summary does not say): all lost on the way, or the guests behind their ticks."""
+    voice = summary["voice"]
+    if summary.get("measured_packets") and summary.get("measured_loss_fraction") == 1.0:
+        return "all were lost on the way"
+    sent = voice["packets_emitted"] / window if window > 0 else 0.0
+    if sent < voice["offered_pps"]:
+        return "the guests fell behind their ticks"
+    return ""
 
 
 def _quality_lines(quality):
@@ -134,10 +155,13 @@ def _uplink_lines(uplink):
     for name, group in uplink["groups"].items():
         lowest = group["min_second_mbps"]
         wanted = "demand" if "demand_pps" in group else "offered"
+        configured = group.get("configured_pps")
+        held_back = (f" ({configured:.0f} configured: the senders handed over less)"
+                     if configured and group[wanted + "_pps"] < CONFIGURED_SHORTFALL * configured else "")
         lines.append(f"{'':<10} group {name}: {group['throughput_mbps']:.1f} Mb/s "
                      f"(lowest VM second {'n/a' if lowest is None else f'{lowest:.1f}'})  "
-                     f"{group['delivered_pps']:.0f} of {group[wanted + '_pps']:.0f} packets/s {wanted}  "
-                     f"{group['interrupts_per_s']:.0f} interrupts/s")
+                     f"{group['delivered_pps']:.0f} of {group[wanted + '_pps']:.0f} packets/s {wanted}"
+                     f"{held_back}  {group['interrupts_per_s']:.0f} interrupts/s")
     for name, group in (uplink.get("request_response") or {}).items():
         resent = group.get("retransmissions", 0)
         lines.append(f"{'':<10} group {name}: {group['transactions_per_s']:.0f} transactions/s  "

@@ -89,6 +89,8 @@ def group_summary(sim, start, end, warmup, duration):
                                           "interrupts_per_s": 0.0,
                                           "per_second_mbps": np.zeros(uplink.bins)})
         entry[wanted] += offered
+        if not vm.source.elastic:  # what the source asks for, before its senders' CPU
+            entry["configured_pps"] = entry.get("configured_pps", 0.0) + vm.source.mean_pps()
         entry["delivered_pps"] += delivered
         entry["throughput_mbps"] += mbps
         entry["per_vm_mbps"].append(mbps)

@@ -13,6 +13,11 @@ sees why. Only a VM's CPU settings (``CPU_SETTINGS``) get that note: any other
 key (the uplink's scheduler, a model parameter) acts elsewhere than on the
 entitlements, so equal entitlements would explain nothing. Identical rows
 whose entitlements differ, or of any other key, get a plainer note.
+
+A CPU setting swept while another of the same VM's stays set (shares swept
+beside a reservation that holds the VM anyway) gets a note too, whether or not
+the rows came out identical: the sweep then answers another question than its
+key says.
 """
 
 import json
@@ -77,12 +82,48 @@ def no_effect_notes(key, reports, loaded):
         inputs = ([scheduler_inputs(loaded.with_value(key, x)) for x in xs]
                   if is_cpu_setting(key) else None)
         if inputs is None or any(entry[0] != inputs[0][0] for entry in inputs):
-            notes.append(f"note: {key} {values} gave identical results")
+            notes.append(f"note: {key} {values} gave identical results{_known_reason(key, loaded)}")
             continue
         notes.append(f"note: {key} {values} changes no CPU entitlement "
                      f"({_shares_text(inputs[0][1])}; {CPU_SETTINGS[key.split('.')[-1]]}), "
                      f"so these points ran the same")
     return notes
+
+
+def _known_reason(key, loaded):
+    """Why a key other than a CPU setting can leave a run unchanged, where the scenario shows
+    it: hyper-threading on a host model of one thread per core."""
+    if key == "host.hyperthreading" and loaded.models["host"].values.threads_per_core == 1:
+        return f" (the host model {loaded.scenario.host.model} has one thread per core)"
+    return ""
+
+
+def held_settings_notes(key, loaded):
+    """A line per CPU setting that holds the swept VM at every point: sweeping a VM's shares
+    while its reservation or limit stays set (``measured_vm.shares`` beside
+    ``measured_vm.reservation = 1.5``) asks a different question than the sweep's key says,
+    so the note names the setting and the ``--set`` that takes it out."""
+    if not is_cpu_setting(key):
+        return []
+    section, setting = key.rsplit(".", 1)
+    vm = _cpu_section(loaded.scenario, section)
+    if vm is None:
+        return []
+    neutral = {"reservation": (vm.reservation, 0), "limit": (vm.limit, vm.vcpus)}
+    return [f"note: {section}.{other} = {value:g} CPU{'s' * (value != 1)} holds at every point "
+            f"(--set {section}.{other}={free} to sweep {key} alone)"
+            for other, (value, free) in neutral.items()
+            if other != setting and value and value != free]
+
+
+def _cpu_section(scenario, section):
+    """The VM settings a sweep key's section (``vm``, ``measured_vm``, ``group.NAME``) sets."""
+    if section == "vm":
+        return scenario.vm
+    if section == "measured_vm":
+        return scenario.vm_settings(0)
+    name = section.split(".", 1)[1] if section.startswith("group.") else None
+    return next((group for group in scenario.group if group.name == name), None)
 
 
 def _values(key, xs, contiguous):

@@ -26,6 +26,7 @@ import numpy as np
 from vsim.core.atomic import after_commit, write_text
 from vsim.core.stale_outputs import listed_outputs, remove_stale
 from vsim.metrics.stats import INTERVAL, trimmed_mean, trimmed_mean_interval
+from vsim.scenario.run_text import no_samples_reason
 from vsim.scenario.schema_sweep import sweep_field
 
 
@@ -262,11 +263,39 @@ def sweep_metrics(sweep):
 
 def notes(sweep):
     """Lines under the table that keep a column from being misread: host CPU leaves out
-    request/response traffic, whose CPU is not modelled."""
+    request/response traffic, whose CPU is not modelled; points whose measuring conference
+    had no packets after warm-up (n/a), and why; points whose all-VM columns leave out VMs
+    without packets."""
+    lines = []
     if _uplink_groups(sweep, "request_response"):
-        return ["note: host CPU % leaves out the request/response traffic, whose CPU is not "
-                "modelled (its stack's time is the NIC model's host path latency)"]
-    return []
+        lines.append("note: host CPU % leaves out the request/response traffic, whose CPU is not "
+                     "modelled (its stack's time is the NIC model's host path latency)")
+    return lines + _missing_voice_notes(sweep)
+
+
+def _missing_voice_notes(sweep):
+    """Per point, a line where some run's measuring conference had no packets after warm-up
+    (why, as ``vsim run`` says it) or some run's all-VM columns count only some VMs."""
+    window = sweep.duration - sweep.warmup
+    lines = []
+    for point in sweep.points:
+        runs = [run for run in point.runs if run["voice"]["offered_pps"]]
+        where = f"{sweep.key} {show(point.x)}"
+        silent = [run for run in runs
+                  if run["jitter"]["measuring_conference"] and not run["jitter"]["samples"]]
+        if silent:
+            reasons = sorted({no_samples_reason(run, window) for run in silent} - {""})
+            lines.append(f"note: at {where} the measuring conference had no packets after warm-up "
+                         f"in {len(silent)} of {len(point.runs)} runs"
+                         + (f" ({'; '.join(reasons)})" if reasons else ""))
+        counted = [(run["instances_jitter"]["vms_with_samples"], run["instances_jitter"]["vms"])
+                   for run in runs if "vms" in run["instances_jitter"]]
+        short = [(got, of) for got, of in counted if got < of]
+        if short:
+            fewest = min(short)
+            lines.append(f"note: at {where} the all-VM jitter leaves out VMs without packets after "
+                         f"warm-up (as few as {fewest[0]} of {fewest[1]} counted)")
+    return lines
 
 
 def interval_notes(sweep):
@@ -438,6 +467,14 @@ def plot_report(stem, title, sweep, reports):
     return written
 
 
+def title_with_overrides(title, overrides):
+    """A scenario's name with the ``--set`` overrides that change what it describes (those of
+    the sweep's key and values show on the x axis): a figure passed on alone should not say
+    6 instances of a run of 12."""
+    changed = [item for item in overrides if not item.startswith("sweep.")]
+    return f"{title}, as changed by --set {' '.join(changed)}" if changed else title
+
+
 def write_report(outdir, stem, title, sweep, reports):
     """results.json, summary.md and the figures of a sweep in ``outdir``; the paths written.
 
@@ -446,6 +483,7 @@ def write_report(outdir, stem, title, sweep, reports):
     scenario's figures) and leaves nothing stale beside it; other files are left alone."""
     outdir.mkdir(parents=True, exist_ok=True)
     previous = listed_outputs(outdir / "results.json")
+    title = title_with_overrides(title, sweep.overrides)
     written = [outdir / "results.json", outdir / "summary.md"] + plot_report(outdir / stem, title, sweep, reports)
     write_text(written[1], table_markdown(title, sweep, reports))
     write_text(written[0], report_json(title, sweep, reports, files=[path.name for path in written]))
