@@ -127,7 +127,7 @@ def test_run_prints_request_response_transactions_and_latency(capsys):
                         "--duration", "0.2")
     assert code == 0
     (line,) = [line for line in out.splitlines() if "group netperf:" in line]
-    assert "transactions/s" in line and "one-way" in line and " us" in line
+    assert "transactions/s" in line and "one-way" in line and " µs" in line
 
 
 def test_run_without_voice_prints_no_voice_lines_and_says_what_host_cpu_leaves_out(capsys):
@@ -606,7 +606,7 @@ def test_sweep_of_request_response_traffic_shows_its_latency_and_no_cpu_note(cap
     assert code == 0, err
     lines = out.splitlines()
     assert lines[1].split("  ")[0] == "host.uplink"
-    assert "netperf transactions/s" in lines[1] and "netperf one-way us" in lines[1]
+    assert "netperf transactions/s" in lines[1] and "netperf one-way µs" in lines[1]
     assert "jitter" not in lines[1] and "sent % of offered" not in lines[1]
     multiqueue, netioc = (float(line.split()[4]) for line in lines[2:4])  # one-way us
     assert 4 <= netioc - multiqueue <= 6  # NetIOC's overhead, the study's claim
@@ -877,6 +877,17 @@ def test_a_measured_trace_given_twice_is_refused(capsys, tmp_path, monkeypatch):
 def test_seed_on_a_command_without_it_says_how_seeds_are_set(capsys, command, expected):
     """It was only "unrecognized arguments: --seed 3"."""
     code, out, err = vsim(capsys, *command, "--seed", "3")
+    assert code == 2 and out == "" and one_line_error(err) == f"vsim: error: {expected}"
+
+
+@pytest.mark.parametrize("option, expected", [
+    (["--quick"], "--quick: run makes one replication; expected --duration S for a shorter run"),
+    (["--replications", "3"], "--replications: run makes one replication; expected vsim sweep for "
+                              "several, or --seed N for another"),
+])
+def test_run_options_of_the_other_commands_say_what_run_takes(capsys, option, expected):
+    """They were only "unrecognized arguments: --quick"."""
+    code, out, err = vsim(capsys, "run", CONFIG, *option)
     assert code == 2 and out == "" and one_line_error(err) == f"vsim: error: {expected}"
 
 

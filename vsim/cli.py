@@ -74,6 +74,22 @@ class _SeedFromConfig(argparse.Action):
                      f"as the committed results were made; expected no --seed")
 
 
+class _OneRunOnly(argparse.Action):
+    """``--quick`` or ``--replications`` given to ``vsim run``, which runs one replication of the
+    config's length: say what it takes instead of only "unrecognized arguments"."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        kwargs["nargs"] = 0 if "--quick" in option_strings else None
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if option_string == "--quick":
+            parser.error("--quick: run makes one replication; expected --duration S for a "
+                         "shorter run")
+        parser.error("--replications: run makes one replication; expected vsim sweep for "
+                     "several, or --seed N for another")
+
+
 def _bounded(kind, low, inclusive):
     """An argparse type: a finite ``kind`` (int or float) >= ``low`` (or > when not ``inclusive``)."""
     noun = "an integer" if kind is int else "a number"
@@ -147,6 +163,8 @@ def _add_run_parser(commands):
     run.add_argument("--seed", type=_bounded(int, 0, True), help="random seed (default: run.seed)")
     run.add_argument("--duration", type=_bounded(float, 0, False), metavar="S",
                      help="simulated seconds (default: run.duration)")
+    run.add_argument("--quick", action=_OneRunOnly, help=argparse.SUPPRESS)
+    run.add_argument("--replications", action=_OneRunOnly, help=argparse.SUPPRESS)
     run.add_argument("--json", metavar="PATH|-", help="write the summary as JSON to PATH (its directory "
                                                       "must exist), or stdout for -, instead of the text "
                                                       "report (nothing else goes to stdout)")

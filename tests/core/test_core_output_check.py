@@ -54,8 +54,8 @@ def test_a_directory_is_not_a_file(tmp_path):
 
 
 def test_a_place_that_takes_no_new_file_is_refused():
-    assert refused(check_output_file, "/proc/o.json", "--json").startswith(
-        "/proc/o.json: --json: cannot write into /proc/")
+    assert refused(check_output_file, "/proc/o.json", "--json") == \
+        "/proc/o.json: --json: cannot write into /proc/ (it takes no new files)"
 
 
 def test_output_dir_leaf_may_be_missing_but_not_its_parent(tmp_path):
@@ -68,6 +68,8 @@ def test_output_dir_leaf_may_be_missing_but_not_its_parent(tmp_path):
 def test_output_dir_that_is_a_file_is_refused(tmp_path):
     (tmp_path / "f").write_text("x")
     assert "expected a directory, found a file" in refused(check_output_dir, tmp_path / "f", "--out")
+    assert refused(check_output_dir, tmp_path / "f" / "sub", "--out").endswith(
+        f"expected a directory whose parent is a directory; {tmp_path / 'f'} is a file")
 
 
 def test_read_only_outputs_inside_the_dir_are_refused(tmp_path):

@@ -115,7 +115,7 @@ def test_uplink_lines_name_each_group_and_the_voice_under_bulk_traffic():
         "uplink     htb, 1000 Mb/s",
         "           group flood: 400.0 Mb/s (lowest VM second n/a)  1000 of 2000 packets/s offered  "
         "10 interrupts/s",
-        "           group rr: 5000 transactions/s  one-way 25.50 us  p99 30.00 us",
+        "           group rr: 5000 transactions/s  one-way 25.50 µs  p99 30.00 µs",
         "           voice while the bulk traffic runs: loss 12/s (12.50%)",
     ]
 
@@ -178,7 +178,7 @@ def test_a_request_response_line_counts_the_requests_sent_again():
               "request_response": {"rr": {"transactions_per_s": 600.0, "one_way_latency_mean_us": 6500.0,
                                           "one_way_latency_p99_us": 101375.0, "retransmissions": 3}}}
     assert _lines(_summary(uplink=uplink))[-1] == (
-        "           group rr: 600 transactions/s  one-way 6500.00 us  p99 101375.00 us  "
+        "           group rr: 600 transactions/s  one-way 6500.00 µs  p99 101375.00 µs  "
         "3 requests lost and sent again")
 
 

@@ -126,8 +126,8 @@ def test_request_response_groups_get_transactions_and_latency_and_no_voice_colum
     assert stats["one_way_latency_p99_us.netperf"][0] == pytest.approx(2 * trimmed_mean(latencies))
     text = table_text("fig6", sweep, reports_of(sweep))
     heading = text.splitlines()[1]
-    assert "netperf transactions/s" in heading and "netperf one-way us" in heading
-    assert "netperf one-way p99 us" in heading
+    assert "netperf transactions/s" in heading and "netperf one-way µs" in heading
+    assert "netperf one-way p99 µs" in heading
     assert "jitter" not in heading and "loss" not in heading and "ready" not in heading
     assert text.splitlines()[3].split()[1] == "202,000"  # the trimmed mean: the middle one
     assert "whose CPU is not modelled" in text.splitlines()[-2]
@@ -167,7 +167,7 @@ def test_request_response_sweeps_draw_latency_and_transactions(tmp_path):
     written = write_report(tmp_path, "fig6", "title", sweep, reports_of(sweep))
     assert sorted(path.name for path in written if path.suffix == ".svg") == [
         "fig6_host.svg", "fig6_latency.svg", "fig6_transactions.svg"]  # no VM's CPU: no cpu figure
-    assert "netperf one-way us" in (tmp_path / "fig6_latency.svg").read_text()
+    assert "netperf one-way µs" in (tmp_path / "fig6_latency.svg").read_text()
     assert "not modelled" in (tmp_path / "fig6_host.svg").read_text()
 
 
@@ -225,7 +225,7 @@ def test_axis_labels_units_and_names_boolean_ticks():
     numbers = make_sweep("vm.background_burst", {0.0: [summary(0.5)], 0.005: [summary(0.6)]})
     assert axis(numbers) == ([0.0, 0.005], "vm.background_burst (s)", None)
     flags = make_sweep("host.hyperthreading", {True: [summary(0.5)], False: [summary(0.6)]})
-    assert axis(flags) == ([1, 0], "host.hyperthreading", [(1, "true"), (0, "false")])
+    assert axis(flags) == ([0, 1], "host.hyperthreading", [(0, "true"), (1, "false")])  # table order
 
 
 def test_models_of_one_folder_are_ticked_by_name_with_the_folder_in_the_label():
@@ -297,6 +297,19 @@ def test_loss_while_traffic_runs_gets_a_column_beside_the_whole_window_loss():
     reports = reports_of(sweep)
     assert reports[1].stats["loss_during_traffic_pct"][0] == pytest.approx(90.0)
     assert "loss % while traffic runs" in table_text("t", sweep, reports).splitlines()[1]
+
+
+def test_jitter_while_traffic_runs_gets_a_column_beside_the_whole_window_jitter():
+    quiet, loaded = with_traffic(summary(0.5), 0.0), with_traffic(summary(0.5), 0.5)
+    loaded["uplink"]["during_traffic"]["jitter_mean_ms"] = 5.4
+    quiet["uplink"]["during_traffic"]["jitter_mean_ms"] = 0.5
+    sweep = make_sweep("netioc.node.voice.shares", {1: [quiet], 0.1: [loaded]})
+    names = [metric.name for metric in sweep_metrics(sweep)]
+    assert names[:2] == ["jitter_mean_ms", "jitter_mean_during_traffic_ms"]
+    assert reports_of(sweep)[1].stats["jitter_mean_during_traffic_ms"][0] == pytest.approx(5.4)
+    assert "jitter mean ms while traffic runs" in table_text("t", sweep, reports_of(sweep)).splitlines()[1]
+    without_client = make_sweep("group.flood.count", {1: [with_traffic(summary(0.5), 0.0)]})
+    assert "jitter_mean_during_traffic_ms" not in [m.name for m in sweep_metrics(without_client)]
 
 
 def test_no_traffic_means_no_during_traffic_column_and_a_short_window_is_missing():
@@ -419,3 +432,10 @@ def test_tables_and_captions_say_when_the_replications_are_too_few_for_95_percen
         "t", few, reports_of(few))
     assert "narrower" in table_markdown("t", few, reports_of(few))
     assert "narrower" not in table_text("t", many, reports_of(many))
+
+
+def test_a_point_of_one_run_shows_its_value_without_a_bracket():
+    sweep = make_sweep("vm.instances", {1: [summary(0.5)], 2: [summary(0.5), summary(0.7)]})
+    lines = table_text("one run", sweep, reports_of(sweep)).splitlines()
+    assert lines[2].split()[:2] == ["1", "0.5"] and "[" not in lines[2].split("  ")[1]
+    assert "0.6 [0.5, 0.7]" in lines[3]

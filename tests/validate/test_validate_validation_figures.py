@@ -27,6 +27,10 @@ def test_a_cdf_per_metric_and_a_time_series_per_timed_metric(tmp_path):
         "cdf_jitter_ms.png", "cdf_jitter_ms.svg", "cdf_loss_fraction.png", "cdf_loss_fraction.svg",
         "time_jitter_ms.png", "time_jitter_ms.svg"]
     assert "Empirical CDF of jitter_ms" in (tmp_path / "cdf_jitter_ms.svg").read_text()
+    # axes in words: "jitter (ms)", not the metric's key with its unit twice
+    assert "jitter (ms)" in (tmp_path / "cdf_jitter_ms.svg").read_text()
+    assert "jitter_ms (ms)" not in (tmp_path / "time_jitter_ms.svg").read_text()
+    assert "loss fraction" in (tmp_path / "cdf_loss_fraction.svg").read_text()
 
 
 def test_figures_are_byte_identical_run_to_run(tmp_path):

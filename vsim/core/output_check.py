@@ -15,6 +15,7 @@ it) or another of its outputs (``check_apart``). Each failure is one
 ``InputError`` naming the path and the option.
 """
 
+import errno
 import os
 import stat
 import tempfile
@@ -59,6 +60,9 @@ def check_output_dir(path, option, files=(), owned=()):
     path = Path(path)
     if not path.exists():
         parent = path.parent
+        if parent.exists() and not parent.is_dir():
+            raise InputError(path, option, f"expected a directory whose parent is a directory; "
+                             f"{parent} is a file")
         if not parent.is_dir():
             raise InputError(path, option, f"expected a directory whose parent exists; "
                              f"{_shown(parent)} does not (only {path.name}/ itself is created)")
@@ -104,8 +108,10 @@ def _try_writing_into(directory, named, option):
     try:
         fd, probe = tempfile.mkstemp(prefix=".vsim-check-", dir=directory)
     except OSError as exc:
-        raise InputError(named, option, f"cannot write into {_shown(directory)} "
-                         f"({exc.strerror or exc})") from None
+        reason = exc.strerror or str(exc)
+        if exc.errno == errno.ENOENT and Path(directory).is_dir():  # /proc, /sys: no new files
+            reason = "it takes no new files"
+        raise InputError(named, option, f"cannot write into {_shown(directory)} ({reason})") from None
     os.close(fd)
     os.unlink(probe)
 

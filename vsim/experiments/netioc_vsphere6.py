@@ -223,7 +223,7 @@ def fig6_overhead(sweep):
     runs = ", ".join(f"{d:.2f} -> {n:.2f}" for d, n in zip(default, netioc))
     return Simulated(float(np.mean(netioc - default)), None, "fig6",
                      f"mean one-way latency over 12 VMs, default -> NetIOC per replication "
-                     f"(us): {runs}")
+                     f"(µs): {runs}")
 
 
 def _fig6_figure(stem, sweep, claims):
@@ -237,11 +237,11 @@ def _fig6_figure(stem, sweep, claims):
                                              per_run.max(axis=0))]))
     claim = next((c for c in claims if c.id == "netioc6.fig6.rr_latency_overhead_us"), None)
     caption = ("Mean over the replications, bars from the lowest to the highest. "
-               + ("" if claim is None else f"Paper: NetIOC adds {claim.paper:g} us "
+               + ("" if claim is None else f"Paper: NetIOC adds {claim.paper:g} µs "
                   f"(band {claim.band[0]:g}-{claim.band[1]:g}). ")
                + f"Runs: {sweep.stamp()}.")
     return plot_sweep(stem, title="Fig 6: TCP_RR one-way latency per VM, default scheduler vs NetIOC",
-                      xlabel="VM", ylabel="one-way latency (us)", curves=curves, marks=[],
+                      xlabel="VM", ylabel="one-way latency (µs)", curves=curves, marks=[],
                       xticks=[(i, f"VM{i}") for i in vms], caption=caption)
 
 

@@ -165,8 +165,8 @@ def _uplink_lines(uplink):
     for name, group in (uplink.get("request_response") or {}).items():
         resent = group.get("retransmissions", 0)
         lines.append(f"{'':<10} group {name}: {group['transactions_per_s']:.0f} transactions/s  "
-                     f"one-way {group['one_way_latency_mean_us']:.2f} us  "
-                     f"p99 {group['one_way_latency_p99_us']:.2f} us"
+                     f"one-way {group['one_way_latency_mean_us']:.2f} µs  "
+                     f"p99 {group['one_way_latency_p99_us']:.2f} µs"
                      + (f"  {resent} requests lost and sent again" if resent else ""))
     during = uplink.get("during_traffic")
     if during is not None and during.get("voice_loss_fraction") is not None:

@@ -114,6 +114,13 @@ DURING_TRAFFIC_LOSS = Metric("loss_during_traffic_pct", "loss % while traffic ru
 """Loss over the traffic's active window, the window bulk throughput covers: the whole
 measuring window's ``loss %`` dilutes loss that happens only while traffic runs."""
 
+DURING_TRAFFIC_JITTER = Metric(
+    "jitter_mean_during_traffic_ms", "jitter mean ms while traffic runs",
+    lambda s: ((s.get("uplink") or {}).get("during_traffic") or {}).get("jitter_mean_ms"), "jitter")
+"""The measuring conference's mean jitter over the traffic's active window: where the traffic
+runs for part of the measuring window (or loses most packets while it runs), ``jitter mean``
+holds mostly the quiet part."""
+
 
 def bulk_metric(group):
     """The column of a bulk traffic group: its throughput."""
@@ -126,9 +133,9 @@ def request_response_metrics(group):
     percentile of the one-way latency (a latency-sensitive client feels the tail)."""
     return (Metric(f"transactions_per_s.{group}", f"{group} transactions/s",
                    _uplink_entry("request_response", group, "transactions_per_s"), "transactions"),
-            Metric(f"one_way_latency_us.{group}", f"{group} one-way us",
+            Metric(f"one_way_latency_us.{group}", f"{group} one-way µs",
                    _uplink_entry("request_response", group, "one_way_latency_mean_us"), "latency"),
-            Metric(f"one_way_latency_p99_us.{group}", f"{group} one-way p99 us",
+            Metric(f"one_way_latency_p99_us.{group}", f"{group} one-way p99 µs",
                    _uplink_entry("request_response", group, "one_way_latency_p99_us"), "latency"))
 
 
@@ -237,6 +244,9 @@ def sweep_metrics(sweep):
         loss = next(i for i, metric in enumerate(voice) if metric.name == "loss_pct")
         if any((run.get("uplink") or {}).get("during_traffic") is not None for run in runs):
             voice.insert(loss + 1, DURING_TRAFFIC_LOSS)
+            if any("jitter_mean_ms" in run["uplink"]["during_traffic"] for run in runs
+                   if (run.get("uplink") or {}).get("during_traffic") is not None):
+                voice.insert(1, DURING_TRAFFIC_JITTER)
         if any(_late_pct(run) for run in runs):
             voice.insert(loss + 1, LATE)
         metrics += voice
@@ -336,9 +346,13 @@ def _number(value):
 
 
 def _cell(stat):
+    """A table cell: the value and its interval, the value alone where the interval is that one
+    value (a single run: nothing to show), n/a where a run lacks the metric."""
     if stat is None:
         return "n/a"
     value, (low, high) = stat
+    if low == high == value:
+        return _number(value)
     return f"{_number(value)} [{_number(low)}, {_number(high)}]"
 
 
@@ -394,8 +408,8 @@ def axis(sweep):
     meta = {f.name: f.metadata for f in dataclasses.fields(cls)}[name]
     xs = sweep.xs()
     label = sweep.key + (f" ({meta['unit']})" if meta.get("unit") else "")
-    if all(isinstance(x, bool) for x in xs):
-        return [int(x) for x in xs], label, [(int(x), show(x)) for x in xs]
+    if all(isinstance(x, bool) for x in xs):  # in the sweep's order, as the table lists them
+        return list(range(len(xs))), label, [(i, show(x)) for i, x in enumerate(xs)]
     if all(isinstance(x, str) for x in xs):
         folders = {x.rpartition("/")[0] for x in xs}
         if len(folders) == 1 and "" not in folders:  # models of one folder: their names, the folder once
@@ -419,8 +433,8 @@ def _curves(sweep, reports, metrics, xs):
 
 
 FIGURES = {"jitter": "jitter (ms)", "loss": "voice loss (%)", "host": "host CPU (%)",
-           "cpu": "CPU per VM (% of one vCPU, summed)", "throughput": "Mb/s",
-           "transactions": "transactions/s", "latency": "one-way latency (us)"}
+           "cpu": "CPU per VM (% of one vCPU, summed)", "throughput": "throughput (Mb/s)",
+           "transactions": "transactions/s", "latency": "one-way latency (µs)"}
 """Each figure a sweep may draw (file suffix) and its y-axis; a metric names its figure. Host
 CPU (of the whole host, at most 100 %) and the VMs' (of one vCPU, summed over a VM's vCPUs:
 up to 100 x vCPUs) have figures of their own, so the two kinds of percentage never share an axis."""

@@ -36,8 +36,11 @@ def _cdf(values):
 
 
 def _label(metric):
+    """An axis label for a metric: ``tick_start_lateness_ms`` reads "tick start lateness (ms)"."""
     unit = METRICS[metric].unit
-    return f"{metric} ({unit})" if unit else metric
+    words = metric.removesuffix(f"_{unit}") if unit else metric
+    words = words.replace("_", " ")
+    return f"{words} ({unit})" if unit else words
 
 
 def plot_cdf(stem, metric, measured, simulated, doc):
