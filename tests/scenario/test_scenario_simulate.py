@@ -295,8 +295,8 @@ FIG2 = ROOT / "configs" / "voip-vsphere5" / "fig2.toml"
 def test_frames_only_scenarios_give_the_summaries_they_gave_before_groups(name, config, overrides):
     """Recorded with the code before VM groups and uplink schedulers entered scenarios (and
     before the voice-quality section, the per-VM CPU and uplink definitions, each VM's group,
-    whether there is a measuring conference and each VM's limited time, which add to the summary
-    and change nothing else)."""
+    whether there is a measuring conference, each VM's limited time and the VMs the all-VM jitter
+    counts, which add to the summary and change nothing else)."""
     recorded = json.loads((DATA / name).read_text())
     sim = Simulation(load_scenario(config, overrides), seed=recorded["seed"])
     assert sim.engine == recorded["engine"]
@@ -307,6 +307,10 @@ def test_frames_only_scenarios_give_the_summaries_they_gave_before_groups(name, 
     assert summary["jitter"].pop("measuring_conference") is True
     assert {vm.pop("group") for vm in summary["vms"].values()} == {"vm"}
     assert {vm.pop("limited_pct") for vm in summary["vms"].values()} == {0.0}  # no VM has a limit
+    across = summary["instances_jitter"]  # the VMs it counts, added later, and its definition saying so
+    assert across.pop("vms") == across.pop("vms_with_samples") == len(summary["vms"])
+    assert "vms_with_samples of vms" in across.pop("definition")
+    recorded["summary"]["instances_jitter"].pop("definition")
     assert as_json(summary) == as_json(recorded["summary"])
 
 
