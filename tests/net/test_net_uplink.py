@@ -220,3 +220,35 @@ def test_a_port_mapped_to_no_leaf_is_refused_naming_it():
     tree = Tree([Node("vm", kind="class", children=(Node("a"),))], GIGABIT, source="net.toml")
     with pytest.raises(InputError, match=r"net.toml: port_leaf.7: a leaf of the NetIOC tree.*'b'"):
         make_uplink_scheduler("netioc", GIGABIT, 10, rng=rng(), tree=tree, port_leaf={7: "b"})
+
+
+@pytest.mark.parametrize("name", ["multiqueue", "netioc"])
+@pytest.mark.parametrize("seed", range(6))
+def test_a_port_s_lone_frames_leave_in_order_and_each_is_counted_somewhere(name, seed):
+    """A frame may wait for another queue's frame on the wire. That wait was drawn per call and
+    added to the departure alone, so a port's next frame could overtake it, and while it waited
+    it counted neither as delivered nor as in the system."""
+    kwargs = {"tree": voice_tree(), "port_leaf": {0: "v", 1: "f1", 2: "f2", 3: "f3", 4: "f4"}} \
+        if name == "netioc" else {"queues": 2}
+    sched = make_uplink_scheduler(name, GIGABIT, 1000, rng=rng(seed), **kwargs)
+    other = 1 if name == "netioc" else next(
+        port for port in (1, 2, 3) if sched.queue_index(np.zeros(1, int), np.array([port]))[0]
+        != sched.queue_index(np.zeros(1, int), np.array([0]))[0])
+    sched.set_flows(0.0, Flows.of([0.45 / service_time(1500, GIGABIT)], [1500], 0, [other]))
+    times = 1e-3 + np.arange(400) * 2e-7
+    departures = np.array([sched.transmit([t], 60, 0, 0)[0] for t in times])
+    assert np.all(np.diff(departures) >= 0)
+    for end in np.linspace(times[-1], departures.max(), 25):  # the queues know no earlier times
+        sched.advance(end)
+        assert np.count_nonzero(departures <= end) + sched.frames_in_system(end) == len(times)
+
+
+def test_frames_of_one_netioc_pass_leave_a_wire_time_apart():
+    """Frames waiting at their port for one dispatch went to the wire together, faster than it
+    sends them."""
+    sched = netioc(completion_hold=20e-6)
+    first = sched.transmit([0.0], 1500, 0, 1)[0]
+    rest = sched.transmit([2e-6, 4e-6, 6e-6], 1500, 0, 1)
+    wire = sched.work(1500)
+    signal = first + 20e-6  # the first frame's completion, held 20 us
+    assert rest == pytest.approx(signal + wire * np.arange(1, 4))

@@ -210,15 +210,26 @@ class UplinkScheduler:
         queue = self.queue_index(classes, ports)
         for q in ([queue[0]] if queue.min() == queue.max() else np.unique(queue)):
             mine = np.flatnonzero(queue == q)
-            departures = self.queues[q].offer(times[mine], work[mine], units[mine])
-            if self.non_preemptive and self._other_busy[q] > 0 and self._other_work[q] > 0:
-                # the burst may find another queue's frame on the wire: it waits out the rest
-                # (nothing is drawn where the others' frames leave no rest to wait out)
-                if self.rng.random() < self._other_busy[q]:
-                    departures = departures + self.rng.random() * self._other_work[q]
-            out[mine] = departures
+            out[mine] = self.queues[q].offer(times[mine], work[mine], units[mine],
+                                             self._wire_rests(q, mine.size))
+
         self.t = float(times[-1])
         return out + self.latency
+
+    def _wire_rests(self, q, n):
+        """Each of a burst's ``n`` frames' wait at queue ``q`` for a packet already on the wire,
+        or None to let the queue draw its own: a non-preemptive scheduler's burst may find
+        another queue's frame there, whose rest its first frame waits out (nothing is drawn
+        where the others' frames leave no rest), beside the queue's own fluid packet in service
+        (``FluidPacketQueue.wire_rest``). The queue takes the waits as its own, so the frames
+        behind the first wait for it too, and none overtakes a frame of its queue."""
+        if not (self.non_preemptive and self._other_busy[q] > 0 and self._other_work[q] > 0):
+            return None
+        queue = self.queues[q]
+        rests = queue.wire_rest(self.rng.random((2, n))) if queue.wire_busy() else np.zeros(n)
+        if self.rng.random() < self._other_busy[q]:
+            rests[0] += self.rng.random() * self._other_work[q]
+        return rests
 
     def frame_lanes(self, queues, frames, units, work=None, spacing=None, until=math.inf):
         """A ``FrameLanes`` sending lone frames as ``transmit`` would, for frames of ``queues``

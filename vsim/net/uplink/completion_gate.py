@@ -31,6 +31,11 @@ The gate remembers the pass it has planned last, so a frame handed later
 that arrives by that pass's start joins its batch: frames handed one at a
 time (``dispatch_one``, as a closed loop of request/response chains hands
 them) are dispatched exactly as when handed all at once.
+
+A dispatched frame then takes its turn on the NIC's one transmit queue
+(``leave``): it leaves when the wire has sent the frames dispatched before
+it, or when its port's queue lets it go, whichever is later. So the frames
+of one pass leave one wire time apart, never faster than the link.
 """
 
 import math
@@ -49,6 +54,8 @@ class CompletionGate:
         """When NetIOC's last planned pass dispatches its batch (-inf: none yet)."""
         self.batch = 0.0
         """Work of that pass's batch so far (s)."""
+        self.wire_free = -math.inf
+        """When the NIC's transmit queue has sent the frames dispatched so far."""
 
     @property
     def signal_at(self):
@@ -85,3 +92,11 @@ class CompletionGate:
             start = t
         self.pass_at, self.batch = start, work
         return start
+
+    def leave(self, dispatched, work, departure, latency):
+        """Departure (plus ``latency``) of a frame dispatched at ``dispatched`` with service
+        ``work``, whose port's queue would let it go at ``departure`` (plus ``latency``): after
+        the frames dispatched before it have left the NIC's transmit queue."""
+        departure = max(departure, max(dispatched, self.wire_free) + work + latency)
+        self.wire_free = departure - latency
+        return departure

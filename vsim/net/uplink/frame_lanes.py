@@ -57,14 +57,14 @@ class FrameLanes:
         self.fluid_busy = [q.wire_busy() for q in queues]
         self.fluid_rest = [q.wire_rest_scale() if busy else 0.0
                            for q, busy in zip(queues, self.fluid_busy)]
-        self.rests = [] if any(self.fluid_busy) else None
-        """Each frame's wait for a fluid packet in service, in the order sent (None: no queue
-        has such a fluid, so nothing is drawn or kept)."""
         self.backlog = [q.work for q in queues]
         self.at = [q.t for q in queues]
         self.latency = scheduler.latency
         self.rest = [float(w) for w in wire_rest]
         self.busy = [float(b) if w > 0 else 0.0 for b, w in zip(wire_busy, self.rest)]
+        self.rests = [] if any(self.fluid_busy) or any(self.busy) else None
+        """Each frame's wait for a packet on the wire (a fluid's in service, another queue's
+        frame), in the order sent (None: no queue has either, so nothing is drawn or kept)."""
         self.predictable = self.gate is None and not any(self.busy) and not any(self.fluid_busy)
         """Whether a frame's delay depends only on what its queue holds."""
         self.rng = scheduler.rng
@@ -118,10 +118,22 @@ class FrameLanes:
         elapsed = t - self.at[q]
         if elapsed > 0:
             backlog = max(0.0, backlog + (self.inflow[q] - rate) * elapsed)
-        if self.fluid_busy[q]:  # the queue's offer with its wire rest, to the last bit
-            self.draws += 2
-            hit, part = next(self.uniforms), next(self.uniforms)
-            rest = part * self.fluid_rest[q] if hit < self.fluid_busy[q] else 0.0
+        busy = self.busy[q]
+        if busy > 0 or self.fluid_busy[q]:  # the queue's offer with its wire rest, to the last bit
+            rest = 0.0
+            if busy > 0:  # as transmit draws a burst's waits: its own fluid's, then the others'
+                if self.fluid_busy[q]:
+                    self.draws += 2
+                    hit, part = next(self.uniforms), next(self.uniforms)
+                    rest = part * self.fluid_rest[q] if hit < self.fluid_busy[q] else 0.0
+                self.draws += 1
+                if next(self.uniforms) < busy:
+                    self.draws += 1
+                    rest += next(self.uniforms) * self.rest[q]
+            else:
+                self.draws += 2
+                hit, part = next(self.uniforms), next(self.uniforms)
+                rest = part * self.fluid_rest[q] if hit < self.fluid_busy[q] else 0.0
             self.rests.append(rest)
             service = work / rate
             after = service + max(backlog / rate, service + rest - service)
@@ -131,16 +143,10 @@ class FrameLanes:
             after = work / rate + backlog / rate
         self.backlog[q] = after * rate
         self.at[q] = t
-        departure = t + after
-        busy = self.busy[q]
-        if busy > 0:
-            self.draws += 1
-            if next(self.uniforms) < busy:
-                self.draws += 1
-                departure = departure + next(self.uniforms) * self.rest[q]
-        departure = departure + self.latency
+        departure = t + after + self.latency
         if self.gate is not None:
-            departure = departure + (self.gate.dispatch_one(t, work, self.sending) - t)
+            departure = self.gate.leave(self.gate.dispatch_one(t, work, self.sending), work,
+                                        departure, self.latency)
         return departure
 
     def lone_sojourn(self, queues, work):

@@ -27,8 +27,10 @@ transmit stage's where that is the longer.
 NetIOC dispatches frames to the NIC itself and runs its next pass when the
 NIC signals the last dispatch complete: with ``completion_hold`` (the time
 the NIC holds transmit completions, at most Net.NetSchedCoalesceTxUsecs) a
-frame waits at its port for that signal (``vsim.net.uplink.completion_gate``),
-a wait added to its leaf queue's; the default 0 lets it through at once.
+frame waits at its port for that signal (``vsim.net.uplink.completion_gate``)
+and then for the frames dispatched before it to leave the NIC's transmit
+queue; it leaves then, or when its leaf queue lets it go if that is later.
+The default 0 lets it through at once.
 """
 
 import math
@@ -92,14 +94,18 @@ class NetiocScheduler(UplinkScheduler):
 
     def transmit(self, times, ip_bytes, classes, ports):
         """Departures (plus latency) of frames that also wait at their port for NetIOC's next
-        dispatch (``completion_hold``): that wait adds to their leaf queue's."""
+        dispatch (``completion_hold``) and then for the frames dispatched before them
+        (``CompletionGate.leave``)."""
         departures = super().transmit(times, ip_bytes, classes, ports)
         if self.gate.hold == 0:
             return departures
         times = np.asarray(times, dtype=float)
-        dispatched = self.gate.dispatch(times, self.work(np.broadcast_to(
-            np.asarray(ip_bytes, dtype=float), times.shape)), self._sending)
-        return departures + (dispatched - times)
+        work = self.work(np.broadcast_to(np.asarray(ip_bytes, dtype=float), times.shape))
+        dispatched = self.gate.dispatch(times, work, self._sending)
+        leave = self.gate.leave
+        return np.array([departure if math.isnan(departure) else leave(at, w, departure, self.latency)
+                         for at, w, departure in zip(dispatched.tolist(), work.tolist(),
+                                                     departures.tolist())])
 
     def frame_lanes(self, queues, frames, units, work=None, spacing=None, until=math.inf):
         """Lone frames as ``transmit`` sends them, through the completion gate too."""
