@@ -608,7 +608,7 @@ def test_sweep_of_request_response_traffic_shows_its_latency_and_no_cpu_note(cap
     assert lines[1].split("  ")[0] == "host.uplink"
     assert "netperf transactions/s" in lines[1] and "netperf one-way µs" in lines[1]
     assert "jitter" not in lines[1] and "sent % of offered" not in lines[1]
-    multiqueue, netioc = (float(line.split()[4]) for line in lines[2:4])  # one-way us
+    multiqueue, netioc = (float(re.split(r"\s{2,}", line)[2]) for line in lines[2:4])  # one-way µs
     assert 4 <= netioc - multiqueue <= 6  # NetIOC's overhead, the study's claim
     assert "n/a" not in out and "CPU entitlement" not in out
     assert lines[4].startswith("note: host CPU % leaves out the request/response traffic")
