@@ -84,14 +84,14 @@ def test_a_busy_host_slows_the_senders():
     assert sum(used(w, 2.0) for w in worlds + [tx]) == pytest.approx(2 * 2.0, rel=1e-6)
 
 
-class FixedInterrupts:
-    """Interrupts/s held constant, standing in for a vNIC's completions."""
+class StepInterrupts:
+    """A vNIC's completion interrupts: ``before``/s, then ``after``/s from ``changed``."""
 
-    def __init__(self, per_s):
-        self.per_s = per_s
+    def __init__(self, before, after=None, changed=math.inf):
+        self.before, self.after, self.changed = before, before if after is None else after, changed
 
-    def rate(self):
-        return self.per_s
+    def raised(self, t):
+        return self.before * min(t, self.changed) + self.after * max(t - self.changed, 0.0)
 
 
 def one_vcpu_host():
@@ -112,7 +112,7 @@ def one_vcpu_sender(rate, interrupts, *, spin, tx_cost=3e-6, frame_cost=1e-6,
     """A one-vCPU sender raising ``interrupts``/s on an otherwise idle 4-core host."""
     env, machine, vcpu, tx = one_vcpu_host()
     cpu = SenderCpu(env, machine, [vcpu], tx, tx_cost, lambda: rate, spin=spin,
-                    interrupts=FixedInterrupts(interrupts), interrupt_cost=interrupt_cost,
+                    interrupts=StepInterrupts(interrupts), interrupt_cost=interrupt_cost,
                     frame_cost=frame_cost)
     return env, vcpu, tx, cpu
 
@@ -287,3 +287,19 @@ def test_a_rate_that_changes_within_a_period_is_charged_for_the_frames_sent(befo
     env.run(until=10 * CHUNK + CHUNK / 2)  # the work of ten whole periods handed over
     work = handed(10 * CHUNK) * 1e-6
     assert used(tx, env.now) == pytest.approx(work, rel=1e-9)
+
+
+
+@given(st.floats(100.0, 1e4), st.floats(100.0, 1e4), st.floats(0.01, 0.99))
+def test_interrupts_whose_rate_changes_within_a_period_are_counted_as_raised(before, after, at):
+    """They were the period's closing rate times the period, where the frames beside them were
+    already charged as handed over."""
+    env, machine, vcpu, tx = one_vcpu_host()
+    changed = (5 + at) * CHUNK
+    interrupts = StepInterrupts(before, after, changed)
+    cpu = SenderCpu(env, machine, [vcpu], tx, 0.0, lambda: 1e4, spin=False,
+                    interrupts=interrupts, interrupt_cost=1e-6, handed=lambda t: 0.0)
+    cpu.wake()
+    env.run(until=10 * CHUNK + CHUNK / 2)  # ten whole periods
+    assert cpu.interrupts == pytest.approx(interrupts.raised(10 * CHUNK), rel=1e-9)
+    assert used(vcpu, env.now) == pytest.approx(interrupts.raised(10 * CHUNK) * 1e-6, rel=1e-9)

@@ -67,6 +67,20 @@ def test_a_port_alone_keeps_its_bursts_under_netioc():
     assert interrupts("netioc", 1, quantum=1) == interrupts("multiqueue", 1)
 
 
+def test_the_count_raised_adds_up_each_rate_over_the_time_it_held():
+    """A flow's interrupts go with its rate and the other ports': the count follows the changes
+    of any flow, at the times they happen."""
+    shared, flows = uplink("netioc", 2, quantum=1)
+    watched = CompletionInterrupts(shared, flows[0], BURST, 1e6, HOLD)  # no cap to hide the change
+    together = watched.rate()  # two ports interleaving 1-frame runs
+    shared.set_rate(0.25, flows[1], 0.0)
+    alone = watched.rate()     # whole bursts again
+    shared.set_rate(0.75, flows[0], 0.0)
+    assert together != alone
+    assert watched.raised(1.0) == pytest.approx(0.25 * together + 0.5 * alone)
+    assert watched.raised(0.5) == pytest.approx(0.25 * together + 0.5 * alone)  # no going back
+
+
 def test_a_silent_flow_raises_none():
     shared, flows = uplink("multiqueue", 3)
     shared.set_rate(0.5, flows[0], 0.0)

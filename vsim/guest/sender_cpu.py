@@ -124,7 +124,8 @@ class SenderCpu:
     ``handed(t)``, when given, is the frames the VM has handed over up to ``t``, so a period's
     work is that of the frames it sent even where its rate changed within it (other VMs'
     allowances move a shared class's rates at their own phases); without it the rate at the
-    period's end stands for the whole period."""
+    period's end stands for the whole period. Its interrupts are likewise those ``interrupts``
+    counts raised in the period (``CompletionInterrupts.raised``)."""
 
     def __init__(self, env, machine, vcpus, tx_world, tx_cost, rate, *, spin=True,
                  interrupts=None, interrupt_cost=0.0, frame_cost=0.0, phase=0.0, handed=None):
@@ -149,6 +150,7 @@ class SenderCpu:
         self.on_allowance = None
         self.handed = handed
         self._handed_mark = 0.0  # ``handed`` at the last period's end
+        self._raised_mark = 0.0  # the interrupts raised at the last period's end
 
     def wake(self):
         """The VM's rate changed: if it sends, its threads spin (or not) and its frames cost."""
@@ -164,6 +166,8 @@ class SenderCpu:
             self.transmit.mark, self.guest.mark = self.transmit.done(now), self.guest.done(now)
             if self.handed is not None:
                 self._handed_mark = self.handed(now)
+            if self.interrupt_rate is not None:
+                self._raised_mark = self.interrupt_rate.raised(now)
             self.call_later(self._first_span, self._tick, self._first_span)
 
     def _spin(self, _world):
@@ -181,7 +185,10 @@ class SenderCpu:
             frames, self._handed_mark = handed - self._handed_mark, handed
         self.transmit.add(frames * self.tx_cost)
         allowance = self.transmit.capacity(now, span, self.tx_cost) if self.tx_cost > 0 else math.inf
-        raised = self.interrupt_rate.rate() * span if self.interrupt_rate is not None else 0.0
+        raised = 0.0
+        if self.interrupt_rate is not None:
+            total = self.interrupt_rate.raised(now)
+            raised, self._raised_mark = total - self._raised_mark, total
         self.interrupts += raised
         if not self.spin:  # a spinning vCPU does its sending and interrupts within its spin
             work = frames * self.frame_cost + raised * self.interrupt_cost

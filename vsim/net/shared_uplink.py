@@ -64,6 +64,7 @@ class SharedUplink:
         self._offered = []
         self._delivered = []
         self._t = 0.0
+        self._watchers = []
         self._work = {}
         self._countdowns = {}
         self._bulk_sending = 0
@@ -117,9 +118,16 @@ class SharedUplink:
         finally:
             self._settling = False
 
+    def watch(self, watcher):
+        """Have ``watcher.accrue(t)`` called before every change of the flows' rates, at the
+        change's time ``t``: what it reads of the uplink holds from the last change to ``t``."""
+        self._watchers.append(watcher)
+
     def set_rate(self, t, flow, pps):
         """From ``t`` flow ``flow`` offers ``pps`` packets/s."""
         self.settle(t)
+        for watcher in self._watchers:
+            watcher.accrue(t)
         self._integrate(t)
         if not self._flows[flow][4]:
             self._bulk_sending += (pps > 0) - (self._pps[flow] > 0)

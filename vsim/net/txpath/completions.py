@@ -6,7 +6,9 @@ on the uplink scheduler (``UplinkScheduler.run_length``: whole bursts by
 default, runs cut to NetIOC's quantum when other ports are backlogged) and
 on the NIC's completion hold time; the vNIC's interrupt-rate cap bounds the
 result (``vsim.net.txpath.coalescing``). The rate is read afresh whenever
-asked, so it follows the flows starting and stopping on the uplink.
+asked, so it follows the flows starting and stopping on the uplink, and the
+count raised (``raised``) adds up each rate over the time it held: the
+uplink has it read before each change of its flows' rates (``watch``).
 """
 
 from vsim.net.txpath.coalescing import Coalescing, completion_batch, interrupt_rate
@@ -23,6 +25,20 @@ class CompletionInterrupts:
         self.burst = burst
         self.coalescing = Coalescing(max_rate=max_rate, window=window)
         self._service = float(uplink.scheduler.work(uplink.flow_ip_bytes(flow)))
+        self._raised = 0.0
+        self._t = 0.0
+        uplink.watch(self)
+
+    def accrue(self, t):
+        """Count the interrupts raised from the last count to ``t`` at the rate that held."""
+        if t > self._t:
+            self._raised += self.rate() * (t - self._t)
+            self._t = t
+
+    def raised(self, t):
+        """Interrupts raised up to ``t`` (not before a time already counted)."""
+        self.accrue(t)
+        return self._raised
 
     def rate(self):
         """Interrupts/s now: the flow's frames/s in completion batches, under the cap."""
