@@ -133,7 +133,9 @@ class Machine:
         self.reservations = self.reservations or group.reservation > 0
         if self.reservations:
             self.policy.entitle(self)
-        if group.limit < len(group.worlds):  # a limit of every world's CPU never binds
+        if group.limit >= len(group.worlds):  # a limit of every world's CPU never binds: none
+            group.limit = math.inf
+        else:
             phase = math.fmod(self._limited_groups * LIMIT_PHASE_STEP, 1.0) * self.period
             self._limited_groups += 1
             if phase > 0.0:  # its first period, cut short by the phase, gets its share of the limit
@@ -663,31 +665,39 @@ class Machine:
         finally:
             self._cosched_busy = False
 
+    def _waiting_lag(self, group: Group, now: float) -> float:
+        """The longest stall (ready and co-stopped time) of the group's worlds waiting for a CPU
+        now, not throttled; -1 when none waits."""
+        lag = -1.0
+        for world in group.worlds:
+            if world.state == READY and not world.throttled:
+                stall = world.ready_time + world.costop_time + now - world.t_state
+                if stall > lag:
+                    lag = stall
+        return lag
+
     def _cosched_step(self, group: Group) -> None:
         """Co-stop leaders whose skew passed the threshold; co-start when nobody lags."""
         now = self.env._now
-        lag = -1.0
-        running = []
-        for world in group.worlds:
-            state = world.state
-            if state == READY:
-                if not world.throttled:
-                    stall = world.ready_time + world.costop_time + now - world.t_state
-                    if stall > lag:
-                        lag = stall
-            elif state == RUN:
-                running.append(world)
+        lag = self._waiting_lag(group, now)
         if lag < 0:
             for world in group.worlds:
                 if world.state == COSTOP:
                     self._set_state(world, READY)
                     self._place(world, may_preempt=False)
             return
+        running = [world for world in group.worlds if world.state == RUN]
         soonest = math.inf
         threshold = self.costop_threshold
+        stopped = False
         for world in running:
             if world.state != RUN:  # stopped meanwhile: a co-stop above hit the group's limit
                 continue
+            if stopped:  # the CPU a co-stop freed may have gone to the sibling that lagged
+                lag = self._waiting_lag(group, now)
+                if lag < 0:  # nobody waits now: start over, which co-starts the co-stopped
+                    self._cosched_pending.append(group)
+                    return
             gap = threshold - (lag - world.ready_time - world.costop_time)
             if gap <= 1e-12:
                 lcpu = world.lcpu
@@ -695,6 +705,7 @@ class Machine:
                 self._stop(world, COSTOP)
                 self._dispatch(lcpu)
                 self._refresh_sibling(lcpu)
+                stopped = True
             elif gap < soonest:
                 soonest = gap
         due = now + soonest

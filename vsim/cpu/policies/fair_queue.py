@@ -27,7 +27,8 @@ host rather than Linux's per-CPU run queues with load balancing:
   already waiting, which on Linux would sit in the run queue of that CPU.
 - No PREEMPT_SHORT, DELAY_DEQUEUE or custom slices (6.12), no buddies, no
   SCHED_IDLE, no ``cpu.max.burst``; every cgroup has the host's one cpu.max
-  period, in step; quota is accounted over the whole host
+  period length, each limited cgroup's at a phase of its own (as the
+  machine phases limits: ``Machine.add_group``); quota is accounted over the whole host
   rather than handed to CPUs in 5 ms slices; the tick runs from each task's
   start rather than on a global clock, and a task is charged the time it
   occupies a CPU whatever its hyper-threading speed (as Linux charges).
