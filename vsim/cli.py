@@ -565,6 +565,8 @@ def _validate(args):
     if result.failed:
         _note(f"vsim: validation failed: {verdict_line(result.doc)}")
         return 1
+    if not result.doc["checks"]:  # a mismatched scenario, or none stated: say so, not only "pass"
+        _note(f"vsim: note: {verdict_line(result.doc)}")
     return 0
 
 

@@ -77,8 +77,12 @@ def test_the_scenarios_validate_table_is_used_and_the_command_line_overrides_it(
 
 
 def test_without_tolerances_nothing_is_checked_and_it_says_so(capsys, traces):
-    code, out, _ = vsim(capsys, "validate", traces["mismatched"], "--scenario", FIG2, *SHORT)
-    assert code == 0 and "nothing checked" in out
+    """It said so on stdout only, and the JSON's verdict read "pass", which a job reading it took
+    for agreement."""
+    code, out, err = vsim(capsys, "validate", traces["mismatched"], "--scenario", FIG2, *SHORT,
+                          "--json", "-")
+    assert code == 0 and json.loads(out)["verdict"] == "unchecked"
+    assert err.splitlines()[-1].startswith("vsim: note: no tolerances stated: nothing checked")
 
 
 def test_same_seed_gives_byte_identical_json_serially_and_in_processes(capsys, traces, tmp_path):
@@ -181,10 +185,11 @@ def test_tolerances_stated_only_for_another_kind_of_trace_are_named_when_nothing
     config = tmp_path / "fig2_timer_only.toml"
     config.write_text(FIG2.read_text() + '\n[validate]\ntolerances = {"lateness_ms.ks" = 0.1, '
                                          '"lateness_ms.p99" = 0.3}\n')
-    code, out, _ = vsim(capsys, "validate", traces["same"], "--scenario", config, *SHORT)
+    code, out, err = vsim(capsys, "validate", traces["same"], "--scenario", config, *SHORT)
     assert code == 0
     assert out.splitlines()[-1] == ("no stated tolerance applies to packets traces (the scenario's 2 are "
                                     "for timer traces): nothing checked")
+    assert err.splitlines()[-1] == "vsim: note: " + out.splitlines()[-1]
 
 
 @pytest.mark.parametrize("duration, expected", [
@@ -198,3 +203,18 @@ def test_a_run_too_long_for_memory_or_too_short_to_measure_is_refused_before_run
                         lambda *a, **k: pytest.fail("ran the scenario"))
     code, out, err = vsim(capsys, "validate", traces["same"], "--scenario", FIG2, "--duration", duration)
     assert code == 2 and out == "" and expected in one_line_error(err)
+
+
+def test_one_measurement_given_twice_under_other_names_is_refused_before_simulating(
+        capsys, traces, tmp_path, monkeypatch):
+    """A copy (or a capture and the probe's trace of one run) doubled the samples and narrowed the
+    measured mean's interval to nothing."""
+    monkeypatch.setattr("vsim.validate.validation.simulated_traces",
+                        lambda *a, **k: pytest.fail("simulated"))
+    copy = tmp_path / "copy.csv"
+    copy.write_bytes(traces["same"].read_bytes())
+    code, out, err = vsim(capsys, "validate", traces["same"], copy, "--scenario", FIG2, *SHORT)
+    assert code == 2 and out == ""
+    assert one_line_error(err) == (f"vsim: error: {copy}: expected each measurement once; it gives the "
+                                   f"same samples as {traces['same']} (a copy, or a capture and its "
+                                   f"trace of one run?)")

@@ -77,7 +77,8 @@ class Metric:
 
 METRICS = {
     "jitter_ms": Metric("packets", "ms", "RFC 3550 jitter after each received packet, per stream"),
-    "transit_ms": Metric("packets", "ms", "transit time (arrival - send) minus its stream's minimum"),
+    "transit_ms": Metric("packets", "ms", "arrival - media time (the RTP timestamp on the send "
+                                          "clock; the send time without one) minus its stream's minimum"),
     "interarrival_ms": Metric("packets", "ms", "gap between consecutive arrivals of a stream"),
     "loss_fraction": Metric("packets", "", "share of a stream's sequence numbers never received",
                             timed=False),

@@ -11,6 +11,7 @@ how the runs were made, every statistic, every check) plus the samples
 themselves for the figures.
 """
 
+import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -150,11 +151,34 @@ def _check_compared(stated, skipped):
 
 
 def _samples_by_metric(traces, sources):
+    return _by_metric([trace_samples(trace, source) for trace, source in zip(traces, sources)])
+
+
+def _by_metric(per_trace):
+    """Per metric, each trace's samples, from per trace, each metric's samples."""
     out = {}
-    for trace, source in zip(traces, sources):
-        for metric, samples in trace_samples(trace, source).items():
+    for samples_of in per_trace:
+        for metric, samples in samples_of.items():
             out.setdefault(metric, []).append(samples)
     return out
+
+
+def _refuse_repeated(per_trace, paths):
+    """Each measurement once: two traces giving the same samples (a copy under another name, or a
+    capture and the probe's trace of the same run) would count them twice and narrow the
+    measured side's intervals to nothing."""
+    seen = {}
+    for samples_of, path in zip(per_trace, paths):
+        digest = hashlib.sha256()
+        for metric in sorted(samples_of):
+            digest.update(metric.encode())
+            digest.update(np.ascontiguousarray(samples_of[metric].values, dtype=float).tobytes())
+        key = digest.hexdigest()
+        if key in seen and any(samples.values.size for samples in samples_of.values()):
+            raise InputError(path, None, f"expected each measurement once; it gives the same samples "
+                                         f"as {seen[key]} (a copy, or a capture and its trace of "
+                                         f"one run?)")
+        seen.setdefault(key, path)
 
 
 def _refuse_without_samples(measured, kind, paths):
@@ -177,7 +201,9 @@ def run_validation(options, progress=None):
     kind = measured_kind(measured_traces, options.traces)
     if kind == "packets" and chosen is None:
         _refuse_mixed_classes(measured_traces, options.traces)
-    measured = _samples_by_metric(measured_traces, options.traces)
+    per_trace = [trace_samples(trace, path) for trace, path in zip(measured_traces, options.traces)]
+    _refuse_repeated(per_trace, options.traces)
+    measured = _by_metric(per_trace)
     _refuse_without_samples(measured, kind, options.traces)
     run = scenario.run
     duration = run.duration if options.duration is None else options.duration
@@ -223,7 +249,8 @@ def run_validation(options, progress=None):
         "tolerances": {key: {"value": value, "stated_in": source} for key, (value, (source, _))
                        in sorted(stated.items())},
         "tolerances_left_out": dict(sorted(left_out.items())),
-        "checks": checks, "failed": failed, "verdict": "fail" if failed else "pass",
+        "checks": checks, "failed": failed,
+        "verdict": "fail" if failed else "pass" if checks else "unchecked",
     }
     return Validation(doc, measured, simulated)
 
