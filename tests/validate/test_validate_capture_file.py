@@ -86,7 +86,7 @@ def test_a_gzip_compressed_capture_says_to_decompress_it(tmp_path):
     path = tmp_path / "c.pcap.gz"
     path.write_bytes(gzip.compress(_capture(tmp_path).read_bytes()))
     with pytest.raises(InputError, match=r"c.pcap.gz: expected a pcap or pcapng capture, found a "
-                                         r"gzip-compressed file; decompress it first \(gunzip\)"):
+                                         r"gzip-compressed file; decompress it into a file first \(gunzip -k FILE\)"):
         read_capture_file(path)
 
 

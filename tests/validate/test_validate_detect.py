@@ -1,6 +1,7 @@
 """Tests of read_any: every format recognised by content, and mislabelled files refused by name."""
 
 import gzip
+import os
 
 import pytest
 
@@ -102,7 +103,7 @@ def test_a_gzip_compressed_file_is_named_as_such(files, tmp_path):
         path.write_bytes(gzip.compress(files[fmt].read_bytes()))
         error = _error(path)
         assert error.where is None
-        assert error.expected.endswith("found a gzip-compressed file; decompress it first (gunzip)")
+        assert error.expected.endswith("found a gzip-compressed file; decompress it into a file first (gunzip -k FILE)")
 
 
 def test_another_version_of_the_vsim_format_is_named_by_the_reader(tmp_path):
@@ -110,3 +111,13 @@ def test_another_version_of_the_vsim_format_is_named_by_the_reader(tmp_path):
     path.write_text("\ufeff# vsim-trace 2\n# kind: timer\nthread,tick,scheduled_s,lateness_s\n")
     error = _error(path)
     assert (error.where, error.expected) == ("line 1", "unsupported vsim trace version 2 (this vsim reads version 1)")
+
+
+def test_a_pipe_is_refused_before_its_bytes_are_taken(tmp_path):
+    """Its head was taken to tell the format, and the reader then found the rest: "expected a pcap
+    magic number, found bytes 00 d5 18 ..." of a good capture."""
+    fifo = tmp_path / "capture.pcap"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError) as error:
+        read_any(fifo)
+    assert "a pipe or <(...) gives its bytes once: write them to a file first" in error.value.expected

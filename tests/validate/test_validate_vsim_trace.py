@@ -117,5 +117,5 @@ def test_a_gzip_compressed_trace_is_named_as_such(tmp_path):
     path = tmp_path / "t.csv.gz"
     path.write_bytes(gzip.compress(f"{MAGIC}\n# kind: timer\nthread,tick,scheduled_s,lateness_s\n".encode()))
     with pytest.raises(InputError, match="t.csv.gz: expected a text vsim trace, found a gzip-compressed "
-                                         r"file; decompress it first \(gunzip\)"):
+                                         r"file; decompress it into a file first \(gunzip -k FILE\)"):
         read_trace(path)

@@ -14,7 +14,7 @@ from pathlib import Path
 from vsim.core.errors import InputError
 from vsim.validate.capture_file import PCAP_MAGICS, PCAPNG_MAGIC
 from vsim.validate.esxtop import FORMAT_PREFIX, read_esxtop
-from vsim.validate.file_head import describe_head, refuse_compressed
+from vsim.validate.file_head import describe_head, refuse_compressed, refuse_pipe
 from vsim.validate.pcap_rtp import read_rtp
 from vsim.validate.sipp_rtt import HEADER as RTT_HEADER, read_sipp_rtt
 from vsim.validate.sipp_stat import HEADER_START as STAT_HEADER, read_sipp_stat
@@ -71,6 +71,7 @@ def _is_text(head):
 
 
 def _head(path):
+    refuse_pipe(path)
     try:
         with open(path, "rb") as handle:
             return handle.read(_HEAD_BYTES)

@@ -5,6 +5,9 @@ escapes; text is shown as text, anything else as hex bytes. A gzip-compressed
 file is named as such: its header in hex would not tell a person what to do.
 """
 
+import os
+import stat
+
 from vsim.core.errors import InputError
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -34,4 +37,18 @@ def refuse_compressed(path, raw, expected):
     uncompressed, and the error says to decompress it rather than that it is some other format."""
     if raw[:len(GZIP_MAGIC)] == GZIP_MAGIC:
         raise InputError(path, None, f"expected {expected}, found a gzip-compressed file; decompress it "
-                                     "first (gunzip)")
+                                     "into a file first (gunzip -k FILE)")
+
+
+def refuse_pipe(path):
+    """A pipe (a shell's ``<(...)``, a named FIFO) refused before its first bytes are taken: a
+    trace's format is told from its head and the file then read from its start, and a pipe gives
+    its bytes once."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # the read that follows names what is wrong
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode):
+        raise InputError(path, None, "expected a file (its format is read from its first bytes, "
+                                     "then the file from its start); a pipe or <(...) gives its "
+                                     "bytes once: write them to a file first")
