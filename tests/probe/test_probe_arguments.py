@@ -30,6 +30,10 @@ from cli_run import vsim
     (["cpu", "--quota-period-us", "1000001", "--out", "t.csv"], "--quota-period-us: expected at most 1000000"),
     # what the run cannot carry out as planned
     (["net", "--period", "5", "--duration", "1", "--out", "t.csv"], "--period: expected at most --duration"),
+    (["timer", "--period", "5", "--duration", "2", "--out", "t.csv"],
+     "vsim probe timer: --period: expected at most --duration (2 s), so that each thread wakes within the run"),
+    (["cpu", "--period", "5", "--duration", "2", "--out", "t.csv"],
+     "vsim probe cpu: --period: expected at most --duration (2 s), so that each worker ticks within the run"),
     (["net", "--flood-fraction", "1e-9", "--duration", "1", "--out", "t.csv"],
      "--flood-fraction: expected 0 or a flood of at least one datagram"),
     (["net", "--streams", "1000", "--period", "0.001", "--duration", "600", "--out", "t.csv"],

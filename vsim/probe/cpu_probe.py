@@ -29,6 +29,7 @@ from vsim.probe.clock import NS, now_ns
 from vsim.probe.cpu_worker import calibrate
 from vsim.probe.guard import Guard
 from vsim.probe.names import cgroup_name, tmp_prefix
+from vsim.probe.run_length import check_period
 from vsim.probe.stats import summary_us
 from vsim.validate.vsim_trace import write_trace
 
@@ -203,6 +204,7 @@ def run(args, note):
     quotas = per_vm(args.quota, args.vms, "--quota", parse_quota)
     check_quotas(quotas, args.quota_period_us)
     check_workers(args.vms, args.workers)
+    check_period("vsim probe cpu", args.period, args.duration, "each worker ticks")
     machine.require_root("cpu")
     hierarchy = cgroups.find_cpu_hierarchy()
     if hierarchy is None:

@@ -39,6 +39,7 @@ from vsim.probe.names import tmp_prefix
 from vsim.probe.qdisc import BYTE_LIMITS, MAX_BUCKET_S, Bottleneck, max_burst_bytes, tc_commands
 from vsim.probe.send import voice_offsets_ns
 from vsim.probe.stats import summary_us
+from vsim.probe.run_length import check_period
 from vsim.validate.vsim_trace import write_trace
 
 VOICE_PORT_BASE = 40000
@@ -212,9 +213,7 @@ def _check_limit(args, plan):
 
 def _check_packets(args, plan):
     """``InputError`` for a period longer than the run, a flood of no datagram, or more than ``MAX_PACKETS``."""
-    if args.period > args.duration:
-        raise InputError("vsim probe net", "--period", f"expected at most --duration ({args.duration:g} s), so "
-                                                       f"that every stream sends, got {args.period:g} s")
+    check_period("vsim probe net", args.period, args.duration, "every stream sends")
     flood = int(plan.flood_pps * args.duration)
     if plan.flood_pps > 0 and flood == 0:
         raise InputError("vsim probe net", "--flood-fraction",

@@ -8,6 +8,7 @@ import numpy as np
 from vsim.probe import cyclictest, machine
 from vsim.probe.guard import Guard
 from vsim.probe.load import start_cpu_load
+from vsim.probe.run_length import check_period
 from vsim.probe.stats import summary_us
 from vsim.probe.timer import measure
 from vsim.validate.vsim_trace import write_trace
@@ -42,6 +43,7 @@ def trace_columns(run, period_s):
 
 def run(args, note):
     """Take the measurement described by ``args``, write the trace and return its summary line."""
+    check_period("vsim probe timer", args.period, args.duration, "each thread wakes")
     tool = None
     if args.via == "cyclictest":
         tool, = machine.require_tools("timer", "cyclictest",
