@@ -17,12 +17,15 @@ streams in simulated and probed traces, so a scenario's
 keeps theirs (a flood is not RTP and never enters a capture's trace); the
 payload types are named in the trace's ``# payload:`` line. Streams whose
 payload type has no static clock rate (dynamic types 96-127: the rate is in
-the session's SDP) have no send times and are left out.
+the session's SDP) have no send times and are left out, with an ``InputNote``
+saying how many.
 """
+
+import warnings
 
 import numpy as np
 
-from vsim.core.errors import InputError
+from vsim.core.errors import InputError, InputNote
 from vsim.validate.rtp_streams import CLOCK_RATES, PAYLOAD_NAMES, split_streams
 from vsim.validate.wraparound import RTP_SEQ_MODULO, RTP_TIMESTAMP_MODULO, unwrap
 from vsim.validate.vsim_trace import Trace
@@ -46,11 +49,18 @@ def _stream_name(packets, index, clash):
 
 def capture_trace(packets):
     """The ``packets`` trace of the RTP streams in an ``RtpPackets`` (capture order within each stream)."""
-    streams = [index for index in split_streams(packets)
-               if CLOCK_RATES.get(int(packets.payload_type[index[0]]))]
+    every = split_streams(packets)
+    streams = [index for index in every if CLOCK_RATES.get(int(packets.payload_type[index[0]]))]
     if not streams:
         raise InputError(packets.path, None, "expected RTP streams with a static payload type (a known "
                                              "clock rate), found none")
+    if len(streams) < len(every):
+        dynamic = sorted({_payload_name(int(packets.payload_type[index[0]])) for index in every
+                          if not CLOCK_RATES.get(int(packets.payload_type[index[0]]))})
+        warnings.warn(InputNote(f"{packets.path}: {len(every) - len(streams)} of {len(every)} RTP "
+                                f"streams left out: payload type {', '.join(dynamic)} has no static "
+                                f"clock rate (it is in the session's SDP), so their send times are "
+                                f"unknown"))
     ssrcs = [int(packets.ssrc[index[0]]) for index in streams]
     columns = {"stream": [], "class": [], "seq": [], "rtp_timestamp": [], "send_s": [], "arrival_s": [],
                "size_bytes": []}
