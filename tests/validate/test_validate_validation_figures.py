@@ -52,9 +52,11 @@ def test_a_long_tailed_metric_gets_a_log_axis(tmp_path):
 def test_an_empirical_cdf_is_a_staircase_through_every_sample():
     from vsim.validate.validation_figures import _cdf
     xs, ys = _cdf(np.array([3.0, 1.0, 2.0, 2.0]))
-    assert list(xs) == [1.0, 2.0, 2.0, 3.0] and list(ys) == [0.25, 0.5, 0.75, 1.0]
+    assert list(xs) == [1.0, 1.0, 2.0, 2.0, 3.0] and list(ys) == [0.0, 0.25, 0.5, 0.75, 1.0]
     xs, ys = _cdf(np.arange(10_000.0))
-    assert len(xs) <= 512 and xs[-1] == 9999.0 and ys[-1] == 1.0 and np.all(np.diff(ys) > 0)
+    assert len(xs) <= 513 and xs[-1] == 9999.0 and ys[-1] == 1.0 and np.all(np.diff(ys) > 0)
+    xs, ys = _cdf(np.array([0.0, 0.0, 0.0, 0.5]))  # often 0: the rise at 0 is drawn from 0
+    assert (xs[0], ys[0]) == (0.0, 0.0) and ys[3] == 0.75
 
 
 def test_cdfs_are_drawn_as_steps(tmp_path, monkeypatch):

@@ -28,11 +28,13 @@ _LOG_SPREAD = 5.0
 
 def _cdf(values):
     """The empirical CDF's corners (sorted values, share of samples <= each), for steps drawn
-    ``where="post"``; at most ``_CDF_POINTS`` of them, evenly spread over the ranks, the
-    last sample always among them."""
+    ``where="post"``, from 0 at the smallest sample, so its first step is drawn too (a metric
+    that is often 0 rises there by that share); past it at most ``_CDF_POINTS`` corners, evenly spread
+    over the ranks, the last sample always among them."""
     ordered = np.sort(values)
     ranks = np.unique(np.linspace(0, ordered.size - 1, min(ordered.size, _CDF_POINTS)).round().astype(int))
-    return ordered[ranks], (ranks + 1) / ordered.size
+    return (np.concatenate((ordered[:1], ordered[ranks])),
+            np.concatenate(([0.0] if ordered.size else [], (ranks + 1) / ordered.size)))
 
 
 def _label(metric):
