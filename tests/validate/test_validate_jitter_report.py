@@ -46,7 +46,7 @@ def test_a_csv_is_refused_in_one_line(tmp_path, capsys):
     path.write_text("Date_ms;response_time_ms;rtd_no\n1;2;1\n")
     code, out, err = _run(capsys, path)
     assert code == 2 and out == ""
-    assert err == f"vsim: error: {path}: expected a pcap or pcapng capture, found a SIPp -trace_rtt CSV\n"
+    assert err == f"vsim: error: {path}: expected a pcap capture or a pcapng capture, found a SIPp -trace_rtt CSV\n"
 
 
 def test_a_capture_without_rtp_is_refused(tmp_path, capsys):
@@ -80,3 +80,14 @@ def test_a_text_file_is_shown_as_text_not_as_bytes(tmp_path, capsys):
     code, _, err = _run(capsys, path)
     assert code == 2 and len(err.splitlines()) == 1
     assert err.endswith("found text starting '# vsim — what over-commitmen…'\n")
+
+
+def test_an_empty_or_foreign_file_is_told_jitter_takes_captures_only(tmp_path, capsys):
+    """It listed tshark, esxtop and SIPp files as what was expected."""
+    empty, text = tmp_path / "empty.pcap", tmp_path / "text.pcap"
+    empty.write_bytes(b"")
+    text.write_text("hello\n")
+    for path, found in ((empty, "empty file; expected a pcap capture or a pcapng capture"),
+                        (text, "expected a pcap capture or a pcapng capture, found text starting 'hello\\n'")):
+        code, out, err = _run(capsys, path)
+        assert code == 2 and out == "" and err == f"vsim: error: {path}: {found}\n"

@@ -79,17 +79,23 @@ def _head(path):
         raise InputError(path, None, f"cannot read ({exc.strerror or exc})") from None
 
 
-def detect_format(path, fmt=None, by_name=True):
+def detect_format(path, fmt=None, by_name=True, accepted=None):
     """The format of ``path`` from its content, checked against ``fmt`` and, with ``by_name``,
-    its extension (a caller that wants one format only says which it found instead)."""
+    its extension; ``accepted`` (format names) are those a caller takes, named in the errors
+    (``vsim jitter`` takes captures only)."""
     if fmt is not None and fmt not in FORMATS:
         raise InputError(path, "fmt", f"expected one of {', '.join(FORMATS)}, got {fmt!r}")
     head = _head(path)
     expected = describe_format(fmt) if fmt else "a trace (" + ", ".join(FORMATS) + ")"
+    if accepted is not None:
+        expected = " or ".join(describe_format(name) for name in accepted)
     if not head:
         raise InputError(path, None, f"empty file; expected {expected}")
     refuse_compressed(path, head, expected)
     found = sniff(head)
+    if accepted is not None and found not in accepted:
+        raise InputError(path, None, f"expected {expected}, found "
+                                     + (describe_format(found) if found else describe_head(head)))
     if fmt is not None:
         if found is None and fmt in ("pcap", "pcapng") and _is_text(head):
             raise InputError(path, "fmt", f"format {fmt} given, but the file holds text "
@@ -110,7 +116,7 @@ def detect_format(path, fmt=None, by_name=True):
     return found
 
 
-def read_any(path, fmt=None, by_name=True):
+def read_any(path, fmt=None, by_name=True, accepted=None):
     """Read a trace of any format vsim knows: returns ``(format, trace)``.
 
     ``fmt`` (one of ``FORMATS``) says what the file must be; without it the
@@ -119,5 +125,5 @@ def read_any(path, fmt=None, by_name=True):
     ``RtpPackets`` for captures, a list of ``TsharkStream`` for tshark's
     table, ``EsxtopTrace``, ``SippStats``, ``SippRtt`` or a vsim ``Trace``.
     """
-    fmt = detect_format(path, fmt, by_name)
+    fmt = detect_format(path, fmt, by_name, accepted)
     return fmt, FORMATS[fmt][1](path)

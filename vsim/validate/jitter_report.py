@@ -8,7 +8,7 @@ decimals so the two can be compared by eye.
 import json
 
 from vsim.core.errors import InputError
-from vsim.validate.detect import describe_format, read_any
+from vsim.validate.detect import read_any
 from vsim.validate.rtp_streams import capture_streams
 
 _COLUMNS = ("Src IP addr", "Port", "Dest IP addr", "Port", "SSRC", "Payload", "Pkts", "Lost",
@@ -18,9 +18,7 @@ _WIDTHS = (15, 5, 15, 5, 10, 8, 7, 14, 13, 14, 15)
 
 def capture_stream_stats(path):
     """The ``StreamStats`` of every RTP stream in the pcap/pcapng file ``path``."""
-    fmt, trace = read_any(path, by_name=False)  # a CSV named .pcap is refused for what it holds
-    if fmt not in ("pcap", "pcapng"):
-        raise InputError(path, None, f"expected a pcap or pcapng capture, found {describe_format(fmt)}")
+    _, trace = read_any(path, by_name=False, accepted=("pcap", "pcapng"))  # refused for what it holds
     if len(trace) == 0:
         raise InputError(path, None, "expected RTP packets over UDP (version 2 headers), found none")
     return capture_streams(trace)
