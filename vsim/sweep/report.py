@@ -242,10 +242,11 @@ def sweep_metrics(sweep):
     if any(run["voice"]["offered_pps"] for run in runs):
         voice = list(voice_metrics(sweep.duration - sweep.warmup))
         loss = next(i for i, metric in enumerate(voice) if metric.name == "loss_pct")
-        if any((run.get("uplink") or {}).get("during_traffic") is not None for run in runs):
+        during = [(run.get("uplink") or {}).get("during_traffic") for run in runs]
+        during = [entry for entry in during if entry is not None]
+        if during:
             voice.insert(loss + 1, DURING_TRAFFIC_LOSS)
-            if any("jitter_mean_ms" in run["uplink"]["during_traffic"] for run in runs
-                   if (run.get("uplink") or {}).get("during_traffic") is not None):
+            if any("jitter_mean_ms" in entry for entry in during):
                 voice.insert(1, DURING_TRAFFIC_JITTER)
         if any(_late_pct(run) for run in runs):
             voice.insert(loss + 1, LATE)
@@ -299,7 +300,7 @@ def _missing_voice_notes(sweep):
                          f"in {len(silent)} of {len(point.runs)} runs"
                          + (f" ({'; '.join(reasons)})" if reasons else ""))
         counted = [(run["instances_jitter"]["vms_with_samples"], run["instances_jitter"]["vms"])
-                   for run in runs if "vms" in run["instances_jitter"]]
+                   for run in runs]
         short = [(got, of) for got, of in counted if got < of]
         if short:
             fewest = min(short)

@@ -212,7 +212,6 @@ class UplinkScheduler:
             mine = np.flatnonzero(queue == q)
             out[mine] = self.queues[q].offer(times[mine], work[mine], units[mine],
                                              self._wire_rests(q, mine.size))
-
         self.t = float(times[-1])
         return out + self.latency
 

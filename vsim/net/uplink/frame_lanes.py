@@ -120,20 +120,16 @@ class FrameLanes:
             backlog = max(0.0, backlog + (self.inflow[q] - rate) * elapsed)
         busy = self.busy[q]
         if busy > 0 or self.fluid_busy[q]:  # the queue's offer with its wire rest, to the last bit
-            rest = 0.0
-            if busy > 0:  # as transmit draws a burst's waits: its own fluid's, then the others'
-                if self.fluid_busy[q]:
-                    self.draws += 2
-                    hit, part = next(self.uniforms), next(self.uniforms)
-                    rest = part * self.fluid_rest[q] if hit < self.fluid_busy[q] else 0.0
+            rest = 0.0  # as transmit draws a burst's waits: its own fluid's, then the others'
+            if self.fluid_busy[q]:
+                self.draws += 2
+                hit, part = next(self.uniforms), next(self.uniforms)
+                rest = part * self.fluid_rest[q] if hit < self.fluid_busy[q] else 0.0
+            if busy > 0:
                 self.draws += 1
                 if next(self.uniforms) < busy:
                     self.draws += 1
                     rest += next(self.uniforms) * self.rest[q]
-            else:
-                self.draws += 2
-                hit, part = next(self.uniforms), next(self.uniforms)
-                rest = part * self.fluid_rest[q] if hit < self.fluid_busy[q] else 0.0
             self.rests.append(rest)
             service = work / rate
             after = service + max(backlog / rate, service + rest - service)
