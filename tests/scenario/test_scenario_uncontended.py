@@ -124,6 +124,28 @@ def test_a_cache_refill_cost_needs_the_event_engine():
         Simulation(scenario("vm.instances=1", refill), 1, engine="uncontended")
 
 
+def test_socket_contention_needs_the_event_engine():
+    """In the closed form every world runs as if alone on the host; with socket contention
+    busy cores slow each other, which only the event engine plays."""
+    contended = "params.host.socket_contention=0.02"
+    assert Simulation(scenario("vm.instances=1", contended), 1).engine == "events"
+    assert Simulation(scenario("vm.instances=1", "params.host.socket_contention=0"),
+                      1).engine == "uncontended"
+    with pytest.raises(ValueError, match="socket contention"):
+        Simulation(scenario("vm.instances=1", contended), 1, engine="uncontended")
+
+
+def test_socket_contention_stretches_the_tick_work():
+    """One media server whose workers share a socket of four cores: contention stretches
+    each tick by the other busy cores (at most three), so the host is busy longer for the
+    same work, by less than a factor of 1 + 3c."""
+    plain = Simulation(scenario("vm.instances=1"), 3, engine="events").run(4.0, 1.0)
+    contended = Simulation(scenario("vm.instances=1", "params.host.socket_contention=0.2"), 3,
+                           engine="events").run(4.0, 1.0)
+    ratio = contended["host"]["cpu_util_pct"] / plain["host"]["cpu_util_pct"]
+    assert 1.0 < ratio < 1.0 + 3 * 0.2
+
+
 def test_applies_counts_cores_not_threads():
     with_ht = Simulation(scenario("vm.instances=1", "vm.vcpus=7"), 1, engine="events").machine
     assert applies(with_ht)  # 7 vCPUs + 1 transmit world on 8 cores

@@ -37,6 +37,12 @@ Features handled here because every policy shares them:
   group is throttled, and ``on_unthrottle(machine, world)``, called for each
   waiting world of a group whose throttling ends. A policy without them is
   never called there.
+- Socket contention: with the topology's ``socket_contention`` c above 0, a
+  running world's speed is also divided by 1 + c k, k the other busy cores
+  of its socket (their shared last-level cache and memory bandwidth). Each
+  time a core of a socket starts or stops being busy, the worlds running on
+  the socket's other cores change speed. With c = 0 (every committed
+  scenario's host) nothing of this runs.
 - Cache refill on migration: a world that starts on a core other than the
   one it last ran on (a hyper-thread sibling shares the core's caches) adds
   its ``refill_same_socket`` or ``refill_other_socket`` to its remaining work,
@@ -109,6 +115,10 @@ class Machine:
         self.worlds: List[World] = []
         self.groups: List[Group] = []
         self.ht_rate = float(topology.ht_rate)
+        self.contention = float(topology.socket_contention)
+        self.socket_busy_cores = [0] * topology.sockets
+        self.socket_lcpus: List[List[int]] = [
+            [i for i in range(n) if self.socket_index[i] == socket] for socket in range(topology.sockets)]
         self._completing: Optional[World] = None
         self._woken_by_completion: List[World] = []
         self._cosched_busy = False
@@ -311,7 +321,9 @@ class Machine:
         self.idle_mask &= ~(1 << lcpu)
         s = self.sibling[lcpu]
         other = lcpu_world[s] if s is not None else None
-        if other is None:  # the core was idle
+        if self.contention:
+            self._start_contended(world, lcpu, other, now)
+        elif other is None:  # the core was idle
             self.core_since[self.core_index[lcpu]] = now
             world.rate = 1.0
         else:
@@ -329,6 +341,45 @@ class Machine:
         on_start = world.on_start
         if on_start is not None:
             on_start(world)
+
+    def _start_contended(self, world: World, lcpu: int, other: Optional[World], now: float) -> None:
+        """``_start``'s speeds under socket contention: the starting world's, its sibling's,
+        and, when its core was idle, those of the worlds on its socket's other cores."""
+        if other is None:
+            core = self.core_index[lcpu]
+            self.core_since[core] = now
+            socket = self.socket_index[lcpu]
+            self.socket_busy_cores[socket] += 1
+            world.rate = self._speed(lcpu)
+            self._socket_changed(socket, core)
+            return
+        world.rate = self._speed(lcpu)
+        s = self.sibling[lcpu]
+        assert s is not None  # ``other`` runs on it
+        rate = self._speed(s)
+        if other.rate != rate:
+            self._change_rate(other, rate)
+
+    def _speed(self, lcpu: int) -> float:
+        """Speed of a world running on ``lcpu`` as the CPUs are busy now: the hyper-threading
+        rate while its sibling is busy, divided by 1 + c k for the k other busy cores of its
+        socket."""
+        s = self.sibling[lcpu]
+        rate = self.ht_rate if s is not None and self.lcpu_world[s] is not None else 1.0
+        others = self.socket_busy_cores[self.socket_index[lcpu]] - 1
+        return rate / (1.0 + self.contention * others) if others > 0 else rate
+
+    def _socket_changed(self, socket: int, core: int) -> None:
+        """A core of ``socket`` (``core``) started or stopped being busy: the worlds running on
+        the socket's other cores take their new speed."""
+        lcpu_world = self.lcpu_world
+        core_index = self.core_index
+        for lcpu in self.socket_lcpus[socket]:
+            running = lcpu_world[lcpu]
+            if running is not None and core_index[lcpu] != core:
+                rate = self._speed(lcpu)
+                if running.rate != rate:
+                    self._change_rate(running, rate)
 
     def _moved(self, world: World, last: int, lcpu: int) -> None:
         """The world starts on ``lcpu`` after running last on ``last``: on another core it
@@ -442,6 +493,10 @@ class Machine:
         if s is None or self.lcpu_world[s] is None:  # the core is idle now
             core = self.core_index[lcpu]
             self.core_busy[core] += now - self.core_since[core]
+            if self.contention:
+                socket = self.socket_index[lcpu]
+                self.socket_busy_cores[socket] -= 1
+                self._socket_changed(socket, core)
         world.lcpu = None
         self._set_state(world, state)
         if state == READY:
@@ -462,8 +517,11 @@ class Machine:
         if s is None or self.lcpu_world[lcpu] is not None:
             return
         other = self.lcpu_world[s]
-        if other is not None and other.rate != 1.0:
-            self._change_rate(other, 1.0)
+        if other is None:
+            return
+        rate = self._speed(s) if self.contention else 1.0
+        if other.rate != rate:
+            self._change_rate(other, rate)
 
     def _dispatch(self, lcpu: int) -> None:
         """Fill a free logical CPU with the policy's choice among eligible ready worlds."""

@@ -3,7 +3,10 @@
 Logical CPUs are numbered socket-major, core next, thread last, so the
 siblings of one core are adjacent (0-1, 2-3, ...). A thread whose sibling is
 busy runs at ``ht_rate`` of a whole core; a pair of busy siblings therefore
-delivers ``2 * ht_rate`` cores of throughput.
+delivers ``2 * ht_rate`` cores of throughput. ``socket_contention`` slows every
+busy core of a socket for each other busy core there (their shared last-level
+cache and memory controller): a thread runs at ``1 / (1 + socket_contention * k)``
+of its speed while ``k`` other cores of its socket are busy (0: no such slowdown).
 """
 
 from dataclasses import dataclass
@@ -17,6 +20,7 @@ class Topology:
     cores_per_socket: int
     threads_per_core: int
     ht_rate: float
+    socket_contention: float = 0.0
 
     @property
     def cores(self):

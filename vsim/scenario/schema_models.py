@@ -19,13 +19,18 @@ from vsim.scenario.typed import fail
 
 @dataclass(frozen=True)
 class HostModel:
-    """A host's processors: sockets, cores, threads and a thread's speed beside a busy sibling."""
+    """A host's processors: sockets, cores, threads, a thread's speed beside a busy sibling and
+    a core's beside busy cores of its socket."""
 
     sockets: int = field(metadata={"min": 1, "doc": "processor sockets"})
     cores_per_socket: int = field(metadata={"min": 1, "doc": "physical cores per socket"})
     threads_per_core: int = field(metadata={"min": 1, "max": 2, "doc": "hardware threads per core"})
     ht_rate: float = field(metadata={"min": 0, "max": 1, "min_exclusive": True,
                                      "doc": "speed of a thread while its sibling is busy"})
+    socket_contention: float = field(default=0.0, metadata=non_negative(
+        None, "slowdown of a busy core per other busy core of its socket (shared last-level cache "
+            "and memory bandwidth): a thread runs at 1/(1 + socket_contention x k) of its speed "
+            "beside k busy cores (0: none)"))
 
 
 # The parameters each scheduling policy (and variant) takes, beyond quantum and period.

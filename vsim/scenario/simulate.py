@@ -137,7 +137,8 @@ class Simulation:
         """The host: its topology (one thread per core with hyper-threading off) and the
         ``Machine`` running the scheduler model's policy (under the steal trace's, if any)."""
         threads = host.threads_per_core if self.scenario.host.hyperthreading else 1
-        self.topology = Topology(host.sockets, host.cores_per_socket, threads, host.ht_rate)
+        self.topology = Topology(host.sockets, host.cores_per_socket, threads, host.ht_rate,
+                                 host.socket_contention)
         policy = policy_for(make_policy(sched.policy, **sched.policy_params()), steal)
         self.machine = Machine(self.env, self.topology, policy, quantum=sched.quantum,
                                period=sched.period, costop_threshold=sched.machine_costop_threshold())
@@ -249,7 +250,7 @@ class Simulation:
                 and all(c.supports_closed_form() for c in components))
         if engine == "uncontended" and not fits:
             raise EngineError(f"expected a whole core per world, no limits, reservations or "
-                             f"affinity, no cache refill cost, no bulk traffic or CPU-bound VMs, a FIFO uplink "
+                             f"affinity, no cache refill cost or socket contention, no bulk traffic or CPU-bound VMs, a FIFO uplink "
                              f"and no steal for the uncontended engine; this host runs "
                              f"{len(self.machine.worlds)} worlds on {self.topology.cores} cores")
         if engine == "auto":

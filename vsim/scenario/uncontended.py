@@ -32,9 +32,10 @@ import numpy as np
 
 def applies(machine):
     """Whether the event engine would never make ``machine``'s worlds wait or pair up, and
-    a world moved between idle cores would pay nothing for it (no cache refill cost)."""
+    a world moved between idle cores would pay nothing for it (no cache refill cost), and
+    busy cores never slow each other (no socket contention)."""
     worlds = machine.worlds
-    return (not machine.reservations
+    return (not machine.contention and not machine.reservations
             and all(group.limit == math.inf for group in machine.groups)
             and all(world.affinity is None and not world.refill_same_socket
                     and not world.refill_other_socket for world in worlds)
