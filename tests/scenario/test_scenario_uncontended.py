@@ -114,25 +114,18 @@ def test_auto_picks_the_closed_form_only_where_nothing_waits():
     assert Simulation(scenario("vm.instances=1", "vm.background_burst=0"), 1).engine == "uncontended"
 
 
-def test_a_cache_refill_cost_needs_the_event_engine():
-    """The closed form has no moves between cores, so it cannot charge their refill."""
-    refill = "params.workload.refill_same_socket=2e-5"
-    assert Simulation(scenario("vm.instances=1", refill), 1).engine == "events"
-    assert Simulation(scenario("vm.instances=1", "params.workload.refill_same_socket=0"),
-                      1).engine == "uncontended"
-    with pytest.raises(ValueError, match="no cache refill cost"):
-        Simulation(scenario("vm.instances=1", refill), 1, engine="uncontended")
-
-
-def test_socket_contention_needs_the_event_engine():
-    """In the closed form every world runs as if alone on the host; with socket contention
-    busy cores slow each other, which only the event engine plays."""
-    contended = "params.host.socket_contention=0.02"
-    assert Simulation(scenario("vm.instances=1", contended), 1).engine == "events"
-    assert Simulation(scenario("vm.instances=1", "params.host.socket_contention=0"),
-                      1).engine == "uncontended"
-    with pytest.raises(ValueError, match="socket contention"):
-        Simulation(scenario("vm.instances=1", contended), 1, engine="uncontended")
+@pytest.mark.parametrize("key, phrase", [
+    # the closed form has no moves between cores, so it cannot charge their refill
+    ("params.workload.refill_same_socket", "no cache refill cost"),
+    # in the closed form every world runs as if alone on the host; with socket contention
+    # busy cores slow each other, which only the event engine plays
+    ("params.host.socket_contention", "socket contention"),
+])
+def test_a_refill_cost_or_socket_contention_needs_the_event_engine(key, phrase):
+    assert Simulation(scenario("vm.instances=1", f"{key}=2e-5"), 1).engine == "events"
+    assert Simulation(scenario("vm.instances=1", f"{key}=0"), 1).engine == "uncontended"
+    with pytest.raises(ValueError, match=phrase):
+        Simulation(scenario("vm.instances=1", f"{key}=2e-5"), 1, engine="uncontended")
 
 
 def test_socket_contention_stretches_the_tick_work():
