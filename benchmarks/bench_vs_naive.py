@@ -129,7 +129,7 @@ def main(argv=None):
     if args.seeds < 3:
         parser.error("--seeds: Welch's test on per-seed values needs at least 3 seeds per model")
     loaded = load_scenario(CONFIG, ["vm.instances=1", f"vm.streams_per_instance={args.streams}",
-                                    "vm.background_burst=0"])
+                                    "vm.background_burst=0", "params.host.socket_contention=0"])
     # One short untimed replication of each model first: what a process pays once (the first
     # import of scipy.signal, which the jitter estimator uses, takes 0.07-0.15 s, as long as
     # three of vsim's replications) is not the cost of a simulation.

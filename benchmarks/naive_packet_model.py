@@ -35,7 +35,8 @@ scenarios where that does not hold. Jitter is computed exactly as
 ``vsim.scenario.simulate`` does: RFC 3550 per stream, pooled over the
 measuring conference's streams, samples of packets sent after the warm-up.
 
-Run: ``python benchmarks/naive_packet_model.py CONFIG --set vm.instances=1 --duration 20``
+Run: ``python benchmarks/naive_packet_model.py CONFIG --set vm.instances=1 --set vm.background_burst=0
+--set params.host.socket_contention=0 --duration 20``
 """
 
 import argparse
@@ -71,6 +72,9 @@ def check_uncontended(loaded):
         raise ValueError("the naive model does not model CPU affinity or limits")
     if vm.background(loaded.models["workload"].values)[0] > 0:
         raise ValueError("the naive model does not model guest background bursts")
+    if host.socket_contention > 0:
+        raise ValueError("the naive model does not model socket contention (busy cores slowing "
+                         "each other): set params.host.socket_contention=0")
 
 
 def conference_layout(streams, participants, vcpus, measuring_conference):

@@ -26,7 +26,8 @@ TOLERANCE = 0.3
 @pytest.fixture(scope="module")
 def loaded():
     return load_scenario(ROOT / "configs" / "voip-vsphere5" / "fig3.toml",
-                         ["vm.instances=1", "vm.streams_per_instance=40", "vm.background_burst=0"])
+                         ["vm.instances=1", "vm.streams_per_instance=40", "vm.background_burst=0",
+                          "params.host.socket_contention=0"])
 
 
 def test_naive_model_agrees_with_vsim(loaded):
@@ -46,6 +47,14 @@ def test_naive_model_refuses_a_contended_host():
     naive = load_benchmark("naive_packet_model")
     contended = load_scenario(ROOT / "configs" / "voip-vsphere5" / "fig3.toml", ["vm.instances=2"])
     with pytest.raises(ValueError, match="uncontended"):
+        naive.run_naive(contended, 1, DURATION)
+
+
+def test_naive_model_refuses_socket_contention():
+    naive = load_benchmark("naive_packet_model")
+    contended = load_scenario(ROOT / "configs" / "voip-vsphere5" / "fig3.toml",
+                              ["vm.instances=1", "vm.background_burst=0"])
+    with pytest.raises(ValueError, match="socket contention"):
         naive.run_naive(contended, 1, DURATION)
 
 

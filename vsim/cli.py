@@ -170,8 +170,8 @@ def _add_run_parser(commands):
                                                       "report (nothing else goes to stdout)")
     run.add_argument("--engine", choices=Simulation.ENGINES, default="auto",
                      help="events: the SimPy model; uncontended: the closed form for hosts where no "
-                          "world waits for a CPU (same packets); auto (default): the closed form where "
-                          "it applies")
+                          "world waits for a CPU or slows another (same packets); auto (default): the "
+                          "closed form where it applies")
     run.add_argument("--trace", metavar="PATH",
                      help="also write a vsim trace (its directory must exist): the measuring client's "
                           "packets (default) or the "

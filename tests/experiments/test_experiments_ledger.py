@@ -36,11 +36,17 @@ def test_a_malformed_choice_is_an_input_error_naming_it(tmp_path):
         load_design_choices(tmp_path)
 
 
-def test_slope_ratio_note_says_when_the_early_range_is_flat():
-    flat = slope_ratio_note([(1, 1.0), (2, 1.0), (4, 1.01)], [(4, 1.01), (6, 1.3), (8, 1.6)])
-    assert "nearly flat from 1 to 4" in flat and "near zero" in flat and "4: 1.01" in flat
+def test_slope_ratio_note_says_when_the_early_range_does_not_rise():
+    flat = slope_ratio_note([(1, 1.0), (2, 1.0), (4, 0.999)], [(4, 0.999), (6, 1.3), (8, 1.6)])
+    assert "does not rise from 1 to 4" in flat and "zero or below" in flat and "4: 1.00" in flat
+
+
+def test_slope_ratio_note_says_when_the_early_rise_is_a_small_fraction_of_the_late_one():
+    slow = slope_ratio_note([(1, 1.0), (2, 1.0), (4, 1.01)], [(4, 1.01), (6, 1.3), (8, 1.6)])
+    assert "rises by 0.010 ms from 1 to 4 instances" in slow and "times more slowly" in slow
+    assert "zero or below" not in slow
     rising = slope_ratio_note([(1, 1.0), (2, 1.1), (4, 1.3)], [(4, 1.3), (6, 1.6), (8, 1.9)])
-    assert "nearly flat" not in rising
+    assert "more slowly" not in rising and "does not rise" not in rising
 
 
 def test_slope_ratio_note_says_when_the_early_rise_is_within_the_intervals():

@@ -72,8 +72,8 @@ def test_a_host_with_them_runs_the_events_even_where_every_world_has_a_core():
     """One 4-vCPU VM and one task on the study's 16 logical CPUs: no world waits, but the closed form
     plays only the VMs' worlds, so the task's CPU time shows only from the event engine."""
     fig2 = Path(__file__).resolve().parents[2] / "configs" / "voip-vsphere5" / "fig2.toml"
-    alone = Simulation(load_scenario(fig2), 1)
-    busy = Simulation(load_scenario(fig2, ["host.background_tasks=1"]), 1)
+    alone = Simulation(load_scenario(fig2, ["params.host.socket_contention=0"]), 1)
+    busy = Simulation(load_scenario(fig2, ["params.host.socket_contention=0", "host.background_tasks=1"]), 1)
     assert alone.engine == "uncontended" and busy.engine == "events"
     extra = busy.run(2.0, 1.0)["host"]["cpu_util_pct"] - alone.run(2.0, 1.0)["host"]["cpu_util_pct"]
     assert extra == pytest.approx(100 / 16, rel=1e-6)  # one of 16 logical CPUs, always busy

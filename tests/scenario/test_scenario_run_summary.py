@@ -269,7 +269,8 @@ def test_guest_background_is_vm_instances_bursts(tmp_path, engine):
     config.write_text((ROOT / "configs" / "voip-vsphere5" / "fig2.toml").read_text() + GROUP_SERVERS)
     sections = {}
     for instances in (0, 1):
-        sim = Simulation(load_scenario(config, [f"vm.instances={instances}", "run.warmup=0.5"]), 2, engine)
+        sim = Simulation(load_scenario(config, [f"vm.instances={instances}", "run.warmup=0.5",
+                                                "params.host.socket_contention=0"]), 2, engine)
         sections[instances] = sim.run(10.0, 0.5).get("guest_background")
     assert sections[0] is None
     assert sections[1] is not None and sections[1]["burst_ms"] == pytest.approx(5.0)

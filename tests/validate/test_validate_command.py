@@ -12,7 +12,9 @@ from cli_run import vsim, one_line_error
 
 FIG2 = Path(__file__).resolve().parents[2] / "configs" / "voip-vsphere5" / "fig2.toml"
 SHORT = ["--duration", "8", "--replications", "2", "--quiet"]
-SENSIBLE = ["--tolerance", "jitter_ms.ks=0.3", "--tolerance", "jitter_ms.p99=0.3",
+# An 8 s run's jitter samples follow each other closely (RFC 3550's estimator keeps 15/16 of its
+# value per packet), so two runs of one scenario can differ by a KS distance of 0.3.
+SENSIBLE = ["--tolerance", "jitter_ms.ks=0.4", "--tolerance", "jitter_ms.p99=0.3",
             "--tolerance", "jitter_ms.mean=0.1"]
 
 
@@ -71,9 +73,9 @@ def test_the_scenarios_validate_table_is_used_and_the_command_line_overrides_it(
     assert code == 1 and doc["failed"] == 1 and doc["tolerances"]["jitter_ms.ks"]["stated_in"] == str(config)
     assert "lateness_ms.ks" not in doc["tolerances"]  # for timer traces; these are packets
     code, out, _ = vsim(capsys, "validate", traces["same"], "--scenario", config, *SHORT, "--json", "-",
-                        "--tolerance", "jitter_ms.ks=0.3")
+                        "--tolerance", "jitter_ms.ks=0.4")
     doc = json.loads(out)
-    assert code == 0 and doc["tolerances"]["jitter_ms.ks"] == {"stated_in": "--tolerance", "value": 0.3}
+    assert code == 0 and doc["tolerances"]["jitter_ms.ks"] == {"stated_in": "--tolerance", "value": 0.4}
 
 
 def test_without_tolerances_nothing_is_checked_and_it_says_so(capsys, traces):

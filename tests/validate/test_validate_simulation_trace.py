@@ -80,7 +80,7 @@ def test_an_unwritable_path_is_an_input_error(simulated, tmp_path):
         write_simulation_trace(tmp_path / "file" / "sim.csv", sim, meta)
 
 
-def timer_run(engine, seed=2, overrides=("vm.background_burst=0",)):
+def timer_run(engine, seed=2, overrides=("vm.background_burst=0", "params.host.socket_contention=0")):
     sim = Simulation(load_scenario(FIG2, list(overrides)), seed, engine=engine)
     sim.record_wakeups()
     sim.run(6.0, 1.0)

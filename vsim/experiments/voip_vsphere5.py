@@ -96,17 +96,23 @@ def slope_ratio(early_points, late_points):
 
 def slope_ratio_note(early_points, late_points, early_intervals=()):
     """How to read the slope ratio: both slopes and the p99 at each instance count, and why
-    the ratio means nothing when the early slope is near zero or, given the p99's 95 %
-    intervals over 1-4 instances (``early_intervals``, (low, high) each), within their noise."""
+    the ratio means little when the early slope is zero or below, a small fraction of the
+    late one or, given the p99's 95 % intervals over 1-4 instances (``early_intervals``,
+    (low, high) each), within their noise."""
     early, late = slope(*zip(*early_points)), slope(*zip(*late_points))
     shown = ", ".join(f"{x}: {y:.2f}" for x, y in dict(early_points + late_points).items())
     note = (f"p99 slope {early:.4f} ms per instance over 1-4 and {late:.4f} over 4-8 "
             f"(p99 in ms by instances {shown})")
     ys = [y for _, y in early_points]
     noise = max(((high - low) / 2 for low, high in early_intervals), default=0.0)
-    if early < 0.1 * max(late, 0.0):
-        note += ("; the ratio divides by a slope near zero (its size and sign mean nothing) because "
-                 "the simulated p99 is nearly flat from 1 to 4 instances, where the study's rises")
+    if early <= 0.0:
+        note += ("; the ratio divides by a slope of zero or below (its size and sign mean nothing) "
+                 "because the simulated p99 does not rise from 1 to 4 instances, where the study's rises")
+    elif early < 0.1 * max(late, 0.0):
+        note += (f"; the simulated p99 rises by {max(ys) - min(ys):.3f} ms from 1 to 4 instances, "
+                 f"{late / early:.0f} times more slowly than from 4 to 8, where the study's early "
+                 f"rise is only 'slightly' slower than its later one: the ratio's size says nothing "
+                 f"beyond the early rise being there")
     elif max(ys) - min(ys) < noise:
         note += (f"; the p99 moves by {max(ys) - min(ys):.3f} ms from 1 to 4 instances, less than the "
                  f"half-width of its 95 % intervals ({noise:.3f} ms): the early slope, and so the "
