@@ -41,8 +41,8 @@ Features handled here because every policy shares them:
   running world's speed is also divided by 1 + c k, k the other busy cores
   of its socket (their shared last-level cache and memory bandwidth). Each
   time a core of a socket starts or stops being busy, the worlds running on
-  the socket's other cores change speed. With c = 0 (every committed
-  scenario's host) nothing of this runs.
+  the socket's other cores change speed. With c = 0 (a host model that
+  leaves it out) nothing of this runs.
 - Cache refill on migration: a world that starts on a core other than the
   one it last ran on (a hyper-thread sibling shares the core's caches) adds
   its ``refill_same_socket`` or ``refill_other_socket`` to its remaining work,
