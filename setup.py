@@ -10,7 +10,7 @@ Python until the package is rebuilt (see ``vsim/native.py``).
 
 The component models (``models/``) and scenarios (``configs/``) stay at the
 top of the repository; a built wheel gets a copy of both in ``vsim/_data/``,
-so an installed copy finds them (``vsim/core/data_dirs.py``), together with
+so an installed copy finds them (``vsim/config/data_dirs.py``), together with
 the measured inputs a scenario reads (``SCENARIO_INPUTS``: the steal trace of
 ``configs/validation/cpu_cgroups.toml``), at the same place relative to it.
 """

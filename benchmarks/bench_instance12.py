@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 import vsim
-from vsim.scenario.load import load_scenario
-from vsim.scenario.simulate import simulate
+from vsim.build.load import load_scenario
+from vsim.engines.simulation import simulate
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "voip-vsphere5" / "fig3.toml"

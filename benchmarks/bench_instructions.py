@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "voip-vsphere5" / "fig3.toml"
 RUN_ONE = (
     "import sys\n"
-    "from vsim.scenario.load import load_scenario\n"
-    "from vsim.scenario.simulate import simulate\n"
+    "from vsim.build.load import load_scenario\n"
+    "from vsim.engines.simulation import simulate\n"
     "loaded = load_scenario(sys.argv[1], [f'vm.instances={sys.argv[2]}'])\n"
     "simulate(loaded, 1, duration=float(sys.argv[3]))\n"
 )

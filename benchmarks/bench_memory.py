@@ -1,4 +1,4 @@
-"""Peak memory of short runs against ``vsim.scenario.memory``'s estimate.
+"""Peak memory of short runs against ``vsim.build.memory``'s estimate.
 
 Each run is one replication of ``configs/voip-vsphere5/fig3.toml`` with some
 VMs, vCPUs per VM, streams and duration, in a fresh Python process, whose
@@ -21,8 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from vsim.scenario.load import load_scenario
-from vsim.scenario.memory import MIB, estimate_bytes
+from vsim.build.load import load_scenario
+from vsim.build.memory import MIB, estimate_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "voip-vsphere5" / "fig3.toml"
@@ -36,8 +36,8 @@ SHORT = [(1, 4, 120, 40.0), (12, 4, 120, 10.0), (60, 2, 120, 1.0)]
 # space: getrusage's ru_maxrss would also count the parent's size at fork (Linux keeps it across exec).
 CHILD = """
 import sys
-from vsim.scenario.load import load_scenario
-from vsim.scenario.simulate import simulate
+from vsim.build.load import load_scenario
+from vsim.engines.simulation import simulate
 loaded = load_scenario(sys.argv[1], sys.argv[3:])
 simulate(loaded, 1, duration=float(sys.argv[2]))
 hwm = next(line for line in open("/proc/self/status") if line.startswith("VmHWM:"))

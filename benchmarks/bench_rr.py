@@ -51,8 +51,8 @@ def measure(config, overrides, uplink, seed, duration):
     """CPU and wall seconds of one replication of scenario ``config`` with ``overrides``
     (``KEY=VALUE`` strings; the code imported is whatever ``vsim`` this process imports), with
     its request/response group's results."""
-    from vsim.scenario.load import load_scenario
-    from vsim.scenario.simulate import simulate
+    from vsim.build.load import load_scenario
+    from vsim.engines.simulation import simulate
 
     loaded = load_scenario(Path(config), overrides).with_value("host.uplink", uplink)
     start, start_cpu = time.perf_counter(), time.process_time()

@@ -25,7 +25,7 @@ the wall times are comparable. Reported:
 
 vsim runs with its default engine choice: on this scenario (five worlds on
 eight cores, nothing ever waits for a CPU) that is the closed form of
-``vsim.scenario.uncontended``, which gives the same packets as the event
+``vsim.engines.closed_form``, which gives the same packets as the event
 engine; ``--engine events`` times the SimPy event engine instead.
 
 Exits 1 when the ratio is below target or jitter or loss differ, after
@@ -49,8 +49,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from naive_packet_model import run_naive  # noqa: E402
 import vsim  # noqa: E402
 from vsim.metrics.jitter import stream_jitter_samples  # noqa: E402
-from vsim.scenario.load import load_scenario  # noqa: E402
-from vsim.scenario.simulate import Simulation  # noqa: E402
+from vsim.build.load import load_scenario  # noqa: E402
+from vsim.engines.simulation import Simulation  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "configs" / "voip-vsphere5" / "fig3.toml"

@@ -32,7 +32,7 @@ The CPU is modelled only for the case where nothing contends: every world
 (vCPUs and vNIC transmit worlds) has a whole core of its own, so it always
 runs at full speed the moment it is runnable. ``check_uncontended`` refuses
 scenarios where that does not hold. Jitter is computed exactly as
-``vsim.scenario.simulate`` does: RFC 3550 per stream, pooled over the
+``vsim.engines.simulation`` does: RFC 3550 per stream, pooled over the
 measuring conference's streams, samples of packets sent after the warm-up.
 
 Run: ``python benchmarks/naive_packet_model.py CONFIG --set vm.instances=1 --set vm.background_burst=0
@@ -52,8 +52,8 @@ import simpy
 
 from vsim.metrics.jitter import stream_jitter_samples
 from vsim.net.frames import ip_bytes_for_rtp, serialization_time
-from vsim.scenario.load import load_scenario
-from vsim.scenario.simulate import default_warmup
+from vsim.build.load import load_scenario
+from vsim.engines.simulation import default_warmup
 
 MS = 1e3
 

@@ -3,7 +3,7 @@
 from dataclasses import replace
 from pathlib import Path
 
-from vsim.scenario.load import load_scenario
+from vsim.build.load import load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 FIG3 = ROOT / "configs" / "voip-vsphere5" / "fig3.toml"

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from benchmark_scripts import load_benchmark
-from vsim.scenario.load import load_scenario
-from vsim.scenario.simulate import simulate
+from vsim.build.load import load_scenario
+from vsim.engines.simulation import simulate
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = range(1, 7)

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from vsim import cli
-from vsim.experiments.claims import load_claims
-from vsim.scenario.load import load_scenario
+from vsim.config.claims import load_claims
+from vsim.build.load import load_scenario
 from cli_run import vsim, one_line_error
-from vsim.scenario.named_tables import split_named_key
+from vsim.config.named_tables import split_named_key
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = str(REPO / "configs" / "voip-vsphere5" / "fig3.toml")
@@ -427,7 +427,7 @@ def test_run_json_that_cannot_be_written_is_one_line_error(capsys, tmp_path, mon
     def full(fd, data):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr("vsim.core.atomic.os.write", full)
+    monkeypatch.setattr("vsim.outputs.atomic.os.write", full)
     code, _, err = vsim(capsys, "run", CONFIG, *SHORT, "--json", null)
     assert code == 2 and one_line_error(err) == f"vsim: error: {null}: cannot write (No space left on device)"
 

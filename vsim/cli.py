@@ -20,26 +20,26 @@ import warnings
 from pathlib import Path
 
 import vsim
-from vsim.core.atomic import output_set, write_text
-from vsim.core.data_dirs import resolve_config
+from vsim.outputs.atomic import output_set, write_text
+from vsim.config.data_dirs import resolve_config
 from vsim.core.errors import InputError, InputNote
-from vsim.core.output_check import check_apart, check_output_dir, check_output_file, same_file
-from vsim.core.standard_output import GuardedStdout
-from vsim.core.progress import simulated_clock_bar
-from vsim.experiments.claims import load_claims
+from vsim.outputs.output_check import check_apart, check_output_dir, check_output_file, same_file
+from vsim.outputs.standard_output import GuardedStdout
+from vsim.outputs.progress import simulated_clock_bar
+from vsim.config.claims import load_claims
 from vsim.experiments.comparison import summary_line
 from vsim.experiments.reproduce import (STUDIES, claim_rows, claims_json, run_studies, select_studies,
                                         write_study_outputs)
 from vsim.probe.arguments import add_probe_arguments
 from vsim.probe.command import run_probe
-from vsim.scenario.describe_config import describe_config
-from vsim.scenario.describe_model import describe_model, model_file_ref, own_model_kind
-from vsim.scenario.load import load_scenario
-from vsim.scenario.memory import check_memory
-from vsim.scenario.override_source import blaming_overrides
-from vsim.scenario.run_length import check_run_length
-from vsim.scenario.run_text import run_text
-from vsim.scenario.simulate import EngineError, Simulation, default_warmup
+from vsim.config.describe_config import describe_config
+from vsim.config.describe_model import describe_model, model_file_ref, own_model_kind
+from vsim.build.load import load_scenario
+from vsim.build.memory import check_memory
+from vsim.config.override_source import blaming_overrides
+from vsim.config.run_length import check_run_length
+from vsim.results.run_text import run_text
+from vsim.engines.simulation import EngineError, Simulation, default_warmup
 from vsim.sweep.executor import (QUICK, RunPlan, Sweep, overrides_text, point_runs, run_tasks,
                                  sweep_model_files, sweep_tasks)
 from vsim.sweep.no_effect import held_settings_notes, no_effect_notes
@@ -365,7 +365,7 @@ def _run(args):
     params = loaded.scenario.params
     with output_set():
         if args.trace is not None:
-            from vsim.validate.simulation_trace import run_meta, write_simulation_trace
+            from vsim.results.simulation_trace import run_meta, write_simulation_trace
             write_simulation_trace(args.trace, sim, run_meta(loaded.scenario, args.config, seed, duration,
                                                              warmup, sim.engine), args.trace_kind)
         if args.json is not None:
@@ -584,6 +584,6 @@ def _describe(args):
         print(describe_model(ref, models_dir))
     elif args.target.endswith(".toml"):
         kind = own_model_kind(target) if Path(target).is_file() else None
-        print(describe_model(str(Path(target).resolve()), kind=kind) if kind else describe_config(target))
+        print(describe_model(str(Path(target).resolve()), kind=kind) if kind else describe_config(load_scenario(target)))
     else:
         print(describe_model(args.target))

@@ -3,10 +3,10 @@
 import pytest
 
 from vsim.core.errors import InputError
-from vsim.experiments.claims import load_claims
+from vsim.config.claims import load_claims
 from vsim.experiments.ledger import load_design_choices, selected_on
 from vsim.experiments.voip_vsphere5 import slope_ratio_note
-from vsim.scenario.models import DEFAULT_MODELS_DIR
+from vsim.config.models import DEFAULT_MODELS_DIR
 
 
 def test_every_choice_names_known_claims_and_alternatives():

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from vsim.experiments import netioc_vsphere6
-from vsim.experiments.claims import in_band, load_claims
+from vsim.config.claims import in_band, load_claims
 from vsim.experiments.reproduce import (claim_rows, claims_json, recipe, results_json, run_studies,
                                         write_study_outputs)
 from vsim.sweep.executor import RunPlan

@@ -9,13 +9,13 @@ import pytest
 
 from vsim.core.errors import InputError
 from vsim.experiments import voip_vsphere5
-from vsim.experiments.claims import Simulated, load_claims
+from vsim.config.claims import Simulated, load_claims
 from vsim.experiments.comparison import LEGEND, markdown, summary_line
 from vsim.experiments.ledger import DesignChoice
 from vsim.experiments.reproduce import (REPO, STUDIES, StudyResult, check_recipe_study, claim_rows, claims_json,
                                         results_json, run_studies, recipe, select_studies,
                                         write_study_outputs)
-from vsim.scenario.load import load_scenario
+from vsim.build.load import load_scenario
 from vsim.sweep.executor import Point, RunPlan, Sweep, Task, run_tasks, sweep_tasks
 
 TINY = RunPlan(duration=3.0, warmup=1.0, replications=2)

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from vsim.core.errors import InputError
-from vsim.scenario.load import load_scenario
-from vsim.scenario.simulate import Simulation, simulate
+from vsim.build.load import load_scenario
+from vsim.engines.simulation import Simulation, simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 FIG3 = ROOT / "configs" / "voip-vsphere5" / "fig3.toml"

@@ -15,8 +15,8 @@ from vsim.cpu.policies import make_policy
 from vsim.cpu.topology import Topology
 from vsim.cpu.world import Group, World
 from vsim.guest.cpu_bound import CpuBoundVm
-from vsim.scenario.load import load_scenario
-from vsim.scenario.simulate import Simulation
+from vsim.build.load import load_scenario
+from vsim.engines.simulation import Simulation
 
 
 def machine(cores):

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vsim.scenario.load import load_scenario
-from vsim.scenario.simulate import Simulation, simulate
+from vsim.build.load import load_scenario
+from vsim.engines.simulation import Simulation, simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 FIG3 = ROOT / "configs" / "voip-vsphere5" / "fig3.toml"

@@ -10,8 +10,8 @@ from vsim.core.errors import InputError
 from vsim.guest.request_response import RTO_MIN, RequestResponseTraffic
 from vsim.net.frames import serialization_time
 from vsim.net.shared_uplink import SharedUplink
-from vsim.scenario.load import load_scenario
-from vsim.scenario.simulate import Simulation, simulate
+from vsim.build.load import load_scenario
+from vsim.engines.simulation import Simulation, simulate
 
 CONFIG = Path(__file__).resolve().parents[2] / "configs/netioc-vsphere6/fig6.toml"
 

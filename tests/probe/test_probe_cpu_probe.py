@@ -10,7 +10,7 @@ from probe_helpers import made_by, needs_cpu_cgroup, needs_root
 from cli_run import vsim
 from vsim.core.errors import InputError
 from vsim.probe.cpu_probe import check_ran, parse_quota, parse_weight, per_vm, vm_lines, vm_summary
-from vsim.validate.vsim_trace import read_trace
+from vsim.traces.vsim_trace import read_trace
 
 
 def test_one_value_applies_to_every_vm_and_a_list_to_each():

@@ -13,7 +13,7 @@ from probe_run import vsim_child
 from vsim.probe.net_probe import FLOOD_PORT, VOICE_PORT_BASE, root_qdisc_drops, voice_shortfall
 from vsim.probe.send import FLOOD_SOURCE_PORT, MAX_STREAMS, VOICE_SOURCE_PORT_BASE
 from vsim.probe.pcap import read_udp_frames
-from vsim.validate.vsim_trace import read_trace
+from vsim.traces.vsim_trace import read_trace
 
 
 @needs_root

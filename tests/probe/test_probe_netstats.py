@@ -8,7 +8,7 @@ import pytest
 from vsim.probe import rtp
 from vsim.probe.netstats import arrivals, packet_columns, stream_name, summarize
 from vsim.probe.pcap import UdpFrame
-from vsim.validate.vsim_trace import parse_trace, trace_text
+from vsim.traces.vsim_trace import parse_trace, trace_text
 
 T0 = 10**18
 

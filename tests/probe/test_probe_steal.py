@@ -9,7 +9,7 @@ from cli_run import vsim
 from vsim.probe import machine, steal, steal_probe
 from vsim.probe.clock import NS
 from vsim.probe.machine import USER_HZ
-from vsim.validate.steal_trace import read_steal_trace
+from vsim.traces.steal_trace import read_steal_trace
 
 
 def stat_text(per_cpu):

@@ -4,7 +4,7 @@ import numpy as np
 
 from vsim.probe.timer import TimerRun, measure
 from vsim.probe.timer_probe import trace_columns
-from vsim.validate.vsim_trace import parse_trace, trace_text
+from vsim.traces.vsim_trace import parse_trace, trace_text
 
 
 def test_every_thread_wakes_once_per_period_never_early():

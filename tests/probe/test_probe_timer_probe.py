@@ -9,7 +9,7 @@ import pytest
 
 from cli_run import vsim
 from vsim.probe.load import BUSY_LOOP
-from vsim.validate.vsim_trace import read_trace
+from vsim.traces.vsim_trace import read_trace
 
 FACTS = {"command", "kernel", "cpus_online", "steal_s_before", "steal_s_after", "loadavg_before",
          "loadavg_after", "lateness_summary"}

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import given, strategies as st
 
-from vsim.scenario.load import load_scenario
+from vsim.build.load import load_scenario
 from vsim.sweep.executor import (QUICK, RunPlan, Task, _duration, run_cost, run_tasks, sweep_model_files,
                                  sweep_tasks)
 from vsim.sweep import executor

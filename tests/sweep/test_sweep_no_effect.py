@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from vsim.scenario.load import load_scenario
+from vsim.build.load import load_scenario
 from vsim.sweep.no_effect import (held_settings_notes, is_cpu_setting, no_effect_notes,
                                   scheduler_inputs)
 from vsim.sweep.report import PointReport

@@ -258,7 +258,7 @@ def test_figures_are_written_and_identical_when_redrawn(tmp_path):
 
 
 def test_per_vm_cpu_columns_and_axis_say_they_sum_the_vcpus(tmp_path, monkeypatch):
-    import vsim.experiments.figures as figures
+    import vsim.results.plotting as figures
     labels = []
     monkeypatch.setattr(figures, "plot_sweep", lambda path, **kw: labels.append(kw["ylabel"]) or [])
     sweep = make_sweep("vm.instances", {x: [summary(0.1 * x)] for x in (1, 2)})
@@ -271,7 +271,7 @@ def test_per_vm_cpu_columns_and_axis_say_they_sum_the_vcpus(tmp_path, monkeypatc
 
 
 def test_the_cpu_figure_says_in_its_caption_what_its_percentages_are_of(tmp_path, monkeypatch):
-    import vsim.experiments.figures as figures
+    import vsim.results.plotting as figures
     captions = {}
     monkeypatch.setattr(figures, "plot_sweep",
                         lambda path, **kw: captions.update({path.name: kw["caption"]}) or [])

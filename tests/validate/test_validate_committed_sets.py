@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from cli_run import vsim
-from vsim.scenario.load import load_scenario
-from vsim.validate.trace_metrics import metrics_of_kind
+from vsim.build.load import load_scenario
+from vsim.traces.trace_metrics import metrics_of_kind
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = {  # set: (scenario, measured traces, kind)

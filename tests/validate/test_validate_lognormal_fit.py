@@ -6,7 +6,7 @@ from hypothesis import given, strategies as st
 
 from vsim.core.errors import InputError
 from vsim.validate.lognormal_fit import fit_lognormal, fit_timer_trace, main
-from vsim.validate.vsim_trace import write_trace
+from vsim.traces.vsim_trace import write_trace
 
 
 def test_the_fit_is_the_mean_and_deviation_of_the_logs():

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from rtp_captures import voice_stream, write_capture
-from test_validate_esxtop import esxtop_text
+from esxtop_samples import esxtop_text
 from vsim.core.errors import InputError
 from vsim.validate.validation import Options, measured_trace, run_validation, stated_tolerances
-from vsim.validate.vsim_trace import write_trace
+from vsim.traces.vsim_trace import write_trace
 
 FIG2 = str(Path(__file__).resolve().parents[2] / "configs" / "voip-vsphere5" / "fig2.toml")
 
@@ -91,7 +91,7 @@ def test_a_trace_without_any_samples_is_refused_before_anything_is_simulated(tmp
 
 def packets_with_flood(path):
     """A vsim packets trace of one voice stream (100 packets) and one flood stream (50)."""
-    from vsim.validate.vsim_trace import write_trace
+    from vsim.traces.vsim_trace import write_trace
     send = np.concatenate([0.02 * np.arange(100), 0.001 + 0.04 * np.arange(50)])
     write_trace(path, "packets", {
         "stream": ["0x00000001"] * 100 + ["flood"] * 50, "class": ["voice"] * 100 + ["flood"] * 50,

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from vsim.validate.trace_metrics import Samples
+from vsim.traces.trace_metrics import Samples
 from vsim.validate.validation import Validation
 from vsim.validate.validation_figures import plot_cdf, write_figures
 
@@ -62,7 +62,7 @@ def test_an_empirical_cdf_is_a_staircase_through_every_sample():
 def test_cdfs_are_drawn_as_steps(tmp_path, monkeypatch):
     import vsim.validate.validation_figures as figures
     steps = []
-    monkeypatch.setattr(figures, "_write", lambda fig, ax, *a, **kw: steps.extend(
+    monkeypatch.setattr(figures, "write_figure", lambda fig, ax, *a, **kw: steps.extend(
         line.get_drawstyle() for line in ax.get_lines()) or [])
     made = validation()
     plot_cdf(tmp_path / "cdf", "jitter_ms", made.measured["jitter_ms"], made.simulated["jitter_ms"], made.doc)

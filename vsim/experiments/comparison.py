@@ -24,8 +24,8 @@ import io
 import math
 from dataclasses import dataclass
 
-from vsim.core.atomic import write_text
-from vsim.experiments.claims import Claim, in_band
+from vsim.outputs.atomic import write_text
+from vsim.config.claims import Claim, in_band
 
 FITTED, BY_CONSTRUCTION, PREDICTED, NOT_MODELLED = "fitted", "by construction", "predicted", "not modelled"
 NOT_RUN = "not run"

@@ -12,8 +12,8 @@ comparison table can mark every claim a choice was selected on, and
 from dataclasses import dataclass
 
 from vsim.core.errors import InputError
-from vsim.scenario.models import DEFAULT_MODELS_DIR
-from vsim.scenario.toml_io import load_toml
+from vsim.config.models import DEFAULT_MODELS_DIR
+from vsim.config.toml_io import load_toml
 
 CHOICES_FILE = "design_choices.toml"
 FIELDS = ("name", "chosen", "alternatives", "claims", "why")

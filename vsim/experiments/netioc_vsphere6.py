@@ -21,8 +21,8 @@ import math
 import numpy as np
 
 from vsim.core.errors import InputError
-from vsim.experiments.claims import Simulated
-from vsim.experiments.figures import Curve, Marks, Timeline, plot_sweep, plot_timeline
+from vsim.config.claims import Simulated
+from vsim.results.plotting import Curve, Marks, Timeline, plot_sweep, plot_timeline
 from vsim.net.hclock.tree import Node, Tree
 
 NAME = "netioc-vsphere6"

@@ -13,16 +13,16 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from vsim.core.atomic import after_commit, write_text
-from vsim.core.data_dirs import data_root
+from vsim.outputs.atomic import after_commit, write_text
+from vsim.config.data_dirs import data_root
 from vsim.core.errors import InputError
-from vsim.core.stale_outputs import listed_outputs, remove_stale
+from vsim.outputs.stale_outputs import listed_outputs, remove_stale
 from vsim.experiments.comparison import (BY_CONSTRUCTION, FITTED, NOT_MODELLED, NOT_RUN, PREDICTED, Row,
                                          write_comparison)
 from vsim.experiments.ledger import load_design_choices, selected_on
-from vsim.scenario.load import load_scenario
-from vsim.scenario.memory import check_memory
-from vsim.scenario.run_length import check_run_length
+from vsim.build.load import load_scenario
+from vsim.build.memory import check_memory
+from vsim.config.run_length import check_run_length
 from vsim.sweep.executor import RunPlan, Sweep, point_runs, run_tasks, sweep_tasks
 
 REPO = data_root()  # holds the studies' configs/

@@ -14,8 +14,8 @@ loss of any replication at any point.
 import math
 from typing import NamedTuple
 
-from vsim.experiments.claims import Simulated
-from vsim.experiments.figures import (Curve, Marks, Spread, Timeline, plot_spread, plot_sweep,
+from vsim.config.claims import Simulated
+from vsim.results.plotting import (Curve, Marks, Spread, Timeline, plot_spread, plot_sweep,
                                      plot_timeline)
 from vsim.metrics.stats import INTERVAL, linear_r2, slope, spearman, straight_line
 

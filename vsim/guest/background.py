@@ -17,7 +17,7 @@ Its size comes from the workload model (fitted: no published figure gives
 it, models/CALIBRATION.md); a scenario may override it with
 ``vm.background_burst`` and ``vm.background_interval``, 0 turning it off.
 ``arrivals`` draws the same bursts in advance for the closed-form engine of
-an uncontended host (``vsim.scenario.uncontended``).
+an uncontended host (``vsim.engines.closed_form``).
 """
 
 

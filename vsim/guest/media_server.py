@@ -77,7 +77,7 @@ class WorkerVcpu:
     (``vsim.guest.background``). One event per tick sets the next wakeup: the
     tick boundary plus the timer's lateness, so lateness never accumulates.
     ``wakes``, when set to a list, receives ``(tick, time)`` of every wakeup,
-    for a trace of the guest timer (``vsim.validate.simulation_trace``);
+    for a trace of the guest timer (``vsim.results.simulation_trace``);
     ``ticks``, when set by ``record_ticks``, receives ``(tick, start, end)``
     of every tick's work: ``start`` when it first got a logical CPU (at once
     when it follows the previous tick or burst on a running vCPU), ``end``

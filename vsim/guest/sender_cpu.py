@@ -40,7 +40,7 @@ whole run, so a host with more such jobs than cores would run them on both
 threads of its cores, at the hyper-threading rate, every period, while the
 same work spread out would find whole idle cores: the host CPU would follow
 how many jobs collide, not what the traffic costs. The scenario draws each
-VM's phase at random from a stream of its own (``vsim.scenario.simulate``),
+VM's phase at random from a stream of its own (``vsim.engines.simulation``),
 so a VM keeps its phase whatever other VMs a sweep adds.
 """
 

@@ -3,7 +3,7 @@
 Each probe builds a small, named piece of the kernel (network namespaces
 joined by a veth pair with a tc bottleneck, or cgroups of CPU-bound workers,
 or nothing but periodic sleeping threads), measures it, tears it down and
-writes a vsim trace (``vsim.validate.vsim_trace``) whose metadata holds the
+writes a vsim trace (``vsim.traces.vsim_trace``) whose metadata holds the
 exact setup, so that a scenario can reproduce it. One module per job:
 
 - ``arguments`` / ``command``: the subcommands' arguments and their dispatch;

@@ -3,7 +3,7 @@
 import sys
 from pathlib import Path
 
-from vsim.core.output_check import check_apart, check_output_file
+from vsim.outputs.output_check import check_apart, check_output_file
 from vsim.probe import cleanup, cpu_probe, net_probe, steal_probe, timer_probe
 from vsim.probe.guard import HardTimeout, Interrupted
 

@@ -31,7 +31,7 @@ from vsim.probe.guard import Guard
 from vsim.probe.names import cgroup_name, tmp_prefix
 from vsim.probe.run_length import check_period
 from vsim.probe.stats import summary_us
-from vsim.validate.vsim_trace import write_trace
+from vsim.traces.vsim_trace import write_trace
 
 START_DELAY_S = 1.0  # first tick: this long after the workers are launched, plus PER_WORKER_S each
 PER_WORKER_S = 0.2

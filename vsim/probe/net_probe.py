@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vsim.core.atomic import atomic_path, write_text
+from vsim.outputs.atomic import atomic_path, write_text
 from vsim.core.errors import InputError
 from vsim.probe import machine, netns, rtp
 from vsim.probe.clock import NS, now_ns
@@ -40,7 +40,7 @@ from vsim.probe.qdisc import BYTE_LIMITS, MAX_BUCKET_S, Bottleneck, max_burst_by
 from vsim.probe.send import voice_offsets_ns
 from vsim.probe.stats import summary_us
 from vsim.probe.run_length import check_period
-from vsim.validate.vsim_trace import write_trace
+from vsim.traces.vsim_trace import write_trace
 
 VOICE_PORT_BASE = 40000
 FLOOD_PORT = 50000

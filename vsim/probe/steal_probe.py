@@ -21,7 +21,7 @@ from vsim.core.errors import InputError
 from vsim.probe import machine
 from vsim.probe.guard import Guard
 from vsim.probe.steal import sample, trace_columns
-from vsim.validate.vsim_trace import write_trace
+from vsim.traces.vsim_trace import write_trace
 
 MARGIN_S = 15.0  # hard deadline: the duration plus this
 

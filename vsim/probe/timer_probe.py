@@ -11,7 +11,7 @@ from vsim.probe.load import start_cpu_load
 from vsim.probe.run_length import check_period
 from vsim.probe.stats import summary_us
 from vsim.probe.timer import measure
-from vsim.validate.vsim_trace import write_trace
+from vsim.traces.vsim_trace import write_trace
 
 MARGIN_S = 15.0  # hard deadline: the duration plus this
 

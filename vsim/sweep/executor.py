@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vsim.metrics.stats import interval_caveat, trimmed_mean, trimmed_mean_interval
-from vsim.scenario.load import load_scenario
-from vsim.scenario.schema_sweep import MODEL_REF_KEYS
-from vsim.scenario.simulate import default_warmup, simulate
+from vsim.build.load import load_scenario
+from vsim.config.schema_sweep import MODEL_REF_KEYS
+from vsim.engines.simulation import default_warmup, simulate
 
 
 @dataclass(frozen=True)

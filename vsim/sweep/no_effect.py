@@ -24,8 +24,8 @@ import json
 import math
 
 from vsim.cpu.policies.proportional_share import share_price
-from vsim.scenario.schema_sweep import sweep_field
-from vsim.scenario.simulate import Simulation
+from vsim.config.schema_sweep import sweep_field
+from vsim.engines.simulation import Simulation
 
 CPU_SETTINGS = {
     "reservation": "a reservation counts only above that share",

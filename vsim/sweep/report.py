@@ -23,11 +23,11 @@ from typing import Callable
 
 import numpy as np
 
-from vsim.core.atomic import after_commit, write_text
-from vsim.core.stale_outputs import listed_outputs, remove_stale
+from vsim.outputs.atomic import after_commit, write_text
+from vsim.outputs.stale_outputs import listed_outputs, remove_stale
 from vsim.metrics.stats import INTERVAL, trimmed_mean, trimmed_mean_interval
-from vsim.scenario.run_text import no_samples_reason
-from vsim.scenario.schema_sweep import sweep_field
+from vsim.results.run_text import no_samples_reason
+from vsim.config.schema_sweep import sweep_field
 
 
 @dataclass(frozen=True)
@@ -422,7 +422,7 @@ def axis(sweep):
 
 
 def _curves(sweep, reports, metrics, xs):
-    from vsim.experiments.figures import Curve  # matplotlib: imported only to draw
+    from vsim.results.plotting import Curve  # matplotlib: imported only to draw
 
     curves = []
     for metric in metrics:
@@ -460,7 +460,7 @@ def _has_loss(curves):
 def plot_report(stem, title, sweep, reports):
     """Write ``stem``_SUFFIX (PNG and SVG) for each figure of ``FIGURES`` that has a curve
     (the loss figure only when some run lost voice); return the paths written."""
-    from vsim.experiments.figures import plot_sweep  # matplotlib: imported only to draw
+    from vsim.results.plotting import plot_sweep  # matplotlib: imported only to draw
 
     xs, label, ticks = axis(sweep)
     metrics = sweep_metrics(sweep)

@@ -14,7 +14,7 @@ correlated (a jitter value is a running mean of the previous ones) and only
 the runs are independent. A side with a single group is cut into
 ``BATCHES`` consecutive batches instead (batch means, the classic remedy
 for one long correlated run). Timed samples come from
-``vsim.validate.trace_metrics`` in time order, so a batch is a stretch of
+``vsim.traces.trace_metrics`` in time order, so a batch is a stretch of
 the run's time across all its streams (or threads, or workers), not one
 stream: streams that run side by side are not independent runs. The
 generator is seeded, so the interval is the same on every run.

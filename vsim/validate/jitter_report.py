@@ -1,6 +1,6 @@
 """``vsim jitter``: per-stream RTP loss and jitter of a capture, as a table or as JSON.
 
-The numbers are those of ``vsim.validate.rtp_streams`` (tshark's
+The numbers are those of ``vsim.traces.rtp_streams`` (tshark's
 ``-z rtp,streams`` conventions); the table prints them with tshark's three
 decimals so the two can be compared by eye.
 """
@@ -8,8 +8,8 @@ decimals so the two can be compared by eye.
 import json
 
 from vsim.core.errors import InputError
-from vsim.validate.detect import read_any
-from vsim.validate.rtp_streams import capture_streams
+from vsim.traces.detect import read_any
+from vsim.traces.rtp_streams import capture_streams
 
 _COLUMNS = ("Src IP addr", "Port", "Dest IP addr", "Port", "SSRC", "Payload", "Pkts", "Lost",
             "Max Delta(ms)", "Max Jitter(ms)", "Mean Jitter(ms)")

@@ -14,7 +14,7 @@ import argparse
 import numpy as np
 
 from vsim.core.errors import InputError
-from vsim.validate.vsim_trace import read_trace
+from vsim.traces.vsim_trace import read_trace
 
 
 def fit_lognormal(samples):

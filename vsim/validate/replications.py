@@ -10,10 +10,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from vsim.scenario.load import load_scenario
-from vsim.scenario.simulate import Simulation
+from vsim.build.load import load_scenario
+from vsim.engines.simulation import Simulation
 from vsim.sweep.executor import run_tasks
-from vsim.validate.simulation_trace import run_meta, simulation_trace
+from vsim.results.simulation_trace import run_meta, simulation_trace
 
 
 @dataclass(frozen=True)

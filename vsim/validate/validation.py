@@ -2,10 +2,10 @@
 
 The measured traces (captures or vsim traces, read by ``read_any``) and the
 simulated replications (``vsim.validate.replications``) are both reduced to
-metric samples by ``vsim.validate.trace_metrics``; each metric's two sides
+metric samples by ``vsim.traces.trace_metrics``; each metric's two sides
 are compared by ``vsim.validate.distributions``, and the tolerances of the
 scenario's ``[validate]`` table, with those of the command line in place of
-any of the same name, are checked by ``vsim.validate.tolerances``. The
+any of the same name, are checked by ``vsim.config.tolerances``. The
 result is one plain-data document (``Validation.doc``: what was compared,
 how the runs were made, every statistic, every check) plus the samples
 themselves for the figures.
@@ -17,19 +17,19 @@ from pathlib import Path
 
 import numpy as np
 
-from vsim.core.atomic import after_commit, output_set, write_text
+from vsim.outputs.atomic import after_commit, output_set, write_text
 from vsim.core.errors import InputError
-from vsim.core.stale_outputs import listed_outputs, remove_stale
-from vsim.scenario.load import load_scenario
-from vsim.scenario.memory import check_memory
-from vsim.scenario.run_length import check_run_length
-from vsim.scenario.simulate import default_warmup
-from vsim.validate import tolerances as tolerance_rules
-from vsim.validate.capture_packets import capture_trace
-from vsim.validate.detect import describe_format, read_any
+from vsim.outputs.stale_outputs import listed_outputs, remove_stale
+from vsim.build.load import load_scenario
+from vsim.build.memory import check_memory
+from vsim.config.run_length import check_run_length
+from vsim.engines.simulation import default_warmup
+from vsim.config import tolerances as tolerance_rules
+from vsim.traces.capture_packets import capture_trace
+from vsim.traces.detect import describe_format, read_any
 from vsim.validate.distributions import compare
 from vsim.validate.replications import simulated_traces, trace_tasks
-from vsim.validate.trace_metrics import METRICS, metrics_of_kind, trace_samples
+from vsim.traces.trace_metrics import METRICS, metrics_of_kind, trace_samples
 from vsim.validate.validation_figures import write_figures
 from vsim.validate.validation_report import report_markdown, results_json
 

@@ -10,15 +10,15 @@ x-axis. Curves are drawn through 512 evenly spaced quantiles, which keeps the SV
 time-series figure bins the first measured trace and the first replication
 into at most 300 windows and draws each window's mean (solid) and maximum
 (dotted). Both are written as PNG and SVG, atomically and byte-identically
-run to run, in the style of the study figures (``vsim.experiments.figures``).
+run to run, in the style of the study figures (``vsim.results.plotting``).
 """
 
 from pathlib import Path
 
 import numpy as np
 
-from vsim.experiments.figures import _colours, _new_axes, _write
-from vsim.validate.trace_metrics import METRICS
+from vsim.results.plotting import new_axes, palette, write_figure
+from vsim.traces.trace_metrics import METRICS
 from vsim.validate.validation_report import run_stamp
 
 _CDF_POINTS = 512
@@ -47,8 +47,8 @@ def _label(metric):
 
 def plot_cdf(stem, metric, measured, simulated, doc):
     """Overlaid empirical CDFs of one metric; returns the paths written."""
-    fig, ax = _new_axes()
-    colours = _colours()
+    fig, ax = new_axes()
+    colours = palette()
     measured_values = np.concatenate([group.values for group in measured])
     simulated_values = np.concatenate([group.values for group in simulated])
     for index, group in enumerate(simulated):
@@ -64,7 +64,7 @@ def plot_cdf(stem, metric, measured, simulated, doc):
                f"{len(measured)} trace(s), "
                f"{measured_values.size} samples; simulated: {run_stamp(doc)}, {simulated_values.size} "
                f"samples, pooled; faint lines: each replication.")
-    return _write(fig, ax, stem, title=f"{metric}: measured vs simulated",
+    return write_figure(fig, ax, stem, title=f"{metric}: measured vs simulated",
                   xlabel=_label(metric), ylabel="fraction of samples <= x", caption=caption)
 
 
@@ -85,8 +85,8 @@ def _binned(samples):
 
 def plot_time_series(stem, metric, measured, simulated, doc):
     """One metric against time, first trace and first replication, binned; returns the paths written."""
-    fig, ax = _new_axes()
-    colours = _colours()
+    fig, ax = new_axes()
+    colours = palette()
     window = None
     for colour, name, samples in ((colours[0], "measured", measured[0]), (colours[1], "simulated", simulated[0])):
         if samples.values.size == 0:
@@ -99,7 +99,7 @@ def plot_time_series(stem, metric, measured, simulated, doc):
                f"first sample: the first measured trace ({doc['measured'][0]}) and the first replication (seed "
                f"{doc['simulated']['seeds'][0]}), in {_TIME_BINS} windows (about {window or 0:.2g} s each); "
                "solid: mean per window, dotted: maximum.")
-    return _write(fig, ax, stem, title=f"{metric} over time: measured vs simulated",
+    return write_figure(fig, ax, stem, title=f"{metric} over time: measured vs simulated",
                   xlabel="time (s)", ylabel=_label(metric), caption=caption)
 
 

@@ -1,0 +1,229 @@
+"""Read a scenario file: TOML, command-line overrides, typed validation, models.
+
+The result is a ``Loaded`` scenario: the typed ``Scenario`` plus the typed
+component models it references and the steal trace it names. Checking it
+against those models (vCPUs against logical CPUs, reservations against
+capacity) is the build stage's job: ``vsim.build.load.load_scenario`` reads
+and checks in one call, and is what commands use.
+"""
+
+import hashlib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from vsim.config import schema_models
+from vsim.config.claims import study_names
+from vsim.config.models import DEFAULT_MODELS_DIR, load_model
+from vsim.config.named_tables import naming_tables, scenario_table_names, split_named_key, with_named_value
+from vsim.config.schema_scenario import Scenario
+from vsim.config.schema_sweep import MODEL_REF_KEYS
+from vsim.config.typed import check_field, fail, from_dict, scalar_fields
+from vsim.core.errors import did_you_mean
+from vsim.traces.steal_trace import read_steal_trace
+
+# checker(scenario, models, source, models_dir): raises InputError where they disagree
+Checker = Callable[[Scenario, dict, str, Path], None]
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A validated scenario with its component models and, when ``host.steal_trace`` names one,
+    the steal trace read and checked (``vsim.traces.steal_trace.StealTrace``).
+
+    ``checker`` is the cross-check against the models that every changed point
+    passes (``vsim.build.checks.check_against_models``, given by the build stage's
+    ``load_scenario``); None checks nothing more than the schema.
+    """
+
+    source: str
+    scenario: Scenario
+    models: dict
+    steal: Any = None
+    models_dir: Path = DEFAULT_MODELS_DIR
+    checker: Optional[Checker] = None
+
+    def fitted_claims(self):
+        """Claim ids that any parameter of the scenario's models was fitted to."""
+        return set().union(*(m.fitted_claims() for m in self.models.values()))
+
+    def model_files(self):
+        """Per role, the model file the scenario ran with: its ref and the start of its SHA-256,
+        so a result can be traced to the models' exact contents after a file is edited."""
+        return {role: f"{model.ref} sha256:{hashlib.sha256(model.path.read_bytes()).hexdigest()[:12]}"
+                for role, model in sorted(self.models.items())}
+
+    def with_value(self, key, value):
+        """The same scenario with one dotted key (``vm.instances``, ``params.host.ht_rate``)
+        changed and re-checked."""
+        changed, models = with_point(self.scenario, self.models, key, value, self.source, self.models_dir)
+        if self.checker is not None:
+            with naming_tables(self.source, scenario_table_names(changed)):
+                self.checker(changed, models, self.source, self.models_dir)
+        return replace(self, scenario=changed, models=models)
+
+
+def read_scenario(source, data, models_dir=DEFAULT_MODELS_DIR, checker=None, sweep_points=True):
+    """The scenario of the parsed (and overridden) TOML ``data`` read from ``source``: typed,
+    its study known, its models resolved with its ``[params]`` and passed through ``checker``
+    (every point of its ``[sweep]`` too, unless not ``sweep_points``), its steal trace read."""
+    scenario = from_dict(Scenario, data, source=source)
+    check_study(scenario, source)
+    models = apply_params(resolve_models(scenario, source, Path(models_dir)), scenario.params, source)
+    if checker is not None:
+        checker(scenario if sweep_points else replace(scenario, sweep=None), models, source, Path(models_dir))
+    steal = steal_trace(scenario, source)
+    return Loaded(source=source, scenario=scenario, models=models, steal=steal,
+                  models_dir=Path(models_dir), checker=checker)
+
+
+def check_study(scenario, source):
+    """A scenario that names a ``study`` names one of the claims file's (``study_names``)."""
+    if scenario.study is not None and scenario.study not in study_names():
+        fail(source, "study", f"expected a study of the claims file ({', '.join(study_names())}), "
+             f"got {scenario.study!r}")
+
+
+def steal_trace(scenario, source):
+    """The steal trace that ``host.steal_trace`` names, relative to the scenario file (None: none);
+    ``InputError`` when the file is missing or is not a well-formed steal trace."""
+    name = scenario.host.steal_trace
+    if name is None:
+        return None
+    path = Path(source).parent / name
+    if not path.is_file():
+        fail(source, "host.steal_trace", f"expected a steal trace file (vsim probe steal), relative to "
+             f"this file; {path} is not a file")
+    return read_steal_trace(path)
+
+
+def apply_params(models, params, source):
+    """The models with a scenario's ``[params.ROLE]`` values in place of their files' values.
+
+    Each changed parameter's provenance says the scenario set it, so a fitted
+    parameter that a scenario changes no longer counts as fitted for its claims.
+    """
+    changed = dict(models)
+    for role, values in params.items():
+        if role not in schema_models.MODEL_ROLES:
+            fail(source, f"params.{role}", _unknown("a model role", role, list(schema_models.MODEL_ROLES)))
+        model = models[role]
+        cls = type(model.values)
+        names = scalar_fields(cls)
+        typed, provenance = {}, dict(model.provenance)
+        for name, value in values.items():
+            key = f"params.{role}.{name}"
+            if name not in names:
+                fail(source, key, _unknown(f"a number or true/false parameter of {model.ref}", name, names))
+            typed[name] = check_field(cls, name, value, source=source, path=key)
+            provenance[name] = f"set by {source} ({key})"
+        values = replace(model.values, **typed)
+        validate = getattr(values, "validate", None)
+        if callable(validate):  # the model's cross-field checks, on the changed values
+            validate(source, f"params.{role}")
+        changed[role] = replace(model, values=values, provenance=provenance)
+    return changed
+
+
+def _unknown(what, name, names):
+    hint = did_you_mean(name, names) or f"expected one of: {', '.join(names)}"
+    return f"'{name}' is not {what}; {hint}"
+
+
+def resolve_models(scenario, source, models_dir):
+    """Load every component model the scenario names, keyed by role."""
+    def model(ref, cls, key):
+        return load_model(models_dir, ref, cls, referrer=source, key=key, base=Path(source).parent)
+
+    models = {
+        "host": model(scenario.host.model, schema_models.HostModel, "host.model"),
+        "scheduler": model(scenario.host.scheduler, schema_models.SchedulerModel, "host.scheduler"),
+        "nic": model(scenario.host.nic, schema_models.NicModel, "host.nic"),
+        "vnic": model(scenario.vm.vnic, schema_models.VnicModel, "vm.vnic"),
+        "workload": model(scenario.vm.workload, schema_models.MediaServerModel, "vm.workload"),
+        "client": model(scenario.client.model, schema_models.ClientModel, "client.model"),
+    }
+    servers = [("vm.workload", models["workload"])] if scenario.vm.instances else []
+    for index, group in enumerate(scenario.group):
+        where = f"group[{index}]"
+        models[group_role(group.name, "vnic")] = model(group.vnic, schema_models.VnicModel, f"{where}.vnic")
+        if group.workload == "media_server":
+            own = model(group.model, schema_models.MediaServerModel, f"{where}.model")
+            servers.append((f"group.{group.name}.model", own))
+            models[group_role(group.name, "workload")] = own
+    models["codec"] = _common_codec(servers or [("vm.workload", models["workload"])], source, models_dir)
+    return models
+
+
+def _common_codec(servers, source, models_dir):
+    """The codec every media server of the scenario sends: the first one's (``servers`` holds
+    (key, workload model) of [vm], when it has instances, then of each media-server group), which
+    every other must share, one frame size serving the whole host."""
+    first_key, first = servers[0]
+    for key, workload in servers[1:]:
+        if workload.values.codec != first.values.codec:
+            fail(source, key, f"expected a workload with the codec of {first_key} ({first.values.codec}): "
+                              f"one frame size for every media server, got {workload.values.codec}")
+    return load_model(models_dir, first.values.codec, schema_models.CodecModel,
+                      referrer=str(first.path), key="params.codec", base=first.path.parent)
+
+
+def group_role(name, role):
+    """Key of a [[group]]'s own model in ``Loaded.models``: ``group.NAME.ROLE``."""
+    return f"group.{name}.{role}"
+
+
+def threads_per_core(scenario, host):
+    """Threads each core of the scenario's host runs: the host model's, or one with
+    hyper-threading off."""
+    return host.threads_per_core if scenario.host.hyperthreading else 1
+
+
+def logical_cpus(scenario, host):
+    """Logical CPUs the scenario's host has: every core's threads (``threads_per_core``)."""
+    return host.sockets * host.cores_per_socket * threads_per_core(scenario, host)
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+def with_point(scenario, models, key, value, source, models_dir=DEFAULT_MODELS_DIR):
+    """(scenario, models) with the dotted ``key`` set to ``value``: a scenario key
+    (``vm.instances``), a key of a named table of an array (``group.flood.count``,
+    ``netioc.node.voip.shares``), a model parameter (``params.host.ht_rate``), which changes
+    the model too, or a key naming a model (``host.scheduler``), whose models are loaded again
+    from ``models_dir`` with the scenario's [params] applied."""
+    if key in MODEL_REF_KEYS:
+        section, name = key.split(".")
+        changed = replace(scenario, **{section: replace(getattr(scenario, section), **{name: value})})
+        return changed, apply_params(resolve_models(changed, source, models_dir), changed.params, source)
+    if key.startswith("params."):
+        _, role, name = key.split(".")
+        params = dict(scenario.params)
+        params[role] = dict(params.get(role, {}), **{name: value})
+        return (replace(scenario, params=params),
+                apply_params(models, {role: {name: value}}, source))
+    named = split_named_key(key)
+    if named is not None:
+        return with_named_value(scenario, named, value, source, "sweep.key"), models
+    section, name = key.split(".")
+    return replace(scenario, **{section: replace(getattr(scenario, section), **{name: value})}), models
+
+
+
+
+
+
+
+
+
+

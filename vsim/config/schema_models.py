@@ -1,0 +1,264 @@
+"""Typed schema of the component models (``models/``): host, scheduler, NIC, vNIC, codec,
+media-server workload and measuring client.
+
+``vsim.config.models`` validates each model file into the class of its role
+(``MODEL_ROLES``); a scenario's ``[params.ROLE]`` tables set the same fields.
+Every number carries its bounds, so impossible values (negative cores, a
+hyper-threading rate above 1) are rejected with the key path that holds them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields
+from typing import Literal
+
+from vsim.config.schema_fields import non_negative, positive
+from vsim.config.typed import fail
+
+
+@dataclass(frozen=True)
+class HostModel:
+    """A host's processors: sockets, cores, threads, a thread's speed beside a busy sibling and
+    a core's beside busy cores of its socket."""
+
+    sockets: int = field(metadata={"min": 1, "doc": "processor sockets"})
+    cores_per_socket: int = field(metadata={"min": 1, "doc": "physical cores per socket"})
+    threads_per_core: int = field(metadata={"min": 1, "max": 2, "doc": "hardware threads per core"})
+    ht_rate: float = field(metadata={"min": 0, "max": 1, "min_exclusive": True,
+                                     "doc": "speed of a thread while its sibling is busy"})
+    socket_contention: float = field(default=0.0, metadata=non_negative(
+        None, "slowdown of a busy core per other busy core of its socket (shared last-level cache "
+            "and memory bandwidth): a thread runs at 1/(1 + socket_contention x k) of its speed "
+            "beside k busy cores (0: none)"))
+
+
+# The parameters each scheduling policy (and variant) takes, beyond quantum and period.
+POLICY_PARAMETERS = {
+    ("proportional_share", None): ("costop_threshold", "wake_credit", "wake_granularity"),
+    ("linux_fair", "eevdf"): ("variant", "tunable_scaling", "base_slice", "place_lag", "run_to_parity"),
+    ("linux_fair", "cfs"): ("variant", "tunable_scaling", "latency", "min_granularity",
+                            "wakeup_granularity", "gentle_fair_sleepers"),
+}
+MACHINE_PARAMETERS = ("policy", "quantum", "period", "costop_threshold")
+
+
+@dataclass(frozen=True)
+class SchedulerModel:
+    """A CPU scheduler: the policy, the machine's quantum and period, and the policy's
+    own parameters (``POLICY_PARAMETERS``), each required by its policy and refused by
+    the others."""
+
+    policy: Literal["proportional_share", "linux_fair"]
+    quantum: float = field(metadata=positive("s", "time slice before a waiting world may preempt "
+                                                  "(linux_fair: the scheduler tick)"))
+    period: float = field(metadata=positive("s", "limit accounting period (linux_fair: the cpu.max "
+                                                 "period)"))
+    costop_threshold: float | None = field(default=None, metadata=positive(
+        "s", "co-scheduling skew threshold (proportional_share)"))
+    wake_credit: float | None = field(default=None, metadata=non_negative(
+        "s", "virtual-time credit of a waking world (proportional_share)"))
+    wake_granularity: float | None = field(default=None, metadata=non_negative(
+        "s", "virtual-time lead needed to preempt (proportional_share)"))
+    variant: Literal["eevdf", "cfs"] | None = field(default=None, metadata={
+        "doc": "Linux fair class: EEVDF (6.6 and later) or CFS (up to 6.5) (linux_fair)"})
+    tunable_scaling: Literal["none", "log", "linear"] | None = field(default=None, metadata={
+        "doc": "how slices and granularities grow with the CPU count (linux_fair)"})
+    base_slice: float | None = field(default=None, metadata=positive(
+        "s", "sysctl_sched_base_slice before scaling (linux_fair eevdf)"))
+    place_lag: bool | None = field(default=None, metadata={
+        "doc": "a waking task keeps its lag, else it is placed at the average (linux_fair eevdf)"})
+    run_to_parity: bool | None = field(default=None, metadata={
+        "doc": "a running eligible task keeps its CPU for its slice (linux_fair eevdf)"})
+    latency: float | None = field(default=None, metadata=positive(
+        "s", "sysctl_sched_latency before scaling (linux_fair cfs)"))
+    min_granularity: float | None = field(default=None, metadata=positive(
+        "s", "sysctl_sched_min_granularity before scaling (linux_fair cfs)"))
+    wakeup_granularity: float | None = field(default=None, metadata=positive(
+        "s", "sysctl_sched_wakeup_granularity before scaling (linux_fair cfs)"))
+    gentle_fair_sleepers: bool | None = field(default=None, metadata={
+        "doc": "a waking task's credit is half the latency, else all of it (linux_fair cfs)"})
+
+    def _parameters(self):
+        """The parameters this policy (and variant) takes beyond quantum and period."""
+        return POLICY_PARAMETERS.get((self.policy, self.variant if self.policy == "linux_fair" else None))
+
+    def validate(self, source, path):
+        """Each parameter the policy takes is given and no other policy's is."""
+        if self.policy == "linux_fair" and self.variant is None:
+            fail(source, f"{path}.variant", "expected 'eevdf' or 'cfs' for policy linux_fair")
+        wanted = self._parameters()
+        label = self.policy + (f" ({self.variant})" if self.policy == "linux_fair" else "")
+        for name in (f.name for f in fields(self)):
+            if name in ("policy", "quantum", "period"):
+                continue
+            value = getattr(self, name)
+            if name in wanted and value is None:
+                fail(source, f"{path}.{name}", f"missing key: policy {label} needs it")
+            if name not in wanted and value is not None:
+                fail(source, f"{path}.{name}", f"unknown key for policy {label}; expected only "
+                     f"{', '.join(('quantum', 'period') + wanted)}")
+
+    def policy_params(self):
+        """The keyword arguments of the policy (``make_policy``)."""
+        return {name: getattr(self, name) for name in self._parameters()
+                if name not in MACHINE_PARAMETERS}
+
+    def machine_costop_threshold(self):
+        """The machine's co-scheduling threshold: none (inf) for a policy without co-scheduling."""
+        return math.inf if self.costop_threshold is None else self.costop_threshold
+
+
+@dataclass(frozen=True)
+class NicModel:
+    """The uplink NIC: line rate, transmit queue, latency, transmit stage and completion signals."""
+
+    rate_bps: float = field(metadata={**positive("bit/s", "line rate (inf: none, as a veth's)"), "infinite": True})
+    queue_packets: int = field(metadata={"min": 1, "doc": "uplink transmit queue depth"})
+    latency: float = field(metadata=non_negative("s", "switch and port latency"))
+    queue_bytes: int | None = field(default=None, metadata={
+        "min": 1, "doc": "when set, the uplink's queue limit in bytes instead of queue_packets: "
+                         "the frames' bytes on a NIC's queue, skb_len under host.uplink = "
+                         "\"pfifo\" (which then is tc's bfifo)"})
+    tx_stage_per_packet: float = field(default=0.0, metadata=non_negative(
+        "s", "serial transmit-stage time per frame (vSwitch, uplink scheduler, driver); the "
+             "uplink serves a frame in the longer of this and its wire time. Used by the uplink "
+             "schedulers; the frames-only FIFO of scenarios without bulk traffic models the wire"))
+    tx_completion_window: float = field(default=33e-6, metadata=non_negative(
+        "s", "most the uplink may delay signalling transmit completions (ESXi's "
+             "Net.NetSchedCoalesceTxUsecs)"))
+    tx_completion_hold: float = field(default=0.0, metadata=non_negative(
+        "s", "time the NIC holds a transmit completion before signalling it, capped by "
+             "tx_completion_window; NetIOC's next dispatch waits for the signal (0: at once)"))
+    netioc_quantum_frames: int = field(default=1, metadata={
+        "min": 1, "doc": "frames NetIOC sends from one backlogged port before turning to the next"})
+    shaper: Literal["wire", "tbf"] = field(default="wire", metadata={
+        "doc": "what serves the uplink at rate_bps: the wire (Ethernet frames with FCS, preamble "
+               "and gap; a frame the driver has taken has left the queue) or a Linux tc tbf on a "
+               "veth (tokens charge skb_len, and the packet waiting for them counts against the "
+               "pfifo's limit; host.uplink pfifo only)"})
+    peer_turnaround: float = field(default=10e-6, metadata=non_negative(
+        "s", "request/response traffic: the peer machine's time from a request's arrival to its "
+             "response leaving (receive path, application, transmit path)"))
+    host_path_latency: float = field(default=20e-6, metadata=non_negative(
+        "s", "request/response traffic: a small frame's time through a VM's guest stack, vNIC and "
+             "hypervisor, out and back in together (not the uplink queue or the wire)"))
+
+    def completion_hold(self):
+        """The time NetIOC's dispatch waits for a completion signal: the hold, at most the window."""
+        return min(self.tx_completion_hold, self.tx_completion_window)
+
+
+@dataclass(frozen=True)
+class VnicModel:
+    """A virtual NIC: its transmit ring, transmit-world wakeups and CPU time per frame."""
+
+    tx_ring: int = field(metadata={"min": 1, "doc": "transmit ring descriptors"})
+    wake_rate_hz: float = field(metadata=positive("1/s", "most transmit-world wakeups per second"))
+    tx_cost: float = field(metadata=non_negative("s", "hypervisor CPU per transmitted frame"))
+    rx_cost: float = field(metadata=non_negative("s", "hypervisor CPU per received frame"))
+    tso_frames: int = field(default=1, metadata={
+        "min": 1, "doc": "MTU frames a guest hands the vNIC at once when sending bulk data (a TSO "
+                         "segment's worth)"})
+    interrupt_cost: float = field(default=0.0, metadata=non_negative(
+        "s", "guest vCPU time per transmit-completion interrupt of a TCP sender"))
+    guest_tx_cost: float = field(default=0.0, metadata=non_negative(
+        "s", "guest vCPU time per MTU frame a TCP sender sends (its stack and copy)"))
+
+
+@dataclass(frozen=True)
+class CodecModel:
+    """A voice codec's packets and, for the E-model (``vsim.metrics.emodel``), its
+    impairments; a codec without them gets no R or MOS."""
+
+    payload_bytes: int = field(metadata={"min": 1, "unit": "B"})
+    packet_interval: float = field(metadata=positive("s"))
+    equipment_impairment: float | None = field(default=None, metadata={
+        "min": 0, "max": 95, "doc": "E-model Ie: the codec's impairment without loss"})
+    loss_robustness: float | None = field(default=None, metadata=positive(
+        None, "E-model Bpl: the codec's robustness to packet loss"))
+    lookahead: float | None = field(default=None, metadata=non_negative(
+        "s", "the encoder's look-ahead, added to a packet's interval in the mouth-to-ear delay"))
+
+    E_MODEL = ("equipment_impairment", "loss_robustness", "lookahead")
+
+    def validate(self, source, path):
+        """The E-model's codec values are given all together or not at all."""
+        given = [name for name in self.E_MODEL if getattr(self, name) is not None]
+        if given and len(given) != len(self.E_MODEL):
+            missing = next(name for name in self.E_MODEL if getattr(self, name) is None)
+            fail(source, f"{path}.{missing}", f"expected all of {', '.join(self.E_MODEL)} "
+                 f"(the E-model's codec values) or none")
+
+    def has_e_model(self):
+        """Whether the E-model's codec values are given."""
+        return self.equipment_impairment is not None
+
+
+@dataclass(frozen=True)
+class MediaServerModel:
+    """A media-server workload: codec, conference size, CPU per frame and tick, timer lateness."""
+
+    codec: str
+    participants: int = field(metadata={"min": 1})
+    frame_cost: float = field(metadata=positive("s", "core-seconds per stream per tick"))
+    frame_cost_cv: float = field(metadata=non_negative(None, "coefficient of variation of frame cost"))
+    tick_overhead: float = field(metadata=non_negative("s", "core-seconds per worker tick"))
+    timer_median: float = field(metadata=non_negative("s", "median guest timer lateness"))
+    timer_sigma: float = field(metadata=non_negative(None, "log-normal shape of timer lateness"))
+    background_burst: float = field(metadata=non_negative(
+        "s", "core-seconds of each guest background burst, queued with the media ticks on a random "
+             "worker vCPU (0: none)"))
+    background_interval: float = field(metadata=positive(
+        "s", "mean time between one VM's background bursts (Poisson arrivals)"))
+    aligned_phases: bool = field(default=False, metadata={
+        "doc": "every worker's ticks fall due at the same instants (threads started on one "
+               "deadline, as vsim probe's workers are), else each worker's phase is drawn uniformly"})
+    refill_same_socket: float = field(default=0.0, metadata=non_negative(
+        "s", "core-seconds a worker vCPU adds to its work when it starts on another core of the "
+             "socket it last ran on, refilling its working set into that core's L1 and L2 from "
+             "the shared L3 (0: none)"))
+    refill_other_socket: float = field(default=0.0, metadata=non_negative(
+        "s", "the same when it starts on another socket, refilling from the other socket's "
+             "cache or memory (0: none)"))
+
+
+@dataclass(frozen=True)
+class ClientModel:
+    """The measuring client: receive-path latency and its jitter buffers' parameters."""
+
+    latency: float = field(metadata=non_negative("s", "constant receive-path latency"))
+    jitter_buffer_nominal: float = field(metadata=positive(
+        "s", "fixed jitter buffer: playout delay beyond the first packet's network delay"))
+    playout_smoothing: float = field(metadata={
+        "min": 0, "max": 1, "min_exclusive": True, "max_exclusive": True,
+        "doc": "adaptive jitter buffer: weight a of the old estimate in the delay and "
+               "variation averages"})
+    playout_variation_factor: float = field(metadata=non_negative(
+        None, "adaptive jitter buffer: playout delay = mean delay + this x its variation"))
+    talkspurt: float = field(metadata=positive(
+        "s", "adaptive jitter buffer: span of send time between re-settings of its playout delay"))
+    stall_rate: float = field(default=0.0, metadata=non_negative(
+        "1/s", "receive stalls: how often the client's receiving thread loses its CPU (Poisson "
+               "times); 0 for a client that does nothing else"))
+    stall_duration: float = field(default=0.0, metadata=non_negative(
+        "s", "receive stalls: how long each lasts; a packet arriving during one is read, and "
+             "timestamped, when it ends"))
+
+    def validate(self, source, path):
+        """Stalls need a length as soon as they have a rate."""
+        if self.stall_rate > 0 and self.stall_duration == 0:
+            fail(source, f"{path}.stall_duration",
+                 f"expected a positive stall length (s) with stall_rate = {self.stall_rate:g}")
+
+
+# The model class of each role a scenario's models play (the codec comes with the workload).
+MODEL_ROLES = {
+    "host": HostModel,
+    "scheduler": SchedulerModel,
+    "nic": NicModel,
+    "vnic": VnicModel,
+    "workload": MediaServerModel,
+    "codec": CodecModel,
+    "client": ClientModel,
+}

@@ -1,0 +1,326 @@
+"""Typed schema of a scenario's tables other than ``[sweep]``: ``[run]``, ``[host]``,
+``[vm]``, ``[measured_vm]``, ``[client]``, ``[[group]]`` (with its traffic),
+``[netioc]``, ``[htb]`` and ``[validate]``.
+
+Each class is one table; its ``validate`` method holds the checks that need
+more than one of its keys (the checks against the models are in
+``vsim.config.load``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+from vsim.config.schema_fields import non_negative, positive
+from vsim.config.tree_tables import check_tree_tables
+from vsim.config.cpu_settings import limit_beyond_vcpus
+from vsim.config.typed import fail, join_path
+from vsim.config import tolerances as validate_tolerances
+
+
+DEFAULT_WARMUP = 5.0  # s: [run]'s warm-up when the file sets none
+
+
+@dataclass(frozen=True)
+class RunSection:
+    """[run]: run length, warm-up, base seed and replications per point."""
+
+    duration: float = field(default=300.0, metadata=positive("s", "simulated time per replication"))
+    warmup: float = field(default=DEFAULT_WARMUP, metadata=non_negative("s", "time discarded before measuring"))
+    seed: int = field(default=1, metadata={"min": 0, "doc": "base seed of the replications"})
+    replications: int = field(default=5, metadata={"min": 1, "doc": "independent runs per point"})
+
+    def validate(self, source, path):
+        """A duration longer than the warm-up."""
+        if self.warmup >= self.duration:
+            default = "" if self.warmup != DEFAULT_WARMUP else (
+                f" (the default, used when run.warmup is not set), which is not shorter than the run "
+                f"({self.duration} s); set run.warmup, e.g. to "
+                f"{self.duration / 2:g} (half the run, as --duration does)")
+            fail(source, f"{path}.warmup" if path else "warmup",
+                 f"expected a warmup shorter than the duration ({self.duration} s), got "
+                 f"{self.warmup}{default}")
+
+
+@dataclass(frozen=True)
+class HostSection:
+    """[host]: the host, scheduler and NIC models and how the host runs its VMs."""
+
+    model: str = field(default="hosts/dell_r710_x5690", metadata={
+        "doc": "host model: hosts/NAME in vsim's models/, or a file of your own (NAME.toml, relative "
+               "to this file)"})
+    scheduler: str = field(default="schedulers/esx5_proportional_share",
+                           metadata={"doc": "CPU scheduler model: schedulers/NAME, or a file of your "
+                                             "own (NAME.toml)"})
+    nic: str = field(default="nics/broadcom_netxtreme2_1gbe", metadata={"doc": "uplink NIC model"})
+    hyperthreading: bool = field(default=True, metadata={"doc": "use both threads of each core"})
+    numa_home_nodes: bool = field(default=False, metadata={
+        "doc": "confine each VM's vCPUs to one socket, its NUMA home node (VMs dealt round-robin "
+               "over the sockets); the hypervisor's transmit worlds stay unconfined"})
+    uplink: Literal["fifo", "multiqueue", "netioc", "pfifo", "htb"] = field(default="fifo", metadata={
+        "doc": "uplink scheduler: one drop-tail FIFO, NIC transmit queues served round robin, "
+               "NetIOC over the [netioc] tree, Linux's pfifo qdisc (the NIC model's rate and "
+               "queue_packets as its limit, bytes counted as tc does) or Linux's htb over the "
+               "[htb] classes"})
+    uplink_queues: int = field(default=4, metadata={
+        "min": 1, "doc": "NIC transmit queues of the multiqueue uplink"})
+    background_tasks: int = field(default=0, metadata={
+        "min": 0, "doc": "always-runnable CPU-bound tasks outside the VMs, each in a group of its "
+                         "own at the default weight: the host's other work"})
+    steal_trace: str | None = field(default=None, metadata={
+        "doc": "a steal trace (vsim probe steal; path relative to this file) replayed on the logical "
+               "CPUs: logical CPU i loses trace CPU (i mod N)'s stolen time in each interval, at its "
+               "start, to an outer hypervisor that preempts everything (none: no steal)"})
+
+
+@dataclass(frozen=True)
+class VmSection:
+    """[vm]: the identical media-server VMs: size, load, models and CPU settings."""
+
+    instances: int = field(default=1, metadata={"min": 0, "doc": "identical media-server VMs "
+                                                               "(0: only [[group]] VMs)"})
+    vcpus: int = field(default=4, metadata={"min": 1, "doc": "vCPUs per VM"})
+    streams_per_instance: int = field(default=120, metadata={"min": 0, "doc": "load streams per VM"})
+    workload: str = field(default="workloads/vmcd_g729", metadata={"doc": "workload model"})
+    vnic: str = field(default="vnics/vmxnet3", metadata={"doc": "virtual NIC model"})
+    shares: float | None = field(default=None, metadata={"min": 1, "min_exclusive": False,
+                                                         "doc": "CPU shares (default 1000 per vCPU)"})
+    reservation: float = field(default=0.0, metadata=non_negative("CPUs", "CPU reservation per VM"))
+    limit: float | None = field(default=None, metadata=positive("CPUs", "CPU limit per VM"))
+    affinity: list[int] | None = field(default=None, metadata={"min": 0,
+                                       "doc": "logical CPUs the VMs' vCPUs may run on"})
+    background_burst: float | None = field(default=None, metadata=non_negative(
+        "s", "core-seconds of each guest background burst, queued with the media ticks on a "
+             "random worker vCPU (0: none; default: the workload model's)"))
+    background_interval: float | None = field(default=None, metadata=positive(
+        "s", "mean time between one VM's background bursts, Poisson arrivals (default: the "
+             "workload model's)"))
+
+    def background(self, workload):
+        """(burst, interval) of guest background work: this section's, else the workload model's."""
+        burst = workload.background_burst if self.background_burst is None else self.background_burst
+        interval = (workload.background_interval if self.background_interval is None
+                    else self.background_interval)
+        return burst, interval
+
+    def validate(self, source, path):
+        """No limit below the reservation, distinct affinity CPUs."""
+        if self.limit is not None and self.limit < self.reservation:
+            fail(source, f"{path}.limit", f"expected a limit >= the reservation ({self.reservation}), "
+                 f"got {self.limit}")
+        if self.affinity is not None and len(set(self.affinity)) != len(self.affinity):
+            fail(source, f"{path}.affinity", "expected distinct logical CPU numbers")
+
+
+@dataclass(frozen=True)
+class MeasuredVmSection:
+    """CPU settings of the measured VM (the first, which hosts the measuring conference).
+
+    Unset keys take [vm]'s values, so a scenario can give the one VM whose
+    jitter is measured more shares, a reservation or a limit than its
+    neighbours: the what-if of protecting a latency-sensitive VM.
+    """
+
+    shares: float | None = field(default=None, metadata={
+        "min": 1, "min_exclusive": False, "doc": "CPU shares of the measured VM (default: as [vm])"})
+    reservation: float | None = field(default=None, metadata=non_negative(
+        "CPUs", "CPU reservation of the measured VM (default: as [vm])"))
+    limit: float | None = field(default=None, metadata=positive(
+        "CPUs", "CPU limit of the measured VM (default: as [vm])"))
+
+    def overrides(self):
+        """The keys this section sets, with their values."""
+        return {name: value for name, value in asdict(self).items() if value is not None}
+
+
+@dataclass(frozen=True)
+class ClientSection:
+    """[client]: the measuring client's model and conference, and the jitter buffer."""
+
+    model: str = field(default="clients/measuring_client", metadata={"doc": "measuring client model"})
+    measuring_conference: bool = field(default=True, metadata={
+        "doc": "add the measuring conference to the first media-server VM ([vm]'s first, or the "
+               "first media-server [[group]]'s when vm.instances = 0)"})
+    jitter_buffer: Literal["fixed", "adaptive"] = field(default="fixed", metadata={
+        "doc": "the receivers' jitter buffer: a fixed playout delay or Ramjee et al.'s adaptive "
+               "one (its parameters in the client model); late packets count as lost"})
+    jitter_buffer_nominal: float | None = field(default=None, metadata=positive(
+        "s", "the fixed jitter buffer's playout delay beyond the first packet's network delay "
+             "(default: the client model's)"))
+
+    def validate(self, source, path):
+        """A nominal delay only for the fixed buffer."""
+        if self.jitter_buffer_nominal is not None and self.jitter_buffer != "fixed":
+            fail(source, f"{path}.jitter_buffer_nominal",
+                 f'expected no nominal delay with jitter_buffer = "{self.jitter_buffer}" '
+                 '(it applies to the fixed jitter buffer only)')
+
+
+@dataclass(frozen=True)
+class TrafficSection:
+    """Traffic a group's VMs send, one source each, from the registry of sources."""
+
+    kind: str = field(metadata={"doc": "traffic source: udp_flood, tcp_stream (bulk fluids) or "
+                                       "tcp_rr (request/response transactions, closed loop) "
+                                       "(vsim.net.sources)"})
+    params: dict[str, bool | int | float | str] = field(default_factory=dict, metadata={
+        "doc": "the source's parameters per VM (udp_flood: pps, ip_bytes, on, off, arrivals "
+               "(\"paced\" or \"poisson\"), ...; tcp_stream: mtu, window_bytes, rtt; tcp_rr: "
+               "request_bytes, response_bytes, outstanding, think_time, timestamps)"})
+    active_from: float = field(default=0.0, metadata={
+        "min": 0, "max": 1, "doc": "fraction of the run after which the traffic starts, so a "
+                                   "shortened run keeps the scenario's shape"})
+    active_until: float = field(default=1.0, metadata={
+        "min": 0, "max": 1, "min_exclusive": True,
+        "doc": "fraction of the run after which the traffic stops"})
+
+    def validate(self, source, path):
+        """The traffic stops after it starts; its times are fractions of the run only."""
+        if self.active_until <= self.active_from:
+            fail(source, f"{path}.active_from", f"active_from {self.active_from} must be before "
+                 f"active_until {self.active_until} (fractions of the run)")
+        for name in ("start", "stop"):
+            if name in self.params:
+                fail(source, f"{path}.params.{name}",
+                     "no absolute start or stop: use active_from and active_until")
+
+
+@dataclass(frozen=True)
+class GroupSection:
+    """A group of identical VMs beside [vm]'s: its own size, CPU settings, workload and traffic."""
+
+    name: str = field(metadata={"doc": "group name; its VMs are NAME[0], NAME[1], ..."})
+    count: int = field(default=1, metadata={"min": 1, "doc": "VMs in the group"})
+    vcpus: int = field(default=1, metadata={"min": 1, "doc": "vCPUs per VM"})
+    workload: Literal["media_server", "idle", "cpu_bound"] = field(default="idle", metadata={
+        "doc": "what the guest runs: a media server (model, streams), nothing but its traffic, or "
+               "CPU work at cpu_demand of each vCPU (a noisy neighbour, vsim.guest.cpu_bound)"})
+    cpu_demand: float = field(default=1.0, metadata={
+        "min": 0, "min_exclusive": True, "max": 1,
+        "doc": "a cpu_bound VM's demand: the share of each vCPU's time it wants (1: always runnable)"})
+    cpu_burst: float = field(default=0.01, metadata=positive(
+        "s", "a cpu_bound VM's bursts of work when cpu_demand < 1, in core-seconds, between idle "
+             "gaps that make the demand"))
+    model: str = field(default="workloads/vmcd_g729", metadata={
+        "doc": "workload model of a media server"})
+    streams: int = field(default=0, metadata={"min": 0, "doc": "a media server's streams per VM: "
+                                                             "> 0 with workload = \"media_server\" "
+                                                             "(unused by an idle VM)"})
+    vnic: str = field(default="vnics/vmxnet3", metadata={"doc": "virtual NIC model"})
+    shares: float | None = field(default=None, metadata={"min": 1, "min_exclusive": False,
+                                                         "doc": "CPU shares (default 1000 per vCPU)"})
+    reservation: float = field(default=0.0, metadata=non_negative("CPUs", "CPU reservation per VM"))
+    limit: float | None = field(default=None, metadata=positive("CPUs", "CPU limit per VM"))
+    traffic: TrafficSection | None = field(default=None, metadata={
+        "doc": "bulk traffic each VM sends (none: only its workload's frames)"})
+
+    def background(self, workload):
+        """(burst, interval) of guest background work: the workload model's."""
+        return workload.background_burst, workload.background_interval
+
+    def validate(self, source, path):
+        """A name of its own, CPU settings that fit its VMs, and work or traffic for them."""
+        if self.name == "vm" or not self.name.isidentifier():
+            fail(source, f"{path}.name", f"expected a name of letters, digits and _ other than "
+                 f"'vm' (the [vm] section's VMs), got {self.name!r}")
+        if self.limit is not None and self.limit < self.reservation:
+            fail(source, f"{path}.limit", f"expected a limit >= the reservation ({self.reservation}), "
+                 f"got {self.limit}")
+        if self.reservation > self.vcpus:
+            fail(source, f"{path}.reservation",
+                 f"expected at most {self.vcpus} CPUs (one per vCPU), got {self.reservation}")
+        if self.limit is not None and self.limit > self.vcpus:
+            fail(source, f"{path}.limit", limit_beyond_vcpus(self.vcpus, self.limit))
+        if self.workload == "media_server" and self.streams == 0:
+            fail(source, f"{path}.streams", "expected the media server's streams per VM (> 0)")
+        if self.workload == "cpu_bound" and self.traffic is not None:
+            fail(source, f"{path}.traffic", "expected no [group.traffic] for a cpu_bound workload "
+                 "(its VMs only compute; send traffic from a group of its own)")
+        if self.workload == "idle" and self.traffic is None:
+            fail(source, f"{path}.traffic", "expected a [group.traffic] table for an idle workload "
+                 "(a VM with neither work nor traffic changes nothing)")
+
+
+@dataclass(frozen=True)
+class NetiocNodeSection:
+    """One node of the NetIOC tree, rates in Mb/s of link time."""
+
+    name: str = field(metadata={"doc": "node name, unique in the tree"})
+    kind: Literal["class", "pool", "port"] = field(default="class", metadata={
+        "doc": "traffic class (a leaf when nothing is below it), resource pool or port"})
+    parent: str | None = field(default=None, metadata={"doc": "the node it belongs to (none: "
+                                                              "directly under the uplink)"})
+    shares: float = field(default=50.0, metadata=positive(None, "weight for what reservations leave"))
+    reservation_mbps: float = field(default=0.0, metadata=non_negative("Mb/s", "guaranteed rate"))
+    limit_mbps: float | None = field(default=None, metadata=positive("Mb/s", "most it may send"))
+    members: list[str] = field(default_factory=tuple, metadata={
+        "doc": "VM groups ('vm' for [vm]) whose vNICs a leaf carries"})
+
+
+@dataclass(frozen=True)
+class NetiocSection:
+    """The NetIOC tree of the host's uplink (used when host.uplink = "netioc")."""
+
+    node: list[NetiocNodeSection] = field(default_factory=tuple, metadata={
+        "doc": "the nodes, parents before their children"})
+
+    def validate(self, source, path):
+        """The nodes form a tree listed parents first (``check_tree_tables``)."""
+        check_tree_tables(self.node, source, path)
+
+
+@dataclass(frozen=True)
+class HtbNodeSection:
+    """One htb class of the host's uplink, as ``tc class add ... htb`` sets it."""
+
+    name: str = field(metadata={"doc": "class name, unique in the tree"})
+    parent: str | None = field(default=None, metadata={"doc": "the class it belongs to (none: a top "
+                                                              "class under the qdisc)"})
+    rate_mbps: float = field(default=1.0, metadata=positive("Mb/s", "guaranteed rate (tc rate)"))
+    ceil_mbps: float | None = field(default=None, metadata=positive(
+        "Mb/s", "most it may borrow up to (tc ceil; default: its rate)"))
+    burst_bytes: float | None = field(default=None, metadata=positive("B", "tc burst (default: tc's)"))
+    cburst_bytes: float | None = field(default=None, metadata=positive("B", "tc cburst (default: tc's)"))
+    quantum_bytes: float | None = field(default=None, metadata=positive(
+        "B", "a leaf's share of what is borrowed (default: rate / r2q, as tc)"))
+    prio: int | None = field(default=None, metadata={"min": 0, "doc": "a leaf's borrowing priority "
+                                                                      "(lower first; default 0)"})
+    limit_packets: int | None = field(default=None, metadata={"min": 1, "doc": "a leaf's pfifo limit "
+                                                                               "(default: txqueuelen)"})
+    members: list[str] = field(default_factory=tuple, metadata={
+        "doc": "VM groups ('vm' for [vm]) whose vNICs a leaf carries"})
+
+
+@dataclass(frozen=True)
+class HtbSection:
+    """The htb classes of the host's uplink (used when host.uplink = "htb")."""
+
+    node: list[HtbNodeSection] = field(default_factory=tuple, metadata={
+        "doc": "the classes, parents before their children"})
+
+    def validate(self, source, path):
+        """The classes form a tree listed parents first (``check_tree_tables``)."""
+        check_tree_tables(self.node, source, path)
+
+
+@dataclass(frozen=True)
+class ValidateSection:
+    """Tolerances ``vsim validate`` checks when this scenario is compared with measured traces."""
+
+    tolerances: dict[str, float] = field(default_factory=dict, metadata={
+        "min": 0, "doc": "METRIC.STAT = VALUE, e.g. \"jitter_ms.p99\" = 0.2 (simulated p99 within "
+                         "0.2 ms of the measured one) or \"jitter_ms.ks\" = 0.2; metrics: "
+                         + ", ".join(validate_tolerances.METRICS) + "; statistics: "
+                         + ", ".join(validate_tolerances.STATS)})
+    traffic_class: str | None = field(default=None, metadata={
+        "doc": "compare only the packets of this class on both sides (packets traces), e.g. "
+               "\"voice\" when the measured trace also holds a flood the simulation does not export"})
+
+    def validate(self, source, path):
+        """Each tolerance names a known METRIC.STAT and has a value it allows."""
+        for key, value in self.tolerances.items():
+            problem = (validate_tolerances.key_problem(key)
+                       or validate_tolerances.value_problem(key, value))
+            if problem is not None:
+                fail(source, join_path(join_path(path, "tolerances"), key), problem)

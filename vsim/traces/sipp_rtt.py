@@ -1,0 +1,62 @@
+"""SIPp's ``-trace_rtt`` file: one response time per row, semicolon-separated.
+
+The header is ``Date_ms;response_time_ms;rtd_no``; each row gives when the
+response time was measured (ms since the epoch), the response time in ms and
+the name of the timer (``rtd``) of the scenario that measured it.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vsim.core.errors import InputError
+from vsim.traces.text_file import read_text
+
+HEADER = ("Date_ms", "response_time_ms", "rtd_no")
+
+
+@dataclass(frozen=True)
+class SippRtt:
+    """Response times: ``date_ms`` and ``response_time_ms`` arrays, ``rtd`` a list of timer names."""
+
+    date_ms: np.ndarray
+    response_time_ms: np.ndarray
+    rtd: list = field(repr=False)
+
+    def __len__(self):
+        return self.date_ms.size
+
+
+def parse_sipp_rtt(text, path="<sipp rtt>"):
+    """Parse ``-trace_rtt`` text; ``InputError`` naming the line on a defect."""
+    lines = text.splitlines()
+    if not any(line.strip() for line in lines):
+        raise InputError(path, None, "empty file; expected a SIPp -trace_rtt CSV")
+    header = tuple(cell.strip() for cell in lines[0].rstrip(";").split(";"))
+    if header != HEADER:
+        raise InputError(path, "line 1", f"expected the SIPp -trace_rtt header '{';'.join(HEADER)}', "
+                                         f"found {lines[0][:40]!r}")
+    dates, times, timers = [], [], []
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        cells = line.rstrip(";").split(";")
+        if len(cells) != 3:
+            raise InputError(path, f"line {number}", f"expected 3 ';'-separated fields (Date_ms;"
+                                                     f"response_time_ms;rtd_no), got {len(cells)} (truncated?)")
+        for cell, name, into in ((cells[0], "Date_ms", dates), (cells[1], "response_time_ms", times)):
+            try:
+                into.append(float(cell))
+            except ValueError:
+                raise InputError(path, f"line {number}", f"expected a number in column '{name}', "
+                                                         f"got {cell[:30]!r}") from None
+        timers.append(cells[2].strip())
+    if not dates:
+        raise InputError(path, "line 2", "expected at least one response-time row after the header; "
+                                         "the file ends (truncated?)")
+    return SippRtt(np.asarray(dates), np.asarray(times), timers)
+
+
+def read_sipp_rtt(path):
+    """Read a SIPp ``-trace_rtt`` file (see ``parse_sipp_rtt``)."""
+    return parse_sipp_rtt(read_text(path, "SIPp -trace_rtt text"), path)

@@ -1,0 +1,23 @@
+"""Reading a text trace file whole, with the one-line errors every text reader gives."""
+
+from vsim.core.errors import InputError
+from vsim.traces.file_head import GZIP_MAGIC, refuse_compressed
+
+
+def read_text(path, what, encoding="utf-8"):
+    """The text of ``path``; ``InputError`` when it cannot be read or holds binary data.
+
+    ``what`` names the format expected (``"SIPp -trace_rtt text"``), so the
+    error for a binary file says what should have been there (and, for a
+    gzip-compressed one, to decompress it).
+    """
+    try:
+        with open(path, encoding=encoding) as stream:
+            return stream.read()
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        pass
+    with open(path, "rb") as stream:
+        refuse_compressed(path, stream.read(len(GZIP_MAGIC)), what)
+    raise InputError(path, None, f"expected {what}, found binary data")
