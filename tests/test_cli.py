@@ -850,15 +850,6 @@ def test_help_names_every_probe_and_what_validate_takes(capsys):
     assert "timer or cpu_ticks traces" in text and "(created if missing, its parent must exist)" in text
 
 
-def test_readme_lists_every_committed_figure_and_whatif_template():
-    readme = (REPO / "README.md").read_text()
-    for figure in sorted((REPO / "figures").glob("*/*.png")):
-        assert f"`{figure.name}`, `{figure.stem}.svg`" in readme, figure
-    for template in sorted(WHATIF.glob("*.toml")):
-        assert f"| `{template.name}` |" in readme, template
-    assert '"warmup_s", "engine", "models", "summary"' in readme
-
-
 def test_a_measured_trace_given_twice_is_refused(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr("vsim.validate.validation.run_validation", lambda *a, **k: pytest.fail("validated"))
     trace = tmp_path / "m.csv"

@@ -5,8 +5,8 @@ model file). A *design choice* — a mechanism kept, a rule picked among
 alternatives — can be selected on a claim just as well, without any number
 being fitted. ``models/design_choices.toml`` lists each such choice with the
 alternatives tried, the claims looked at and why it was kept, so that the
-comparison table can mark every claim a choice was selected on, and
-``models/CALIBRATION.md`` shows the same table for people.
+comparison table can mark every claim a choice was selected on, and the
+calibration ledger page (``vsim.experiments.ledger_page``) shows the same table for people.
 """
 
 from dataclasses import dataclass
