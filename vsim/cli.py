@@ -2,11 +2,15 @@
 
 Exit codes: 0 success; 2 bad input (an ``InputError`` or a malformed command
 line), reported as one line ``vsim: error: ...`` on stderr; 130 interrupted
-(Ctrl-C), reported as ``vsim: interrupted``; 141 (as for SIGPIPE) when the
+(Ctrl-C, SIGINT), reported as ``vsim: interrupted``, and 143 stopped by SIGTERM,
+reported as ``vsim: interrupted by SIGTERM``, each leaving no output half-written
+and no worker process behind; 141 (as for SIGPIPE) when the
 reader of stdout stops early, silently; 1 from ``vsim validate``, a check
 outside its tolerance, reported as one line ``vsim: validation failed: ...``;
 3 an internal error (a bug), reported with its traceback, kept apart from 1 so a
-script accepting a failed check still stops on a crash.
+script accepting a failed check still stops on a crash. The ``vsim`` command
+starts in ``vsim.__main__``, which handles SIGINT and SIGTERM before this
+module's imports.
 """
 
 import argparse
@@ -14,6 +18,7 @@ import dataclasses
 import json
 import math
 import os
+import signal
 import sys
 import traceback
 import warnings
@@ -23,6 +28,7 @@ import vsim
 from vsim.outputs.atomic import output_set, write_text
 from vsim.config.data_dirs import resolve_config
 from vsim.core.errors import InputError, InputNote
+from vsim.core.interrupts import exit_status, handle_sigterm, interrupted_line, signal_of
 from vsim.outputs.output_check import check_apart, check_output_dir, check_output_file, same_file
 from vsim.outputs.standard_output import GuardedStdout
 from vsim.outputs.progress import simulated_clock_bar
@@ -140,7 +146,12 @@ def _add_run_options(command, default_from, quick_purpose):
 
 def build_parser():
     """The ``vsim`` parser: ``--version`` and one subcommand per command, each added by its own function."""
-    parser = Parser(prog="vsim", description="Discrete-event simulator of virtualized hosts.")
+    parser = Parser(prog="vsim", description="Discrete-event simulator of virtualized hosts.",
+                    epilog=f"Exit status: 0 done; 1 vsim validate found a check outside its tolerance; 2 bad "
+                           f"input; {INTERNAL_ERROR} an internal error; 130 interrupted (SIGINT); 141 stdout "
+                           f"closed early; 143 stopped "
+                           f"by SIGTERM. An interrupted run leaves no half-written output and no worker "
+                           f"process.")
     parser.add_argument("--version", action="version",
                         version=f"vsim {vsim.__version__} (scheduler: {vsim.SCHEDULER_BUILD})")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -283,10 +294,13 @@ def _add_probe_parser(commands):
 
 
 def main(argv=None):
-    """Run the command in ``argv`` (default: ``sys.argv``); return the exit code."""
+    """Run the command in ``argv`` (default: ``sys.argv``); return the exit code. SIGTERM is
+    handled as Ctrl-C is while it runs (as ``vsim.__main__`` already had it from the start)."""
     args = build_parser().parse_args(argv)
     real_stdout, sys.stdout = sys.stdout, GuardedStdout(sys.stdout)
+    on_sigterm = signal.getsignal(signal.SIGTERM)
     try:
+        handle_sigterm()
         with warnings.catch_warnings():
             warnings.simplefilter("always", InputNote)
             warnings.showwarning = _show_note
@@ -298,9 +312,9 @@ def main(argv=None):
         if exc.source == "standard output":  # what is left in its buffer cannot be written either
             real_stdout = open(os.devnull, "w", encoding="utf-8")
         return 2
-    except KeyboardInterrupt:  # outputs are written atomically, so none is left half-written
-        print("vsim: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as interruption:  # outputs are written atomically: none is left half-written
+        print(interrupted_line(interruption), file=sys.stderr)
+        return exit_status(signal_of(interruption))
     except BrokenPipeError:  # stdout's reader stopped early (| head): as a tool killed by SIGPIPE
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
         return 141
@@ -309,6 +323,8 @@ def main(argv=None):
         return INTERNAL_ERROR
     finally:
         sys.stdout = real_stdout
+        if on_sigterm is not None:  # None: a handler not set from Python, left as it is
+            signal.signal(signal.SIGTERM, on_sigterm)
 
 
 def _emit(target, text):
