@@ -7,6 +7,8 @@ reported as ``vsim: interrupted by SIGTERM``, each leaving no output half-writte
 and no worker process behind; 141 (as for SIGPIPE) when the
 reader of stdout stops early, silently; 1 from ``vsim validate``, a check
 outside its tolerance, reported as one line ``vsim: validation failed: ...``;
+4 from ``vsim validate``, nothing validated (no stated tolerance applies to the
+traces), so that a job cannot pass on a comparison that was never made;
 3 an internal error (a bug), reported with its traceback, kept apart from 1 so a
 script accepting a failed check still stops on a crash. The ``vsim`` command
 starts in ``vsim.__main__``, which handles SIGINT and SIGTERM before this
@@ -58,6 +60,7 @@ SHORT_FIGURES = "figures-quick"  # runs of another length, kept apart so they ne
 
 
 INTERNAL_ERROR = 3  # not Python's 1, which vsim validate gives a check outside its tolerance
+NOTHING_VALIDATED = 4  # vsim validate compared nothing: neither a pass (0) nor a failed check (1)
 
 
 class Parser(argparse.ArgumentParser):
@@ -148,8 +151,8 @@ def build_parser():
     """The ``vsim`` parser: ``--version`` and one subcommand per command, each added by its own function."""
     parser = Parser(prog="vsim", description="Discrete-event simulator of virtualized hosts.",
                     epilog=f"Exit status: 0 done; 1 vsim validate found a check outside its tolerance; 2 bad "
-                           f"input; {INTERNAL_ERROR} an internal error; 130 interrupted (SIGINT); 141 stdout "
-                           f"closed early; 143 stopped "
+                           f"input; {INTERNAL_ERROR} an internal error; {NOTHING_VALIDATED} vsim validate "
+                           f"checked nothing; 130 interrupted (SIGINT); 141 stdout closed early; 143 stopped "
                            f"by SIGTERM. An interrupted run leaves no half-written output and no worker "
                            f"process.")
     parser.add_argument("--version", action="version",
@@ -260,7 +263,8 @@ def _add_validate_parser(commands):
                     "RTP captures, vsim packets, timer or cpu_ticks traces): per metric the quantile errors, KS statistic, "
                     "Wasserstein distance and means with 95 % intervals, checked against the tolerances "
                     "of the scenario's [validate] table and --tolerance. Exit 0: every check within "
-                    "tolerance; 1: a check outside it; 2: bad input.")
+                    f"tolerance; 1: a check outside it; 2: bad input; {NOTHING_VALIDATED}: nothing "
+                    "validated (no stated tolerance applies to these traces).")
     validate.add_argument("traces", nargs="+", metavar="TRACE", help="measured trace files")
     validate.add_argument("--scenario", required=True, metavar="CONFIG", help="scenario TOML file")
     validate.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -561,7 +565,8 @@ def _in_dir(directory, names):
 
 # ------------------------------------------------------------- validate
 def _validate(args):
-    """Exit code 1 (with a one-line verdict) when a check is outside its tolerance."""
+    """Exit code 1 (with a one-line verdict) when a check is outside its tolerance, 4 (with a
+    one-line note) when nothing was checked."""
     from vsim.validate.validation import Options, run_validation, write_outputs
     from vsim.validate.validation_report import report_text, results_json, verdict_line
     if args.out is not None:
@@ -581,8 +586,9 @@ def _validate(args):
     if result.failed:
         _note(f"vsim: validation failed: {verdict_line(result.doc)}")
         return 1
-    if not result.doc["checks"]:  # a mismatched scenario, or none stated: say so, not only "pass"
+    if not result.doc["checks"]:  # a mismatched scenario, or none stated: neither a pass nor a failure
         _note(f"vsim: note: {verdict_line(result.doc)}")
+        return NOTHING_VALIDATED
     return 0
 
 
