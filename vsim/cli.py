@@ -2,11 +2,17 @@
 
 Exit codes: 0 success; 2 bad input (an ``InputError`` or a malformed command
 line), reported as one line ``vsim: error: ...`` on stderr; 130 interrupted
-(Ctrl-C), reported as ``vsim: interrupted``; 141 (as for SIGPIPE) when the
+(Ctrl-C, SIGINT), reported as ``vsim: interrupted``, and 143 stopped by SIGTERM,
+reported as ``vsim: interrupted by SIGTERM``, each leaving no output half-written
+and no worker process behind; 141 (as for SIGPIPE) when the
 reader of stdout stops early, silently; 1 from ``vsim validate``, a check
 outside its tolerance, reported as one line ``vsim: validation failed: ...``;
+4 from ``vsim validate``, nothing validated (no stated tolerance applies to the
+traces), so that a job cannot pass on a comparison that was never made;
 3 an internal error (a bug), reported with its traceback, kept apart from 1 so a
-script accepting a failed check still stops on a crash.
+script accepting a failed check still stops on a crash. The ``vsim`` command
+starts in ``vsim.__main__``, which handles SIGINT and SIGTERM before this
+module's imports.
 """
 
 import argparse
@@ -14,6 +20,7 @@ import dataclasses
 import json
 import math
 import os
+import signal
 import sys
 import traceback
 import warnings
@@ -23,6 +30,7 @@ import vsim
 from vsim.outputs.atomic import output_set, write_text
 from vsim.config.data_dirs import resolve_config
 from vsim.core.errors import InputError, InputNote
+from vsim.core.interrupts import exit_status, handle_sigterm, interrupted_line, signal_of
 from vsim.outputs.output_check import check_apart, check_output_dir, check_output_file, same_file
 from vsim.outputs.standard_output import GuardedStdout
 from vsim.outputs.progress import simulated_clock_bar
@@ -52,6 +60,7 @@ SHORT_FIGURES = "figures-quick"  # runs of another length, kept apart so they ne
 
 
 INTERNAL_ERROR = 3  # not Python's 1, which vsim validate gives a check outside its tolerance
+NOTHING_VALIDATED = 4  # vsim validate compared nothing: neither a pass (0) nor a failed check (1)
 
 
 class Parser(argparse.ArgumentParser):
@@ -140,7 +149,12 @@ def _add_run_options(command, default_from, quick_purpose):
 
 def build_parser():
     """The ``vsim`` parser: ``--version`` and one subcommand per command, each added by its own function."""
-    parser = Parser(prog="vsim", description="Discrete-event simulator of virtualized hosts.")
+    parser = Parser(prog="vsim", description="Discrete-event simulator of virtualized hosts.",
+                    epilog=f"Exit status: 0 done; 1 vsim validate found a check outside its tolerance; 2 bad "
+                           f"input; {INTERNAL_ERROR} an internal error; {NOTHING_VALIDATED} vsim validate "
+                           f"checked nothing; 130 interrupted (SIGINT); 141 stdout closed early; 143 stopped "
+                           f"by SIGTERM. An interrupted run leaves no half-written output and no worker "
+                           f"process.")
     parser.add_argument("--version", action="version",
                         version=f"vsim {vsim.__version__} (scheduler: {vsim.SCHEDULER_BUILD})")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -249,7 +263,8 @@ def _add_validate_parser(commands):
                     "RTP captures, vsim packets, timer or cpu_ticks traces): per metric the quantile errors, KS statistic, "
                     "Wasserstein distance and means with 95 % intervals, checked against the tolerances "
                     "of the scenario's [validate] table and --tolerance. Exit 0: every check within "
-                    "tolerance; 1: a check outside it; 2: bad input.")
+                    f"tolerance; 1: a check outside it; 2: bad input; {NOTHING_VALIDATED}: nothing "
+                    "validated (no stated tolerance applies to these traces).")
     validate.add_argument("traces", nargs="+", metavar="TRACE", help="measured trace files")
     validate.add_argument("--scenario", required=True, metavar="CONFIG", help="scenario TOML file")
     validate.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -283,10 +298,13 @@ def _add_probe_parser(commands):
 
 
 def main(argv=None):
-    """Run the command in ``argv`` (default: ``sys.argv``); return the exit code."""
+    """Run the command in ``argv`` (default: ``sys.argv``); return the exit code. SIGTERM is
+    handled as Ctrl-C is while it runs (as ``vsim.__main__`` already had it from the start)."""
     args = build_parser().parse_args(argv)
     real_stdout, sys.stdout = sys.stdout, GuardedStdout(sys.stdout)
+    on_sigterm = signal.getsignal(signal.SIGTERM)
     try:
+        handle_sigterm()
         with warnings.catch_warnings():
             warnings.simplefilter("always", InputNote)
             warnings.showwarning = _show_note
@@ -298,9 +316,9 @@ def main(argv=None):
         if exc.source == "standard output":  # what is left in its buffer cannot be written either
             real_stdout = open(os.devnull, "w", encoding="utf-8")
         return 2
-    except KeyboardInterrupt:  # outputs are written atomically, so none is left half-written
-        print("vsim: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as interruption:  # outputs are written atomically: none is left half-written
+        print(interrupted_line(interruption), file=sys.stderr)
+        return exit_status(signal_of(interruption))
     except BrokenPipeError:  # stdout's reader stopped early (| head): as a tool killed by SIGPIPE
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
         return 141
@@ -309,6 +327,8 @@ def main(argv=None):
         return INTERNAL_ERROR
     finally:
         sys.stdout = real_stdout
+        if on_sigterm is not None:  # None: a handler not set from Python, left as it is
+            signal.signal(signal.SIGTERM, on_sigterm)
 
 
 def _emit(target, text):
@@ -545,7 +565,8 @@ def _in_dir(directory, names):
 
 # ------------------------------------------------------------- validate
 def _validate(args):
-    """Exit code 1 (with a one-line verdict) when a check is outside its tolerance."""
+    """Exit code 1 (with a one-line verdict) when a check is outside its tolerance, 4 (with a
+    one-line note) when nothing was checked."""
     from vsim.validate.validation import Options, run_validation, write_outputs
     from vsim.validate.validation_report import report_text, results_json, verdict_line
     if args.out is not None:
@@ -565,8 +586,9 @@ def _validate(args):
     if result.failed:
         _note(f"vsim: validation failed: {verdict_line(result.doc)}")
         return 1
-    if not result.doc["checks"]:  # a mismatched scenario, or none stated: say so, not only "pass"
+    if not result.doc["checks"]:  # a mismatched scenario, or none stated: neither a pass nor a failure
         _note(f"vsim: note: {verdict_line(result.doc)}")
+        return NOTHING_VALIDATED
     return 0
 
 

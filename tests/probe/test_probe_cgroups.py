@@ -6,6 +6,7 @@ import sys
 from functools import partial
 from pathlib import Path
 
+import pytest
 from hypothesis import given, strategies as st
 
 from vsim.probe import cgroups
@@ -87,3 +88,48 @@ def test_on_v2_the_cpu_controller_is_enabled_down_to_the_vms(tmp_path):
     assert (parent / "cgroup.subtree_control").read_text() == "+cpu"
     assert (parent / "cpu.weight").read_text() == "1000"
     assert (group / "cpu.max").read_text() == "50000 100000"
+
+
+@needs_root
+def test_remove_tree_kills_a_process_that_joins_while_it_removes(cpu_hierarchy, dead_pid, monkeypatch):
+    """A child the probe was starting as it was interrupted joins its group after the group was
+    first found empty: its rmdir then failed with 'Device or resource busy' until it gave up."""
+    parent = cgroups.create_parent(cpu_hierarchy, cgroup_name(dead_pid))
+    group = cgroups.create_group(cpu_hierarchy, parent, "vm0", {})
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                             preexec_fn=partial(cgroups.join, group))
+    real_pids, calls = cgroups._pids, []
+
+    def joined_after_the_first_look(path):
+        calls.append(path)
+        return [] if len(calls) == 1 else real_pids(path)
+
+    monkeypatch.setattr(cgroups, "_pids", joined_after_the_first_look)
+    try:
+        cgroups.remove_tree(parent, timeout_s=2.0)
+    finally:
+        monkeypatch.undo()
+        cgroups.remove_tree(parent)
+    assert child.wait(10) == -9
+
+
+@needs_root
+def test_remove_tree_names_exactly_the_groups_it_could_not_remove(cpu_hierarchy, dead_pid, monkeypatch):
+    parent = cgroups.create_parent(cpu_hierarchy, cgroup_name(dead_pid))
+    busy, free = (cgroups.create_group(cpu_hierarchy, parent, name, {}) for name in ("vm0", "vm1"))
+    real_rmdir = Path.rmdir
+
+    def busy_vm0(path):
+        if path == busy:
+            raise OSError(16, "Device or resource busy")
+        real_rmdir(path)
+
+    monkeypatch.setattr(Path, "rmdir", busy_vm0)
+    try:
+        with pytest.raises(RuntimeError) as caught:
+            cgroups.remove_tree(parent, timeout_s=0.1)
+    finally:
+        monkeypatch.undo()
+        cgroups.remove_tree(parent)
+    assert str(caught.value) == f"{busy} and {parent} remain (Device or resource busy)"
+    assert not free.exists()

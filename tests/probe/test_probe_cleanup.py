@@ -82,3 +82,25 @@ def test_the_temporary_directory_of_a_killed_probe_is_removed(capsys, tmp_path, 
     assert code == 0, err
     assert not any(path.exists() for path in left)
     assert made_by(child.pid) == []
+
+
+@needs_root
+@needs_ip
+@needs_tcpdump
+@needs_cpu_cgroup
+def test_the_next_probe_removes_what_a_killed_probe_left(capsys, tmp_path):
+    """A net probe killed outright leaves its two namespaces and its temporary directory (and a veth
+    end, when it dies setting them up): the next probe, of any kind, removes them and says so."""
+    killed = vsim_child("probe", "net", "--duration", "30", "--out", str(tmp_path / "n.csv"))
+    deadline = time.monotonic() + 20
+    while len(made_by(killed.pid)) < 3 and time.monotonic() < deadline:  # two namespaces and a directory
+        time.sleep(0.05)
+    os.killpg(killed.pid, signal.SIGKILL)
+    killed.communicate(timeout=10)
+    left = made_by(killed.pid)
+    assert len(left) >= 3, left
+    code, _, err = vsim(capsys, "probe", "cpu", "--vms", "1", "--duration", "0.2", "--out", tmp_path / "c.csv")
+    assert code == 0, err
+    assert made_by(killed.pid) == []
+    removed = next(line for line in err.splitlines() if "removed what probes killed earlier left: " in line)
+    assert all(name in removed for name in left)

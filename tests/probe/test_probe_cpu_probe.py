@@ -1,14 +1,22 @@
-"""Tests of ``vsim probe cpu``: weight and quota lists, the per-VM summary, and (as root) a short run."""
+"""Tests of ``vsim probe cpu``: weight and quota lists, the per-VM summary, and (as root) a short run and
+interrupted ones."""
 
 import os
+import signal
 import warnings
+from functools import partial
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from probe_helpers import made_by, needs_cpu_cgroup, needs_root
 from cli_run import vsim
+from processes import Vsim, wait_for
 from vsim.core.errors import InputError
+from vsim.probe import cgroups, cpu_probe
+from vsim.probe.guard import Interrupted
+from vsim.probe.names import cgroup_name
 from vsim.probe.cpu_probe import check_ran, parse_quota, parse_weight, per_vm, vm_lines, vm_summary
 from vsim.traces.vsim_trace import read_trace
 
@@ -68,3 +76,52 @@ def test_a_short_run_writes_a_cpu_ticks_trace_and_removes_its_groups(capsys, tmp
     parent = trace.meta["cgroup_parent"]
     assert "cpu.weight=300" in parent or "cpu.shares=3072" in parent
     assert made_by(os.getpid()) == []
+
+
+@needs_root
+@needs_cpu_cgroup
+def test_a_group_that_cannot_be_removed_is_named_not_said_removed(capsys, tmp_path, monkeypatch):
+    """Interrupted while its workers run, and vm0's rmdir failing with 'Device or resource busy':
+    it said everything it set up was removed while vm0, vm1 and their parent were still there."""
+    hierarchy = cgroups.find_cpu_hierarchy()
+    parent = hierarchy.root / cgroup_name(os.getpid())
+    real_rmdir, real_remove_tree = Path.rmdir, cgroups.remove_tree
+
+    def busy_vm0(path):
+        if path == parent / "vm0":
+            raise OSError(16, "Device or resource busy")
+        real_rmdir(path)
+
+    def interrupted(*args):
+        raise Interrupted(signal.SIGINT)
+
+    monkeypatch.setattr(Path, "rmdir", busy_vm0)
+    monkeypatch.setattr(cgroups, "remove_tree", partial(real_remove_tree, timeout_s=0.1))
+    monkeypatch.setattr(cpu_probe, "_run_workers", interrupted)
+    try:
+        code, out, err = vsim(capsys, "probe", "cpu", "--vms", "2", "--duration", "1", "--out", tmp_path / "c.csv")
+    finally:
+        monkeypatch.undo()
+        real_remove_tree(parent)
+    assert code == 130 and out == ""
+    _, warning, hint, last = err.splitlines()
+    assert warning == (f"vsim: warning: could not remove cgroup {parent}: {parent / 'vm0'} and {parent} remain "
+                       f"(Device or resource busy)")
+    assert "`vsim probe cleanup` (or the next probe) removes it" in hint
+    assert last == ("vsim: probe cpu interrupted by SIGINT; not everything it set up could be removed "
+                    "(named above), no trace written")
+    assert list(tmp_path.iterdir()) == []
+
+
+@needs_root
+@needs_cpu_cgroup
+def test_sigterm_to_the_probe_alone_stops_it_and_its_workers_with_status_143(tmp_path):
+    with Vsim("probe", "cpu", "--vms", "2", "--duration", "30", "--out", tmp_path / "c.csv") as probe:
+        wait_for(lambda: len(probe.members(b"vsim.probe.cpu_worker")) == 2, what="both workers")
+        probe.process.send_signal(signal.SIGTERM)
+        code, out, err = probe.finish()
+        probe.wait_gone()
+    assert code == 143 and out == ""
+    assert err.splitlines()[-1] == ("vsim: probe cpu interrupted by SIGTERM; everything it set up was removed, "
+                                    "no trace written")
+    assert made_by(probe.pid) == [] and list(tmp_path.iterdir()) == []

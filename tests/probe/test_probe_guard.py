@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -29,7 +30,10 @@ def test_a_failing_step_is_reported_and_the_others_still_run():
         guard.on_exit("first", done.append, 1)
         guard.on_exit("explode", fail)
     assert done == [1]
-    assert warnings == ["vsim: warning: could not explode: boom"]
+    assert warnings[0] == "vsim: warning: could not explode: boom"
+    assert guard.left == ["explode: boom"]
+    assert warnings[1:] == [f"vsim: warning: what is named above is still there: `vsim probe cleanup` (or the "
+                            f"next probe) removes it once this probe (pid {os.getpid()}) has ended"]
 
 
 def test_an_error_in_the_block_still_undoes():
@@ -85,3 +89,62 @@ def test_children_ignore_a_terminals_ctrl_c_and_are_still_stopped():
         time.sleep(0.3)
         assert child.poll() is None
     assert child.poll() is not None and child.stderr.read() == b""
+
+
+def _running(marker):
+    """Whether a process whose command line holds ``marker`` is alive (not a zombie)."""
+    for entry in Path("/proc").iterdir():
+        try:
+            if marker.encode() in (entry / "cmdline").read_bytes() and \
+                    (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def test_a_signal_while_a_child_is_forked_is_not_lost():
+    """Python runs a handler due while it forks inside its at-fork hooks, which print the exception
+    and drop it: the probe then ran to its end and exited 0."""
+    armed = [True]
+
+    def interrupt_once():
+        if armed:
+            armed.pop()
+            os.kill(os.getpid(), signal.SIGINT)
+
+    os.register_at_fork(after_in_parent=interrupt_once)
+    marker = f"forked-while-interrupted-{os.getpid()}"
+    with pytest.raises(Interrupted) as caught:
+        with Guard(10) as guard:
+            guard.start([sys.executable, "-c", "import time; time.sleep(60)", marker])
+            time.sleep(2)
+    assert caught.value.signum == signal.SIGINT and not armed
+    assert not _running(marker)  # the child was registered before the signal was let through
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the exception it drops
+def test_a_signal_whose_exception_was_dropped_still_stops_the_block():
+    class SwallowsExceptions:
+        def __del__(self):  # an exception raised here is printed and dropped
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.1)
+
+    done = []
+    with pytest.raises(Interrupted) as caught:
+        with Guard(10) as guard:
+            guard.on_exit("step", done.append, "undone")
+            SwallowsExceptions()
+    assert caught.value.signum == signal.SIGTERM and done == ["undone"]
+
+
+def test_what_a_failed_step_left_goes_with_the_interruption():
+    def fail():
+        raise RuntimeError("/sys/fs/cgroup/x remains (Device or resource busy)")
+
+    with pytest.raises(Interrupted) as caught:
+        with Guard(10, warn=lambda line: None) as guard:
+            guard.on_exit("remove cgroup /sys/fs/cgroup/x", fail)
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+    assert caught.value.left == ("remove cgroup /sys/fs/cgroup/x: /sys/fs/cgroup/x remains (Device or resource busy)",)

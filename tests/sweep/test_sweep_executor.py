@@ -1,6 +1,9 @@
-"""Progress lines of a sweep's runs: what finished, and the time so far and left."""
+"""Progress lines of a sweep's runs: what finished, and the time so far and left; workers that end with
+the run, however it is stopped."""
 
+import os
 import re
+import signal
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -8,6 +11,7 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import given, strategies as st
 
+from processes import Vsim, wait_for
 from vsim.build.load import load_scenario
 from vsim.sweep.executor import (QUICK, RunPlan, Task, _duration, run_cost, run_tasks, sweep_model_files,
                                  sweep_tasks)
@@ -158,3 +162,28 @@ def test_a_sweep_of_a_model_records_each_points_model_and_the_others_once():
     assert set(per_point[0]) == {"scheduler"}
     plain = load_scenario(linux_host)
     assert sweep_model_files(plain) == (plain.model_files(), ())
+
+
+FIG3 = ROOT / "configs" / "voip-vsphere5" / "fig3.toml"
+LONG_RUNS = {  # --jobs 2 runs whose runs last far longer than a test: the signal always lands mid-run
+    "sweep": ["sweep", FIG3, "--set", "sweep.values=[1,2]", "--duration", "300", "--replications", "1"],
+    "reproduce": ["reproduce", "voip-vsphere5", "--duration", "300", "--replications", "1"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(LONG_RUNS))
+@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGKILL, -signal.SIGKILL)])
+def test_the_workers_end_with_a_parallel_run_whatever_stops_it(tmp_path, command, signum, status):
+    """SIGTERM or SIGKILL to vsim alone (as kill, timeout or a job scheduler send it), not to its
+    process group: its workers and multiprocessing's resource tracker end too."""
+    outputs = ["--out", tmp_path / "out"] if command == "sweep" else ["--figures", tmp_path / "figures"]
+    with Vsim(*LONG_RUNS[command], "--jobs", "2", *outputs, "--json", tmp_path / "r.json", cwd=tmp_path) as vsim:
+        wait_for(lambda: "[0/" in vsim.stderr() and len(vsim.members(b"multiprocessing.spawn")) == 2,
+                 what="the progress line and both workers")
+        os.kill(vsim.pid, signum)
+        code, out, err = vsim.finish()
+        vsim.wait_gone()
+    assert code == status, err
+    if signum == signal.SIGTERM:  # handled as Ctrl-C is: one line after the progress, nothing written
+        assert out == "" and err.splitlines()[1:] == ["vsim: interrupted by SIGTERM"]
+    assert list(tmp_path.iterdir()) == []

@@ -1,6 +1,6 @@
 """End-to-end tests of ``vsim validate`` and ``vsim run --trace``: a measured trace made by the simulator
 itself with another seed passes, a mismatched one fails with exit code 1, bad input exits 2 on one
-line, and the same seed gives the same bytes."""
+line, a run that checked nothing exits 4, and the same seed gives the same bytes."""
 
 import json
 from pathlib import Path
@@ -80,10 +80,10 @@ def test_the_scenarios_validate_table_is_used_and_the_command_line_overrides_it(
 
 def test_without_tolerances_nothing_is_checked_and_it_says_so(capsys, traces):
     """It said so on stdout only, and the JSON's verdict read "pass", which a job reading it took
-    for agreement."""
+    for agreement; and it exited 0, on which a job passed."""
     code, out, err = vsim(capsys, "validate", traces["mismatched"], "--scenario", FIG2, *SHORT,
                           "--json", "-")
-    assert code == 0 and json.loads(out)["verdict"] == "unchecked"
+    assert code == cli.NOTHING_VALIDATED == 4 and json.loads(out)["verdict"] == "unchecked"
     assert err.splitlines()[-1].startswith("vsim: note: no tolerances stated: nothing checked")
 
 
@@ -188,7 +188,7 @@ def test_tolerances_stated_only_for_another_kind_of_trace_are_named_when_nothing
     config.write_text(FIG2.read_text() + '\n[validate]\ntolerances = {"lateness_ms.ks" = 0.1, '
                                          '"lateness_ms.p99" = 0.3}\n')
     code, out, err = vsim(capsys, "validate", traces["same"], "--scenario", config, *SHORT)
-    assert code == 0
+    assert code == cli.NOTHING_VALIDATED  # not 0: a CI job must not pass on a comparison never made
     assert out.splitlines()[-1] == ("no stated tolerance applies to packets traces (the scenario's 2 are "
                                     "for timer traces): nothing checked")
     assert err.splitlines()[-1] == "vsim: note: " + out.splitlines()[-1]

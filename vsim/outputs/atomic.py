@@ -20,20 +20,17 @@ to ``after_commit``.
 """
 
 import os
-import signal
 import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
 from vsim.core.errors import InputError
+from vsim.core.interrupts import interrupts_held
 
 
 _open_sets = []
 """The pending sets of ``output_set`` blocks being run, innermost last."""
-
-_HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
-"""Signals held back while a set's files are renamed into place."""
 
 
 def _umask():
@@ -58,7 +55,9 @@ def _cannot_write(path, exc):
 @contextmanager
 def atomic_path(path):
     """Yield a temporary path to write the output ``path`` into; on success put it in place:
-    renamed over a regular file (or new name), copied into a device or FIFO."""
+    renamed over a regular file (or new name), copied into a device or FIFO. The temporary
+    file is made with Ctrl-C and SIGTERM held back, so that one arriving as it is made cannot
+    leave it behind: it is removed on the way out whatever stops the block."""
     path = Path(path)
     mode = _existing_mode(path)
     if mode is not None and stat.S_ISDIR(mode):
@@ -66,17 +65,11 @@ def atomic_path(path):
     special = mode is not None and not stat.S_ISREG(mode)
     if path.is_symlink() and not special:
         path = Path(os.path.realpath(path))
+    tmp = None
     try:
-        if not special:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix,
-                                   dir=None if special else path.parent)
-    except OSError as exc:
-        raise _cannot_write(path, exc) from None
-    os.close(fd)
-    os.chmod(tmp, 0o666 & ~_umask())
-    pending = _open_sets[-1] if _open_sets else None
-    try:
+        with interrupts_held():
+            tmp = _temporary_beside(path, special)
+        pending = _open_sets[-1] if _open_sets else None
         yield Path(tmp)
         if pending is not None:
             pending.files.append((tmp, path, special))
@@ -88,6 +81,21 @@ def atomic_path(path):
     finally:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _temporary_beside(path, special):
+    """A new empty file beside ``path`` (in the temporary directory for a device or FIFO), with the
+    mode a new file gets; its name."""
+    try:
+        if not special:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix,
+                                   dir=None if special else path.parent)
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
+    os.close(fd)
+    os.chmod(tmp, 0o666 & ~_umask())
+    return tmp
 
 
 def _put_in_place(tmp, path, special):
@@ -115,16 +123,15 @@ class _PendingSet:
     def commit(self):
         """Put every file in place, Ctrl-C and SIGTERM held back meanwhile (delivered after);
         temporary files left over (copied into a device, or after a failure) are removed."""
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS)
-        try:
-            for tmp, path, special in self.files:
-                try:
-                    _put_in_place(tmp, path, special)
-                except OSError as exc:
-                    raise _cannot_write(path, exc) from None
-        finally:
-            self.discard()
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        with interrupts_held():
+            try:
+                for tmp, path, special in self.files:
+                    try:
+                        _put_in_place(tmp, path, special)
+                    except OSError as exc:
+                        raise _cannot_write(path, exc) from None
+            finally:
+                self.discard()
 
 
 @contextmanager
@@ -138,12 +145,12 @@ def output_set():
     _open_sets.append(pending)
     try:
         yield
+        pending.commit()  # inside the try: an interruption just before it still discards the set
     except BaseException:
         pending.discard()
         raise
     finally:
         _open_sets.remove(pending)
-    pending.commit()
     for callback in pending.callbacks:
         callback()
 

@@ -110,28 +110,55 @@ def _pids(group):
         return []
 
 
+def _kill_all(pids):
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _remove_group(path, deadline):
+    """Kill the processes in ``path`` and remove it, again and again until ``deadline`` (a killed
+    process takes a moment to leave, and one may join meanwhile: a child the probe was starting);
+    whether it is gone, and why not."""
+    while True:
+        _kill_all(_pids(path))
+        try:
+            path.rmdir()
+            return True, None
+        except FileNotFoundError:
+            return True, None
+        except OSError as exc:
+            if time.monotonic() > deadline:
+                return False, exc.strerror or str(exc)
+            time.sleep(0.01)
+
+
+def _and(items):
+    items = [str(item) for item in items]
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def remove_tree(group, timeout_s=5.0):
-    """Kill every process in ``group`` and its descendants, then remove the groups, deepest first."""
+    """Kill every process in ``group`` and its descendants, then remove the groups, deepest first.
+
+    A group that is still there after ``timeout_s`` (its processes would not die, say) is
+    left, and so are the groups above it, while the others are still removed; then a
+    ``RuntimeError`` names each group that remains, why, and the processes still in them.
+    """
     if not group.exists():
         return
     groups = sorted((path for path in group.rglob("*") if path.is_dir()), key=lambda p: len(p.parts),
                     reverse=True) + [group]
     deadline = time.monotonic() + timeout_s
+    reasons = {}
     for path in groups:
-        while pids := _pids(path):
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"processes {pids} stay in {path}")
-            time.sleep(0.01)
-        while True:
-            try:
-                path.rmdir()
-                break
-            except OSError:  # a killed process can take a moment to leave the group
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.01)
+        gone, reason = _remove_group(path, deadline)
+        if not gone:
+            reasons[reason] = None
+    remaining = [path for path in groups if path.exists()]
+    if remaining:
+        held = [f"{pid} in {path}" for path in remaining for pid in _pids(path)]
+        raise RuntimeError(f"{_and(remaining)} remain{'s' if len(remaining) == 1 else ''} "
+                           f"({'; '.join(reasons)}{'; processes ' + ', '.join(held) if held else ''})")

@@ -1,13 +1,16 @@
-"""Dispatch of ``vsim probe SUBCOMMAND``: checks shared by every probe, and what an interruption prints."""
+"""Dispatch of ``vsim probe SUBCOMMAND``: checks shared by every probe, and what an interruption prints.
+
+An interrupted probe exits as any vsim command: 130 after SIGINT, 143 after SIGTERM; one
+past its hard deadline exits 1. Its last line says whether everything it set up was removed.
+"""
 
 import sys
 from pathlib import Path
 
+from vsim.core.interrupts import exit_status
 from vsim.outputs.output_check import check_apart, check_output_file
 from vsim.probe import cleanup, cpu_probe, net_probe, steal_probe, timer_probe
 from vsim.probe.guard import HardTimeout, Interrupted
-
-EXIT_INTERRUPTED = 130
 
 
 def _note(line):
@@ -24,9 +27,16 @@ def _check_net_outputs(args):
     check_apart(files, [])
 
 
+def _teardown(stopped):
+    """What became of what the ``stopped`` probe set up (an ``Interrupted`` or ``HardTimeout``)."""
+    if stopped.left:
+        return "not everything it set up could be removed (named above), no trace written"
+    return "everything it set up was removed, no trace written"
+
+
 def run_probe(args):
     """Run the probe named by ``args.probe`` (progress lines on stderr, the result on stdout);
-    interruptions clean up, then exit 130 with one line."""
+    interruptions clean up, then exit 130 (SIGINT) or 143 (SIGTERM) with one line."""
     probes = {"timer": timer_probe.run, "net": net_probe.run, "cpu": cpu_probe.run, "steal": steal_probe.run,
               "cleanup": cleanup.run}
     for option in ("out", "pcap"):
@@ -37,10 +47,9 @@ def run_probe(args):
     try:
         line = probes[args.probe](args, _note)
     except Interrupted as exc:
-        _note(f"vsim: probe {args.probe} {exc}; everything it set up was removed, no trace written")
-        raise SystemExit(EXIT_INTERRUPTED) from None
-    except HardTimeout:
-        _note(f"vsim: error: probe {args.probe} passed its hard deadline; everything it set up was "
-              "removed, no trace written")
+        _note(f"vsim: probe {args.probe} {exc}; {_teardown(exc)}")
+        raise SystemExit(exit_status(exc.signum)) from None
+    except HardTimeout as exc:
+        _note(f"vsim: error: probe {args.probe} passed its hard deadline; {_teardown(exc)}")
         raise SystemExit(1) from None
     print(line)

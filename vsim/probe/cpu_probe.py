@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from vsim.core.errors import InputError
-from vsim.probe import cgroups, machine
+from vsim.probe import cgroups, cleanup, machine
 from vsim.probe.cgroups import MAX_QUOTA_US, MIN_QUOTA_US, quota_us_of
 from vsim.probe.clock import NS, now_ns
 from vsim.probe.cpu_worker import calibrate
@@ -210,6 +210,7 @@ def run(args, note):
     if hierarchy is None:
         raise InputError("vsim probe cpu", None, "needs a mounted cgroup hierarchy with the cpu controller "
                                                  "(cgroup v2, or v1 'cpu'); found none in /proc/mounts")
+    cleanup.remove_dead("cpu", note)
     meta = machine.facts_before(command_line(args))
     iterations, ms_per_million = calibrate(args.work_ms)
     meta.update({"vms": args.vms, "workers_per_vm": args.workers, "work_ms": f"{args.work_ms:g}",

@@ -1,4 +1,4 @@
-"""Bounded, interruptible probe runs that always undo what they set up.
+"""Bounded, interruptible probe runs that always undo what they set up, or say what is left.
 
 A probe creates kernel objects (namespaces, veths, qdiscs, cgroups) and child
 processes. ``Guard`` makes sure they go away whatever happens: the probe
@@ -7,25 +7,37 @@ in reverse order when the ``with`` block ends, normally, on an error, on
 SIGINT or SIGTERM (turned into ``Interrupted``) or when the hard deadline
 passes (SIGALRM, turned into ``HardTimeout``), so even a hung child or
 syscall cannot keep a probe running past it. While the steps run, those
-signals are blocked so that a second Ctrl-C cannot cut the cleanup short.
-Children started through ``Guard.start`` also get SIGKILL from the kernel if
-the probe itself dies (PR_SET_PDEATHSIG), so none outlives it, and ignore
-SIGINT: a Ctrl-C at a terminal reaches the whole foreground process group,
-and the probe, not each child, decides what it means (it stops them in its
-undo steps), so the user sees one line, not a traceback from every child.
+signals are blocked so that a second Ctrl-C cannot cut the cleanup short. A
+step that fails is reported with what it left (``Guard.left``), so that the
+probe never claims to have removed what is still there.
+
+Children started through ``Guard.start`` are forked with those signals held
+back: a handler run while Python forks runs inside its at-fork hooks, where
+an exception is printed and dropped, and the signal would be lost. They also
+get SIGKILL from the kernel if the probe itself dies
+(``vsim.core.parent_death``), so none outlives it, and ignore SIGINT: a
+Ctrl-C at a terminal reaches the whole foreground process group, and the
+probe, not each child, decides what it means (it stops them in its undo
+steps), so the user sees one line, not a traceback from every child. A
+signal whose exception was dropped all the same (by a hook or a finalizer
+that swallows exceptions) is raised when the block ends.
 """
 
-import ctypes
+import os
 import signal
 import subprocess
 import sys
 
-PR_SET_PDEATHSIG = 1
+from vsim.core.parent_death import die_with_parent
+
 _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGALRM)
 
 
 class Interrupted(BaseException):
     """SIGINT or SIGTERM arrived during a probe."""
+
+    left = ()
+    """What the guard's undo steps could not remove (``Guard.left``)."""
 
     def __init__(self, signum):
         self.signum = signum
@@ -35,14 +47,8 @@ class Interrupted(BaseException):
 class HardTimeout(BaseException):
     """The probe ran past its hard deadline."""
 
-
-def _die_with_parent():
-    """In a child, before exec: ask the kernel to SIGKILL it when its parent dies."""
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-
-
-def _raise_interrupted(signum, frame):
-    raise Interrupted(signum)
+    left = ()
+    """What the guard's undo steps could not remove (``Guard.left``)."""
 
 
 def _raise_timeout(signum, frame):
@@ -57,12 +63,19 @@ class Guard:
         self.warn = warn or (lambda line: print(line, file=sys.stderr, flush=True))
         self._undo = []
         self._saved = {}
+        self._received = []
+        self.left = []
+        """What failed undo steps left behind: one description each, with why."""
+
+    def _interrupt(self, signum, frame):
+        self._received.append(signum)
+        raise Interrupted(signum)
 
     def __enter__(self):
         for signum in _SIGNALS:
             self._saved[signum] = signal.getsignal(signum)
-        signal.signal(signal.SIGINT, _raise_interrupted)
-        signal.signal(signal.SIGTERM, _raise_interrupted)
+        signal.signal(signal.SIGINT, self._interrupt)
+        signal.signal(signal.SIGTERM, self._interrupt)
         signal.signal(signal.SIGALRM, _raise_timeout)
         signal.setitimer(signal.ITIMER_REAL, self.limit_s)
         return self
@@ -76,6 +89,15 @@ class Guard:
             for signum, handler in self._saved.items():
                 signal.signal(signum, handler)
             signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
+        if self.left:
+            self.warn(f"vsim: warning: what is named above is still there: `vsim probe cleanup` (or the "
+                      f"next probe) removes it once this probe (pid {os.getpid()}) has ended")
+        if self._received and not isinstance(exc, (Interrupted, HardTimeout)):
+            exc = Interrupted(self._received[0])  # its own exception was dropped on the way
+            exc.left = tuple(self.left)
+            raise exc
+        if isinstance(exc, (Interrupted, HardTimeout)):
+            exc.left = tuple(self.left)
         return False
 
     def on_exit(self, what, function, *args):
@@ -83,13 +105,15 @@ class Guard:
         self._undo.append((what, function, args))
 
     def undo_all(self):
-        """Run the undo steps, newest first; a failing step is reported and the rest still run."""
+        """Run the undo steps, newest first; a failing step is reported, with what it left, in
+        ``left``, and the rest still run."""
         while self._undo:
             what, function, args = self._undo.pop()
             try:
                 function(*args)
             except Exception as exc:  # cleanup must go on; say what was left
                 self.warn(f"vsim: warning: could not {what}: {exc}")
+                self.left.append(f"{what}: {exc}")
 
     def start(self, argv, before_exec=None, **popen):
         """Start a child process that is stopped when the block ends and killed if the probe dies.
@@ -97,14 +121,22 @@ class Guard:
         ``before_exec()``, if given, runs in the child before it execs ``argv``
         (to move it into a cgroup, say).
         """
+        parent = os.getpid()
+
         def prepare():
-            _die_with_parent()
+            die_with_parent(parent)
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # kept across exec; Python then raises no KeyboardInterrupt
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the probe's handler: stop() ends the child
             if before_exec is not None:
                 before_exec()
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
-        child = subprocess.Popen(argv, preexec_fn=prepare, **popen)
-        self.on_exit(f"stop {argv[0]} (pid {child.pid})", stop, child)
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+        try:  # a signal held back here is raised once the child is registered to be stopped
+            child = subprocess.Popen(argv, preexec_fn=prepare, **popen)
+            self.on_exit(f"stop {argv[0]} (pid {child.pid})", stop, child)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         return child
 
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from vsim.outputs.atomic import atomic_path, write_text
 from vsim.core.errors import InputError
-from vsim.probe import machine, netns, rtp
+from vsim.probe import cleanup, machine, netns, rtp
 from vsim.probe.clock import NS, now_ns
 from vsim.probe.guard import Guard, stop
 from vsim.probe.netstats import arrivals, packet_columns, summarize
@@ -335,6 +335,7 @@ def run(args, note):
     plan = plan_of(args)
     machine.require_root("net")
     tcpdump = machine.require_tools("net", "ip", "tc", "tcpdump", hint="apt-get install iproute2 tcpdump")[2]
+    cleanup.remove_dead("net", note)
     meta = machine.facts_before(command_line(args))
     meta.update(_plan_meta(args, plan))
     note(f"vsim: probe net: {args.streams} voice streams and a {meta['flood_target_bps']} bit/s flood "

@@ -72,13 +72,22 @@ def list_links():
     return names
 
 
+def _delete(name, listed, argv):
+    """Run ``argv`` to delete ``name`` if ``listed()`` names it; an error only if it is still there
+    (the kernel may have removed it meanwhile: a namespace's veth goes, a little later, with it)."""
+    if name in listed():
+        try:
+            run(argv)
+        except RuntimeError:
+            if name in listed():
+                raise
+
+
 def delete_netns(name):
     """Delete a namespace (and with it the veth end inside it); nothing if it is already gone."""
-    if name in list_netns():
-        run(["ip", "netns", "del", name])
+    _delete(name, list_netns, ["ip", "netns", "del", name])
 
 
 def delete_link(name):
     """Delete a link of the root namespace (its veth peer goes with it); nothing if it is already gone."""
-    if name in list_links():
-        run(["ip", "link", "del", name])
+    _delete(name, list_links, ["ip", "link", "del", name])

@@ -10,14 +10,15 @@ completion order, so serial and parallel runs give identical output.
 
 import json
 import multiprocessing
+import os
 import shlex
-import signal
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from vsim.core.interrupts import interrupts_held
+from vsim.core.parent_death import die_with_parent
 from vsim.metrics.stats import interval_caveat, trimmed_mean, trimmed_mean_interval
 from vsim.build.load import load_scenario
 from vsim.config.schema_sweep import MODEL_REF_KEYS
@@ -180,45 +181,35 @@ def run_tasks(tasks, jobs=1, progress=None, runner=None):
         for index, task in enumerate(tasks):
             finished(index, runner(task))
         return results
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"))
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=die_with_parent, initargs=(os.getpid(),))
     try:
-        with _interrupts_held():  # the workers start here and inherit it
+        with interrupts_held():  # the workers start here and inherit it
             futures = {pool.submit(runner, task): index for index, task in enumerate(tasks)}
         for future in as_completed(futures):
             finished(futures[future], future.result())
-    except BaseException:  # Ctrl-C, or a task's error: stop at once, leave no worker behind
-        _stop(pool)
+    except BaseException:  # Ctrl-C, SIGTERM or a task's error: stop at once, leave no worker behind
+        with interrupts_held():  # a second Ctrl-C must not cut the stopping short
+            _stop(pool)
         raise
     pool.shutdown()
     return results
 
 
-@contextmanager
-def _interrupts_held():
-    """Hold back SIGINT while worker processes start, so that they inherit it held back.
-
-    A Ctrl-C reaches every process of the terminal's foreground group; the
-    workers must not each report it, the parent stops them instead. A blocked
-    signal stays blocked across fork and exec, so the workers never see it,
-    while for this process it is only delayed: it arrives when unblocked.
-    """
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
 def _stop(pool):
     """Cancel the tasks not started and end the workers now, instead of after their tasks.
 
-    ``ProcessPoolExecutor`` has no public way to end running workers before
-    Python 3.14, so they are taken from its process table.
+    The workers hold SIGINT and SIGTERM back (the parent alone decides what they mean: a
+    Ctrl-C reaches the terminal's whole foreground group, and the workers must not each
+    report it), so they are ended with SIGKILL; they write nothing but their results to the
+    parent, so nothing is left half-done. ``ProcessPoolExecutor`` has no public way to end
+    running workers before Python 3.14, so they are taken from its process table. Workers
+    also end by themselves if this process dies first (``die_with_parent``).
     """
     processes = list((pool._processes or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
-        process.terminate()
+        process.kill()
     for process in processes:
         process.join()
 

@@ -1,0 +1,51 @@
+"""SIGTERM handled as Ctrl-C is: its exception, its line and its exit status."""
+
+import os
+import signal
+import time
+
+import pytest
+
+from vsim.core.interrupts import (Terminated, exit_status, handle_sigterm, interrupted_line, interrupts_held,
+                                  signal_of)
+
+
+@pytest.fixture
+def sigterm_restored():
+    """SIGTERM's handler as it was before the test, whatever the test made of it."""
+    before = signal.getsignal(signal.SIGTERM)
+    yield
+    signal.signal(signal.SIGTERM, before)
+
+
+def test_sigterm_raises_terminated_a_keyboard_interrupt(sigterm_restored):
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    handle_sigterm()
+    with pytest.raises(KeyboardInterrupt) as caught:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)
+    assert isinstance(caught.value, Terminated) and signal_of(caught.value) == signal.SIGTERM
+
+
+def test_an_ignored_sigterm_stays_ignored(sigterm_restored):
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    handle_sigterm()
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
+
+
+def test_each_signal_has_its_line_and_the_shells_status():
+    assert (interrupted_line(KeyboardInterrupt()), exit_status(signal_of(KeyboardInterrupt()))) == (
+        "vsim: interrupted", 130)
+    assert (interrupted_line(Terminated()), exit_status(signal_of(Terminated()))) == (
+        "vsim: interrupted by SIGTERM", 143)
+
+
+def test_a_held_signal_arrives_when_the_block_ends(sigterm_restored):
+    handle_sigterm()
+    reached = []
+    with pytest.raises(Terminated):
+        with interrupts_held():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)
+            reached.append("end of the block")
+    assert reached == ["end of the block"]

@@ -1,0 +1,65 @@
+"""SIGINT and SIGTERM stop a command the same way: one exception, one line, the shell's status.
+
+Python turns SIGINT (Ctrl-C) into ``KeyboardInterrupt``; ``handle_sigterm`` turns SIGTERM
+(``kill``, ``timeout``, a job scheduler) into ``Terminated``, a ``KeyboardInterrupt`` of its
+own, so that everything that tidies up after a Ctrl-C (temporary files removed, worker
+processes stopped) does the same after a SIGTERM. The exit status is the one a shell shows
+for a process killed by the signal, 128 plus its number: 130 for SIGINT, 143 for SIGTERM.
+This module imports nothing heavy, so that a command's entry point can install the handler
+before it imports the rest of vsim.
+"""
+
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+INTERRUPTS = (signal.SIGINT, signal.SIGTERM)
+"""The signals that stop a command (held back while worker processes start or outputs are
+put in place)."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: raised in the main thread by the handler ``handle_sigterm`` installs."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+def handle_sigterm() -> None:
+    """Make SIGTERM raise ``Terminated``, unless the process started with it ignored (then it
+    stays ignored, as Python leaves an ignored SIGINT)."""
+    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _raise_terminated)
+
+
+@contextmanager
+def interrupts_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back in the block: one that arrives meanwhile is delivered as it ends.
+
+    A held signal stays held across fork and exec, so processes started in the block begin
+    with both held and never see them (their parent decides what they mean), while for this
+    process the signal is only delayed.
+    """
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, INTERRUPTS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def signal_of(interruption: KeyboardInterrupt) -> signal.Signals:
+    """The signal behind ``interruption``: SIGTERM for ``Terminated``, else SIGINT."""
+    return signal.SIGTERM if isinstance(interruption, Terminated) else signal.SIGINT
+
+
+def exit_status(signum: int) -> int:
+    """The status of a command stopped by ``signum``: 128 + its number, as a shell reports a
+    process the signal killed."""
+    return 128 + signum
+
+
+def interrupted_line(interruption: KeyboardInterrupt) -> str:
+    """The one line on stderr: ``vsim: interrupted`` for Ctrl-C, ``vsim: interrupted by SIGTERM``."""
+    signum = signal_of(interruption)
+    return "vsim: interrupted" if signum == signal.SIGINT else f"vsim: interrupted by {signum.name}"
