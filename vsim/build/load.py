@@ -1,0 +1,28 @@
+"""A scenario file read (``vsim.config.load``) and checked against its models (``vsim.build.checks``).
+
+This is how every command loads a scenario: what ``load_scenario`` returns
+can be built and run, and each of its sweep points (``Loaded.with_value``)
+is checked by the same code.
+"""
+
+from pathlib import Path
+
+from vsim.build.checks import check_against_models
+from vsim.build.host_steal import check_trace_cpus
+from vsim.config.load import logical_cpus, read_scenario
+from vsim.config.models import DEFAULT_MODELS_DIR
+from vsim.config.named_tables import document_table_names, naming_tables
+from vsim.config.override_source import blaming_overrides
+from vsim.config.toml_io import apply_overrides, load_toml
+
+
+def load_scenario(path, overrides=(), models_dir=DEFAULT_MODELS_DIR, sweep_points=True):
+    """Read, override, validate, resolve and check the scenario at ``path``; an error at a key
+    that ``overrides`` set names that ``--set``. Without ``sweep_points`` the points of its
+    ``[sweep]`` are not checked one by one (``vsim run`` runs the file's own point only)."""
+    source = str(path)
+    data = apply_overrides(load_toml(path), list(overrides))
+    with blaming_overrides(source, overrides), naming_tables(source, document_table_names(data)):
+        loaded = read_scenario(source, data, Path(models_dir), check_against_models, sweep_points)
+        check_trace_cpus(loaded.steal, logical_cpus(loaded.scenario, loaded.models["host"].values), source)
+    return loaded
