@@ -74,7 +74,7 @@ class SharedUplink:
         self._settling = False
 
     @staticmethod
-    def supports_closed_form():
+    def supports_closed_form() -> bool:
         """Bulk flows and per-frame schedulers need the event engine."""
         return False
 
