@@ -29,7 +29,7 @@ from pathlib import Path
 from vsim.core.errors import InputError
 
 
-_open_sets = []
+_open_sets: list["_PendingSet"] = []
 """The pending sets of ``output_set`` blocks being run, innermost last."""
 
 _HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM}
@@ -66,6 +66,7 @@ def atomic_path(path):
     special = mode is not None and not stat.S_ISREG(mode)
     if path.is_symlink() and not special:
         path = Path(os.path.realpath(path))
+    tmp: str | None  # None once handed to the pending set
     try:
         if not special:
             path.parent.mkdir(parents=True, exist_ok=True)
