@@ -127,3 +127,13 @@ def test_a_vm_group_on_one_tree_node_only(cls, key):
 ])
 def test_validate_tolerances_name_known_metrics_and_statistics(tolerances, where):
     assert problem(ValidateSection, {"tolerances": tolerances}, "validate") == where
+
+
+@pytest.mark.parametrize("key", ["quantum_bytes", "prio"])
+def test_a_quantum_or_prio_on_an_inner_htb_class_is_taken_with_a_note(key):
+    """tc takes both on an inner class, where the kernel ignores them: so does vsim, saying so."""
+    from vsim.core.errors import InputNote
+    tables = [{"name": "root", key: 3}, {"name": "leaf", "parent": "root", "members": ["vm"]}]
+    with pytest.warns(InputNote, match=rf"htb\.node\.root\.{key}: the kernel ignores it on an inner class"):
+        section = from_dict(HtbSection, {"node": tables}, source="tc.toml", path="htb")
+    assert getattr(section.node[0], key) == 3

@@ -82,7 +82,8 @@ def test_an_overloaded_flow_is_delivered_at_the_stage_ceiling():
     uplink.set_rate(0.0, flow, 500_000.0)
     offered, delivered = uplink.flow_packets(4.0)
     assert offered[0] == pytest.approx(2_000_000.0)
-    assert delivered[0] == pytest.approx(4.0 / per_packet)
+    # what the stage served, plus the 1024 packets the full queue holds, which leave after
+    assert delivered[0] == pytest.approx(4.0 / per_packet + 1024)
 
 
 def test_netioc_keeps_a_ports_frames_out_of_a_flooded_leaf():
@@ -198,3 +199,36 @@ def test_a_burst_overlapping_one_already_handed_is_spread_not_bunched():
     times = handed[1]
     assert times[0] == 1.0 and times[-1] == 1.0 + 1e-4
     assert np.diff(times) == pytest.approx(np.full(99, 1e-4 / 99))
+
+
+def _on_off_flood(uplink, on, off, pps, until, ip_bytes=1000):
+    """A flood of ``pps`` packets/s in ``on`` bursts with ``off`` silences up to ``until``."""
+    port = uplink.add_port("flood")
+    flow = uplink.add_flow(port, ip_bytes, 1)
+    uplink.begin(until)
+    t = 0.0
+    while t < until:
+        uplink.set_rate(t, flow, pps)
+        uplink.set_rate(t + on, flow, 0.0)
+        t += on + off
+    return flow, uplink.flow_packets(until)
+
+
+@pytest.mark.parametrize("on, off", [(5e-5, 9.5e-4), (0.01, 0.01)])
+def test_an_on_off_flood_is_delivered_from_its_backlog_while_silent(on, off):
+    """A queue keeps serving what it holds when its source falls silent: an on/off flood whose
+    mean rate fits the link and whose bursts fit the queue loses nothing."""
+    link_pps = GIGABIT / 8 / (1000 + 38)
+    mean = 0.9 * link_pps
+    flow, (offered, delivered) = _on_off_flood(fifo(limit=1000), on, off, mean * (on + off) / on, 1.0)
+    assert offered[flow] == pytest.approx(mean, rel=1e-9)
+    assert delivered[flow] == pytest.approx(offered[flow], rel=1e-6)
+
+
+def test_an_on_off_flood_beyond_the_queue_delivers_the_link_and_the_queue_it_filled():
+    """On at twice the link for 10 ms, off for 10 ms, 100 places: each cycle delivers the link
+    rate's 10 ms (the rest dropped at the full queue) plus the 100 packets that drain after."""
+    link_pps = GIGABIT / 8 / (1000 + 38)
+    cycles = 50
+    flow, (offered, delivered) = _on_off_flood(fifo(limit=100), 0.01, 0.01, 2 * link_pps, 0.02 * cycles)
+    assert delivered[flow] == pytest.approx(cycles * (0.01 * link_pps + 100), rel=1e-3)

@@ -1,5 +1,7 @@
 """Tests of the SIPp -trace_stat reader on a hand-made file in SIPp's column layout."""
 
+from pathlib import Path
+
 import pytest
 
 from vsim.core.errors import InputError
@@ -63,3 +65,25 @@ def test_defects_are_one_line_errors(text, where, words):
         parse_sipp_stat(text, "uac.csv")
     assert info.value.where == where and words in info.value.expected
     assert "\n" not in str(info.value)
+
+
+def test_sipp_3_6_1s_own_file_is_read_with_its_empty_marker_columns():
+    """A file SIPp 3.6.1 wrote (validation/sipp_stat): its repartition markers are empty in every row."""
+    path = Path(__file__).resolve().parents[2] / "validation" / "sipp_stat" / "uac_3.6.1.csv"
+    stats = read_sipp_stat(path)
+    assert len(stats) == 6
+    assert stats.columns["TotalCallCreated"][-1] == 20 and stats.columns["SuccessfulCall(C)"][-1] == 20
+    assert "ResponseTimeRepartition1" not in stats.columns and "CallLengthRepartition" not in stats.columns
+    assert stats.columns["CallLengthRepartition_<10"][-1] == 15
+
+
+def test_a_marker_column_holding_a_value_is_refused(tmp_path):
+    text = open(Path(__file__).resolve().parents[2] / "validation" / "sipp_stat" / "uac_3.6.1.csv").read()
+    header, first, *rest = text.splitlines()
+    marker = header.split(";").index("CallLengthRepartition")
+    cells = first.split(";")
+    cells[marker] = "7"
+    path = tmp_path / "stat.csv"
+    path.write_text("\n".join([header, ";".join(cells), *rest]) + "\n")
+    with pytest.raises(InputError, match="line 2: expected an empty cell .* 'CallLengthRepartition'"):
+        read_sipp_stat(path)

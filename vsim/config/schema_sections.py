@@ -9,8 +9,11 @@ more than one of its keys (the checks against the models are in
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import asdict, dataclass, field
 from typing import Literal
+
+from vsim.core.errors import InputNote
 
 from vsim.config.schema_fields import non_negative, positive
 from vsim.config.tree_tables import check_tree_tables
@@ -300,8 +303,17 @@ class HtbSection:
         "doc": "the classes, parents before their children"})
 
     def validate(self, source, path):
-        """The classes form a tree listed parents first (``check_tree_tables``)."""
+        """The classes form a tree listed parents first (``check_tree_tables``); a quantum or
+        prio on an inner class is taken, as tc takes it, with a note that it changes nothing."""
         check_tree_tables(self.node, source, path)
+        parents = {node.parent for node in self.node}
+        for node in self.node:
+            for key in ("quantum_bytes", "prio"):
+                if node.name in parents and getattr(node, key) is not None:
+                    warnings.warn(InputNote(
+                        f"{source}: {path}.node.{node.name}.{key}: the kernel ignores it on an inner "
+                        f"class (its leaves' own decide what each borrows); taken as tc takes it, "
+                        f"changing nothing"))
 
 
 @dataclass(frozen=True)

@@ -142,7 +142,7 @@ class SharedUplink:
         """Add the packets offered and delivered since the last change up to ``t``."""
         span = t - self._t
         if span > 0 and self._flows:
-            delivered = self.scheduler.flow_rates if len(self.scheduler.flow_rates) else self._pps
+            delivered = self._delivered_rates(t)
             for index, (pps, rate) in enumerate(zip(self._pps, delivered)):
                 self._offered[index] += pps * span
                 self._delivered[index] += rate * span
@@ -150,6 +150,21 @@ class SharedUplink:
                     self.busy_time += rate * span * self._link_time(self._flows[index][0])
             self._bin(self._t, t, np.asarray(delivered, dtype=float))
         self._t = max(self._t, t)
+
+    def _delivered_rates(self, t):
+        """Packets/s each flow got through since the last change, up to ``t``: a rigid fluid
+        flow's (a flood's) offered rate times the share of it its queue took in (which counts
+        the backlog it drains after the flood falls silent), an elastic or discrete flow's
+        the rate the scheduler left it."""
+        rates = self.scheduler.flow_rates if len(self.scheduler.flow_rates) else self._pps
+        rigid = [index for index, (flow, pps) in enumerate(zip(self._flows, self._pps))
+                 if pps > 0 and not (flow[3] or flow[4])]
+        if not rigid:
+            return rates
+        share = self.scheduler.rigid_acceptance(t)[self.scheduler.flow_queues]
+        rates = np.array(rates, dtype=float)
+        rates[rigid] = np.asarray(self._pps)[rigid] * share[rigid]
+        return rates
 
     def _bin(self, start, end, rates):
         """Add ``rates`` (per flow) held from ``start`` to ``end`` to the per-second bins."""

@@ -11,6 +11,9 @@ whole run. Cell formats, as SIPp writes them:
 * ``ElapsedTime(P/C)``: ``HH:MM:SS``; read as seconds;
 * ``ResponseTime<N>(P/C)``, ``ResponseTime<N>StDev(P/C)``, ``CallLength(P/C)``,
   ``CallLengthStDev(P/C)``: ``HH:MM:SS:uuuuuu`` (microseconds); read as seconds;
+* ``ResponseTimeRepartition<N>``, ``CallLengthRepartition``: markers before
+  their buckets' columns, empty in every row (SIPp 3.6.1); accepted empty and
+  left out of the columns read;
 * every other column (rates, counters, repartition buckets): a number.
 """
 
@@ -26,6 +29,7 @@ HEADER_START = "StartTime;LastResetTime;CurrentTime;"
 _CLOCK = ("StartTime", "LastResetTime", "CurrentTime")
 _DURATION = re.compile(r"^(ResponseTime.*|CallLength|CallLengthStDev)\([PC]\)$")
 _ELAPSED = re.compile(r"^ElapsedTime\([PC]\)$")
+_MARKER = re.compile(r"^(ResponseTimeRepartition\d+|CallLengthRepartition)$")
 
 
 @dataclass(frozen=True)
@@ -58,7 +62,14 @@ def _hms_us(text):
     return int(hours) * 3600 + int(minutes) * 60 + int(seconds) + int(micros) / 1e6
 
 
+def _empty(text):
+    if text:
+        raise ValueError(text)
+
+
 def _parser(name):
+    if _MARKER.match(name):
+        return _empty, "an empty cell (a repartition marker)"
     if name in _CLOCK:
         return _epoch, "date<TAB>time<TAB>epoch seconds"
     if _ELAPSED.match(name):
@@ -100,7 +111,8 @@ def parse_sipp_stat(text, path="<sipp stat>"):
     if not values[0]:
         raise InputError(path, "line 2", "expected at least one statistics row after the header; "
                                          "the file ends (truncated?)")
-    return SippStats({name: np.asarray(column, dtype=float) for name, column in zip(names, values)})
+    return SippStats({name: np.asarray(column, dtype=float) for name, column in zip(names, values)
+                      if not _MARKER.match(name)})
 
 
 def read_sipp_stat(path):

@@ -66,6 +66,11 @@ class UplinkScheduler:
         self._other_work = np.zeros(self.n_queues)
         self.arrivals = {}
         self.t = 0.0
+        self.flow_queues = np.zeros(0, dtype=np.int64)
+        self._elastic_work: np.ndarray = np.zeros(self.n_queues)
+        self._elastic_t = 0.0
+        self._elastic_offered = np.zeros(self.n_queues)
+        self._acceptance_mark = np.zeros((3, self.n_queues))
 
     # ------------------------------------------------------------ subclass hooks
     def queue_index(self, classes: np.ndarray, ports: np.ndarray) -> np.ndarray:
@@ -118,8 +123,10 @@ class UplinkScheduler:
     def set_flows(self, t, flows):
         """From ``t`` the bulk flows are ``flows``; elastic ones take what is left them."""
         self._advance(t)
+        self._integrate_elastic(t)
         self.flows = flows
         queue = self.queue_index(flows.classes, flows.ports)
+        self.flow_queues = queue
         per_packet = self.work(flows.ip_bytes)
         self.rates = self.service_rates(
             np.bincount(queue, weights=flows.pps * per_packet, minlength=self.n_queues))
@@ -131,6 +138,8 @@ class UplinkScheduler:
         fluid_units = np.bincount(queue[fluid], weights=(offered * self.units(flows.ip_bytes))[fluid],
                                   minlength=self.n_queues)
         packet_work = np.bincount(queue[~fluid], weights=work[~fluid], minlength=self.n_queues)
+        elastic = fluid & flows.elastic
+        self._elastic_work = np.bincount(queue[elastic], weights=work[elastic], minlength=self.n_queues)
         limits = self.queue_limits()
         for q, fq in enumerate(self.queues):
             fq.set_limit(t, limits[q])
@@ -146,6 +155,31 @@ class UplinkScheduler:
         self._neighbours(np.minimum(fluid_work + packet_work, self.rates),
                          np.divide(fluid_work, fluid_pps, out=np.zeros(self.n_queues),
                                    where=fluid_pps > 0))
+
+    def _integrate_elastic(self, t):
+        """Add the elastic fluid's offered work up to ``t`` to each queue's total."""
+        if t > self._elastic_t:
+            self._elastic_offered += self._elastic_work * (t - self._elastic_t)
+            self._elastic_t = float(t)
+
+    def rigid_acceptance(self, t):
+        """Per queue, the share of the rigid (not elastic) fluid offered since the last call
+        that the queue took in, every queue brought to ``t`` first (1 where none was offered).
+
+        This is what left, or will leave, the queue of a flood's packets: a backlog queued
+        while its source sends drains after the source falls silent, and counts. Elastic
+        flows are shaped to what their queue leaves them (``_shape_elastic``), so all their
+        fluid is taken in; the rest of the queue's accepted fluid is the rigid flows'."""
+        self._advance(t)
+        self._integrate_elastic(t)
+        now = np.array([[q.fluid_offered_work for q in self.queues],
+                        [q.fluid_accepted_work for q in self.queues], self._elastic_offered])
+        offered, accepted, elastic = now - self._acceptance_mark
+        self._acceptance_mark = now
+        rigid = offered - elastic
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.clip((accepted - elastic) / rigid, 0.0, 1.0)
+        return np.where(rigid > 0, share, 1.0)
 
     def queue_limits(self):
         """Each queue's limit in its unit at the current rates: the queues' own, which a

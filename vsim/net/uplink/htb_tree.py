@@ -10,8 +10,10 @@ share borrowed bandwidth, by default rate/8/r2q clamped to 1000..200000
 bytes, as the kernel sets it) and a ``prio`` (0..7, lower borrows first),
 and hold the queue packets wait in: a pfifo (or bfifo) of ``limit``, by
 default the device's txqueuelen. The kernel ignores quantum and prio on
-inner classes; tc would take them silently, this tree refuses them so a
-configuration never says what it does not do. Rates count the bytes of
+inner classes (a leaf's own decide its share of what it borrows); tc takes
+them without a word, and so does this tree (``vsim.build.htb`` notes that
+they change nothing). A queue ``limit`` on an inner class, which has
+no queue, is refused. Rates count the bytes of
 ``vsim.net.uplink.tc_bytes.charged_bytes``.
 """
 
@@ -83,9 +85,9 @@ class HtbTree:
                 refuse(tag, f"positive bytes, got {depth_bytes!r}")
             getattr(self, tag)[cls.name] = float(depth_bytes)
         if cls.children:
-            for tag in ("quantum", "prio", "limit"):
-                if getattr(cls, tag) is not None:
-                    refuse(tag, "no value: it applies to leaf classes only")
+            if cls.limit is not None:
+                refuse("limit", "no value: an inner class has no queue (limit applies to leaf classes only)")
+            # quantum and prio of an inner class: taken, as tc takes them, and unused
         else:
             quantum = htb_default_quantum(cls.rate, r2q) if cls.quantum is None else cls.quantum
             if not (_number(quantum) and 0 < quantum < math.inf):

@@ -60,6 +60,10 @@ class Scheduler(Protocol):
     def flow_rates(self) -> np.ndarray:
         """Packets/s each bulk flow of the last ``set_flows`` gets through."""
 
+    @property
+    def flow_queues(self) -> np.ndarray:
+        """The queue of each bulk flow of the last ``set_flows``."""
+
     def transmit(self, times: ArrayLike, ip_bytes: ArrayLike, classes: ArrayLike,
                  ports: ArrayLike) -> np.ndarray:
         """Departures plus ``latency`` of a burst of frames (NaN where dropped): ``times``
@@ -67,6 +71,11 @@ class Scheduler(Protocol):
 
     def set_flows(self, t: float, flows: Flows) -> None:
         """From ``t`` until the next call, the bulk flows are ``flows``."""
+
+    def rigid_acceptance(self, t: float) -> np.ndarray:
+        """Per queue, the share of the rigid (not elastic) fluid offered since the last call
+        that the queue took in, every queue brought to ``t`` first (1 where none was offered):
+        what a flood's packets got through, its backlog drained after it fell silent included."""
 
     def declare_arrivals(self, port: int, traffic_class: int, arrivals: str) -> None:
         """The packets of the flood from ``port`` in ``traffic_class`` arrive ``arrivals``
