@@ -1,20 +1,28 @@
 """The package layers of ``vsim/``: each package imports only packages below it.
 
-The order is README's layout section, top to bottom: the commands, then the
-stages (engines, build, results, config), the trace formats, the model
-packages and the plumbing. Every import counts, those inside functions too,
-so a strict order also rules out cycles between packages.
+``setup.cfg``'s ``[importlinter]`` layers contract states the order, README's
+layout section top to bottom: the commands, then the stages (engines, build,
+results, config), the trace formats, the model packages and the plumbing.
+import-linter counts every import, those inside functions too, so a strict
+order also rules out cycles between packages; ``exhaustive`` makes a package
+in no layer an error. vsim/__init__.py, the root, stands above them all.
 """
 
-import ast
+import configparser
+import os
+import shutil
+import subprocess
+import sysconfig
 from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "vsim"
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = ROOT / "setup.cfg"
+LINT_IMPORTS = Path(sysconfig.get_path("scripts")) / "lint-imports"
 
 LAYERS = (
-    "__init__", "__main__", "cli", "scenario",          # entry points; scenario: one release of old names
+    "__main__", "cli", "scenario",                      # entry points; scenario: one release of old names
     "experiments", "validate", "sweep", "probe",        # the commands
     "engines", "build", "results", "config",            # the stages
     "traces",                                           # trace and capture formats
@@ -23,67 +31,46 @@ LAYERS = (
 )
 
 
-def _package(path):
-    """The top-level name under ``vsim/`` that ``path`` belongs to (a package or a module)."""
-    parts = path.relative_to(PACKAGE).with_suffix("").parts
-    return parts[0]
-
-
-def _module_name(path):
-    parts = ("vsim",) + path.relative_to(PACKAGE).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _imports(path):
-    """(line, imported vsim module) of every import in ``path``, relative ones resolved."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    here = _module_name(path).split(".")
-    if path.name != "__init__.py":
-        here = here[:-1]
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                yield node.lineno, alias.name
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = here[:len(here) - node.level + 1]
-                yield node.lineno, ".".join(base + ([node.module] if node.module else []))
-            elif node.module:
-                yield node.lineno, node.module
-
-
-def _violations():
-    for path in sorted(PACKAGE.rglob("*.py")):
-        own = _package(path)
-        for line, name in _imports(path):
-            parts = name.split(".")
-            if parts[0] != "vsim" or len(parts) < 2 or parts[1] == own:
-                continue
-            target = parts[1]
-            if target not in LAYERS:
-                yield f"{path.relative_to(PACKAGE.parent)}:{line}: vsim.{target} is in no layer"
-            elif LAYERS.index(target) <= LAYERS.index(own):
-                yield f"{path.relative_to(PACKAGE.parent)}:{line}: vsim.{own} imports vsim.{target}, above it"
-
-
-def test_every_package_has_a_layer():
-    packages = {_package(path) for path in PACKAGE.rglob("*.py")}
-    assert packages <= set(LAYERS), sorted(packages - set(LAYERS))
+def _lint(cwd=ROOT):
+    """import-linter's (exit status, report) on the package found from ``cwd``."""
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    done = subprocess.run([str(LINT_IMPORTS), "--no-cache", "--no-logo", str(CONFIG)], cwd=cwd,
+                          env=env, capture_output=True, text=True, timeout=120)
+    return done.returncode, done.stdout + done.stderr
 
 
 def test_no_package_imports_one_above_it():
-    assert list(_violations()) == []
+    status, report = _lint()
+    assert status == 0, report
+
+
+def test_the_contract_has_the_layouts_order():
+    config = configparser.ConfigParser()
+    config.read(CONFIG)
+    layers = config["importlinter:contract:layers"]["layers"].split()
+    assert tuple(layers) == LAYERS
+
+
+def _copy_with(tmp_path, relative, source):
+    """A copy of ``vsim/`` under ``tmp_path`` with ``source`` written at ``relative``."""
+    shutil.copytree(ROOT / "vsim", tmp_path / "vsim",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.so", "_data"))
+    planted = tmp_path / "vsim" / relative
+    planted.parent.mkdir(parents=True, exist_ok=True)
+    planted.write_text(source)
+    return tmp_path
 
 
 @pytest.mark.parametrize("source, expected", [
-    ("from vsim.cli import main\n", "imports vsim.cli, above it"),
-    ("import vsim.experiments.reproduce\n", "imports vsim.experiments, above it"),
+    ("from vsim.cli import main\n", "vsim.cpu.bad -> vsim.cli"),
+    ("def later():\n    import vsim.experiments.reproduce\n", "vsim.cpu.bad -> vsim.experiments.reproduce"),
 ])
-def test_an_upward_import_is_found(tmp_path, monkeypatch, source, expected):
-    """The checker itself: a model module importing a command is reported."""
-    fake = tmp_path / "vsim"
-    (fake / "cpu").mkdir(parents=True)
-    (fake / "cpu" / "bad.py").write_text(source)
-    monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
-    found = list(_violations())
-    assert len(found) == 1 and expected in found[0]
+def test_an_upward_import_breaks_the_contract(tmp_path, source, expected):
+    """A model module importing a command, at the top or inside a function, is reported."""
+    status, report = _lint(_copy_with(tmp_path, "cpu/bad.py", source))
+    assert status == 1 and expected in report, report
+
+
+def test_a_package_in_no_layer_breaks_the_contract(tmp_path):
+    status, report = _lint(_copy_with(tmp_path, "stray/__init__.py", ""))
+    assert status == 1 and "vsim.stray" in report, report

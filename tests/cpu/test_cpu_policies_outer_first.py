@@ -104,6 +104,8 @@ class Spy:
 
     def __getattr__(self, name):
         method = getattr(self.real, name)
+        if not callable(method):  # a capability (``CpuPolicy.run_queue_hooks``, ...): as it is
+            return method
 
         def call(machine, *args):
             self._look(machine, name, *(a for a in args if isinstance(a, World)),

@@ -37,10 +37,12 @@ from vsim.guest.receive_stalls import ReceiveStalls
 from vsim.guest.request_response import RequestResponseTraffic
 from vsim.guest.sender_cpu import SenderCpu
 from vsim.guest.traffic_vm import TrafficVm
+from vsim.guest.workload import Workload
 from vsim.metrics.jitter_buffer import AdaptiveBuffer, FixedBuffer
 from vsim.net.frames import ip_bytes_for_rtp
 from vsim.net.shared_uplink import VOICE_CLASS, SharedUplink
 from vsim.net.sources import make_source
+from vsim.net.sources.protocol import Flood
 from vsim.net.txpath.completions import CompletionInterrupts
 from vsim.net.vnic_tx import VnicTransmit
 
@@ -81,8 +83,9 @@ class Host:
     measuring client when the scenario has a measuring conference. ``servers``,
     ``traffic``, ``cpu_bound``, ``rr`` (request/response chains or None),
     ``vnics``, ``uplink``, ``background_tasks`` and ``host_steal`` are the
-    components an engine runs and a summary reads; ``vm_group`` maps each
-    VM's name to its scenario group ("vm" for [vm]'s).
+    components an engine runs (by the protocols of ``vsim.guest.workload``) and
+    a summary reads; ``vm_group`` maps each VM's name to its scenario group
+    ("vm" for [vm]'s).
     """
 
     def __init__(self, loaded, seed):
@@ -104,14 +107,17 @@ class Host:
                                        [spec.group for spec in specs] + [t.group for t in traffic_specs],
                                        streams.stream("uplink"), loaded.source)
         self._add_receivers(specs, models["client"], streams)
-        self.vms, self.vnics, self.servers, self.traffic = [], [], [], []
+        self.vms: list[Group] = []
+        self.vnics: list[VnicTransmit] = []
+        self.servers: list[MediaServer] = []
+        self.traffic: list[TrafficVm] = []
         for spec, receiver in zip(specs, self.receivers):
             self._add_media_server(spec, receiver, streams)
-        self.rr = None
+        self.rr: RequestResponseTraffic | None = None
         for index, spec in enumerate(traffic_specs):
             self._add_traffic_vm(spec, index, models["nic"], loaded.source, streams,
                                  exclusive=not specs)
-        self.cpu_bound = [self._add_cpu_bound_vm(group, index, streams)
+        self.cpu_bound: list[Workload] = [self._add_cpu_bound_vm(group, index, streams)
                           for group in self.scenario.group if group.workload == "cpu_bound"
                           for index in range(group.count)]
         self.background_tasks = BackgroundTasks(self.machine, self.scenario.host.background_tasks,
@@ -198,6 +204,7 @@ class Host:
         flow = self.uplink.add_flow(port, probe.ip_bytes, traffic_class, elastic=probe.elastic,
                                     discrete=probe.discrete, counted_bytes=counted)
         if not (probe.elastic or probe.discrete):  # a flood: its packets' arrivals
+            assert isinstance(probe, Flood)
             self.uplink.scheduler.declare_arrivals(port, traffic_class, probe.arrivals)
         interrupts = CompletionInterrupts(self.uplink, flow, vnic.tso_frames, vnic.wake_rate_hz,
                                           nic.completion_hold())
@@ -217,7 +224,7 @@ class Host:
         self.traffic_vms.append(group)
         self.vm_group[spec.name] = spec.group
 
-    def _add_cpu_bound_vm(self, group, index, streams):
+    def _add_cpu_bound_vm(self, group, index, streams) -> CpuBoundVm:
         """A [[group]] VM that only computes (``vsim.guest.cpu_bound``): its vCPUs, no vNIC."""
         name = f"{group.name}[{index}]"
         vm = self._add_vm(name, cpu_settings(group), group.vcpus, None)

@@ -141,11 +141,11 @@ class HostSteal:
     def worlds(self):
         return [cpu.world for cpu in self.cpus]
 
-    def supports_closed_form(self):
+    def supports_closed_form(self) -> bool:
         """The closed form has no CPU ever taken away: only a host without steal fits it."""
         return not self.cpus
 
-    def start(self):
+    def start(self) -> None:
         """Schedule every CPU's first block."""
         for cpu in self.cpus:
             cpu.start()

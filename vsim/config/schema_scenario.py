@@ -16,8 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from vsim.config.schema_models import MODEL_ROLES
-from vsim.config.schema_sections import (ClientSection, GroupSection, HostSection, HtbSection,
-                                           MeasuredVmSection, NetiocSection, RunSection,
+from vsim.config.schema_sections import (ClientSection, GroupSection, HostSection, HtbNodeSection,
+                                           HtbSection, MeasuredVmSection, NetiocNodeSection,
+                                           NetiocSection, RunSection,
                                            ValidateSection, VmSection)
 from vsim.config.schema_sweep import SweepSection
 from vsim.config.typed import fail
@@ -39,7 +40,7 @@ class Scenario:
     params: dict[str, dict[str, bool | int | float]] = field(default_factory=dict, metadata={
         "doc": "model parameters set by this scenario instead of the model files, by role: "
                "[params.host] ht_rate = 0.8 (roles: " + ", ".join(MODEL_ROLES) + ")"})
-    group: list[GroupSection] = field(default_factory=tuple, metadata={
+    group: tuple[GroupSection, ...] = field(default_factory=tuple, metadata={
         "doc": "further groups of VMs ([[group]] tables), after [vm]'s"})
     netioc: NetiocSection = field(default_factory=NetiocSection)
     htb: HtbSection = field(default_factory=HtbSection)
@@ -62,18 +63,20 @@ class Scenario:
         names = self.group_names()
         silent = {group.name for group in self.group if group.workload == "cpu_bound"}
         placed_groups = [name for name in (names if self.vm.instances else names[1:]) if name not in silent]
-        for key, table, label in (("netioc", self.netioc, "NetIOC"), ("htb", self.htb, "htb")):
-            for index, node in enumerate(table.node):
+        trees: tuple[tuple[str, tuple[NetiocNodeSection | HtbNodeSection, ...], str], ...] = (
+            ("netioc", self.netioc.node, "NetIOC"), ("htb", self.htb.node, "htb"))
+        for key, nodes, label in trees:
+            for index, node in enumerate(nodes):
                 for member in node.members:
                     if member not in names:
                         fail(source, f"{key}.node[{index}].members",
                              f"expected VM groups ({', '.join(names)}), got {member!r}")
             if self.host.uplink != key:
                 continue
-            if not table.node:
+            if not nodes:
                 fail(source, f"{key}.node", f'expected the {label} tree ([[{key}.node]] tables) '
                      f'with host.uplink = "{key}"')
-            placed = {m for node in table.node for m in node.members}
+            placed = {m for node in nodes for m in node.members}
             for name in placed_groups:
                 if name not in placed:
                     fail(source, f"{key}.node", f"expected VM group '{name}' among the members "

@@ -257,7 +257,7 @@ class NetiocNodeSection:
     shares: float = field(default=50.0, metadata=positive(None, "weight for what reservations leave"))
     reservation_mbps: float = field(default=0.0, metadata=non_negative("Mb/s", "guaranteed rate"))
     limit_mbps: float | None = field(default=None, metadata=positive("Mb/s", "most it may send"))
-    members: list[str] = field(default_factory=tuple, metadata={
+    members: tuple[str, ...] = field(default_factory=tuple, metadata={
         "doc": "VM groups ('vm' for [vm]) whose vNICs a leaf carries"})
 
 
@@ -265,7 +265,7 @@ class NetiocNodeSection:
 class NetiocSection:
     """The NetIOC tree of the host's uplink (used when host.uplink = "netioc")."""
 
-    node: list[NetiocNodeSection] = field(default_factory=tuple, metadata={
+    node: tuple[NetiocNodeSection, ...] = field(default_factory=tuple, metadata={
         "doc": "the nodes, parents before their children"})
 
     def validate(self, source, path):
@@ -291,7 +291,7 @@ class HtbNodeSection:
                                                                       "(lower first; default 0)"})
     limit_packets: int | None = field(default=None, metadata={"min": 1, "doc": "a leaf's pfifo limit "
                                                                                "(default: txqueuelen)"})
-    members: list[str] = field(default_factory=tuple, metadata={
+    members: tuple[str, ...] = field(default_factory=tuple, metadata={
         "doc": "VM groups ('vm' for [vm]) whose vNICs a leaf carries"})
 
 
@@ -299,7 +299,7 @@ class HtbNodeSection:
 class HtbSection:
     """The htb classes of the host's uplink (used when host.uplink = "htb")."""
 
-    node: list[HtbNodeSection] = field(default_factory=tuple, metadata={
+    node: tuple[HtbNodeSection, ...] = field(default_factory=tuple, metadata={
         "doc": "the classes, parents before their children"})
 
     def validate(self, source, path):

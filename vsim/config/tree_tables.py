@@ -11,7 +11,7 @@ def tree_layout(tables, key, source):
     members, or a leaf that no traffic uses, is an error naming ``key.node[i].members``.
     (Names, parents and members were checked when the section was read, ``check_tree_tables``.)
     """
-    children = {table.name: [] for table in tables}
+    children: dict[str, list[str]] = {table.name: [] for table in tables}
     for table in tables:
         if table.parent is not None:
             children[table.parent].append(table.name)
@@ -39,7 +39,7 @@ def check_tree_tables(nodes, source, path):
         if node.parent is not None and node.parent not in names:
             fail(source, f"{where}.parent", f"expected a node listed before it, got {node.parent!r}")
         names.add(node.name)
-    node_of = {}
+    node_of: dict[str, str] = {}
     for index, node in enumerate(nodes):
         for member in node.members:
             if member in node_of:

@@ -16,24 +16,29 @@ This relies on SimPy 4's queue layout ``(time, priority, id, event)`` and its
 """
 
 from heapq import heappop, heappush
+from typing import Any, Callable, List
 
 import simpy
 from simpy.events import NORMAL, Timeout
 
 _PLAIN_CALL = 5  # length of a queue entry made by call_later: (time, priority, id, callback, arg)
 
+Scheduler = Callable[[float, Callable[[Any], Any], Any], None]
+"""``call_later(delay, callback, arg)``: call ``callback(arg)`` ``delay`` seconds from now."""
+
 
 class Environment(simpy.Environment):
     """``simpy.Environment`` plus ``call_later`` for callbacks that need no event object."""
 
-    def call_later(self, delay, callback, arg):
+    def call_later(self, delay: float, callback: Callable[[Any], Any], arg: Any) -> None:
         """Call ``callback(arg)`` at ``now + delay`` (``delay`` >= 0)."""
         if delay < 0:
             raise ValueError(f"negative delay {delay}")
-        heappush(self._queue, (self._now + delay, NORMAL, next(self._eid), callback, arg))
+        queue: List[Any] = self._queue  # SimPy's entries are 4-tuples; this adds 5-tuples
+        heappush(queue, (self._now + delay, NORMAL, next(self._eid), callback, arg))
 
-    def step(self):
-        queue = self._queue
+    def step(self) -> None:
+        queue: List[Any] = self._queue
         if queue and len(queue[0]) == _PLAIN_CALL:
             self._now, _, _, callback, arg = heappop(queue)
             callback(arg)
@@ -41,7 +46,7 @@ class Environment(simpy.Environment):
             super().step()
 
 
-def scheduler_for(env):
+def scheduler_for(env: simpy.Environment) -> Scheduler:
     """A ``(delay, callback, arg)`` scheduler for any SimPy environment.
 
     ``Environment.call_later`` where the environment has it, otherwise the
@@ -50,6 +55,6 @@ def scheduler_for(env):
     if isinstance(env, Environment):
         return env.call_later
 
-    def call_later(delay, callback, arg):
+    def call_later(delay: float, callback: Callable[[Any], Any], arg: Any) -> None:
         Timeout(env, delay, arg).callbacks.append(lambda event: callback(event.value))
     return call_later

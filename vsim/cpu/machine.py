@@ -6,7 +6,8 @@ piecewise-linear curve (rate 1 alone on a core, the hyper-threading rate while
 the sibling thread is busy) and schedules one SimPy event per *decision*: a
 job completes, a quantum expires, a limit is reached, a co-stop is due. The
 *policy* (which ready world runs next, whether a waking world preempts) is a
-separate object, so another scheduler is one new module.
+separate object, so another scheduler is one new module: what the machine asks
+of it is ``vsim.cpu.policies.protocol.CpuPolicy``.
 
 Features handled here because every policy shares them:
 - HT-aware placement: a waking world goes to a whole idle core first, its
@@ -32,11 +33,11 @@ Features handled here because every policy shares them:
   accumulates skew; past ``costop_threshold`` it is co-stopped until no
   sibling is left waiting. Idle siblings never cause skew.
 - Run-queue hooks: a policy that keeps a run queue of its own (Linux's fair
-  class dequeues a sleeping or throttled entity and remembers its lag) may
-  offer ``on_block(machine, world)``, called when a world goes idle or its
-  group is throttled, and ``on_unthrottle(machine, world)``, called for each
-  waiting world of a group whose throttling ends. A policy without them is
-  never called there.
+  class dequeues a sleeping or throttled entity and remembers its lag) sets
+  ``run_queue_hooks``: then its ``on_block(machine, world)`` is called when a
+  world goes idle or its group is throttled, and its ``on_unthrottle(machine,
+  world)`` for each waiting world of a group whose throttling ends. A policy
+  that leaves it false is never called there.
 - Socket contention: with the topology's ``socket_contention`` c above 0, a
   running world's speed is also divided by 1 + c k, k the other busy cores
   of its socket (their shared last-level cache and memory bandwidth). Each
@@ -69,10 +70,13 @@ a change here must still pass mypy, or the build stops with mypy's message.
 
 import math
 from functools import partial
-from typing import Any, Callable, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, List, Optional
 
 from vsim.core.environment import scheduler_for
 from vsim.cpu.world import COSTOP, IDLE, READY, RUN, Group, World
+
+if TYPE_CHECKING:
+    from vsim.cpu.policies.protocol import CpuPolicy
 
 
 LIMIT_PHASE_STEP = (math.sqrt(5.0) - 1.0) / 2.0
@@ -83,7 +87,7 @@ any number of phases spread evenly over the period)."""
 class Machine:
     """Logical CPUs of one host, driven by a scheduling policy."""
 
-    def __init__(self, env: Any, topology: Any, policy: Any, *, quantum: float = 0.05,
+    def __init__(self, env: Any, topology: Any, policy: "CpuPolicy", *, quantum: float = 0.05,
                  period: float = 0.1, costop_threshold: float = math.inf) -> None:
         if topology.threads_per_core > 2:
             raise ValueError(f"expected at most 2 hardware threads per core, "
@@ -91,7 +95,7 @@ class Machine:
         self.env: Any = env
         self._call_later: Callable[[float, Any, Any], None] = scheduler_for(env)
         self.topology: Any = topology
-        self.policy: Any = policy
+        self.policy: "CpuPolicy" = policy
         self.quantum = float(quantum)
         self.period = float(period)
         self.costop_threshold = float(costop_threshold)
@@ -126,11 +130,12 @@ class Machine:
         self._periodic = False
         self._limited_groups = 0
         self.reservations = False
-        self._on_block: Optional[Callable[[Any, World], None]] = getattr(policy, "on_block", None)
-        self._on_unthrottle: Optional[Callable[[Any, World], None]] = getattr(
-            policy, "on_unthrottle", None)
-        self._tick_every_cpu = bool(getattr(policy, "tick_every_cpu", False))
-        self._preempt_when_released = bool(getattr(policy, "preempts_when_released", True))
+        hooks = policy.run_queue_hooks
+        self._on_block: Optional[Callable[[Any, World], None]] = policy.on_block if hooks else None
+        self._on_unthrottle: Optional[Callable[[Any, World], None]] = (
+            policy.on_unthrottle if hooks else None)
+        self._tick_every_cpu = bool(policy.tick_every_cpu)
+        self._preempt_when_released = bool(policy.preempts_when_released)
 
     # ------------------------------------------------------------------ setup
     def add_group(self, group: Group) -> None:

@@ -10,6 +10,7 @@ of its speed while ``k`` other cores of its socket are busy (0: no such slowdown
 """
 
 from dataclasses import dataclass
+from typing import Tuple
 
 
 @dataclass(frozen=True)
@@ -23,28 +24,28 @@ class Topology:
     socket_contention: float = 0.0
 
     @property
-    def cores(self):
+    def cores(self) -> int:
         """Physical cores of all sockets."""
         return self.sockets * self.cores_per_socket
 
     @property
-    def logical_cpus(self):
+    def logical_cpus(self) -> int:
         """Hardware threads of all cores."""
         return self.cores * self.threads_per_core
 
-    def core_of(self, lcpu):
+    def core_of(self, lcpu: int) -> int:
         """Index of the physical core that runs logical CPU ``lcpu``."""
         return lcpu // self.threads_per_core
 
-    def socket_of(self, lcpu):
+    def socket_of(self, lcpu: int) -> int:
         """Index of the socket that holds logical CPU ``lcpu``."""
         return self.core_of(lcpu) // self.cores_per_socket
 
-    def siblings(self, lcpu):
+    def siblings(self, lcpu: int) -> Tuple[int, ...]:
         """The other logical CPUs on the same core."""
         first = self.core_of(lcpu) * self.threads_per_core
         return tuple(i for i in range(first, first + self.threads_per_core) if i != lcpu)
 
-    def rate(self, busy_siblings):
+    def rate(self, busy_siblings: int) -> float:
         """Speed of a thread, relative to a whole core, given how many siblings are busy."""
         return 1.0 if busy_siblings == 0 else self.ht_rate

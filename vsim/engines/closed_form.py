@@ -47,8 +47,8 @@ class _Timeline:
 
     def __init__(self):
         self.busy = {}
-        self.emitted = ([], [])
-        self.ring_drops = ([], [])
+        self.emitted: tuple[list[float], list[int]] = ([], [])
+        self.ring_drops: tuple[list[float], list[int]] = ([], [])
         self.uplink_at = {}
         self.background = []
 
@@ -106,7 +106,7 @@ def _run(sim, duration, warmup):
     timeline = _Timeline()
     bursts = []
     for vm_index, (server, vnic) in enumerate(zip(sim.servers, sim.vnics)):
-        background = [[] for _ in server.workers]
+        background: list[list[float]] = [[] for _ in server.workers]
         if server.background is not None:
             arrivals = server.background.arrivals(duration)
             for when, worker_index in arrivals:

@@ -7,11 +7,14 @@ counters, read after the warm-up and at the end, become its summary in
 ``vsim.results.run_summary``.
 """
 
+from typing import Optional, Sequence
+
 import numpy as np
 
 from vsim.build.host import Host
 from vsim.cpu.world import COSTOP, READY
 from vsim.engines import closed_form as uncontended
+from vsim.guest.workload import EngineComponent, TrafficWorkload, TransactionWorkload, Workload
 from vsim.net.shared_uplink import SharedUplink
 from vsim.results.run_summary import run_summary
 
@@ -28,7 +31,8 @@ class Simulation(Host):
     world ever waits for a CPU) or ``"auto"``: the closed form where it
     applies, since it gives the same packets and jitter, the events elsewhere.
     The closed form is taken only when the machine and every component (media
-    servers, traffic VMs, the uplink) say they support it.
+    servers, traffic VMs, the uplink: ``vsim.guest.workload.EngineComponent``) say they
+    support it.
     """
 
     ENGINES = ("auto", "events", "uncontended")
@@ -39,10 +43,10 @@ class Simulation(Host):
         super().__init__(loaded, seed)
         self.engine = self._choose_engine(engine)
 
-    def _choose_engine(self, engine):
+    def _choose_engine(self, engine: str) -> str:
         """The engine to run: the one asked for, the closed form for ``"auto"`` where it fits;
         ``EngineError`` when the closed form is asked for and does not fit."""
-        components = ([*self.servers, *self.traffic, *self.cpu_bound, self.uplink, self.host_steal]
+        components: list[EngineComponent] = ([*self.servers, *self.traffic, *self.cpu_bound, self.uplink, self.host_steal]
                       + ([self.rr] if self.rr else []))
         # the closed form plays the VMs' worlds only; the host's other work needs the events
         fits = (uncontended.applies(self.machine) and not self.background_tasks.worlds
@@ -66,7 +70,7 @@ class Simulation(Host):
             for worker in server.workers:
                 worker.record_ticks()
 
-    def _start_traffic(self, duration, warmup):
+    def _start_traffic(self, duration: float, warmup: float) -> None:
         """Declare the media servers' frame rates to the uplink and schedule the bulk traffic
         and the request/response chains (which batch their requests between the bulk flows'
         changes)."""
@@ -74,9 +78,11 @@ class Simulation(Host):
         for flow, pps in self.voice_flows:
             self.uplink.set_rate(0.0, flow, pps)
         rate = self.uplink.scheduler.rate_bps
-        changes = [vm.start(duration, rate) for vm in self.traffic]
-        if self.rr is not None:
-            self.rr.start(duration, warmup, np.concatenate([[0.0], *changes]))
+        traffic: Sequence[TrafficWorkload] = self.traffic
+        changes = [vm.start(duration, rate) for vm in traffic]
+        rr: Optional[TransactionWorkload] = self.rr
+        if rr is not None:
+            rr.start(duration, warmup, np.concatenate([[0.0], *changes]))
 
     def _snapshot(self):
         """The counters the summary differences (``vsim.results.run_summary``), read now."""
@@ -131,7 +137,8 @@ class Simulation(Host):
         self.host_steal.start()
         if isinstance(self.uplink, SharedUplink):
             self._start_traffic(duration, warmup)
-        for server in self.servers:
+        servers: Sequence[Workload] = self.servers
+        for server in servers:
             server.start()
         self._run_until(warmup, duration / self.PROGRESS_STEPS, progress)
         start = self._snapshot()

@@ -57,7 +57,7 @@ class GuestBackground:
         gaps with the same floating-point steps, so both paths see the same
         bursts at the same instants.
         """
-        found = []
+        found: list[tuple[float, int]] = []
         if not self.workers:
             return found
         now = 0.0 + self._gap()

@@ -29,7 +29,7 @@ class CpuBoundVm:
         self.burst = burst
         self.rng = rng
 
-    def start(self):
+    def start(self) -> None:
         """Make every vCPU runnable now (demand 1) or at a random point of its cycle."""
         for world in self.worlds:
             if self.demand >= 1.0:
@@ -37,7 +37,7 @@ class CpuBoundVm:
             else:
                 self.call_later(self._gap() * float(self.rng.random()), self._wake, world)
 
-    def supports_closed_form(self):
+    def supports_closed_form(self) -> bool:
         """The closed-form engine plays media servers' ticks only."""
         return False
 

@@ -182,7 +182,7 @@ class MediaServer:
             sizes[-1] = streams % participants
         if measuring_conference:
             sizes.append(participants)
-        per_vcpu = [[] for _ in vcpus]
+        per_vcpu: list[list[int]] = [[] for _ in vcpus]
         for index, size in enumerate(sizes):
             per_vcpu[index % len(vcpus)].append(size)
         monitored_vcpu = (len(sizes) - 1) % len(vcpus) if sizes else None
@@ -204,11 +204,11 @@ class MediaServer:
         self.emitted = 0
 
     @staticmethod
-    def supports_closed_form():
+    def supports_closed_form() -> bool:
         """The closed form plays the ticks' recursions, guest background bursts included."""
         return True
 
-    def start(self):
+    def start(self) -> None:
         for worker in self.workers:
             worker.start()
         if self.background is not None:

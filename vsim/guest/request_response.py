@@ -56,11 +56,13 @@ sent at when that parts from the declared one by more than
 
 import heapq
 import math
+from typing import Tuple
 
 import numpy as np
 
 from vsim.core.environment import scheduler_for
 from vsim.net.frames import serialization_time
+from vsim.net.sources.protocol import Transactions
 
 RTO_MIN = 0.2
 """Seconds before a lost request is sent again: Linux's minimum retransmission timeout
@@ -108,11 +110,12 @@ class RequestResponseTraffic:
         self.groups = []
 
     @staticmethod
-    def supports_closed_form():
+    def supports_closed_form() -> bool:
         """Frames through a scheduler need the event engine."""
         return False
 
-    def add_vm(self, name, group, port, flow, traffic_class, source, active, rng):
+    def add_vm(self, name: str, group: str, port: int, flow: int, traffic_class: int,
+               source: Transactions, active: Tuple[float, float], rng: np.random.Generator) -> None:
         """A VM of ``group`` sending ``source``'s transactions (a ``TcpRequestResponse``) on
         ``port`` (declared as discrete ``flow``) from ``active[0]`` to ``active[1]`` of the run;
         ``rng`` draws its chains' starting phases."""
@@ -136,7 +139,7 @@ class RequestResponseTraffic:
         return (float(scheduler.work(source.ip_bytes)) + scheduler.latency
                 + self.rest_of_loop(source) - source.think_time)
 
-    def start(self, duration, warmup, barriers):
+    def start(self, duration: float, warmup: float, barriers: np.ndarray) -> None:
         """Lay out the chains and schedule the first requests for a run of ``duration``;
         ``barriers`` are the times the bulk flows change."""
         self.duration, self.warmup = duration, warmup
@@ -308,7 +311,8 @@ class RequestResponseTraffic:
         sojourn = lanes.lone_sojourn(self.queue, self.work)
         latency = lanes.latency
         rest, think = self.rest.tolist(), self.think.tolist()
-        chains, times = [], []
+        chain_parts: list[np.ndarray] = []
+        time_parts: list[list[float]] = []
         for c, t, last in zip(pending.tolist(), self.next_request[pending].tolist(),
                               np.minimum(self.stop[pending], end).tolist()):
             a, r, h = float(sojourn[c]), rest[c], think[c]
@@ -316,10 +320,10 @@ class RequestResponseTraffic:
             while t < last:
                 mine.append(t)
                 t = t + (t + a + latency - t) + r - h + h
-            chains.append(np.full(len(mine), c, dtype=np.int64))
-            times.append(mine)
-        chains = np.concatenate(chains) if chains else np.empty(0, dtype=np.int64)
-        times = np.concatenate(times) if times else np.empty(0)
+            chain_parts.append(np.full(len(mine), c, dtype=np.int64))
+            time_parts.append(mine)
+        chains = np.concatenate(chain_parts) if chain_parts else np.empty(0, dtype=np.int64)
+        times = np.concatenate(time_parts) if time_parts else np.empty(0)
         order = np.lexsort((chains, times))
         chains, times = chains[order], times[order]
         taken = lanes.take_quiet(times, self.queue[chains], self.work[chains])

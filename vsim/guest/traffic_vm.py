@@ -18,6 +18,7 @@ import numpy as np
 
 from vsim.core.environment import scheduler_for
 from vsim.net.sources import make_source
+from vsim.net.sources.protocol import Flood, Stream
 
 
 class TrafficVm:
@@ -41,23 +42,25 @@ class TrafficVm:
             cpu.on_allowance = self._offer
 
     @staticmethod
-    def supports_closed_form():
+    def supports_closed_form() -> bool:
         """A bulk flow changes the uplink's queues: the closed form does not cover it."""
         return False
 
     def rate_schedule(self, duration, rate_bps):
         """(times, pps) of the flow over a run of ``duration`` on a ``rate_bps`` uplink."""
         start, stop = (fraction * duration for fraction in self.active)
-        if hasattr(self.source, "rate_changes"):
+        if isinstance(self.source, Flood):
             timed = make_source(self.kind, {**self.params, "start": start, "stop": stop},
                                 *self.where, self.rng)
+            assert isinstance(timed, Flood)  # the same source, from the run's start to its stop
             return timed.rate_changes(duration)
+        assert isinstance(self.source, Stream)  # a traffic VM sends a flood or a stream
         times = np.array([0.0, start, stop])
         rates = np.array([0.0, self.source.demand_pps(rate_bps), 0.0])
         keep = np.append(np.diff(times) > 0, True)  # of changes at one instant, the last holds
         return times[keep], rates[keep]
 
-    def start(self, duration, rate_bps):
+    def start(self, duration: float, rate_bps: float) -> np.ndarray:
         """Schedule the flow's rate changes for a run of ``duration``; returns their times."""
         times, rates = self.rate_schedule(duration, rate_bps)
         for when, pps in zip(times.tolist(), rates.tolist()):

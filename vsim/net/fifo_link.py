@@ -65,7 +65,7 @@ class FifoLink:
         self._tail_length = 1 if buffer_packets == math.inf else self.buffer_packets + 1
         self._tail = np.empty(0)
         self._horizon = -math.inf
-        self._record = collections.deque()
+        self._record: collections.deque[tuple] = collections.deque()
         self._departed_before_horizon = 0
 
     def offer(self, times, ip_bytes):

@@ -30,11 +30,13 @@ takes every frame in time order.
 """
 
 import math
+from typing import Any
 
 import numpy as np
 
 from vsim.net.fluid.flows import Flows
 from vsim.net.frames import packet_bytes
+from vsim.net.uplink.protocol import Scheduler
 
 DELAY_BIN = 1e-6
 """Width of the uplink-delay histogram's bins (s)."""
@@ -49,30 +51,30 @@ VOICE_CLASS = 0
 class SharedUplink:
     """Ports and flows of one host on ``scheduler``, with their counters; ``begin`` a run first."""
 
-    def __init__(self, scheduler):
+    def __init__(self, scheduler: Scheduler) -> None:
         self.scheduler = scheduler
         self.bins = 0
-        self.port_names = []
-        self.offered_per_s = []
-        self.dropped_per_s = []
+        self.port_names: list[str] = []
+        self.offered_per_s: list[np.ndarray] = []
+        self.dropped_per_s: list[np.ndarray] = []
         self.delays = np.zeros(DELAY_BINS, dtype=np.int64)
         self.sent = 0
         self.dropped = 0
         self.busy_time = 0.0
-        self._flows = []
-        self._pps = []
-        self._offered = []
-        self._delivered = []
+        self._flows: list[tuple] = []  # (ip_bytes, class, port, elastic, discrete, counted)
+        self._pps: list[float] = []
+        self._offered: list[float] = []
+        self._delivered: list[float] = []
         self._t = 0.0
-        self._watchers = []
-        self._work = {}
-        self._countdowns = {}
+        self._watchers: list[Any] = []  # objects with an accrue(t)
+        self._work: dict[float, float] = {}
+        self._countdowns: dict[int, np.ndarray] = {}
         self._bulk_sending = 0
-        self._lagging = []
+        self._lagging: list[Any] = []  # sources with a catch_up(t)
         self._settling = False
 
     @staticmethod
-    def supports_closed_form():
+    def supports_closed_form() -> bool:
         """Bulk flows and per-frame schedulers need the event engine."""
         return False
 

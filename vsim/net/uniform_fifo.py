@@ -29,7 +29,7 @@ class UniformFifo:
         self.busy_time = 0.0
 
     @staticmethod
-    def supports_closed_form():
+    def supports_closed_form() -> bool:
         """The closed-form engine may drive it: it needs nothing but the bursts in time order."""
         return True
 

@@ -44,7 +44,7 @@ class VnicTransmit:
         self.cost_per_frame = tx_cost + rx_cost
         self.ring_size = ring_size
         self.min_gap = 1.0 / wake_rate_hz if wake_rate_hz and wake_rate_hz < math.inf else 0.0
-        self.pending = deque()
+        self.pending: deque[tuple] = deque()
         self.pending_frames = 0
         self.in_ring = 0
         self.job = []

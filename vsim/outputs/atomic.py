@@ -29,7 +29,7 @@ from vsim.core.errors import InputError
 from vsim.core.interrupts import interrupts_held
 
 
-_open_sets = []
+_open_sets: list["_PendingSet"] = []
 """The pending sets of ``output_set`` blocks being run, innermost last."""
 
 
@@ -65,7 +65,7 @@ def atomic_path(path):
     special = mode is not None and not stat.S_ISREG(mode)
     if path.is_symlink() and not special:
         path = Path(os.path.realpath(path))
-    tmp = None
+    tmp: str | None = None  # None once handed to the pending set
     try:
         with interrupts_held():
             tmp = _temporary_beside(path, special)

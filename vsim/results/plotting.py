@@ -38,7 +38,7 @@ class Curve:
     label: str
     xs: list
     stats: list
-    runs: list = None
+    runs: list | None = None
 
 
 @dataclass(frozen=True)

@@ -132,7 +132,7 @@ def _quality_lines(quality):
             else "adaptive jitter buffer")
     rows = [("measuring conference", quality["measuring_conference"])]
     rows += [(f"group {name}", entry) for name, entry in quality["groups"].items()]
-    lines = []
+    lines: list[str] = []
     for label, entry in rows:
         if entry is None or not entry["packets"]:
             continue

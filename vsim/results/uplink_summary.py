@@ -72,7 +72,7 @@ def group_summary(sim, start, end, warmup, duration):
     offered0, delivered0 = start["flows"]
     offered1, delivered1 = end["flows"]
     interrupts = end["interrupts"] - start["interrupts"]
-    groups = {}
+    groups: dict[str, dict] = {}
     for index, (vm, group) in enumerate(zip(sim.traffic, sim.traffic_groups)):
         first = max(vm.active[0] * duration, warmup)
         last = min(vm.active[1] * duration, duration)

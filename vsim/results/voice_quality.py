@@ -142,7 +142,7 @@ def voice_quality_summary(sim, warmup):
     codec = sim.codec
     per_receiver = [stream_records(receiver, sim.jitter_buffer, warmup)
                     for receiver in sim.receivers]
-    groups = {}
+    groups: dict[str, list] = {}
     for group, records in zip(sim.receiver_groups, per_receiver):
         groups.setdefault(group, []).extend(records)
     measuring = None

@@ -145,6 +145,7 @@ class FairQueue:
     # a cgroup whose quota is refilled preempts no running task: unthrottle_cfs_rq
     # (kernel/sched/fair.c) reschedules only an idle CPU, the rest wait for the tick
     preempts_when_released = False
+    run_queue_hooks = True  # a sleeping or throttled task leaves the queue (on_block), keeping its lag
 
     def __init__(self, tunable_scaling: str = "log") -> None:
         tunable_factor(1, tunable_scaling)  # reject an unknown scaling now

@@ -23,12 +23,13 @@ The variants: ``vsim.cpu.policies.linux_eevdf`` and ``vsim.cpu.policies.linux_cf
 over the run queue they share, ``vsim.cpu.policies.fair_queue``.
 """
 
-from vsim.cpu.policies.fair_queue import FairQueue
+from typing import Any
+
 from vsim.cpu.policies.linux_cfs import Cfs
 from vsim.cpu.policies.linux_eevdf import Eevdf
 
 
-def linux_fair(variant: str = "eevdf", **params) -> FairQueue:
+def linux_fair(variant: str = "eevdf", **params: Any) -> Eevdf | Cfs:
     """Linux's fair class: ``variant`` "eevdf" (6.6 and later) or "cfs" (up to 6.5)."""
     if variant == "eevdf":
         return Eevdf(**params)

@@ -22,32 +22,40 @@ none active, every call goes straight to the inner policy, so a host without
 steal schedules exactly as before.
 """
 
-from typing import List, Optional
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Set, Tuple, TypeVar
 
-from vsim.cpu.world import READY
+from vsim.cpu.policies.protocol import CpuPolicy
+from vsim.cpu.world import READY, Group, World
+
+if TYPE_CHECKING:
+    from vsim.cpu.machine import Machine
+
+Result = TypeVar("Result")
 
 
 class OuterFirst:
     """``inner``'s decisions, except that registered outer worlds own their CPU while they run."""
 
-    def __init__(self, inner) -> None:
+    run_queue_hooks = True  # it counts the outer worlds running through ``on_block``
+
+    def __init__(self, inner: CpuPolicy) -> None:
         self.inner = inner
-        self.tick_every_cpu = bool(getattr(inner, "tick_every_cpu", False))
-        self.preempts_when_released = bool(getattr(inner, "preempts_when_released", True))
-        self._inner_on_block = getattr(inner, "on_block", None)
-        self._inner_on_unthrottle = getattr(inner, "on_unthrottle", None)
-        self.outer: set = set()
-        self._outer_list: list = []
+        self.tick_every_cpu = inner.tick_every_cpu
+        self.preempts_when_released = inner.preempts_when_released
+        self._inner_hooks = inner.run_queue_hooks
+        self.outer: Set[World] = set()
+        self._outer_list: List[World] = []
         self._active = 0  # outer worlds woken and not yet idle again
 
-    def add_outer(self, world) -> None:
+    def add_outer(self, world: World) -> None:
         """Register ``world`` (pinned to one logical CPU) as an outer world."""
         if world.affinity is None or len(world.affinity) != 1:
             raise ValueError(f"expected an outer world pinned to one logical CPU, {world.name} is not")
         self.outer.add(world)
         self._outer_list.append(world)
 
-    def _hidden(self, machine, call, *args, groups=False):
+    def _hidden(self, machine: "Machine", call: Callable[..., Result], *args: Any,
+                groups: bool = False) -> Result:
         """``call(machine, *args)`` with the outer worlds (and with ``groups``, their groups) out of
         the machine's lists for its duration."""
         if not self._active and not groups:
@@ -63,7 +71,8 @@ class OuterFirst:
             del ready[index]
         kept = machine.groups
         outer_groups = {world.group for world in outer}
-        absent = [(index, group) for index, group in enumerate(kept) if group in outer_groups] if groups else []
+        absent: List[Tuple[int, Group]] = (
+            [(index, group) for index, group in enumerate(kept) if group in outer_groups] if groups else [])
         for index, _ in reversed(absent):
             del kept[index]
         try:
@@ -77,50 +86,51 @@ class OuterFirst:
                 running[lcpu] = world
 
     # ------------------------------------------------------------ the machine's calls
-    def entitle(self, machine) -> None:
+    def entitle(self, machine: "Machine") -> None:
         self._hidden(machine, self.inner.entitle, groups=True)
 
-    def on_wake(self, machine, world) -> None:
+    def on_wake(self, machine: "Machine", world: World) -> None:
         if world in self.outer:
             self._active += 1
             return
         self._hidden(machine, self.inner.on_wake, world)
 
-    def on_block(self, machine, world) -> None:
+    def on_block(self, machine: "Machine", world: World) -> None:
         if world in self.outer:
             self._active -= 1
             return
-        if self._inner_on_block is not None:
-            self._hidden(machine, self._inner_on_block, world)
+        if self._inner_hooks:
+            self._hidden(machine, self.inner.on_block, world)
 
-    def on_unthrottle(self, machine, world) -> None:
-        if world not in self.outer and self._inner_on_unthrottle is not None:
-            self._hidden(machine, self._inner_on_unthrottle, world)
+    def on_unthrottle(self, machine: "Machine", world: World) -> None:
+        if world not in self.outer and self._inner_hooks:
+            self._hidden(machine, self.inner.on_unthrottle, world)
 
-    def charge(self, machine, world, occupancy: float) -> None:
+    def charge(self, machine: "Machine", world: World, occupancy: float) -> None:
         if world not in self.outer:
             self._hidden(machine, self.inner.charge, world, occupancy)
 
-    def pick(self, machine, ready: List, lcpu: int) -> Optional[object]:
+    def pick(self, machine: "Machine", ready: List[World], lcpu: int) -> Optional[World]:
         if not self._active:
             return self.inner.pick(machine, ready, lcpu)
         running = machine.lcpu_world[lcpu]
         if running is not None and running in self.outer:
             return None  # nobody takes an outer world's CPU
         for world in self._outer_list:
-            if world.state == READY and lcpu in world.affinity:
+            if world.state == READY and world.affinity is not None and lcpu in world.affinity:
                 return world
         others = [world for world in ready if world not in self.outer]
         return self._hidden(machine, self.inner.pick, others, lcpu)
 
-    def preempt_victim(self, machine, world) -> Optional[int]:
+    def preempt_victim(self, machine: "Machine", world: World) -> Optional[int]:
         if world in self.outer:
+            assert world.affinity is not None  # an outer world is pinned (``add_outer``)
             (lcpu,) = world.affinity
             running = machine.lcpu_world[lcpu]
             return lcpu if running is not None and running not in self.outer else None
         return self._hidden(machine, self.inner.preempt_victim, world)
 
-    def preempts_at_quantum(self, machine, best, current) -> bool:
+    def preempts_at_quantum(self, machine: "Machine", best: World, current: World) -> bool:
         if current in self.outer:
             return False
         if best in self.outer:

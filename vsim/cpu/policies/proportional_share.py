@@ -63,6 +63,10 @@ def share_price(groups: List[Group], capacity: float) -> float:
 class ProportionalShare:
     """Lowest virtual time first; reservations as shares; limits as throttling (by the machine)."""
 
+    tick_every_cpu = False  # a stopped world arms its own CPU's quantum check only
+    preempts_when_released = True  # a world released by a new period may preempt, as a waker
+    run_queue_hooks = False  # no run queue of its own: on_block and on_unthrottle are not called
+
     def __init__(self, wake_credit: float = 0.001, wake_granularity: float = 0.001) -> None:
         self.wake_credit = float(wake_credit)
         self.wake_granularity = float(wake_granularity)
@@ -81,6 +85,12 @@ class ProportionalShare:
 
     def charge(self, machine: "Machine", world: World, occupancy: float) -> None:
         world.vtime += occupancy * REFERENCE_SHARES / world.share
+
+    def on_block(self, machine: "Machine", world: World) -> None:
+        """Nothing: the ready worlds are the machine's, and a sleeper keeps its virtual time."""
+
+    def on_unthrottle(self, machine: "Machine", world: World) -> None:
+        """Nothing: a released world's virtual time stands as it was."""
 
     def _current_vtime(self, world: World, now: float) -> float:
         return world.vtime + (now - world.run_start) * REFERENCE_SHARES / world.share

@@ -46,10 +46,10 @@ def allocate(tree, demands, available=None):
         if not (isinstance(demand, (int, float)) and demand >= 0 and not math.isnan(demand)):
             raise InputError(tree.source, f"demands.{name}",
                              f"a non-negative rate in b/s, got {demand!r}")
-    wanted = {}
+    wanted: dict[str, float] = {}
     for node in tree.nodes:
         _demand(node, demands, wanted)
-    rates = {}
+    rates: dict[str, float] = {}
     _divide(tree.nodes, available, wanted, rates)
     return rates
 

@@ -6,24 +6,31 @@ one: request/response) or neither (a fluid that keeps offering: a UDP
 flood); ``ip_bytes``, its packet size; and its rates (``rate_changes`` for a
 flood, ``demand_pps`` for a stream, ``request_times`` for transactions); a
 flood also says how its packets arrive (``arrivals``: "paced" or
-"poisson"). A new source is one module plus an entry in ``SOURCES``.
+"poisson"). ``vsim.net.sources.protocol`` lists what each kind offers. A new
+source is one module plus an entry in ``SOURCES``, which mypy checks against
+``TrafficSource``.
 """
 
 import inspect
+from typing import Any, Dict, Mapping, Optional
+
+import numpy as np
 
 from vsim.core.errors import InputError, did_you_mean
+from vsim.net.sources.protocol import SourceFactory, TrafficSource
 from vsim.net.sources.tcp_rr import TcpRequestResponse
 from vsim.net.sources.tcp_stream import TcpStream
 from vsim.net.sources.udp_flood import UdpFlood
 
-SOURCES = {
+SOURCES: Dict[str, SourceFactory] = {
     "udp_flood": UdpFlood,
     "tcp_stream": TcpStream,
     "tcp_rr": TcpRequestResponse,
 }
 
 
-def make_source(name, params, source="<input>", where="traffic", rng=None):
+def make_source(name: str, params: Mapping[str, Any], source: str = "<input>",
+                where: str = "traffic", rng: Optional[np.random.Generator] = None) -> TrafficSource:
     """The source registered under ``name`` built from the ``params`` mapping.
 
     An unknown name or parameter is an ``InputError`` naming ``source`` and

@@ -63,7 +63,7 @@ class TcpStream:
     def demand_pps(self, rate_bps):
         """Segments/s the sender offers on a ``rate_bps`` link: line rate, or less if window-limited."""
         line = self.line_pps(rate_bps)
-        if self.window_bytes is None:
+        if self.window_bytes is None or self.rtt is None:  # both or neither (``__init__``)
             return line
         return min(line, self.window_bytes / self.rtt / self.payload)
 

@@ -66,7 +66,7 @@ class UdpFlood:
 
     def mean_pps(self):
         """Long-run packet rate while the flood is running."""
-        if self.on is None:
+        if self.on is None or self.off is None:  # both or neither (``__init__``)
             return self.pps
         return self.pps * self.on / (self.on + self.off)
 
@@ -75,7 +75,7 @@ class UdpFlood:
         end = min(self.stop, until)
         if end <= self.start:
             return np.array([0.0]), np.array([0.0])
-        if self.on is None:
+        if self.on is None or self.off is None:
             edges = np.array([self.start, end])
         else:
             cycles = int(math.ceil((end - self.start) / (self.on + self.off))) + 1

@@ -2,6 +2,7 @@
 naming the source file and the parameter."""
 
 import math
+from typing import Any, Optional
 
 from vsim.core.errors import InputError
 
@@ -14,7 +15,7 @@ rate (400 GbE carries 595 million 84-byte wire frames a second, IEEE 802.3bs), s
 rate is a mistake (bits or bytes a second given as packets), not a load a host can meet."""
 
 
-def positive(value, name, source, where, allow_inf=False):
+def positive(value: Any, name: str, source: str, where: str, allow_inf: bool = False) -> float:
     """``value`` as a float, refused unless positive (and finite unless ``allow_inf``)."""
     ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 \
         and not math.isnan(value) and (allow_inf or math.isfinite(value))
@@ -24,7 +25,7 @@ def positive(value, name, source, where, allow_inf=False):
     return float(value)
 
 
-def packet_rate(value, name, source, where):
+def packet_rate(value: Any, name: str, source: str, where: str) -> float:
     """``value`` as a float, refused unless a positive packet rate of at most ``MAX_PPS``."""
     rate = positive(value, name, source, where)
     if rate > MAX_PPS:
@@ -34,7 +35,7 @@ def packet_rate(value, name, source, where):
     return rate
 
 
-def non_negative(value, name, source, where):
+def non_negative(value: Any, name: str, source: str, where: str) -> float:
     """``value`` if it is a finite number >= 0, else an ``InputError`` naming ``name``."""
     ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0 \
         and math.isfinite(value)
@@ -43,7 +44,7 @@ def non_negative(value, name, source, where):
     return float(value)
 
 
-def ip_packet(value, name, source, where, headers):
+def ip_packet(value: Any, name: str, source: str, where: str, headers: int) -> float:
     """``value`` as a float, refused unless an IPv4 packet of that many bytes can exist: at
     least its ``headers`` (IP and transport) and at most ``IP_MAX``."""
     size = positive(value, name, source, where)
@@ -53,7 +54,8 @@ def ip_packet(value, name, source, where, headers):
     return size
 
 
-def whole(value, name, source, where, low=1, high=None):
+def whole(value: Any, name: str, source: str, where: str, low: int = 1,
+          high: Optional[int] = None) -> int:
     """``value`` as an int, refused unless a whole number from ``low`` (to ``high``)."""
     ok = (isinstance(value, (int, float)) and not isinstance(value, bool)
           and math.isfinite(value) and value == int(value) and value >= low
@@ -64,7 +66,7 @@ def whole(value, name, source, where, low=1, high=None):
     return int(value)
 
 
-def flag(value, name, source, where):
+def flag(value: Any, name: str, source: str, where: str) -> bool:
     """``value`` if it is true or false, else an ``InputError`` naming ``name``."""
     if not isinstance(value, bool):
         raise InputError(source, f"{where}.{name}", f"true or false, got {value!r}")

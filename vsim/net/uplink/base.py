@@ -9,10 +9,11 @@ The transmit path hands the scheduler
 - bulk flows with ``set_flows(t, flows)`` (``vsim.net.fluid.flows.Flows``):
   from ``t`` on, until the next call, each flow offers its packet rate.
 
-A scheduler is a set of ``FluidPacketQueue``s. A subclass says which queue a
-frame or flow goes to (``queue_index``) and at what rate each queue is
-served given the queues' demands (``service_rates``); this class does the
-rest: it shapes elastic flows to what their queue leaves them, feeds each
+Those members are ``vsim.net.uplink.protocol.Scheduler``, which lists the
+optional overrides too. A scheduler is a set of ``FluidPacketQueue``s. A
+subclass says which queue a frame or flow goes to (``queue_index``) and at
+what rate each queue is served given the queues' demands (``service_rates``);
+this class does the rest: it shapes elastic flows to what their queue leaves them, feeds each
 queue its fluid, resolves frames per queue, and keeps the counters
 (``frames_offered``, ``frames_dropped``, ``frames_in_system(t)``,
 ``flow_rates``, ``fluid_offered_work``/``fluid_accepted_work``).
@@ -66,13 +67,13 @@ class UplinkScheduler:
         self.arrivals = {}
         self.t = 0.0
         self.flow_queues = np.zeros(0, dtype=np.int64)
-        self._elastic_work = np.zeros(self.n_queues)
+        self._elastic_work: np.ndarray = np.zeros(self.n_queues)
         self._elastic_t = 0.0
         self._elastic_offered = np.zeros(self.n_queues)
         self._acceptance_mark = np.zeros((3, self.n_queues))
 
     # ------------------------------------------------------------ subclass hooks
-    def queue_index(self, classes, ports):
+    def queue_index(self, classes: np.ndarray, ports: np.ndarray) -> np.ndarray:
         """Queue of each frame or flow (integer array)."""
         return np.zeros(np.shape(ports), dtype=np.int64)
 
@@ -91,12 +92,12 @@ class UplinkScheduler:
         looked = np.array([queue_of(port, cls) for port, cls in pairs.T.tolist()], dtype=np.int64)
         return looked[np.asarray(inverse).ravel()].reshape(ports.shape)
 
-    def service_rates(self, demand):
+    def service_rates(self, demand: np.ndarray) -> np.ndarray:
         """Rate (fraction of the link) each queue is served at while it has work queued,
         given every queue's offered work rate ``demand``."""
         return np.ones(self.n_queues)
 
-    def run_length(self, burst, competitors):
+    def run_length(self, burst: float, competitors: int) -> float:
         """Frames of a port's ``burst`` that leave back to back while ``competitors`` other
         ports are backlogged: the whole burst, unless the scheduler interleaves ports."""
         return run_length(burst, competitors)

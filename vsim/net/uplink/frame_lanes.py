@@ -62,7 +62,7 @@ class FrameLanes:
         self.latency = scheduler.latency
         self.rest = [float(w) for w in wire_rest]
         self.busy = [float(b) if w > 0 else 0.0 for b, w in zip(wire_busy, self.rest)]
-        self.rests = [] if any(self.fluid_busy) or any(self.busy) else None
+        self.rests: list[float] | None = [] if any(self.fluid_busy) or any(self.busy) else None
         """Each frame's wait for a packet on the wire (a fluid's in service, another queue's
         frame), in the order sent (None: no queue has either, so nothing is drawn or kept)."""
         self.predictable = self.gate is None and not any(self.busy) and not any(self.fluid_busy)
@@ -130,6 +130,7 @@ class FrameLanes:
                 if next(self.uniforms) < busy:
                     self.draws += 1
                     rest += next(self.uniforms) * self.rest[q]
+            assert self.rests is not None  # a queue with a rest made the list
             self.rests.append(rest)
             service = work / rate
             after = service + max(backlog / rate, service + rest - service)

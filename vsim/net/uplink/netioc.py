@@ -134,6 +134,7 @@ class NetiocScheduler(UplinkScheduler):
         counted bytes, so a leaf's link time is its allocation over its counted ratio, and
         the capacity shared out is what the link carries of the leaves' counted bytes."""
         ratio = self._counted_per_wire
+        assert ratio is not None  # set_flows sets it before it asks for the rates
         counted = {leaf: float(d) * self.rate_bps * r
                    for leaf, d, r in zip(self.leaves, demand, ratio)}
         rates = np.empty(self.n_queues)

@@ -60,7 +60,7 @@ class TcFifoScheduler(UplinkScheduler):
     """A kernel FIFO of ``limit`` in ``unit`` served by ``shaper`` at ``rate_bps``; subclasses
     fix the unit."""
 
-    unit_name = None
+    unit_name: str | None = None
 
     def __init__(self, rate_bps, limit=TXQUEUELEN, unit=None, *, shaper="wire", rng, **kwargs):
         unit = self.unit_name if unit is None else unit

@@ -1,0 +1,89 @@
+"""What ``vsim.cpu.machine.Machine`` asks of a CPU scheduling policy: ``CpuPolicy``.
+
+The machine carries decisions out (placement, limits, co-scheduling, the
+accounting); the policy makes them. A new policy is a class offering every
+member below, registered in ``vsim.cpu.policies.POLICIES``; mypy checks that
+each registered class or factory makes one (``setup.cfg``'s ``[mypy]``).
+
+Every call gets the machine first, whose lists a policy may read but not
+change: ``machine.ready`` (the ready worlds, in queueing order),
+``machine.lcpu_world`` (the world running on each logical CPU, or None) and
+``machine.groups``; ``machine.env._now`` is the time.
+
+Three capability attributes tell the machine what else to do; they are read
+once, when the machine is built, so a policy sets them on its class:
+
+- ``tick_every_cpu``: a world stopped into the ready queue arms the quantum
+  check of every busy CPU, as Linux's scheduler tick runs on every CPU
+  (False: only its own CPU's, the usual choice);
+- ``preempts_when_released``: a world its group's limit held back is placed
+  at the next period like a waking world, preempting where ``preempt_victim``
+  says (False: it only takes an idle CPU and waits for a tick otherwise, as
+  Linux's CFS bandwidth control; the usual choice is True);
+- ``run_queue_hooks``: the machine calls ``on_block`` and ``on_unthrottle``,
+  for a policy keeping a run queue of its own (Linux's fair class dequeues a
+  sleeping or throttled task and remembers its lag). False (the usual
+  choice): the machine never calls them, which saves a call per sleep, and a
+  policy writes them as doing nothing.
+"""
+
+from typing import TYPE_CHECKING, Callable, List, Optional, Protocol
+
+from vsim.cpu.world import World
+
+if TYPE_CHECKING:
+    from vsim.cpu.machine import Machine
+
+
+class CpuPolicy(Protocol):
+    """A scheduling policy, as the machine calls it (see the module's docstring)."""
+
+    @property
+    def tick_every_cpu(self) -> bool:
+        """Whether a world stopped into the ready queue arms every busy CPU's quantum check."""
+
+    @property
+    def preempts_when_released(self) -> bool:
+        """Whether a world released by its group's new period may preempt a running one."""
+
+    @property
+    def run_queue_hooks(self) -> bool:
+        """Whether the machine calls ``on_block`` and ``on_unthrottle``."""
+
+    def entitle(self, machine: "Machine") -> None:
+        """Reservations: set the worlds' entitlements, when a group with a reservation joins and
+        at every period boundary after (``Group.demand`` is then the last period's). A policy
+        with nothing to reserve raises ``ValueError`` naming what has no equivalent."""
+
+    def on_wake(self, machine: "Machine", world: World) -> None:
+        """``world`` has just become ready (given a job), before it is placed."""
+
+    def charge(self, machine: "Machine", world: World, occupancy: float) -> None:
+        """``world`` occupied a CPU for ``occupancy`` seconds up to now (a stop, a period
+        boundary); ``world.run_start`` has already moved to now."""
+
+    def pick(self, machine: "Machine", ready: List[World], lcpu: int) -> Optional[World]:
+        """The world of ``ready`` to run on ``lcpu``, or None for none of them: it must skip a
+        throttled world and one whose ``affinity`` leaves ``lcpu`` out."""
+
+    def preempt_victim(self, machine: "Machine", world: World) -> Optional[int]:
+        """The busy logical CPU the ready ``world`` takes by preemption, found with no CPU idle
+        for it, or None: it waits in the ready queue."""
+
+    def preempts_at_quantum(self, machine: "Machine", best: World, current: World) -> bool:
+        """At a quantum check with worlds waiting: whether ``best`` (``pick``'s choice for the
+        CPU) takes it from ``current``, running there."""
+
+    def on_block(self, machine: "Machine", world: World) -> None:
+        """``world`` left the run queue: it went idle, or its group was throttled (then it may
+        be running or ready). Called only with ``run_queue_hooks``."""
+
+    def on_unthrottle(self, machine: "Machine", world: World) -> None:
+        """``world``, ready, was released by its group's new period and is about to be
+        placed. Called only with ``run_queue_hooks``."""
+
+
+PolicyFactory = Callable[..., CpuPolicy]
+"""A policy class, or a function choosing among classes (``linux_fair``): called with the
+scheduler model's parameters, it returns the policy."""
+

@@ -1,0 +1,58 @@
+"""What a guest component offers an engine (``vsim.engines``): the protocols it runs them by.
+
+The built host (``vsim.build.host.Host``) holds the components; an engine
+asks each whether the closed form can play it, then starts it:
+
+- ``EngineComponent``: ``supports_closed_form()``, whether the closed-form
+  engine (``vsim.engines.closed_form``: no world ever waits for a CPU)
+  covers it. Only a media server says True (the closed form plays its ticks'
+  recursions); a component that cannot say so keeps the run on the event
+  engine. The host's uplink and its steal offer it too.
+- ``Workload``: a component that runs by itself once ``start()`` has
+  scheduled its first events at time 0 (a media server's worker ticks and
+  guest background bursts, a CPU-bound VM's bursts); the event engine starts
+  them before the run, the closed form never calls it.
+- ``TrafficWorkload``: a VM sending bulk traffic; ``start(duration,
+  rate_bps)`` schedules its flow's rate changes for a run of ``duration`` on
+  an uplink of ``rate_bps`` and returns their times.
+- ``TransactionWorkload``: request/response chains; ``start(duration,
+  warmup, barriers)`` lays them out, with ``barriers`` the times bulk flows
+  change (it sends its requests in batches between them).
+
+A new kind of guest is a class offering one of these, built by the host and
+listed among the components the engine runs (``Simulation._choose_engine``).
+"""
+
+from typing import Protocol
+
+import numpy as np
+
+
+class EngineComponent(Protocol):
+    """Anything the engine's choice asks."""
+
+    def supports_closed_form(self) -> bool:
+        """Whether the closed-form engine plays this component as the event engine would."""
+
+
+class Workload(EngineComponent, Protocol):
+    """A component started once, at time 0, that then runs by itself."""
+
+    def start(self) -> None:
+        """Schedule the first events."""
+
+
+class TrafficWorkload(EngineComponent, Protocol):
+    """A VM whose bulk flow's rate changes over the run."""
+
+    def start(self, duration: float, rate_bps: float) -> np.ndarray:
+        """Schedule the flow's rate changes over ``duration`` on a ``rate_bps`` uplink; their
+        times."""
+
+
+class TransactionWorkload(EngineComponent, Protocol):
+    """Request/response chains sending their requests in batches."""
+
+    def start(self, duration: float, warmup: float, barriers: np.ndarray) -> None:
+        """Lay the chains out over ``duration`` (measured after ``warmup``) and schedule the
+        first requests; ``barriers`` are the times the bulk flows change."""
