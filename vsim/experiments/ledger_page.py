@@ -12,6 +12,7 @@ reader sees is the one the model files hold. The reasoning behind the fitted val
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 from vsim.config.describe_config import toml_text
 from vsim.config.models import DEFAULT_MODELS_DIR, MODEL_KINDS, Model, load_model
@@ -128,7 +129,8 @@ def _every_parameter(models: list[Model]) -> list[str]:
 
 def _unit(model: Model, name: str) -> str:
     """The unit of parameter ``name`` of ``model`` in the schema ("" for a plain number)."""
-    return next(field.metadata.get("unit") or "" for field in dataclasses.fields(model.values) if field.name == name)
+    values: Any = model.values  # a model schema's dataclass (vsim.config.schema_models)
+    return next(field.metadata.get("unit") or "" for field in dataclasses.fields(values) if field.name == name)
 
 
 def _value(model: Model, name: str) -> str:
