@@ -17,6 +17,7 @@ from vsim import cli
 from vsim.config.claims import load_claims
 from vsim.build.load import load_scenario
 from cli_run import vsim, one_line_error
+from processes import group_members, wait_for
 from vsim.config.named_tables import split_named_key
 
 REPO = Path(__file__).resolve().parents[1]
@@ -733,31 +734,6 @@ def test_module_entry_point_exit_code_and_single_line():
     assert result.stderr.splitlines() == ["vsim: error: argument --seed: expected an integer >= 0, got '-1'"]
 
 
-def _group_members(pgid, marker=b""):
-    """Pids of the live (not zombie) processes in process group ``pgid`` whose command line
-    contains ``marker``, read from /proc."""
-    members = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            command = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        state, _ppid, group = stat.rsplit(")", 1)[1].split()[:3]
-        if int(group) == pgid and state != "Z" and marker in command:
-            members.append(int(entry.name))
-    return members
-
-
-def _wait_for(condition, timeout=30.0):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
-
-
 def _interruptible():
     """SIGINT back to its default in the child, as a terminal's foreground job has it: a suite
     started in the background of a shell script inherits it ignored, and so would vsim."""
@@ -772,7 +748,7 @@ def test_ctrl_c_stops_workers_and_exits_130_with_one_line(tmp_path):
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
                                start_new_session=True, preexec_fn=_interruptible)
     try:
-        _wait_for(lambda: len(_group_members(process.pid, b"multiprocessing.spawn")) == 2)  # both workers
+        wait_for(lambda: len(group_members(process.pid, b"multiprocessing.spawn")) == 2)  # both workers
         time.sleep(0.5)
         os.killpg(process.pid, signal.SIGINT)
         out, err = process.communicate(timeout=30)
@@ -781,7 +757,7 @@ def test_ctrl_c_stops_workers_and_exits_130_with_one_line(tmp_path):
             os.killpg(process.pid, signal.SIGKILL)
     assert process.returncode == 130, err
     assert err == "vsim: interrupted\n" and out == ""
-    _wait_for(lambda: not _group_members(process.pid), timeout=10)
+    wait_for(lambda: not group_members(process.pid), timeout=10)
     assert list(tmp_path.iterdir()) == []
 
 
