@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from vsim.net.fifo_link import FifoLink
+from reference_fifo_link import FifoLink
 from vsim.net.frames import serialization_time
 from vsim.net.uniform_fifo import UniformFifo
 

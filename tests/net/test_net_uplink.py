@@ -4,8 +4,8 @@
 import numpy as np
 import pytest
 
+from reference_fifo_link import FifoLink
 from vsim.core.errors import InputError
-from vsim.net.fifo_link import FifoLink
 from vsim.net.fluid.flows import Flows
 from vsim.net.hclock.allocator import allocate
 from vsim.net.hclock.tree import Node, Tree

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from benchmark_scripts import load_benchmark
-from vsim.net.fifo_link import FifoLink
+from reference_fifo_link import FifoLink
 from vsim.net.fluid.flows import Flows
 from vsim.net.txpath.cost import PathCost, service_time
 from vsim.net.uplink import make_uplink_scheduler

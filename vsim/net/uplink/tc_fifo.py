@@ -13,8 +13,8 @@ FCS, preamble and gap). A packet the driver has taken (the frame on the
 wire, or in the transmit stage) has left the qdisc and no longer counts,
 so the queue here excludes the packet in service from the limit. pfifo with ``limit`` therefore holds
 ``limit`` frames plus the one in service: the same as ``fifo`` with
-``limit + 1`` packets, or ``vsim.net.fifo_link.FifoLink`` with
-``buffer_packets = limit``. The existing ``fifo`` counts the frame in service
+``limit + 1`` packets, or the tests' reference ``FifoLink``
+(``tests/reference_fifo_link.py``) with ``buffer_packets = limit``. The existing ``fifo`` counts the frame in service
 and frame bytes with FCS and padding, so it is not bfifo.
 
 Without a link rate (``rate_bps=inf``, a veth) and without a transmit-stage

@@ -1,4 +1,7 @@
-"""A drop-tail FIFO queue in front of a link (vSwitch port, uplink).
+"""A drop-tail FIFO queue in front of a link, for frames of any sizes: the reference model.
+
+The simulator's FIFOs (``vsim.net.uniform_fifo`` for one frame size, the
+uplink schedulers' packet queues, pfifo) are tested against it frame by frame.
 
 Packets are offered in batches of non-decreasing arrival times and the whole
 batch is resolved at once, without per-packet events. Each packet is served in
@@ -28,10 +31,7 @@ import math
 import numpy as np
 
 from vsim.net.frames import serialization_time
-
-DRAINED = 1e-6
-"""A frame within this fraction of its service time of leaving counts as gone,
-so rounding in running sums of service times never invents a waiting frame."""
+from vsim.net.uniform_fifo import DRAINED
 
 
 class FifoLink:

@@ -1,4 +1,4 @@
-"""FifoLink against queueing theory and against a plain per-packet simulation."""
+"""The reference FifoLink against queueing theory and against a plain per-packet simulation."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from vsim.net.fifo_link import DRAINED, FifoLink
+from reference_fifo_link import DRAINED, FifoLink
 from vsim.net.frames import serialization_time
 
 GIGABIT = 1e9
