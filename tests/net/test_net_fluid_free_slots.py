@@ -7,9 +7,16 @@ import pytest
 from hypothesis import given, strategies as st
 
 from benchmark_scripts import load_benchmark
-from vsim.net.fluid.free_slots import draw_free_slots, geometric_ratio, mean_free_slots
+from vsim.net.fluid.free_slots import draw_free_slots, geometric_ratio
 
 reference = load_benchmark("uplink_packet_reference")
+
+
+def mean_free_slots(overload):
+    """Mean number of free places at a random instant: the law's sum over k of
+    k (1/r) (1 - s) s^(k-1) = 1 / (r (1 - s))."""
+    s = geometric_ratio(overload)
+    return 1.0 / (overload * (1.0 - s))
 
 
 @given(st.floats(1.001, 50.0))

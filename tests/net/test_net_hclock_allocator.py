@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from vsim.core.errors import InputError
-from vsim.net.hclock.allocator import allocate, backlogged_rate
+from vsim.net.hclock.allocator import allocate
 from vsim.net.hclock.tree import Node, Tree
 
 G = 1e9
@@ -151,9 +151,11 @@ def test_short_capacity_goes_in_proportion_to_reservations():
     assert (rates["a"], rates["b"], rates["c"]) == pytest.approx((1.5 * G, 0.5 * G, 0.0))
 
 
-def test_backlogged_rate_of_a_light_leaf_is_its_share():
+def test_a_light_leaf_backlogged_is_served_at_its_share():
+    """A leaf given infinite demand gets the rate it is served at while backlogged (its GPS
+    rate), whatever it offers on average."""
     tree = Tree([Node("voice", kind="class"), Node("flood", kind="class")], G)
-    assert backlogged_rate(tree, {"voice": 4e6, "flood": math.inf}, "voice") == pytest.approx(G / 2)
+    assert allocate(tree, {"voice": math.inf, "flood": math.inf})["voice"] == pytest.approx(G / 2)
 
 
 @pytest.mark.parametrize("demands, pattern", [

@@ -1,9 +1,6 @@
-"""Coalescing: batches from the scheduler's order, interrupts under the cap, the dispatch wait."""
+"""Coalescing: batches from the scheduler's order, interrupts under the cap."""
 
-import pytest
-
-from vsim.net.txpath.coalescing import (Coalescing, completion_batch, dispatch_wait,
-                                        interrupt_rate, run_length)
+from vsim.net.txpath.coalescing import Coalescing, completion_batch, interrupt_rate, run_length
 
 SERVICE_10G = 1538 * 8 / 10e9      # a full frame on 10 GbE
 LINE_PPS = 1 / SERVICE_10G
@@ -26,7 +23,3 @@ def test_interrupt_rate_is_capped():
     assert interrupt_rate(1e6, 10) == 4000
     assert interrupt_rate(1e4, 10) == 1000
     assert interrupt_rate(1e4, 10, Coalescing(max_rate=500)) == 500
-
-
-def test_dispatch_wait_is_half_a_batch():
-    assert dispatch_wait(8, SERVICE_10G) == pytest.approx(4 * SERVICE_10G)

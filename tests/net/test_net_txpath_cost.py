@@ -20,8 +20,6 @@ def test_service_is_the_longer_of_wire_and_stage():
     cost = PathCost(per_packet=2e-6, per_byte=1e-9)
     assert service_time(60, 1e9, cost) == pytest.approx(2.06e-6)
     assert service_time(1500, 1e9, cost) == pytest.approx(1538 * 8 / 1e9)
-    assert cost.ceiling_pps(60) == pytest.approx(1 / 2.06e-6)
-    assert PathCost().ceiling_pps(60) == float("inf")
 
 
 def test_inverse_helpers_and_bad_values():

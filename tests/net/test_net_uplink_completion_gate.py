@@ -40,4 +40,4 @@ def test_a_frame_arriving_before_a_planned_pass_joins_its_batch():
     gate.dispatch(np.array([0.0, 1e-6]), 1e-6, False)  # the second waits for the pass at 11 us
     assert gate.dispatch_one(5e-6, 1e-6, False) == pytest.approx(11e-6)
     # the batch now holds two frames: its completion comes 2 us + 10 us after the pass
-    assert gate.signal_at == pytest.approx(23e-6)
+    assert (gate.pass_at, gate.batch) == pytest.approx((11e-6, 2e-6))

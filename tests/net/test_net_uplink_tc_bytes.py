@@ -4,14 +4,13 @@ default quantum."""
 import pytest
 from hypothesis import given, strategies as st
 
-from vsim.net.frames import frame_bytes
-from vsim.net.uplink.tc_bytes import (charged_bytes, htb_default_quantum, largest_packet, skb_len,
-                                       skb_len_for_rtp, token_time)
+from vsim.net.frames import frame_bytes, ip_bytes_for_rtp
+from vsim.net.uplink.tc_bytes import charged_bytes, htb_default_quantum, largest_packet, skb_len, token_time
 
 
 def test_an_rtp_packet_is_its_payload_plus_54_bytes_at_the_qdisc():
-    assert skb_len_for_rtp(160) == 214          # G.711, 20 ms
-    assert skb_len_for_rtp(20, vlan=True) == 78  # G.729 with a software VLAN tag
+    assert skb_len(ip_bytes_for_rtp(160)) == 214             # G.711, 20 ms
+    assert skb_len(ip_bytes_for_rtp(20), vlan=True) == 78    # G.729 with a software VLAN tag
     # no FCS and no padding: a small packet counts less than its Ethernet frame
     assert skb_len(28) == 42 < frame_bytes(28) == 64
 

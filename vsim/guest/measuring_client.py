@@ -95,8 +95,3 @@ class MeasuringClient:
         recv[stream >= accepted.astype(np.int64)[row]] = np.nan
         send = send.astype(float)[row]
         return stream, send, recv
-
-    @property
-    def in_flight(self):
-        """Recorded packets handed to the NIC path but not yet delivered or lost."""
-        return sum(count for _, count in self._send.values())

@@ -383,12 +383,6 @@ class RequestResponseTraffic:
         self.chain_completed += np.bincount(c[ok & (back < self.duration)], minlength=chains_count)
         self.chain_back[tail] = np.where(ok[ends], back[ends], math.inf)
 
-    def chain_counts(self):
-        """Per chain over the run: (transactions begun, completed by the run's end, in flight
-        at its end: begun, its response not back, its request perhaps awaiting a resend)."""
-        in_flight = ((self.chain_begun > 0) & (self.chain_back >= self.duration)).astype(np.int64)
-        return self.chain_begun.copy(), self.chain_completed.copy(), in_flight
-
     def _account(self, chains, times, delays, sent, round_trips, back):
         """Add completed transactions (response back in the window) and uplink delays (requests
         sent in the window) to their VM and group."""

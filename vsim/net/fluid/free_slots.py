@@ -41,12 +41,6 @@ def geometric_ratio(overload):
     return s
 
 
-def mean_free_slots(overload):
-    """Mean number of free places at a random instant."""
-    s = geometric_ratio(overload)
-    return 1.0 / (overload * (1.0 - s))
-
-
 def draw_free_slots(rng, overload):
     """The free places at one random instant (a float, for arithmetic with rates)."""
     if rng.random() < 1.0 - 1.0 / overload:

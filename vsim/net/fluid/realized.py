@@ -123,11 +123,6 @@ class RealizedFlood:
         """Link work queued or in service at ``t`` (the server is busy until ``free_at``)."""
         return max(0.0, self.free_at - t) * self.rate
 
-    def in_system_units(self, t):
-        """Units of everything in the system at ``t``."""
-        self._leave(t)
-        return self._occupied
-
     def advance(self, t):
         """Let the flood's packets arrive up to ``t``."""
         self._run(t, np.empty(0), np.empty(0), np.empty(0))

@@ -54,11 +54,6 @@ def allocate(tree, demands, available=None):
     return rates
 
 
-def backlogged_rate(tree, demands, leaf, available=None):
-    """The rate ``leaf`` is served at while it has traffic queued, the others offering ``demands``."""
-    return allocate(tree, {**demands, leaf: math.inf}, available)[leaf]
-
-
 def _demand(node, demands, wanted):
     if node.children:
         total = sum(_demand(child, demands, wanted) for child in node.children)

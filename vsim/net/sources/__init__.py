@@ -4,7 +4,7 @@ A source says what it offers the uplink: ``elastic`` (follows the rate it is
 allocated: TCP), ``discrete`` (its packets go through ``transmit`` one by
 one: request/response) or neither (a fluid that keeps offering: a UDP
 flood); ``ip_bytes``, its packet size; and its rates (``rate_changes`` for a
-flood, ``demand_pps`` for a stream, ``request_times`` for transactions); a
+flood, ``demand_pps`` for a stream, ``outstanding`` chains for transactions); a
 flood also says how its packets arrive (``arrivals``: "paced" or
 "poisson"). ``vsim.net.sources.protocol`` lists what each kind offers. A new
 source is one module plus an entry in ``SOURCES``, which mypy checks against

@@ -14,9 +14,8 @@ the first two, and each kind offers what its VM model reads:
   the guest sends segments of several frames; without it, each frame's own);
 - transactions (discrete: packets through ``transmit`` one by one,
   request/response) are ``Transactions``: how many are in flight
-  (``outstanding``), the wait after each response (``think_time``), the
-  response's size (``response_ip_bytes``) and the send times of a chain
-  (``request_times``).
+  (``outstanding``), the wait after each response (``think_time``) and the
+  response's size (``response_ip_bytes``).
 
 ``Flood`` and ``Stream`` can be told apart with ``isinstance`` (by the members
 present, as a protocol is). A new source is a class of one kind built from its parameters by keyword
@@ -89,10 +88,6 @@ class Transactions(TrafficSource, Protocol):
     @property
     def response_ip_bytes(self) -> float:
         """The response packet's IP size, bytes."""
-
-    def request_times(self, start: float, round_trips: ArrayLike) -> np.ndarray:
-        """Send times of one chain's requests from ``start``, each after the previous
-        transaction's round trip."""
 
 
 SourceFactory = Callable[..., TrafficSource]

@@ -6,13 +6,11 @@ the sum of the delays on the way there and back (the transmit paths, the
 queues and wires, the peer's turnaround), and its rate is ``outstanding /
 round trip`` transactions/s. The request leaves as one small packet (64
 bytes of data in seed 001: 64 + 20 + 20 + 12 = 116 IP bytes), a discrete
-packet that sees the uplink's queue; ``request_times`` lays out the
-transactions of one chain from the round trips each met. With
-``think_time`` the client waits that long after each response before the
-next request (0: netperf's back-to-back transactions).
+packet that sees the uplink's queue; ``vsim.guest.request_response``
+follows each chain's transactions through it. With ``think_time`` the
+client waits that long after each response before the next request (0:
+netperf's back-to-back transactions).
 """
-
-import numpy as np
 
 from vsim.core.errors import InputError
 from vsim.net.frames import IPV4_HEADER
@@ -46,21 +44,3 @@ class TcpRequestResponse:
                                  f"{IP_MAX} with {overhead} of headers), got {getattr(self, name)!r}")
         self.ip_bytes = self.request_bytes + overhead
         self.response_ip_bytes = self.response_bytes + overhead
-
-    @staticmethod
-    def round_trip(delays):
-        """Round trip of a transaction: the sum of its path's delays (seconds; arrays sum along the last axis)."""
-        return np.sum(np.asarray(delays, dtype=float), axis=-1)
-
-    def transactions_per_s(self, round_trip):
-        """Transactions/s of ``outstanding`` chains each taking ``round_trip`` per transaction."""
-        return self.outstanding / np.asarray(round_trip, dtype=float)
-
-    def one_way(self, round_trip):
-        """The one-way latency netperf derives from a round trip (half of it)."""
-        return np.asarray(round_trip, dtype=float) / 2
-
-    def request_times(self, start, round_trips):
-        """Send times of one chain's requests: each waits for the previous transaction's round trip."""
-        round_trips = np.asarray(round_trips, dtype=float)
-        return start + np.concatenate(([0.0], np.cumsum(round_trips[:-1])))

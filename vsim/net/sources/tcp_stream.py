@@ -67,8 +67,3 @@ class TcpStream:
             return line
         return min(line, self.window_bytes / self.rtt / self.payload)
 
-    def line_goodput_bps(self, rate_bps):
-        """Goodput of a stream alone on a ``rate_bps`` link."""
-        return self.goodput_bps(self.demand_pps(rate_bps)) if self.window_bytes else \
-            self.goodput_bps(self.line_pps(rate_bps))
-

@@ -71,13 +71,3 @@ def completion_batch(run, competitors, service, window):
 def interrupt_rate(packet_rate, batch, coalescing=Coalescing()):
     """Interrupts/s for ``packet_rate`` completions/s in batches of ``batch``, under the cap."""
     return np.minimum(coalescing.max_rate, np.asarray(packet_rate, dtype=float) / batch)
-
-
-def dispatch_wait(batch, service):
-    """Mean wait of a frame for the scheduler's current dispatch of ``batch`` frames to the NIC.
-
-    NetIOC moves frames from the port queues to the NIC's one transmit queue
-    a batch at a time; a frame arriving at a random moment waits for the
-    rest of the batch being programmed: ``batch * service / 2`` on average.
-    """
-    return batch * service / 2.0

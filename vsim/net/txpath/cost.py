@@ -45,12 +45,6 @@ class PathCost:
         """Seconds the stage spends on a frame of ``ip_bytes``."""
         return self.per_packet + self.per_byte * np.asarray(ip_bytes, dtype=float)
 
-    def ceiling_pps(self, ip_bytes):
-        """Packets/s the stage can pass at most for frames of ``ip_bytes`` (inf at zero cost)."""
-        stage = self.stage_time(ip_bytes)
-        with np.errstate(divide="ignore"):
-            return 1.0 / stage
-
 
 def service_time(ip_bytes, rate_bps, cost=PathCost()):
     """Seconds of uplink per frame: the longer of its wire time and its stage time."""

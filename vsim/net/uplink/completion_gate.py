@@ -57,11 +57,6 @@ class CompletionGate:
         self.wire_free = -math.inf
         """When the NIC's transmit queue has sent the frames dispatched so far."""
 
-    @property
-    def signal_at(self):
-        """When the last planned dispatch's completion is signalled (-inf: none outstanding)."""
-        return self.pass_at + self.batch + self.hold
-
     def dispatch(self, times, work, sending):
         """Dispatch times of frames arriving at ``times`` (sorted, none before a frame handed
         earlier) with service ``work`` each; ``sending`` says whether bulk traffic keeps the

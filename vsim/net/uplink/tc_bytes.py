@@ -28,7 +28,7 @@ counts FCS, padding, preamble and gap there.
 import numpy as np
 
 from vsim.core.units import BITS_PER_BYTE
-from vsim.net.frames import _plain, ip_bytes_for_rtp, packet_bytes
+from vsim.net.frames import _plain, packet_bytes
 
 VLAN_TAG = 4
 """IEEE 802.1Q tag, in the socket buffer when the VLAN is tagged in software."""
@@ -64,11 +64,6 @@ def skb_len(ip_bytes, vlan=False):
 def skb_units(ip_bytes):
     """``skb_len`` of IP packets as a float array: a byte-limited qdisc's count of each."""
     return np.asarray(skb_len(np.asarray(ip_bytes)), dtype=float)
-
-
-def skb_len_for_rtp(payload_bytes, vlan=False):
-    """``skb_len`` of an RTP/UDP/IPv4 packet carrying ``payload_bytes`` of media."""
-    return skb_len(ip_bytes_for_rtp(payload_bytes), vlan)
 
 
 def charged_bytes(length, overhead=0, linklayer="ethernet"):
