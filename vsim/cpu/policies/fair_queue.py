@@ -227,10 +227,6 @@ class FairQueue:
     def eligible(self, e: _Entity, average: float, now: float) -> bool:
         return self.vruntime(e, now) <= average + TIE
 
-    @staticmethod
-    def pickable(world: World, lcpu: int) -> bool:
-        return not world.throttled and (world.affinity is None or lcpu in world.affinity)
-
     def running_rivals(self, machine, world: World) -> List[_Entity]:
         """The queued entities running on logical CPUs ``world`` may use: the candidates a waking
         ``world`` may preempt."""

@@ -24,9 +24,9 @@ RESERVABLE_FRACTION = 0.75
 """Largest fraction of an uplink's capacity NetIOC lets be reserved
 (netioc-vsphere6, test methodology step 2; claim netioc6.reservation_cap_fraction)."""
 
-SHARES_LOW, SHARES_NORMAL, SHARES_HIGH = 25.0, 50.0, 100.0
-"""NetIOC v3 share presets: shares 1-100, Low/Normal/High = 25/50/100 (vSphere 6
-Networking guide, "Network I/O Control version 3")."""
+SHARES_NORMAL = 50.0
+"""NetIOC v3's Normal share preset, a node's shares unless set: shares 1-100, Low/Normal/High =
+25/50/100 (vSphere 6 Networking guide, "Network I/O Control version 3")."""
 
 KINDS = ("class", "pool", "port")
 
