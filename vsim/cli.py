@@ -277,7 +277,7 @@ def _add_validate_parser(commands):
                           help="seed of the first run, the others follow (default: run.seed)")
     validate.add_argument("--tolerance", action="append", default=[], metavar="METRIC.STAT=VALUE",
                           help="a tolerance, over the scenario's of the same name (repeatable), "
-                               "e.g. jitter_ms.p99=0.2 or jitter_ms.ks=0.2")
+                               "e.g. jitter_ms.p99=0.2 or jitter_ms.ks_rank_pvalue=0.05")
     validate.add_argument("--jobs", type=_bounded(int, 1, True), default=1, metavar="N",
                           help="worker processes (default: 1)")
     validate.add_argument("--json", metavar="PATH|-", help="write the results as JSON to PATH (its directory "

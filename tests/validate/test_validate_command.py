@@ -56,6 +56,20 @@ def test_a_trace_of_the_same_scenario_passes(capsys, traces):
     assert out.splitlines()[1].split()[0] == "metric"
 
 
+def test_the_documented_rank_tolerance_passes_a_trace_of_the_same_scenario_and_fails_a_mismatch(capsys, traces):
+    """docs/validation.md's example: 20 replications and the rank test, which a trace of the same
+    scenario passes (its KS distance is one of the model's own), and the 20-stream one fails, as
+    the farthest of the 21 runs."""
+    documented = ["--replications", "20", "--tolerance", "jitter_ms.ks_rank_pvalue=0.05"]
+    code, out, err = vsim(capsys, "validate", traces["same"], "--scenario", FIG2, *SHORT, *documented, "--json", "-")
+    assert code == 0, err
+    assert json.loads(out)["metrics"]["jitter_ms"]["ks_rank"]["pvalue"] > 0.05
+    code, out, err = vsim(capsys, "validate", traces["mismatched"], "--scenario", FIG2, *SHORT, *documented,
+                          "--json", "-")
+    assert code == 1
+    assert json.loads(out)["metrics"]["jitter_ms"]["ks_rank"]["pvalue"] == 1 / 21
+
+
 def test_a_mismatched_trace_fails_with_exit_code_1_and_a_one_line_verdict(capsys, traces):
     code, out, err = vsim(capsys, "validate", traces["mismatched"], "--scenario", FIG2, *SHORT, *SENSIBLE)
     assert code == 1
@@ -156,6 +170,8 @@ def test_a_report_of_another_kind_removes_the_figures_the_first_listed(capsys, t
     (["--tolerance", "jitter.p99=0.2"], "did you mean 'jitter_ms'?"),
     (["--tolerance", "lateness_ms.p99=0.2"], "lateness_ms comes from timer traces; these are packets traces"),
     (["--replications", "0"], "argument --replications: expected an integer >= 1"),
+    (["--replications", "1", "--tolerance", "jitter_ms.ks_rank_pvalue=0.05"],
+     "needs at least 2 replications; --replications gives 1"),
 ])
 def test_bad_options_are_one_line_errors_with_exit_code_2(capsys, traces, extra, named):
     code, out, err = vsim(capsys, "validate", traces["same"], "--scenario", FIG2, *SHORT, *extra)

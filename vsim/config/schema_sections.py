@@ -322,7 +322,7 @@ class ValidateSection:
 
     tolerances: dict[str, float] = field(default_factory=dict, metadata={
         "min": 0, "doc": "METRIC.STAT = VALUE, e.g. \"jitter_ms.p99\" = 0.2 (simulated p99 within "
-                         "0.2 ms of the measured one) or \"jitter_ms.ks\" = 0.2; metrics: "
+                         "0.2 ms of the measured one) or \"jitter_ms.ks_rank_pvalue\" = 0.05; metrics: "
                          + ", ".join(validate_tolerances.METRICS) + "; statistics: "
                          + ", ".join(validate_tolerances.STATS)})
     traffic_class: str | None = field(default=None, metadata={

@@ -9,7 +9,12 @@ or replaces them (``--tolerance jitter_ms.p99=0.2``). METRIC is one of
 * ``p50_rel``, ``p90_rel``, ``p99_rel``, ``mean_rel``: the same difference
   over the measured value (0.1 = 10 %);
 * ``ks``: the two-sample Kolmogorov-Smirnov statistic is at most VALUE (0-1);
-* ``ks_pvalue``: its p-value is at least VALUE (0-1);
+* ``ks_pvalue``: its p-value is at least VALUE (0-1); it assumes independent
+  samples, which jitter and transit samples are not;
+* ``ks_rank_pvalue``: the rank test's p-value is at least VALUE (0-1): the
+  share of the runs (the measurement and each replication) whose KS distance
+  to the others is at least the measurement's, which respects the dependence
+  within a run; it needs 2 replications, and 20+ to go below 0.05;
 * ``wasserstein``: the Wasserstein distance is at most VALUE, in the
   metric's unit.
 """
@@ -29,6 +34,7 @@ class Stat:
     doc: str
     at_least: bool = False
     at_most_one: bool = False
+    replications: int = 1  # the fewest simulated replications it can be read from
 
     def passes(self, value, tolerance):
         if value is None or math.isnan(value):
@@ -58,6 +64,11 @@ STATS["ks"] = Stat("Kolmogorov-Smirnov statistic at most VALUE", at_most_one=Tru
 READERS["ks"] = lambda comparison: comparison["ks"]["statistic"]
 STATS["ks_pvalue"] = Stat("Kolmogorov-Smirnov p-value at least VALUE", at_least=True, at_most_one=True)
 READERS["ks_pvalue"] = lambda comparison: comparison["ks"]["pvalue"]
+STATS["ks_rank_pvalue"] = Stat("rank test p-value at least VALUE: the share of the runs (the measurement "
+                               "and each replication) at least as far in KS from the others as the "
+                               "measurement (2+ replications; 20+ to go below 0.05)",
+                               at_least=True, at_most_one=True, replications=2)
+READERS["ks_rank_pvalue"] = lambda comparison: (comparison["ks_rank"] or {}).get("pvalue")
 STATS["wasserstein"] = Stat("Wasserstein distance at most VALUE (the metric's unit)")
 READERS["wasserstein"] = lambda comparison: comparison["wasserstein"]
 

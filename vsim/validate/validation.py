@@ -150,6 +150,16 @@ def _check_compared(stated, skipped):
                                             f"{skipped[metric]}")
 
 
+def _refuse_too_few_replications(stated, replications, replications_key):
+    """Before any simulation: a statistic read across runs (``ks_rank_pvalue``) needs that many."""
+    for key, (_, (source, where)) in sorted(stated.items()):
+        needed = tolerance_rules.STATS[key.rpartition(".")[2]].replications
+        if replications < needed:
+            raise InputError(source, where, f"{key} ranks the measurement among the simulated runs and "
+                                            f"needs at least {needed} replications; {replications_key} "
+                                            f"gives {replications}")
+
+
 def _samples_by_metric(traces, sources):
     return _by_metric([trace_samples(trace, source) for trace, source in zip(traces, sources)])
 
@@ -216,6 +226,8 @@ def run_validation(options, progress=None):
     kept = applicable(stated, kind)
     left_out = {key: METRICS[key.rpartition(".")[0]].kind for key in stated if key not in kept}
     stated = kept
+    _refuse_too_few_replications(stated, replications, "run.replications" if options.replications is None
+                                 else "--replications")
     tasks = trace_tasks(kind, options.config, options.overrides, seed, duration, warmup, replications)
     traces = [of_class(trace, chosen, task.label())
               for trace, task in zip(simulated_traces(tasks, options.jobs, progress), tasks)]

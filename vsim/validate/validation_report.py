@@ -75,13 +75,19 @@ def _metric_rows(doc):
             f"{_num(mean['measured_interval'][1])}]",
             f"{_num(mean['simulated'])} [{_num(mean['simulated_interval'][0])}, "
             f"{_num(mean['simulated_interval'][1])}]",
-            f"{_num(c['ks']['statistic'])} (p {c['ks']['pvalue']:.2g})", _num(c["wasserstein"], 4)])
+            f"{_num(c['ks']['statistic'])} (p {c['ks']['pvalue']:.2g})", _rank(c.get("ks_rank")),
+            _num(c["wasserstein"], 4)])
     return rows
 
 
 _HEADER = ["metric", "samples meas/sim", "p50 meas/sim (rel. error)", "p90 meas/sim (rel. error)",
            "p99 meas/sim (rel. error)", "measured mean [95%]", "simulated mean [95%]", "KS (p-value)",
-           "Wasserstein"]
+           "KS rank p (runs)", "Wasserstein"]
+
+
+def _rank(rank):
+    """The rank test's p-value and how many runs it ranked (n/a below two replications)."""
+    return "n/a" if rank is None else f"{rank['pvalue']:.3g} ({len(rank['runs']) + 1})"
 
 
 def _check_rows(doc):
