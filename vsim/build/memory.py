@@ -107,10 +107,10 @@ def check_memory(runs, jobs, available=None, duration_key="run.duration"):
     need = fixed + growing
     if need * jobs <= available:
         return
-    each = f"{_gib(need)} each, x {jobs} jobs = {_gib(need * jobs)}" if jobs > 1 else _gib(need)
+    each = f"{gib(need)} each, x {jobs} jobs = {gib(need * jobs)}" if jobs > 1 else gib(need)
     key, vms, vcpus = _largest_count(loaded.scenario)
     needs = (f"a run of {vms} VM{'s' * (vms != 1)} with {vcpus} vCPUs in all for {duration:g} s needs "
-             f"about {each} of memory (estimated), but only {_gib(available)} is available (MemAvailable)")
+             f"about {each} of memory (estimated), but only {gib(available)} is available (MemAvailable)")
     if need <= available:
         raise InputError("--jobs", None, f"{needs}; expected at most {int(available // need)} jobs")
     room = available / jobs - fixed  # for what grows with the run's length
@@ -134,5 +134,6 @@ def _largest_count(scenario):
     return key, vms, sum(vcpus for _, vcpus in counts)
 
 
-def _gib(count):
+def gib(count):
+    """``count`` bytes in MiB, or in GiB from 1 GiB on, as a refusal shows them."""
     return f"{count / 1024 ** 3:.1f} GiB" if count >= 1024 ** 3 else f"{count / MIB:.0f} MiB"
