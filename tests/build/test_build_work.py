@@ -35,6 +35,12 @@ def nothing_runs(monkeypatch):
      "--set host.background_tasks=1000000000: host.background_tasks"),
     (["run", FIG3, "--set", "vm.background_interval=1e-12"],
      "--set vm.background_interval=1e-12: vm.background_interval"),
+    (["run", FIG3, "--set", "vm.streams_per_instance=1000000000"],
+     "--set vm.streams_per_instance=1000000000: vm.streams_per_instance"),
+    (["run", FIG3, "--set", "vm.streams_per_instance=1000000000", "--duration", "300"],
+     "--set vm.streams_per_instance=1000000000: vm.streams_per_instance"),
+    (["run", FIG3, "--set", "host.background_tasks=100000000", "--duration", "1"],
+     "--set host.background_tasks=100000000: host.background_tasks"),
     (["sweep", FIG3, "--set", "vm.background_interval=1e-7", "--duration", "5000", "--replications", "1"],
      "--set vm.background_interval=1e-7: vm.background_interval"),
 ])

@@ -143,7 +143,7 @@ def check_work(runs, replications, duration_key="run.duration", replications_key
         _refuse_events(runs, counts, events, duration_key, replications_key)
     available = available_bytes() if available is None else available
     kept = sum(counts) * RESULT_BYTES
-    if available is not None and kept > available:
+    if available is not None and kept > available and replications_key is not None:
         source, loaded = runs[0][0], runs[0][1]
         most = max(1, int(available // (len(runs) * RESULT_BYTES)))
         raise InputError(source, replications_key, f"{sum(counts):.3g} replications "
