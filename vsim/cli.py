@@ -44,6 +44,7 @@ from vsim.config.describe_config import describe_config
 from vsim.config.describe_model import describe_model, model_file_ref, own_model_kind
 from vsim.build.load import load_scenario
 from vsim.build.memory import check_memory
+from vsim.build.work import check_work
 from vsim.config.override_source import blaming_overrides
 from vsim.config.run_length import check_run_length
 from vsim.results.run_text import run_text
@@ -368,6 +369,7 @@ def _run(args):
     check_run_length(args.config, _duration_key(args), loaded, duration, warmup)
     with blaming_overrides(args.config, args.set):
         check_memory([(args.config, loaded, duration)], jobs=1, duration_key=_duration_key(args))
+        check_work([(args.config, loaded, duration)], 1, _duration_key(args), replications_key=None)
     ticks = args.trace is not None and args.trace_kind == "cpu_ticks"
     try:
         sim = Simulation(loaded, seed, engine="events" if ticks and args.engine == "auto" else args.engine)
@@ -465,6 +467,11 @@ def _duration_key(args):
     return "--duration" if args.duration is not None else "run.duration"
 
 
+def _replications_key(args):
+    """Where the replications came from, to blame: ``--replications`` when given, else the config's key."""
+    return "--replications" if args.replications is not None else "run.replications"
+
+
 def _figures_dir(args, plan):
     """--figures, else figures/ for paper-length runs and figures-quick/ for any others,
     relative to the current directory."""
@@ -499,8 +506,10 @@ def _sweep(args):
                          "(or --set sweep.key=KEY --set sweep.values=[...])")
     duration, warmup, replications = _plan(args).resolve(scenario.run)
     check_run_length(args.config, _duration_key(args), loaded, duration, warmup)
+    runs = point_runs(args.config, loaded, duration)
     with blaming_overrides(args.config, args.set):
-        check_memory(point_runs(args.config, loaded, duration), args.jobs, duration_key=_duration_key(args))
+        check_memory(runs, args.jobs, duration_key=_duration_key(args))
+        check_work(runs, replications, _duration_key(args), _replications_key(args))
     tasks = sweep_tasks(config, loaded, duration, warmup, replications, args.set)
     summaries = run_tasks(tasks, args.jobs, None if args.quiet else _note)
     result = Sweep.from_runs(stem, str(args.config), tasks, summaries, loaded.fitted_claims(),

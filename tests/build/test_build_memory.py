@@ -96,3 +96,24 @@ def test_a_sweeps_point_is_blamed_when_its_value_is_the_key_to_change():
     with pytest.raises(InputError) as error:  # swept along another key: the VM count is blamed
         check_memory([("fig3.toml", big, 300.0, (0, "vm.vcpus", 4))], jobs=1, available=1)
     assert str(error.value).startswith("fig3.toml: vm.instances: a run of 12 VMs")
+
+
+def test_the_streams_are_blamed_when_their_arrays_make_the_run_too_large():
+    """``--set vm.streams_per_instance=1000000000`` was blamed on the run's length."""
+    loaded = load_scenario(CONFIG, ["vm.streams_per_instance=1000000000"], sweep_points=False)
+    with pytest.raises(InputError) as error:
+        check_memory([("fig3.toml", loaded, 300.0)], jobs=1, available=8 * 1024 ** 3,
+                     duration_key="--duration")
+    assert error.value.where == "vm.streams_per_instance"
+    message = str(error.value)
+    assert "vm.streams_per_instance = 1e+09 (--set)" in message
+    assert "--duration = 300 s (the command line)" in message
+
+
+def test_host_background_tasks_count_and_are_blamed():
+    loaded = load_scenario(CONFIG, ["host.background_tasks=100000000"], sweep_points=False)
+    assert estimate_bytes(loaded, 1.0) > 100_000_000 * 1024
+    with pytest.raises(InputError) as error:
+        check_memory([("fig3.toml", loaded, 1.0)], jobs=1, available=8 * 1024 ** 3)
+    assert error.value.where == "host.background_tasks"
+    assert "host.background_tasks = 1e+08 (--set)" in str(error.value)

@@ -644,3 +644,9 @@ def test_an_own_model_files_meta_holds_only_a_description(tmp_path, meta, where)
     with pytest.raises(InputError) as caught:
         load_scenario(scenario)
     assert caught.value.source == str(tmp_path / "my_host.toml") and caught.value.where == where
+
+
+def test_a_run_shorter_than_the_configs_warm_up_names_the_set_and_the_configs_value():
+    err = load_error(["run.duration=1e-320"])
+    assert str(err).startswith(f"{FIG3} with --set run.duration=1e-320: run.warmup: ")
+    assert str(err).endswith("got 5.0 (set, not the default)")

@@ -137,3 +137,13 @@ def test_a_quantum_or_prio_on_an_inner_htb_class_is_taken_with_a_note(key):
     with pytest.warns(InputNote, match=rf"htb\.node\.root\.{key}: the kernel ignores it on an inner class"):
         section = from_dict(HtbSection, {"node": tables}, source="tc.toml", path="htb")
     assert getattr(section.node[0], key) == 3
+
+
+def test_a_warm_up_the_table_sets_is_not_called_the_default():
+    """``--set run.duration=1e-320`` on a config with ``warmup = 5.0`` said it was the default."""
+    with pytest.raises(InputError) as caught:
+        from_dict(RunSection, {"duration": 3.0, "warmup": 5.0}, source="t.toml", path="run")
+    assert caught.value.where == "run.warmup"
+    assert "used when run.warmup is not set" not in caught.value.expected
+    assert caught.value.expected.endswith("got 5.0 (set, not the default)")
+    assert caught.value.depends_on == ("run.duration",)

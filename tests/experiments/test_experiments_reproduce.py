@@ -286,3 +286,13 @@ def test_a_claim_value_the_runs_do_not_give_is_null_and_said_so():
     assert json.loads(claims_json(rows))
     line = next(line for line in markdown("t", rows).splitlines() if line.startswith(f"| {claim_id} "))
     assert "n/a (the runs do not give it)" in line
+
+
+def test_replications_that_cannot_finish_are_refused_before_any_task_is_made(monkeypatch):
+    """``vsim reproduce --replications 1000000000000`` made its tasks, and ran, first."""
+    monkeypatch.setattr("vsim.experiments.reproduce.sweep_tasks",
+                        lambda *args, **kwargs: pytest.fail("made the tasks before checking the work"))
+    with pytest.raises(InputError) as error:
+        run_studies(["voip-vsphere5"], RunPlan(replications=10 ** 12))
+    assert error.value.where == "--replications"
+    assert "--replications = 1e+12 (the command line)" in str(error.value)

@@ -5,6 +5,7 @@ can be built and run, and each of its sweep points (``Loaded.with_value``)
 is checked by the same code.
 """
 
+from dataclasses import replace
 from pathlib import Path
 
 from vsim.build.checks import check_against_models
@@ -14,6 +15,7 @@ from vsim.config.models import DEFAULT_MODELS_DIR
 from vsim.config.named_tables import document_table_names, naming_tables
 from vsim.config.override_source import blaming_overrides
 from vsim.config.toml_io import apply_overrides, load_toml
+from vsim.config.value_origins import ValueOrigins
 
 
 def load_scenario(path, overrides=(), models_dir=DEFAULT_MODELS_DIR, sweep_points=True):
@@ -21,8 +23,9 @@ def load_scenario(path, overrides=(), models_dir=DEFAULT_MODELS_DIR, sweep_point
     that ``overrides`` set names that ``--set``. Without ``sweep_points`` the points of its
     ``[sweep]`` are not checked one by one (``vsim run`` runs the file's own point only)."""
     source = str(path)
-    data = apply_overrides(load_toml(path), list(overrides))
+    written = load_toml(path)
+    data = apply_overrides(written, list(overrides))
     with blaming_overrides(source, overrides), naming_tables(source, document_table_names(data)):
         loaded = read_scenario(source, data, Path(models_dir), check_against_models, sweep_points)
         check_trace_cpus(loaded.steal, logical_cpus(loaded.scenario, loaded.models["host"].values), source)
-    return loaded
+    return replace(loaded, origins=ValueOrigins(written, tuple(overrides)))

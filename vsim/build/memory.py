@@ -26,13 +26,30 @@ Python 3.11, numpy 2, compiled scheduler):
     one 120-stream VM, taken as 32 B. It applies only where every world has a
     core of its own, so the term counts only for such small hosts.
 
-The duration enters through the packets recorded; the streams per VM only
-through the closed form's arrays (the event engine's memory does not grow
+``PER_HOST_TASK_BYTES``
+    each host background task (``host.background_tasks``): its world and group,
+    1.0 KiB measured at 100 000 tasks, taken as 2 KiB.
+``PER_STREAM_BYTES``
+    each stream's place in its VM's list of conferences: 4 B a stream measured at
+    40 million streams, taken as 8 B.
+``PER_BURST_UNCONTENDED_BYTES``
+    the closed form draws every guest background burst of the run in advance, a
+    (time, vCPU) tuple each, taken as 128 B; like its packet arrays, only where it may run.
+
+The duration enters through the packets recorded and what the closed form draws
+in advance; the streams per VM through the closed form's arrays and their places
+in the conference lists (beyond those, the event engine's memory does not grow
 with them: 30 and 120 streams at 100 VMs measured the same).
+
+A run that does not fit is blamed, as ``vsim.build.blame`` says, on the value
+furthest beyond its usual one among the factors of the largest part of the
+estimate that some key changes (not the interpreter's own).
 """
 
 from pathlib import Path
 
+from vsim.build.blame import Factor, Term, blamed_factor, scaled_to_fit
+from vsim.config.schema_sections import RunSection, VmSection
 from vsim.core.errors import InputError
 
 MIB = 1024 * 1024
@@ -40,6 +57,9 @@ BASE_MIB = 110.0
 PER_VCPU_MIB = 0.25
 PER_MONITORED_PACKET_BYTES = 128.0
 PER_PACKET_UNCONTENDED_BYTES = 32.0
+PER_HOST_TASK_BYTES = 2048.0
+PER_STREAM_BYTES = 8.0
+PER_BURST_UNCONTENDED_BYTES = 128.0
 MEMINFO = Path("/proc/meminfo")
 
 
@@ -48,27 +68,52 @@ def estimate_bytes(loaded, duration):
 
     The VMs of ``[[group]]`` tables count like ``[vm]``'s, each with its vCPUs and at
     most one monitored conference."""
-    return sum(_estimate_terms(loaded, duration))
+    return BASE_MIB * MIB + sum(term.rate for term in memory_terms(loaded, duration))
 
 
-def _estimate_terms(loaded, duration):
-    """(bytes that do not grow with the run's length, bytes that do) of ``estimate_bytes``."""
-    vm = loaded.scenario.vm
-    codec = loaded.models["codec"].values
-    workload = loaded.models["workload"].values
-    host = loaded.models["host"].values
-    cores = host.sockets * host.cores_per_socket
-    packets_per_s = 1.0 / codec.packet_interval
-    groups = loaded.scenario.group
-    vms = vm.instances + sum(group.count for group in groups)
-    vcpus = vm.instances * vm.vcpus + sum(group.count * group.vcpus for group in groups)
-    monitored = vms * workload.participants * packets_per_s * duration  # at most one conference a VM
-    fixed = BASE_MIB * MIB + PER_VCPU_MIB * MIB * vcpus
-    growing = PER_MONITORED_PACKET_BYTES * monitored
-    if vm.instances * (vm.vcpus + 1) <= cores:  # where the closed form may run
-        growing += PER_PACKET_UNCONTENDED_BYTES * vm.instances * vm.streams_per_instance * packets_per_s \
-            * duration
-    return fixed, growing
+def memory_terms(loaded, duration, duration_key="run.duration"):
+    """The ``Term``s of ``estimate_bytes`` beyond the interpreter's own (``rate`` in bytes),
+    each with the values it is the product of; ``duration_key`` names the run's length."""
+    scenario, models = loaded.scenario, loaded.models
+    vm = scenario.vm
+    host = models["host"].values
+    packets_per_s = 1.0 / models["codec"].values.packet_interval
+    participants = models["workload"].values.participants
+    length = Factor(duration_key, duration, RunSection().duration, "the command line"
+                    if duration_key.startswith("--") else loaded.origin("run.duration"), unit="s")
+    instances = _factor(loaded, "vm.instances", vm.instances, VmSection().instances)
+    streams = _factor(loaded, "vm.streams_per_instance", vm.streams_per_instance,
+                      VmSection().streams_per_instance)
+    terms = [Term("[vm]'s vCPUs", PER_VCPU_MIB * MIB * vm.instances * vm.vcpus,
+                  (instances, _factor(loaded, "vm.vcpus", vm.vcpus, VmSection().vcpus))),
+             Term("[vm]'s streams in their conference lists", PER_STREAM_BYTES * vm.instances
+                  * vm.streams_per_instance, (instances, streams)),
+             Term("[vm]'s monitored packets", PER_MONITORED_PACKET_BYTES * vm.instances * participants
+                  * packets_per_s * duration, (instances, length))]
+    for group in scenario.group:
+        count = _factor(loaded, f"group.{group.name}.count", group.count, 1)
+        terms += [Term(f"group.{group.name}'s vCPUs", PER_VCPU_MIB * MIB * group.count * group.vcpus,
+                       (count, _factor(loaded, f"group.{group.name}.vcpus", group.vcpus, 1))),
+                  Term(f"group.{group.name}'s monitored packets", PER_MONITORED_PACKET_BYTES * group.count
+                       * participants * packets_per_s * duration, (count, length))]  # at most one conference a VM
+    tasks = scenario.host.background_tasks
+    terms.append(Term("host background tasks", PER_HOST_TASK_BYTES * tasks,
+                      (_factor(loaded, "host.background_tasks", tasks, 0),)))
+    if vm.instances * (vm.vcpus + 1) <= host.sockets * host.cores_per_socket:  # where the closed form may run
+        terms.append(Term("the closed form's packet arrays", PER_PACKET_UNCONTENDED_BYTES * vm.instances
+                          * vm.streams_per_instance * packets_per_s * duration, (instances, streams, length)))
+        workload = models["workload"].values
+        burst, interval = vm.background(workload)
+        if burst > 0:
+            terms.append(Term("the closed form's guest bursts", PER_BURST_UNCONTENDED_BYTES * vm.instances
+                              * duration / interval, (instances, length, _factor(
+                                  loaded, "vm.background_interval", interval, workload.background_interval,
+                                  inverse=True))))
+    return terms
+
+
+def _factor(loaded, key, value, usual, inverse=False):
+    return Factor(key, value, usual, loaded.origin(key), inverse, "s" if inverse else "")
 
 
 def available_bytes(meminfo=MEMINFO):
@@ -94,45 +139,48 @@ def check_memory(runs, jobs, available=None, duration_key="run.duration"):
     key to change is the swept one; ``jobs`` of them run at once, so
     the largest needs at most the available memory divided by ``jobs``.
     ``available`` defaults to ``MemAvailable``; without it nothing is checked.
-    The refusal blames what to change: ``--jobs`` when one run would fit,
-    else ``duration_key`` (where the run's length was set) when most of the
-    memory grows with the run's length and a shorter run would fit, else the
-    key of the most vCPUs.
+    The refusal blames what to change: ``--jobs`` when one run would fit, else the value
+    furthest beyond its usual one among the factors of the largest part of the estimate
+    (``vsim.build.blame``): ``duration_key`` (where the run's length was set) for a run
+    too long, the key of the most VMs, the streams, the host's background tasks.
     """
     available = available_bytes() if available is None else available
     if available is None or not runs:
         return
     source, loaded, duration, *point = max(runs, key=lambda run: estimate_bytes(run[1], run[2]))
-    fixed, growing = _estimate_terms(loaded, duration)
-    need = fixed + growing
+    terms = memory_terms(loaded, duration, duration_key)
+    need = estimate_bytes(loaded, duration)
     if need * jobs <= available:
         return
-    each = f"{_gib(need)} each, x {jobs} jobs = {_gib(need * jobs)}" if jobs > 1 else _gib(need)
-    key, vms, vcpus = _largest_count(loaded.scenario)
+    each = f"{gib(need)} each, x {jobs} jobs = {gib(need * jobs)}" if jobs > 1 else gib(need)
+    vms, vcpus = _vm_counts(loaded.scenario)
     needs = (f"a run of {vms} VM{'s' * (vms != 1)} with {vcpus} vCPUs in all for {duration:g} s needs "
-             f"about {each} of memory (estimated), but only {_gib(available)} is available (MemAvailable)")
+             f"about {each} of memory (estimated), but only {gib(available)} is available (MemAvailable)")
     if need <= available:
         raise InputError("--jobs", None, f"{needs}; expected at most {int(available // need)} jobs")
-    room = available / jobs - fixed  # for what grows with the run's length
-    if growing > fixed and room > 0:
+    largest = max(terms, key=lambda term: term.rate)
+    blamed = blamed_factor(largest.factors)
+    share = sum(term.rate for term in terms if blamed.key in {factor.key for factor in term.factors})
+    room = available / jobs - (need - share)  # for what grows with the blamed value
+    if blamed.key == duration_key and room > 0:
         raise InputError(source, duration_key, f"{needs}; expected a run of at most "
-                         f"{duration * room / growing:.3g} s, or fewer VMs")
-    expected = f"{needs}; expected fewer VMs or vCPUs, or a shorter run"
-    if point and point[0][1] == key:
+                         f"{duration * room / share:.3g} s, or fewer VMs")
+    expected = (f"{needs}; most of it is {largest.what}, from "
+                f"{', '.join(factor.text() for factor in largest.factors)}; expected "
+                f"{scaled_to_fit(blamed, need - share, share, available / jobs)}")
+    if point and point[0][1] == blamed.key:
         index, _, value = point[0]
-        raise InputError(source, f"sweep.values[{index}]", f"at {key} = {value}, {expected}")
-    raise InputError(source, key, expected)
+        raise InputError(source, f"sweep.values[{index}]", f"at {blamed.key} = {value}, {expected}")
+    raise InputError(source, blamed.key, expected)
 
 
-def _largest_count(scenario):
-    """(the key whose VMs hold the most vCPUs, every VM, every vCPU): the key to blame."""
+def _vm_counts(scenario):
+    """(every VM, every vCPU) of ``scenario``, [[group]]s included."""
     vm = scenario.vm
-    counts = [("vm.instances", vm.instances * vm.vcpus)]
-    counts += [(f"group.{group.name}.count", group.count * group.vcpus) for group in scenario.group]
-    key = max(counts, key=lambda entry: entry[1])[0]
     vms = vm.instances + sum(group.count for group in scenario.group)
-    return key, vms, sum(vcpus for _, vcpus in counts)
+    return vms, vm.instances * vm.vcpus + sum(group.count * group.vcpus for group in scenario.group)
 
 
-def _gib(count):
+def gib(count):
+    """``count`` bytes in MiB, or in GiB from 1 GiB on, as a refusal shows them."""
     return f"{count / 1024 ** 3:.1f} GiB" if count >= 1024 ** 3 else f"{count / MIB:.0f} MiB"

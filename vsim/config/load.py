@@ -19,6 +19,7 @@ from vsim.config.named_tables import naming_tables, scenario_table_names, split_
 from vsim.config.schema_scenario import Scenario
 from vsim.config.schema_sweep import MODEL_REF_KEYS
 from vsim.config.typed import check_field, fail, from_dict, scalar_fields
+from vsim.config.value_origins import FROM_CONFIG, ValueOrigins
 from vsim.core.errors import did_you_mean
 from vsim.traces.steal_trace import read_steal_trace
 
@@ -33,7 +34,9 @@ class Loaded:
 
     ``checker`` is the cross-check against the models that every changed point
     passes (``vsim.build.checks.check_against_models``, given by the build stage's
-    ``load_scenario``); None checks nothing more than the schema.
+    ``load_scenario``); None checks nothing more than the schema. ``origins`` says where
+    each value came from (``vsim.config.value_origins``); without it every value counts
+    as the config's.
     """
 
     source: str
@@ -42,6 +45,11 @@ class Loaded:
     steal: Any = None
     models_dir: Path = DEFAULT_MODELS_DIR
     checker: Optional[Checker] = None
+    origins: Optional[ValueOrigins] = None
+
+    def origin(self, key):
+        """Where the value of the dotted ``key`` came from: ``--set``, the config or the default."""
+        return FROM_CONFIG if self.origins is None else self.origins.of(key)
 
     def fitted_claims(self):
         """Claim ids that any parameter of the scenario's models was fitted to."""

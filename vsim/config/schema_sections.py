@@ -13,7 +13,7 @@ import warnings
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-from vsim.core.errors import InputNote
+from vsim.core.errors import InputError, InputNote
 
 from vsim.config.schema_fields import non_negative, positive
 from vsim.config.tree_tables import check_tree_tables
@@ -34,16 +34,18 @@ class RunSection:
     seed: int = field(default=1, metadata={"min": 0, "doc": "base seed of the replications"})
     replications: int = field(default=5, metadata={"min": 1, "doc": "independent runs per point"})
 
-    def validate(self, source, path):
-        """A duration longer than the warm-up."""
+    def validate(self, source, path, given=frozenset()):
+        """A duration longer than the warm-up; a warm-up the table does not set (in ``given``)
+        is called the default, one it sets is not. The refusal rests on the duration too, so
+        a ``--set`` of either is named."""
         if self.warmup >= self.duration:
-            default = "" if self.warmup != DEFAULT_WARMUP else (
+            origin = " (set, not the default)" if "warmup" in given else (
                 f" (the default, used when run.warmup is not set), which is not shorter than the run "
                 f"({self.duration} s); set run.warmup, e.g. to "
                 f"{self.duration / 2:g} (half the run, as --duration does)")
-            fail(source, f"{path}.warmup" if path else "warmup",
-                 f"expected a warmup shorter than the duration ({self.duration} s), got "
-                 f"{self.warmup}{default}")
+            raise InputError(source, join_path(path, "warmup"),
+                             f"expected a warmup shorter than the duration ({self.duration} s), got "
+                             f"{self.warmup}{origin}", (join_path(path, "duration"),))
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,14 @@ accepted where a number is expected. Field metadata may carry ``min``,
 otherwise it must be finite) and ``unit`` (checked on numbers,
 including the numbers inside lists and tables) and ``doc`` (shown by
 ``describe``). A dataclass may define ``validate(self, source, path)`` for
-cross-field checks; it runs after construction and reports with ``fail``.
+cross-field checks; it runs after construction and reports with ``fail``. One whose
+``validate`` also takes ``given`` receives the keys the table set, to tell a default
+from a value written.
 """
 
 import dataclasses
 import functools
+import inspect
 import json
 import math
 import re
@@ -73,7 +76,10 @@ def from_dict(cls, data, *, source, path=""):
     obj = cls(**values)
     validate = getattr(obj, "validate", None)
     if callable(validate):
-        validate(source, path)
+        if "given" in inspect.signature(validate).parameters:
+            validate(source, path, given=frozenset(data))
+        else:
+            validate(source, path)
     return obj
 
 

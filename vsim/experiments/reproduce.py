@@ -22,6 +22,7 @@ from vsim.experiments.comparison import (BY_CONSTRUCTION, FITTED, NOT_MODELLED, 
 from vsim.experiments.ledger import load_design_choices, selected_on
 from vsim.build.load import load_scenario
 from vsim.build.memory import check_memory
+from vsim.build.work import check_work
 from vsim.config.run_length import check_run_length
 from vsim.sweep.executor import RunPlan, Sweep, point_runs, run_tasks, sweep_tasks
 
@@ -72,19 +73,25 @@ def select_studies(names, claims):
 def run_studies(names, plan=RunPlan(), jobs=1, progress=None):
     """Run the sweeps of the modelled studies ``names``; one ``StudyResult`` each.
 
-    Every point is checked to fit in memory, ``jobs`` at a time, before any runs.
+    Every point is checked to fit in memory, ``jobs`` at a time, and the whole to be work
+    that can finish (``vsim.build.work``), before any runs.
     """
-    planned, runs = [], []
+    studied, runs, counts = [], [], []
     for name in names:
         for sweep_name, relative in recipe(name).CONFIGS.items():
             loaded = load_scenario(REPO / relative)
             check_recipe_study(name, loaded)
             duration, warmup, replications = plan.resolve(loaded.scenario.run)
             check_run_length(REPO / relative, "--duration", loaded, duration, warmup)
-            tasks = sweep_tasks(REPO / relative, loaded, duration, warmup, replications)
-            planned.append((name, sweep_name, relative, tasks, loaded))
-            runs += point_runs(REPO / relative, loaded, duration)
+            studied.append((name, sweep_name, relative, loaded, duration, warmup, replications))
+            points = point_runs(REPO / relative, loaded, duration)
+            runs += points
+            counts += [replications] * len(points)
     check_memory(runs, jobs, duration_key="--duration")
+    check_work(runs, counts, "run.duration" if plan.duration is None else "--duration",
+               "run.replications" if plan.replications is None else "--replications")
+    planned = [(name, sweep_name, relative, sweep_tasks(REPO / relative, loaded, duration, warmup, replications),
+                loaded) for name, sweep_name, relative, loaded, duration, warmup, replications in studied]
     summaries = run_tasks([task for *_, tasks, _ in planned for task in tasks], jobs, progress)
     sweeps = {name: {} for name in names}
     start = 0

@@ -22,6 +22,8 @@ from vsim.core.errors import InputError
 from vsim.outputs.stale_outputs import listed_outputs, remove_stale
 from vsim.build.load import load_scenario
 from vsim.build.memory import check_memory
+from vsim.build.work import check_work
+from vsim.config.override_source import blaming_overrides
 from vsim.config.run_length import check_run_length
 from vsim.engines.simulation import default_warmup
 from vsim.config import tolerances as tolerance_rules
@@ -222,7 +224,10 @@ def run_validation(options, progress=None):
     replications = run.replications if options.replications is None else options.replications
     duration_key = "run.duration" if options.duration is None else "--duration"
     check_run_length(options.config, duration_key, loaded, duration, warmup)
-    check_memory([(options.config, loaded, duration)], options.jobs, duration_key=duration_key)
+    with blaming_overrides(str(options.config), options.overrides):
+        check_memory([(options.config, loaded, duration)], options.jobs, duration_key=duration_key)
+        check_work([(options.config, loaded, duration)], replications, duration_key,
+                   "run.replications" if options.replications is None else "--replications")
     kept = applicable(stated, kind)
     left_out = {key: METRICS[key.rpartition(".")[0]].kind for key in stated if key not in kept}
     stated = kept
