@@ -644,3 +644,19 @@ def test_an_own_model_files_meta_holds_only_a_description(tmp_path, meta, where)
     with pytest.raises(InputError) as caught:
         load_scenario(scenario)
     assert caught.value.source == str(tmp_path / "my_host.toml") and caught.value.where == where
+
+
+@pytest.mark.parametrize("phases, key, words", [
+    ("[0.0, 0.02]", "vm.phases", "below the codec's packet interval (0.02 s), got 0.02"),
+    ("[0.005, -0.001]", "vm.phases[1]", ">= 0"),
+    ("[]", "vm.phases", "at least one phase"),
+])
+def test_phases_outside_one_tick_name_the_key(phases, key, words):
+    err = load_error([f"vm.phases={phases}"])
+    assert err.where == key and words in err.expected, str(err)
+
+
+def test_phases_within_one_tick_are_taken_as_given():
+    loaded = load_scenario(FIG3, ["vm.phases=[0.0, 0.0199]"])
+    assert loaded.scenario.vm.phases == (0.0, 0.0199)
+    assert loaded.scenario.vm.vm_phases(1) == (0.0, 0.0199, 0.0, 0.0199)

@@ -40,6 +40,7 @@ def check_against_models(scenario, models, source, models_dir=DEFAULT_MODELS_DIR
     with depending_on("host.model", "host.hyperthreading"):
         check_groups(scenario, logical_cpus(scenario, models["host"].values), source)
     scenario.check_uplink(source)
+    check_phases(scenario, models["codec"].values.packet_interval, source)
     with depending_on("host.nic"):
         check_unshaped_nic(scenario, models["nic"].values, source)
         if scenario.netioc.node:
@@ -130,6 +131,18 @@ def check_groups(scenario, lcpus, source):
     if scenario.group and scenario.host.numa_home_nodes:
         fail(source, "host.numa_home_nodes", "expected no NUMA home nodes with [[group]] VMs "
              "(home nodes are dealt to [vm]'s identical VMs only)")
+
+
+def check_phases(scenario, period, source):
+    """Every fixed phase of [vm]'s and the media-server groups' workers falls within one tick:
+    at least 0 (the schema's bound) and below the codec's packet interval ``period``."""
+    lists = [("vm.phases", scenario.vm.phases)] + [
+        (f"group[{index}].phases", group.phases) for index, group in enumerate(scenario.group)]
+    for key, phases in lists:
+        late = [phase for phase in phases or () if phase >= period]
+        if late:
+            fail(source, key, f"expected phases below the codec's packet interval ({period:g} s), "
+                 f"got {late[0]:g}")
 
 
 def check_traffic(group, where, source):

@@ -60,6 +60,7 @@ class _ServerVm(NamedTuple):
     streams: int
     background: tuple
     measuring: bool
+    phases: tuple | None  # its worker vCPUs' fixed phases, None: the workload model's
 
 
 class _TrafficVmSpec(NamedTuple):
@@ -175,7 +176,7 @@ class Host:
                              timer_median=work.timer_median, timer_sigma=work.timer_sigma,
                              measuring_conference=spec.measuring,
                              background_burst=burst, background_interval=interval,
-                             aligned_phases=work.aligned_phases)
+                             aligned_phases=work.aligned_phases, phases=spec.phases)
         if shared:
             frames = sum(worker.streams for worker in server.workers)
             flow = self.uplink.add_flow(port, self.ip_bytes, VOICE_CLASS, discrete=True)
@@ -289,7 +290,7 @@ class Host:
             affinity = self._home_node(i) if scenario.host.numa_home_nodes else vm.affinity
             yield _ServerVm(f"vm{i}", "vm", cpu_settings(scenario.vm_settings(i)), vm.vcpus,
                             affinity, work, vnic, vm.streams_per_instance, self.background,
-                            measuring)
+                            measuring, vm.vm_phases(i))
             measuring = False
         for group in scenario.group:
             if group.workload != "media_server":
@@ -298,7 +299,8 @@ class Host:
             vnic = models[group_role(group.name, "vnic")].values
             for i in range(group.count):
                 yield _ServerVm(f"{group.name}[{i}]", group.name, cpu_settings(group), group.vcpus,
-                                None, work, vnic, group.streams, group.background(work), measuring)
+                                None, work, vnic, group.streams, group.background(work), measuring,
+                                group.vm_phases(i))
                 measuring = False
 
     @staticmethod
