@@ -16,6 +16,7 @@ import numpy as np
 
 from vsim.build.cgroups import check_cgroup_settings
 from vsim.build.netioc import netioc_tree
+from vsim.build.replayed_trace import with_recorded_packets
 from vsim.config.cpu_settings import limit_beyond_vcpus
 from vsim.config.load import logical_cpus, with_point
 from vsim.config.models import DEFAULT_MODELS_DIR
@@ -24,7 +25,6 @@ from vsim.config.override_source import depending_on
 from vsim.config.schema_sweep import MODEL_REF_KEYS
 from vsim.config.typed import fail
 from vsim.core.errors import InputError, did_you_mean
-from vsim.build.replayed_trace import with_recorded_packets
 from vsim.net.sources import SOURCES, make_source
 from vsim.net.sources.protocol import Replay
 
@@ -41,7 +41,7 @@ def check_against_models(scenario, models, source, models_dir=DEFAULT_MODELS_DIR
         check_cgroup_settings(scenario, models["scheduler"].values, source)
     with depending_on("host.model", "host.hyperthreading"):
         check_groups(scenario, logical_cpus(scenario, models["host"].values), source)
-    check_replay_alone(scenario, source)
+    check_one_discrete_kind(scenario, source)
     scenario.check_uplink(source)
     check_phases(scenario, models["codec"].values.packet_interval, source)
     with depending_on("host.nic"):
@@ -163,7 +163,7 @@ def check_traffic(group, where, source):
         with_recorded_packets(made, source, f"{where}.traffic.params")
 
 
-def check_replay_alone(scenario, source):
+def check_one_discrete_kind(scenario, source):
     """Discrete traffic of one kind only (request/response chains or replayed packets): each
     kind hands its frames to the uplink late, in batches of its own, and two kinds' batches
     would not reach it in time order."""

@@ -48,7 +48,8 @@ class Simulation(Host):
         """The engine to run: the one asked for, the closed form for ``"auto"`` where it fits;
         ``EngineError`` when the closed form is asked for and does not fit."""
         components: list[EngineComponent] = ([*self.servers, *self.traffic, *self.cpu_bound, self.uplink, self.host_steal]
-                      + ([self.rr] if self.rr else []) + ([self.replay] if self.replay else []))
+                      + ([self.rr] if self.rr else [])
+                      + ([self.replay] if self.replay else []))
         # the closed form plays the VMs' worlds only; the host's other work needs the events
         fits = (uncontended.applies(self.machine) and not self.background_tasks.worlds
                 and all(c.supports_closed_form() for c in components))

@@ -1,7 +1,7 @@
 """Recorded packets sent again at their recorded instants: a ``packets`` trace replayed.
 
-A ``packets`` trace (vsim's own format, ``vsim.traces.vsim_trace``: ``vsim
-run --trace``, ``vsim probe net``) holds each packet's
+A ``packets`` trace (vsim's own format, ``vsim.traces.vsim_trace``, as
+``vsim run --trace`` and ``vsim probe net`` write it) holds each packet's
 send time and frame size. This source sends the packets of the streams it
 keeps (all, or one ``stream``, or one ``traffic_class``) at those times,
 shifted so that the earliest kept packet goes out ``offset`` seconds after the
@@ -22,14 +22,7 @@ import numpy as np
 
 from vsim.core.errors import InputError
 from vsim.net.frames import ETH_HEADER, FCS, IPV4_HEADER, UDP_HEADER
-from vsim.net.sources.validate import IP_MAX, non_negative
-
-
-def _name(value, name, source, where):
-    """``value`` if it is a non-empty string, else an ``InputError`` naming ``name``."""
-    if not isinstance(value, str) or not value:
-        raise InputError(source, f"{where}.{name}", f"a non-empty string, got {value!r}")
-    return value
+from vsim.net.sources.validate import IP_MAX, non_negative, text
 
 
 class PacketsReplay:
@@ -41,12 +34,12 @@ class PacketsReplay:
 
     def __init__(self, trace, stream=None, traffic_class=None, offset=0.0, source="<input>",
                  where="traffic"):
-        self.trace = _name(trace, "trace", source, where)
-        self.stream = None if stream is None else _name(stream, "stream", source, where)
+        self.trace = text(trace, "trace", source, where)
+        self.stream = None if stream is None else text(stream, "stream", source, where)
         self.traffic_class = (None if traffic_class is None
-                              else _name(traffic_class, "traffic_class", source, where))
+                              else text(traffic_class, "traffic_class", source, where))
         self.offset = non_negative(offset, "offset", source, where)
-        self.where = (source, where)
+        self._named = (source, where)  # the file and key its errors name
         self._send = np.empty(0)
         self._ip_bytes = np.empty(0)
 
@@ -56,14 +49,15 @@ class PacketsReplay:
         the earliest, in time order (ties in the trace's order), and IP sizes. An
         ``InputError`` names the filter that keeps nothing, or the first frame too small or too
         large for an IP packet."""
-        source, where = self.where
+        source, where = self._named
         keep = np.ones(len(send_s), dtype=bool)
         for name, wanted, column in (("stream", self.stream, streams),
                                      ("traffic_class", self.traffic_class, classes)):
             if wanted is not None:
-                keep &= np.asarray(column, dtype=object) == wanted
+                values = np.asarray(column, dtype=object)
+                known = sorted(set(values[keep].tolist()))  # among the packets kept so far
+                keep &= values == wanted
                 if not keep.any():
-                    known = sorted(set(column))
                     raise InputError(source, f"{where}.{name}",
                                      f"a {name.replace('_', ' ')} of {path} among the packets kept "
                                      f"({', '.join(known[:5])}{', ...' if len(known) > 5 else ''}), "
