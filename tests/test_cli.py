@@ -782,8 +782,10 @@ def _base_value(scenario, key):
     """The value of the dotted ``key`` in ``scenario``, a [[group]] reached by its name."""
     named = split_named_key(key)
     if named is not None:
-        (table,) = [t for t in scenario.group if t.name == named.name]
-        return getattr(table, named.rest[0])
+        (value,) = [t for t in scenario.group if t.name == named.name]
+        for part in named.rest:  # a key of the group, or of its traffic source's params
+            value = value[part] if isinstance(value, dict) else getattr(value, part)
+        return value
     section, *path = key.split(".")
     if section == "params":  # a model parameter the scenario sets: params.ROLE.NAME
         role, name = path
@@ -808,6 +810,7 @@ def test_whatif_templates_run_a_point_of_their_own_sweep(name):
     ("netperf_beside_tcp_stream", "host.uplink", "netioc"),
     ("netperf_beside_flood", "group.flood.count", 6),  # flood and requests at the ceiling
     ("busy_measuring_client", "params.client.stall_rate", 0.075),  # the Table 2 client's rate
+    ("replayed_flood", "group.flood.traffic.params.traffic_class", "flood"),  # the measured flood
 ])
 def test_whatif_templates_run_the_case_of_their_title(name, key, value):
     assert _base_value(load_scenario(WHATIF / f"{name}.toml").scenario, key) == value

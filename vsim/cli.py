@@ -45,6 +45,7 @@ from vsim.config.describe_model import describe_model, model_file_ref, own_model
 from vsim.build.load import load_scenario
 from vsim.build.memory import check_memory
 from vsim.build.work import check_work
+from vsim.build.replayed_trace import replayed_traces
 from vsim.config.override_source import blaming_overrides
 from vsim.config.run_length import check_run_length
 from vsim.results.run_text import run_text
@@ -361,7 +362,8 @@ def _run(args):
     loaded = load_scenario(config, args.set, sweep_points=False)  # its [sweep] is not run
     steal = loaded.scenario.host.steal_trace
     check_apart([("--json", args.json), ("--trace", args.trace)],
-                [("the config", config), ("host.steal_trace", steal and Path(config).parent / steal)])
+                [("the config", config), ("host.steal_trace", steal and Path(config).parent / steal),
+                 *replayed_traces(loaded.scenario, config)])
     run = loaded.scenario.run
     seed = run.seed if args.seed is None else args.seed
     duration = run.duration if args.duration is None else args.duration

@@ -650,3 +650,19 @@ def test_a_run_shorter_than_the_configs_warm_up_names_the_set_and_the_configs_va
     err = load_error(["run.duration=1e-320"])
     assert str(err).startswith(f"{FIG3} with --set run.duration=1e-320: run.warmup: ")
     assert str(err).endswith("got 5.0 (set, not the default)")
+
+
+@pytest.mark.parametrize("phases, key, words", [
+    ("[0.0, 0.02]", "vm.phases", "below the codec's packet interval (0.02 s), got 0.02"),
+    ("[0.005, -0.001]", "vm.phases[1]", ">= 0"),
+    ("[]", "vm.phases", "at least one phase"),
+])
+def test_phases_outside_one_tick_name_the_key(phases, key, words):
+    err = load_error([f"vm.phases={phases}"])
+    assert err.where == key and words in err.expected, str(err)
+
+
+def test_phases_within_one_tick_are_taken_as_given():
+    loaded = load_scenario(FIG3, ["vm.phases=[0.0, 0.0199]"])
+    assert loaded.scenario.vm.phases == (0.0, 0.0199)
+    assert loaded.scenario.vm.vm_phases(1) == (0.0, 0.0199, 0.0, 0.0199)

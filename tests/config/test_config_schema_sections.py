@@ -92,6 +92,9 @@ def test_group_reservation_within_its_vcpus(vcpus, reservation):
     ({"name": "g", "workload": "media_server"}, "group[0].streams"),  # a server with no streams
     ({"name": "g"}, "group[0].traffic"),  # idle and silent: changes nothing
     ({"name": "g", "workload": "media_server", "streams": 1}, None),
+    ({"name": "g", "workload": "media_server", "streams": 1, "phases": [0.01]}, None),
+    ({"name": "g", "workload": "cpu_bound", "phases": [0.01]}, "group[0].phases"),  # no ticks
+    ({"name": "g", "workload": "media_server", "streams": 1, "phases": []}, "group[0].phases"),
 ])
 def test_group_needs_a_name_of_its_own_and_something_to_run(data, where):
     assert problem(GroupSection, data, "group[0]") == where

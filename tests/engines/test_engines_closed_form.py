@@ -89,6 +89,15 @@ def test_several_small_vms_share_the_uplink_the_same_in_both_engines(instances, 
     assert_same_run(*both(loaded, seed, 2.0, 0.5))
 
 
+def test_given_phases_run_the_same_in_both_engines():
+    loaded = scenario("vm.instances=2", "vm.vcpus=3", "vm.phases=[0.0, 0.0, 0.004, 0.0137, 0.0199]")
+    assert Simulation(loaded, 1).engine == "uncontended"
+    events, closed = both(loaded, 4, 2.0, 0.5)
+    assert [w.phase for s in closed[2].servers for w in s.workers] == \
+        [0.0, 0.0, 0.004, 0.0137, 0.0199, 0.0]
+    assert_same_run(events, closed)
+
+
 def test_ring_drops_and_rate_limited_wakeups_are_the_same_in_both_engines():
     """A 40-descriptor ring and 100 wakeups a second: frames wait for the next wakeup and overflow."""
     loaded = scenario("vm.instances=1", vnic__tx_ring=40, vnic__wake_rate_hz=100.0)

@@ -186,3 +186,49 @@ def test_aligned_phases_put_every_worker_on_one_grid_and_drawn_phases_do_not():
     assert {w.phase for s in aligned.servers for w in s.workers} == {0.0}
     phases = [w.phase for s in drawn.servers for w in s.workers]
     assert len(set(phases)) == len(phases) and all(0.0 <= p < 0.02 for p in phases)
+
+
+def wakeups(loaded, seed=1, duration=0.1):
+    """Each worker's timer wakeup times (VM by VM, vCPU by vCPU) over a short run."""
+    sim = Simulation(loaded, seed)
+    sim.record_wakeups()
+    sim.run(duration, duration / 2)
+    return [[time for _tick, time in worker.wakes] for server in sim.servers
+            for worker in server.workers]
+
+
+PER_WORKER = [0.0, 0.005, 0.0101, 0.019, 0.0023, 0.0, 0.0137, 0.008]
+
+
+def test_given_phases_are_each_workers_first_wakeup_without_timer_lateness():
+    wakes = wakeups(quiet(fig3("vm.instances=2", f"vm.phases={PER_WORKER}")))
+    assert [worker[0] for worker in wakes] == PER_WORKER
+    for worker, phase in zip(wakes, PER_WORKER):
+        assert worker == pytest.approx([phase + 0.02 * k for k in range(len(worker))], abs=1e-12)
+
+
+def test_a_shorter_phase_list_cycles_over_the_workers_and_overrides_aligned_phases():
+    loaded = with_workload(quiet(fig3("vm.instances=3", "vm.phases=[0.001, 0.0075, 0.012]")),
+                           aligned_phases=True)
+    cycled = [[0.001, 0.0075, 0.012][k % 3] for k in range(12)]  # on from VM to VM
+    assert [worker[0] for worker in wakeups(loaded)] == cycled
+    assert [w.phase for s in Simulation(loaded, 1).servers for w in s.workers] == cycled
+
+
+def test_with_timer_lateness_every_wakeup_falls_late_of_its_given_phase():
+    wakes = wakeups(fig3("vm.instances=2", f"vm.phases={PER_WORKER}"), duration=1.0)
+    for worker, phase in zip(wakes, PER_WORKER):
+        lateness = np.array(worker) - (phase + 0.02 * np.arange(len(worker)))
+        assert np.all(lateness >= 0) and np.all(lateness < 0.01) and np.any(lateness > 0)
+
+
+def test_a_media_server_group_takes_its_own_phases(tmp_path):
+    path = tmp_path / "groups.toml"
+    path.write_text(FIG3.read_text() + '\n[[group]]\nname = "more"\ncount = 2\nvcpus = 2\n'
+                    'workload = "media_server"\nstreams = 8\nphases = [0.003, 0.0045, 0.006]\n')
+    loaded = quiet(load_scenario(path, ["vm.instances=1", "vm.phases=[0.0]"]))
+    own = loaded.models["group.more.workload"]
+    models = dict(loaded.models, **{"group.more.workload": replace(
+        own, values=replace(own.values, timer_median=0.0))})
+    wakes = wakeups(replace(loaded, models=models))
+    assert [worker[0] for worker in wakes] == [0.0] * 4 + [0.003, 0.0045, 0.006, 0.003]

@@ -14,7 +14,7 @@ from vsim.net.uplink import make_uplink_scheduler
 
 
 def test_registry():
-    assert sorted(SOURCES) == ["tcp_rr", "tcp_stream", "udp_flood"]
+    assert sorted(SOURCES) == ["packets_replay", "tcp_rr", "tcp_stream", "udp_flood"]
     with pytest.raises(InputError, match=r"s.toml: vm.traffic.kind: one of .*got 'sctp'"):
         make_source("sctp", {}, source="s.toml", where="vm.traffic")
     with pytest.raises(InputError, match=r"vm.traffic.ppps: a parameter of udp_flood: one of .*; did you mean 'pps'\?"):
@@ -157,3 +157,48 @@ def test_whole_numbers_and_flags_are_checked(kind, params, key):
     with pytest.raises(InputError) as error:
         make_source(kind, params, source="s.toml", where="traffic")
     assert error.value.where == f"traffic.{key}"
+
+
+# ------------------------------------------------------------- packets_replay
+REPLAY_COLUMNS = dict(send_s=[0.5, 0.3, 0.3, 0.9, 0.7], size_bytes=[78, 1042, 78, 1042, 78],
+                      streams=["a", "flood", "b", "flood", "a"],
+                      classes=["voice", "flood", "voice", "flood", "voice"], path="t.csv")
+
+
+def replay(**params):
+    return make_source("packets_replay", {"trace": "t.csv", **params}, source="s.toml",
+                       where="group.r.traffic.params")
+
+
+@pytest.mark.parametrize("params, key", [
+    ({"trace": ""}, "trace"), ({"trace": 3}, "trace"), ({"offset": -1.0}, "offset"),
+    ({"offset": math.inf}, "offset"), ({"stream": 7}, "stream"), ({"traffic_class": ""}, "traffic_class"),
+])
+def test_replay_parameters_are_checked_by_name(params, key):
+    with pytest.raises(InputError) as info:
+        replay(**params)
+    assert info.value.where == f"group.r.traffic.params.{key}"
+
+
+def test_replay_sends_the_kept_packets_in_time_order_from_the_offset_with_their_ip_sizes():
+    every = replay(offset=0.25).recorded(**REPLAY_COLUMNS)
+    times, ip_bytes = every.send_times(2.0)
+    assert times.tolist() == pytest.approx([2.25, 2.25, 2.45, 2.65, 2.85], abs=1e-12)
+    assert ip_bytes.tolist() == [1024, 60, 60, 60, 1024]  # ties keep the trace's order
+    assert every.packets == 5 and every.ip_bytes == pytest.approx(2228 / 5)
+    flood = replay(traffic_class="flood").recorded(**REPLAY_COLUMNS)
+    assert flood.send_times(0.0)[0].tolist() == pytest.approx([0.0, 0.6])
+    stream = replay(stream="a").recorded(**REPLAY_COLUMNS)
+    assert stream.send_times(1.0)[0].tolist() == pytest.approx([1.0, 1.2])
+
+
+@pytest.mark.parametrize("params, columns, key, words", [
+    ({"stream": "c"}, {}, "stream", "got 'c'"),
+    ({"traffic_class": "video"}, {}, "traffic_class", "flood, voice"),
+    ({}, {"size_bytes": [78, 40, 78, 1042, 78]}, "trace", "got 40"),
+    ({}, {"send_s": [], "size_bytes": [], "streams": [], "classes": []}, "trace", "has none"),
+])
+def test_a_replay_that_keeps_nothing_or_an_impossible_frame_names_its_key(params, columns, key, words):
+    with pytest.raises(InputError) as info:
+        replay(**params).recorded(**{**REPLAY_COLUMNS, **columns})
+    assert info.value.where == f"group.r.traffic.params.{key}" and words in info.value.expected

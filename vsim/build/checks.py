@@ -16,6 +16,7 @@ import numpy as np
 
 from vsim.build.cgroups import check_cgroup_settings
 from vsim.build.netioc import netioc_tree
+from vsim.build.replayed_trace import with_recorded_packets
 from vsim.config.cpu_settings import limit_beyond_vcpus
 from vsim.config.load import logical_cpus, with_point
 from vsim.config.models import DEFAULT_MODELS_DIR
@@ -25,6 +26,7 @@ from vsim.config.schema_sweep import MODEL_REF_KEYS
 from vsim.config.typed import fail
 from vsim.core.errors import InputError, did_you_mean
 from vsim.net.sources import SOURCES, make_source
+from vsim.net.sources.protocol import Replay
 
 
 def check_against_models(scenario, models, source, models_dir=DEFAULT_MODELS_DIR):
@@ -39,7 +41,9 @@ def check_against_models(scenario, models, source, models_dir=DEFAULT_MODELS_DIR
         check_cgroup_settings(scenario, models["scheduler"].values, source)
     with depending_on("host.model", "host.hyperthreading"):
         check_groups(scenario, logical_cpus(scenario, models["host"].values), source)
+    check_one_discrete_kind(scenario, source)
     scenario.check_uplink(source)
+    check_phases(scenario, models["codec"].values.packet_interval, source)
     with depending_on("host.nic"):
         check_unshaped_nic(scenario, models["nic"].values, source)
         if scenario.netioc.node:
@@ -132,6 +136,18 @@ def check_groups(scenario, lcpus, source):
              "(home nodes are dealt to [vm]'s identical VMs only)")
 
 
+def check_phases(scenario, period, source):
+    """Every fixed phase of [vm]'s and the media-server groups' workers falls within one tick:
+    at least 0 (the schema's bound) and below the codec's packet interval ``period``."""
+    lists = [("vm.phases", scenario.vm.phases)] + [
+        (f"group[{index}].phases", group.phases) for index, group in enumerate(scenario.group)]
+    for key, phases in lists:
+        late = [phase for phase in phases or () if phase >= period]
+        if late:
+            fail(source, key, f"expected phases below the codec's packet interval ({period:g} s), "
+                 f"got {late[0]:g}")
+
+
 def check_traffic(group, where, source):
     """A group's traffic: a source of the registry, from an idle VM, with its parameters."""
     kind = group.traffic.kind
@@ -141,8 +157,24 @@ def check_traffic(group, where, source):
     if group.workload != "idle":
         fail(source, f"{where}.traffic", "expected traffic from an idle VM only (a media "
              "server's traffic is its frames)")
-    make_source(kind, group.traffic.params, source, f"{where}.traffic.params",
-                np.random.default_rng(0))  # its own checks of the parameters
+    made = make_source(kind, group.traffic.params, source, f"{where}.traffic.params",
+                       np.random.default_rng(0))  # its own checks of the parameters
+    if isinstance(made, Replay):  # its trace is there and holds packets it replays
+        with_recorded_packets(made, source, f"{where}.traffic.params")
+
+
+def check_one_discrete_kind(scenario, source):
+    """Discrete traffic of one kind only (request/response chains or replayed packets): each
+    kind hands its frames to the uplink late, in batches of its own, and two kinds' batches
+    would not reach it in time order."""
+    discrete = [(index, group.traffic.kind) for index, group in enumerate(scenario.group)
+                if group.traffic is not None and group.traffic.kind in SOURCES
+                and getattr(SOURCES[group.traffic.kind], "discrete", False)]
+    for index, kind in discrete:
+        first_index, first_kind = discrete[0]
+        if kind != first_kind:
+            fail(source, f"group[{index}].traffic.kind", f"expected no {kind} traffic beside "
+                 f"{first_kind} (group[{first_index}]): the two cannot share one uplink")
 
 
 def check_sweep_points(scenario, models, source, models_dir=DEFAULT_MODELS_DIR):

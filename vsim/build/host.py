@@ -7,8 +7,9 @@ first when [vm] has none) also serves the measuring conference, whose packets
 the measuring client timestamps. Every VM's last conference is
 timestamped the same way by its own receiver, so each VM's jitter is reported
 too. ``[[group]]`` VMs follow: more media servers with their own settings,
-VMs sending bulk traffic (``vsim.guest.traffic_vm``) or request/response
-transactions (``vsim.guest.request_response``) on the host's uplink
+VMs sending bulk traffic (``vsim.guest.traffic_vm``), request/response
+transactions (``vsim.guest.request_response``) or a recorded trace's packets
+(``vsim.guest.replayed_traffic``) on the host's uplink
 (``vsim.build.host_uplink``), and CPU-bound VMs. Everything random draws
 from streams named after the component, so the same seed gives the same run.
 An engine (``vsim.engines``) runs what is built here.
@@ -22,6 +23,7 @@ from vsim.build import cgroups
 from vsim.build.host_background import BackgroundTasks
 from vsim.build.host_steal import HostSteal, policy_for
 from vsim.build.host_uplink import make_host_uplink
+from vsim.build.replayed_trace import with_recorded_packets
 from vsim.config.cpu_settings import cpu_settings
 from vsim.config.load import group_role, threads_per_core
 from vsim.core.environment import Environment, scheduler_for
@@ -34,6 +36,7 @@ from vsim.guest.cpu_bound import CpuBoundVm
 from vsim.guest.measuring_client import MeasuringClient
 from vsim.guest.media_server import MediaServer
 from vsim.guest.receive_stalls import ReceiveStalls
+from vsim.guest.replayed_traffic import ReplayedTraffic
 from vsim.guest.request_response import RequestResponseTraffic
 from vsim.guest.sender_cpu import SenderCpu
 from vsim.guest.traffic_vm import TrafficVm
@@ -42,7 +45,7 @@ from vsim.metrics.jitter_buffer import AdaptiveBuffer, FixedBuffer
 from vsim.net.frames import ip_bytes_for_rtp
 from vsim.net.shared_uplink import VOICE_CLASS, SharedUplink
 from vsim.net.sources import make_source
-from vsim.net.sources.protocol import Flood
+from vsim.net.sources.protocol import Flood, Replay
 from vsim.net.txpath.completions import CompletionInterrupts
 from vsim.net.vnic_tx import VnicTransmit
 
@@ -60,6 +63,7 @@ class _ServerVm(NamedTuple):
     streams: int
     background: tuple
     measuring: bool
+    phases: tuple | None  # its worker vCPUs' fixed phases, None: the workload model's
 
 
 class _TrafficVmSpec(NamedTuple):
@@ -82,6 +86,7 @@ class Host:
     they play through); ``client`` is the first media-server VM's (None without one), the
     measuring client when the scenario has a measuring conference. ``servers``,
     ``traffic``, ``cpu_bound``, ``rr`` (request/response chains or None),
+    ``replay`` (VMs replaying packets traces or None),
     ``vnics``, ``uplink``, ``background_tasks`` and ``host_steal`` are the
     components an engine runs (by the protocols of ``vsim.guest.workload``) and
     a summary reads; ``vm_group`` maps each VM's name to its scenario group
@@ -114,6 +119,7 @@ class Host:
         for spec, receiver in zip(specs, self.receivers):
             self._add_media_server(spec, receiver, streams)
         self.rr: RequestResponseTraffic | None = None
+        self.replay: ReplayedTraffic | None = None
         for index, spec in enumerate(traffic_specs):
             self._add_traffic_vm(spec, index, models["nic"], loaded.source, streams,
                                  exclusive=not specs)
@@ -175,7 +181,7 @@ class Host:
                              timer_median=work.timer_median, timer_sigma=work.timer_sigma,
                              measuring_conference=spec.measuring,
                              background_burst=burst, background_interval=interval,
-                             aligned_phases=work.aligned_phases)
+                             aligned_phases=work.aligned_phases, phases=spec.phases)
         if shared:
             frames = sum(worker.streams for worker in server.workers)
             flow = self.uplink.add_flow(port, self.ip_bytes, VOICE_CLASS, discrete=True)
@@ -194,6 +200,9 @@ class Host:
         traffic, vnic = spec.traffic, spec.vnic
         rng = streams.stream(f"{spec.name}.traffic")
         probe = make_source(traffic.kind, traffic.params, source, spec.where, rng)
+        if isinstance(probe, Replay):
+            self._add_replay(spec, with_recorded_packets(probe, source, spec.where), index)
+            return
         if probe.discrete:
             self._add_request_response(spec, probe, index, nic, exclusive, rng)
             return
@@ -243,6 +252,17 @@ class Host:
         self.rr.add_vm(spec.name, spec.group, port, flow, traffic_class, source,
                        (spec.traffic.active_from, spec.traffic.active_until), rng)
 
+    def _add_replay(self, spec, source, index):
+        """A VM replaying a packets trace (``vsim.guest.replayed_traffic``) on a port of its own;
+        its CPU is not modelled."""
+        if self.replay is None:
+            self.replay = ReplayedTraffic(self.env, self.uplink)
+        port = self.uplink.add_port(spec.name)
+        traffic_class = VOICE_CLASS + 1 + index
+        flow = self.uplink.add_flow(port, source.ip_bytes, traffic_class, discrete=True)
+        self.replay.add_vm(spec.name, spec.group, port, flow, traffic_class, source,
+                           (spec.traffic.active_from, spec.traffic.active_until))
+
     def record_wakeups(self):
         """Keep every worker's timer wakeups (``WorkerVcpu.wakes``); call before ``run``."""
         for server in self.servers:
@@ -289,7 +309,7 @@ class Host:
             affinity = self._home_node(i) if scenario.host.numa_home_nodes else vm.affinity
             yield _ServerVm(f"vm{i}", "vm", cpu_settings(scenario.vm_settings(i)), vm.vcpus,
                             affinity, work, vnic, vm.streams_per_instance, self.background,
-                            measuring)
+                            measuring, vm.vm_phases(i))
             measuring = False
         for group in scenario.group:
             if group.workload != "media_server":
@@ -298,7 +318,8 @@ class Host:
             vnic = models[group_role(group.name, "vnic")].values
             for i in range(group.count):
                 yield _ServerVm(f"{group.name}[{i}]", group.name, cpu_settings(group), group.vcpus,
-                                None, work, vnic, group.streams, group.background(work), measuring)
+                                None, work, vnic, group.streams, group.background(work), measuring,
+                                group.vm_phases(i))
                 measuring = False
 
     @staticmethod

@@ -24,6 +24,28 @@ from vsim.config import tolerances as validate_tolerances
 
 DEFAULT_WARMUP = 5.0  # s: [run]'s warm-up when the file sets none
 
+PHASES_DOC = ("fixed phases of the worker vCPUs' ticks, s from the run's start, each below the "
+              "codec's packet interval: vCPU j of VM i takes phases[(i x vcpus + j) "
+              "mod the list's length] (vcpus entries give every VM the same phases, instances x "
+              "vcpus each worker its own, one entry puts every worker on it); the timer's "
+              "lateness is still added to each tick; in place of the workload model's drawn "
+              "(or aligned_phases) ones (default: those)")
+
+
+def check_phase_list(phases, source, path):
+    """A phase list, when given, has a phase (the bound by the codec is checked against the
+    models: ``vsim.build.checks.check_phases``)."""
+    if phases is not None and not phases:
+        fail(source, join_path(path, "phases"), "expected at least one phase (s), got an empty list")
+
+
+def phases_of(phases, index, vcpus):
+    """The phases of the ``vcpus`` worker vCPUs of a group's VM ``index``: the group's list read
+    cyclically from that VM's first vCPU (``PHASES_DOC``); None when the group gives none."""
+    if phases is None:
+        return None
+    return tuple(phases[(index * vcpus + j) % len(phases)] for j in range(vcpus))
+
 
 @dataclass(frozen=True)
 class RunSection:
@@ -101,6 +123,11 @@ class VmSection:
     background_interval: float | None = field(default=None, metadata=positive(
         "s", "mean time between one VM's background bursts, Poisson arrivals (default: the "
              "workload model's)"))
+    phases: list[float] | None = field(default=None, metadata=non_negative("s", PHASES_DOC))
+
+    def vm_phases(self, index):
+        """The phases of VM ``index``'s worker vCPUs (``phases_of``), None when not given."""
+        return phases_of(self.phases, index, self.vcpus)
 
     def background(self, workload):
         """(burst, interval) of guest background work: this section's, else the workload model's."""
@@ -116,6 +143,7 @@ class VmSection:
                  f"got {self.limit}")
         if self.affinity is not None and len(set(self.affinity)) != len(self.affinity):
             fail(source, f"{path}.affinity", "expected distinct logical CPU numbers")
+        check_phase_list(self.phases, source, path)
 
 
 @dataclass(frozen=True)
@@ -166,13 +194,17 @@ class ClientSection:
 class TrafficSection:
     """Traffic a group's VMs send, one source each, from the registry of sources."""
 
-    kind: str = field(metadata={"doc": "traffic source: udp_flood, tcp_stream (bulk fluids) or "
-                                       "tcp_rr (request/response transactions, closed loop) "
-                                       "(vsim.net.sources)"})
+    kind: str = field(metadata={"doc": "traffic source: udp_flood, tcp_stream (bulk fluids), "
+                                       "tcp_rr (request/response transactions, closed loop) or "
+                                       "packets_replay (a packets trace's packets at their "
+                                       "recorded send times, open loop) (vsim.net.sources)"})
     params: dict[str, bool | int | float | str] = field(default_factory=dict, metadata={
         "doc": "the source's parameters per VM (udp_flood: pps, ip_bytes, on, off, arrivals "
                "(\"paced\" or \"poisson\"), ...; tcp_stream: mtu, window_bytes, rtt; tcp_rr: "
-               "request_bytes, response_bytes, outstanding, think_time, timestamps)"})
+               "request_bytes, response_bytes, outstanding, think_time, timestamps; packets_replay: "
+               "trace (a packets trace, path relative to this file), stream, traffic_class (keep "
+               "one stream's or class's packets), offset (s from the traffic's start to the first "
+               "packet))"})
     active_from: float = field(default=0.0, metadata={
         "min": 0, "max": 1, "doc": "fraction of the run after which the traffic starts, so a "
                                    "shortened run keeps the scenario's shape"})
@@ -219,6 +251,12 @@ class GroupSection:
     limit: float | None = field(default=None, metadata=positive("CPUs", "CPU limit per VM"))
     traffic: TrafficSection | None = field(default=None, metadata={
         "doc": "bulk traffic each VM sends (none: only its workload's frames)"})
+    phases: list[float] | None = field(default=None, metadata=non_negative(
+        "s", "a media server's " + PHASES_DOC))
+
+    def vm_phases(self, index):
+        """The phases of VM ``index``'s worker vCPUs (``phases_of``), None when not given."""
+        return phases_of(self.phases, index, self.vcpus)
 
     def background(self, workload):
         """(burst, interval) of guest background work: the workload model's."""
@@ -242,6 +280,10 @@ class GroupSection:
         if self.workload == "cpu_bound" and self.traffic is not None:
             fail(source, f"{path}.traffic", "expected no [group.traffic] for a cpu_bound workload "
                  "(its VMs only compute; send traffic from a group of its own)")
+        check_phase_list(self.phases, source, path)
+        if self.phases is not None and self.workload != "media_server":
+            fail(source, f"{path}.phases", "expected phases only with workload = \"media_server\" "
+                 "(they place its worker vCPUs' ticks)")
         if self.workload == "idle" and self.traffic is None:
             fail(source, f"{path}.traffic", "expected a [group.traffic] table for an idle workload "
                  "(a VM with neither work nor traffic changes nothing)")

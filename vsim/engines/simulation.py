@@ -14,7 +14,8 @@ import numpy as np
 from vsim.build.host import Host
 from vsim.cpu.world import COSTOP, READY
 from vsim.engines import closed_form as uncontended
-from vsim.guest.workload import EngineComponent, TrafficWorkload, TransactionWorkload, Workload
+from vsim.guest.workload import (EngineComponent, ReplayWorkload, TrafficWorkload,
+                                 TransactionWorkload, Workload)
 from vsim.net.shared_uplink import SharedUplink
 from vsim.results.run_summary import run_summary
 
@@ -47,7 +48,8 @@ class Simulation(Host):
         """The engine to run: the one asked for, the closed form for ``"auto"`` where it fits;
         ``EngineError`` when the closed form is asked for and does not fit."""
         components: list[EngineComponent] = ([*self.servers, *self.traffic, *self.cpu_bound, self.uplink, self.host_steal]
-                      + ([self.rr] if self.rr else []))
+                      + ([self.rr] if self.rr else [])
+                      + ([self.replay] if self.replay else []))
         # the closed form plays the VMs' worlds only; the host's other work needs the events
         fits = (uncontended.applies(self.machine) and not self.background_tasks.worlds
                 and all(c.supports_closed_form() for c in components))
@@ -71,9 +73,9 @@ class Simulation(Host):
                 worker.record_ticks()
 
     def _start_traffic(self, duration: float, warmup: float) -> None:
-        """Declare the media servers' frame rates to the uplink and schedule the bulk traffic
-        and the request/response chains (which batch their requests between the bulk flows'
-        changes)."""
+        """Declare the media servers' frame rates to the uplink and schedule the bulk traffic,
+        the request/response chains (which batch their requests between the bulk flows'
+        changes) and the replayed packets."""
         self.uplink.begin(duration)
         for flow, pps in self.voice_flows:
             self.uplink.set_rate(0.0, flow, pps)
@@ -83,6 +85,9 @@ class Simulation(Host):
         rr: Optional[TransactionWorkload] = self.rr
         if rr is not None:
             rr.start(duration, warmup, np.concatenate([[0.0], *changes]))
+        replay: Optional[ReplayWorkload] = self.replay
+        if replay is not None:
+            replay.start(duration, warmup)
 
     def _snapshot(self):
         """The counters the summary differences (``vsim.results.run_summary``), read now."""

@@ -19,11 +19,13 @@ lateness, then waiting for a logical CPU), plus the work of its vCPU's tick
 or co-stop), plus the hypervisor's transmit path and the uplink.
 
 With ``aligned_phases`` every worker's ticks fall due at the same instants
-instead (threads started on one deadline, as ``vsim probe``'s are).
+instead (threads started on one deadline, as ``vsim probe``'s are), and with
+``phases`` (one per vCPU, the scenario's ``phases`` key) each worker's fall
+due at its own given phase, in place of either.
 
 Every guest's timer runs off the host's clock, so the workers' phases stay
 where they started for the whole run: which ticks collide on the host is
-decided once per run by the phases drawn for its seed, unless the scenario
+decided once per run by the phases drawn for its seed (or given), unless the scenario
 adds guest background bursts (``vsim.guest.background``), which queue with
 the ticks on their vCPU and move them against the other VMs' ticks.
 
@@ -163,12 +165,16 @@ class _Burst:
 
 
 class MediaServer:
-    """Ticks the VM's worker vCPUs and hands their frames to the virtual NIC."""
+    """Ticks the VM's worker vCPUs and hands their frames to the virtual NIC.
+
+    ``phases``, when given, holds each vCPU's tick phase (s, below ``tick``), in place of
+    one drawn from the worker's own stream (or 0 for every worker with ``aligned_phases``).
+    """
 
     def __init__(self, env, machine, vm_group, vnic, rng_streams, name, *, streams,
                  participants, tick, frame_cost, frame_cost_cv, tick_overhead,
                  timer_median, timer_sigma, measuring_conference,
-                 background_burst=0.0, background_interval=1.0, aligned_phases=False):
+                 background_burst=0.0, background_interval=1.0, aligned_phases=False, phases=None):
         self.env = env
         self.call_later = scheduler_for(env)
         self.machine = machine
@@ -194,7 +200,10 @@ class MediaServer:
             worker = f"{name}.vcpu{i}"
             costs = FrameCosts(rng_streams.stream(f"{worker}.frames"), total, frame_cost, frame_cost_cv)
             timer = TimerLatency(rng_streams.stream(f"{worker}.timer"), timer_median, timer_sigma)
-            phase = 0.0 if aligned_phases else rng_streams.stream(f"{worker}.phase").uniform(0.0, tick)
+            if phases is not None:
+                phase = phases[i]
+            else:
+                phase = 0.0 if aligned_phases else rng_streams.stream(f"{worker}.phase").uniform(0.0, tick)
             monitored = sizes[-1] if i == monitored_vcpu else 0
             self.workers.append(WorkerVcpu(self, world, total, monitored, costs, timer, phase))
         self.background = None

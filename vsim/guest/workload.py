@@ -18,6 +18,8 @@ asks each whether the closed form can play it, then starts it:
 - ``TransactionWorkload``: request/response chains; ``start(duration,
   warmup, barriers)`` lays them out, with ``barriers`` the times bulk flows
   change (it sends its requests in batches between them).
+- ``ReplayWorkload``: replayed packets; ``start(duration, warmup)`` lays
+  them out and schedules their first batch.
 
 A new kind of guest is a class offering one of these, built by the host and
 listed among the components the engine runs (``Simulation._choose_engine``).
@@ -56,3 +58,11 @@ class TransactionWorkload(EngineComponent, Protocol):
     def start(self, duration: float, warmup: float, barriers: np.ndarray) -> None:
         """Lay the chains out over ``duration`` (measured after ``warmup``) and schedule the
         first requests; ``barriers`` are the times the bulk flows change."""
+
+
+class ReplayWorkload(EngineComponent, Protocol):
+    """Recorded packets sent at their recorded times, in batches."""
+
+    def start(self, duration: float, warmup: float) -> None:
+        """Lay the packets out over ``duration`` (measured after ``warmup``) and schedule the
+        first batch."""

@@ -47,11 +47,15 @@ def run_text(name, config, seed, duration, warmup, engine, summary, params=None,
         lines.append(f"client     {stalls['count']} stalls of {stalls['length_ms']:g} ms "
                      f"({stalls['stalled_pct']:.3f}% of the time)  (the measuring client's "
                      f"receiving thread; packets arriving during one are read at its end)")
-    unmodelled = (summary.get("uplink") or {}).get("request_response")
+    uplink = summary.get("uplink") or {}
+    unmodelled = [what for key, what in (("request_response", "request/response"),
+                                         ("replayed", "replayed"))
+                  if uplink.get(key)]
     lcpus = len(host["lcpu_util_pct"])
     lines.append(f"host CPU   {host['cpu_util_pct']:.1f}% of {lcpus} logical CPU{'s' * (lcpus != 1)} "
                  f"(esxtop PCPU UTIL)  core {host['core_util_pct']:.1f}%"
-                 + ("  (request/response traffic's CPU is not modelled)" if unmodelled else ""))
+                 + (f"  ({' and '.join(unmodelled)} traffic's CPU is not modelled)"
+                    if unmodelled else ""))
     tasks = summary.get("host_background_tasks")
     if tasks is not None:
         lines.append(f"host tasks used {tasks['used_pct']:.1f}%  ready {tasks['ready_pct']:.1f}%  "
@@ -149,8 +153,8 @@ def _quality_lines(quality):
 
 
 def _uplink_lines(uplink):
-    """The uplink lines of ``vsim run``: each traffic group, each request/response group and
-    the voice while the bulk traffic runs."""
+    """The uplink lines of ``vsim run``: each traffic group, each request/response group, each
+    replaying group and the voice while the bulk traffic runs."""
     lines = [f"uplink     {uplink['scheduler']}, {uplink['capacity_bps'] / 1e6:g} Mb/s"]
     for name, group in uplink["groups"].items():
         lowest = group["min_second_mbps"]
@@ -168,6 +172,15 @@ def _uplink_lines(uplink):
                      f"one-way {group['one_way_latency_mean_us']:.2f} µs  "
                      f"p99 {group['one_way_latency_p99_us']:.2f} µs"
                      + (f"  {resent} requests lost and sent again" if resent else ""))
+    for name, group in (uplink.get("replayed") or {}).items():
+        if group["offered_pps"] is None:
+            continue
+        delay = group["uplink_delay_mean_us"]
+        lines.append(f"{'':<10} group {name}: {group['delivered_pps']:.0f} of "
+                     f"{group['offered_pps']:.0f} packets/s offered (replayed)  loss "
+                     f"{100 * (group['loss_fraction'] or 0.0):.2f}%"
+                     + ("" if delay is None else f"  uplink delay {delay:.1f} µs  "
+                        f"p99 {group['uplink_delay_p99_us']:.1f} µs"))
     during = uplink.get("during_traffic")
     if during is not None and during.get("voice_loss_fraction") is not None:
         lines.append(f"{'':<10} voice while the bulk traffic runs: loss {during['voice_loss_pps']:.0f}/s "

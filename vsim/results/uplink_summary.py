@@ -13,7 +13,8 @@ and, over the seconds when bulk traffic runs, the loss rate, the loss
 fraction and the measuring conference's RFC 3550 jitter and latency, pooled
 and per stream. Request/response groups (netperf TCP_RR) report their
 transactions/s, one-way latency and uplink delay
-(``RequestResponseTraffic.summary``).
+(``RequestResponseTraffic.summary``); groups replaying a packets trace their
+packets' rates, loss and uplink delay (``ReplayedTraffic.summary``).
 """
 
 import math
@@ -62,6 +63,8 @@ def uplink_summary(sim, start, end, window, warmup):
         summary["during_traffic"] = during_traffic(sim, offered, lost, traffic)
     if sim.rr is not None:
         summary["request_response"] = sim.rr.summary()
+    if sim.replay is not None:
+        summary["replayed"] = sim.replay.summary()
     return summary
 
 

@@ -2,12 +2,13 @@
 
 A source says what it offers the uplink: ``elastic`` (follows the rate it is
 allocated: TCP), ``discrete`` (its packets go through ``transmit`` one by
-one: request/response) or neither (a fluid that keeps offering: a UDP
-flood); ``ip_bytes``, its packet size; and its rates (``rate_changes`` for a
-flood, ``demand_pps`` for a stream, ``outstanding`` chains for transactions); a
-flood also says how its packets arrive (``arrivals``: "paced" or
-"poisson"). ``vsim.net.sources.protocol`` lists what each kind offers. A new
-source is one module plus an entry in ``SOURCES``, which mypy checks against
+one: request/response, a replayed trace) or neither (a fluid that keeps
+offering: a UDP flood); ``ip_bytes``, its packet size; and its rates
+(``rate_changes`` for a flood, ``demand_pps`` for a stream, ``outstanding``
+chains for transactions, ``send_times`` for a replay); a flood also says how
+its packets arrive (``arrivals``: "paced" or "poisson").
+``vsim.net.sources.protocol`` lists what each kind offers. A new source is
+one module plus an entry in ``SOURCES``, which mypy checks against
 ``TrafficSource``.
 """
 
@@ -17,6 +18,7 @@ from typing import Any, Dict, Mapping, Optional
 import numpy as np
 
 from vsim.core.errors import InputError, did_you_mean
+from vsim.net.sources.packets_replay import PacketsReplay
 from vsim.net.sources.protocol import SourceFactory, TrafficSource
 from vsim.net.sources.tcp_rr import TcpRequestResponse
 from vsim.net.sources.tcp_stream import TcpStream
@@ -26,6 +28,7 @@ SOURCES: Dict[str, SourceFactory] = {
     "udp_flood": UdpFlood,
     "tcp_stream": TcpStream,
     "tcp_rr": TcpRequestResponse,
+    "packets_replay": PacketsReplay,
 }
 
 

@@ -15,9 +15,13 @@ the first two, and each kind offers what its VM model reads:
 - transactions (discrete: packets through ``transmit`` one by one,
   request/response) are ``Transactions``: how many are in flight
   (``outstanding``), the wait after each response (``think_time``) and the
-  response's size (``response_ip_bytes``).
+  response's size (``response_ip_bytes``);
+- a replay (discrete, nothing answering it: recorded packets sent again) is
+  a ``Replay``: the trace it replays (``trace``), which the layer reading
+  files hands its packets (``recorded``), and their send times and sizes
+  (``send_times``).
 
-``Flood`` and ``Stream`` can be told apart with ``isinstance`` (by the members
+``Flood``, ``Stream`` and ``Replay`` can be told apart with ``isinstance`` (by the members
 present, as a protocol is). A new source is a class of one kind built from its parameters by keyword
 (plus ``source`` and ``where``, the file and key to name in an
 ``InputError``, and ``rng`` if it draws), registered in
@@ -25,7 +29,7 @@ present, as a protocol is). A new source is a class of one kind built from its p
 ``TrafficSource``.
 """
 
-from typing import Callable, Protocol, Tuple, runtime_checkable
+from typing import Callable, Protocol, Sequence, Tuple, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -88,6 +92,26 @@ class Transactions(TrafficSource, Protocol):
     @property
     def response_ip_bytes(self) -> float:
         """The response packet's IP size, bytes."""
+
+
+@runtime_checkable
+class Replay(TrafficSource, Protocol):
+    """Recorded packets sent again at their recorded times, open loop."""
+
+    @property
+    def trace(self) -> str:
+        """The path of the trace it replays, as the scenario gives it."""
+
+    @property
+    def packets(self) -> int:
+        """Packets it keeps from the trace (0 until ``recorded``)."""
+
+    def recorded(self, send_s: ArrayLike, size_bytes: ArrayLike, streams: Sequence[str],
+                 classes: Sequence[str], path: str) -> "Replay":
+        """Keep the packets of the trace read from ``path`` (its columns) that it replays."""
+
+    def send_times(self, start: float) -> Tuple[np.ndarray, np.ndarray]:
+        """(times, IP bytes) of its packets for traffic starting at ``start``."""
 
 
 SourceFactory = Callable[..., TrafficSource]

@@ -71,3 +71,10 @@ def flag(value: Any, name: str, source: str, where: str) -> bool:
     if not isinstance(value, bool):
         raise InputError(source, f"{where}.{name}", f"true or false, got {value!r}")
     return value
+
+
+def text(value: Any, name: str, source: str, where: str) -> str:
+    """``value`` if it is a non-empty string, else an ``InputError`` naming ``name``."""
+    if not isinstance(value, str) or not value:
+        raise InputError(source, f"{where}.{name}", f"a non-empty string, got {value!r}")
+    return value
