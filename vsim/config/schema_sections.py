@@ -35,10 +35,11 @@ class RunSection:
     replications: int = field(default=5, metadata={"min": 1, "doc": "independent runs per point"})
 
     def validate(self, source, path):
-        """A duration longer than the warm-up."""
+        """A duration longer than the warm-up. A warm-up equal to the default may be the file's
+        own or the default, so the hint on setting one holds for both."""
         if self.warmup >= self.duration:
             default = "" if self.warmup != DEFAULT_WARMUP else (
-                f" (the default, used when run.warmup is not set), which is not shorter than the run "
+                f" (also the warm-up when run.warmup is not set), which is not shorter than the run "
                 f"({self.duration} s); set run.warmup, e.g. to "
                 f"{self.duration / 2:g} (half the run, as --duration does)")
             fail(source, f"{path}.warmup" if path else "warmup",

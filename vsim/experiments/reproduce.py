@@ -22,8 +22,8 @@ from vsim.experiments.comparison import (BY_CONSTRUCTION, FITTED, NOT_MODELLED, 
 from vsim.experiments.ledger import load_design_choices, selected_on
 from vsim.build.load import load_scenario
 from vsim.build.memory import check_memory
-from vsim.config.run_length import check_run_length
-from vsim.sweep.executor import RunPlan, Sweep, point_runs, run_tasks, sweep_tasks
+from vsim.config.run_length import RunPlan
+from vsim.sweep.executor import Sweep, point_runs, run_tasks, sweep_tasks
 
 REPO = data_root()  # holds the studies' configs/
 # modelled studies: name -> recipe module, imported when a study is run (it draws with matplotlib)
@@ -79,11 +79,11 @@ def run_studies(names, plan=RunPlan(), jobs=1, progress=None):
         for sweep_name, relative in recipe(name).CONFIGS.items():
             loaded = load_scenario(REPO / relative)
             check_recipe_study(name, loaded)
-            duration, warmup, replications = plan.resolve(loaded.scenario.run)
-            check_run_length(REPO / relative, "--duration", loaded, duration, warmup)
-            tasks = sweep_tasks(REPO / relative, loaded, duration, warmup, replications)
+            length = plan.resolve(loaded.scenario.run)
+            length.check(REPO / relative, loaded)
+            tasks = sweep_tasks(REPO / relative, loaded, length.duration, length.warmup, length.replications)
             planned.append((name, sweep_name, relative, tasks, loaded))
-            runs += point_runs(REPO / relative, loaded, duration)
+            runs += point_runs(REPO / relative, loaded, length.duration)
     check_memory(runs, jobs, duration_key="--duration")
     summaries = run_tasks([task for *_, tasks, _ in planned for task in tasks], jobs, progress)
     sweeps = {name: {} for name in names}

@@ -22,8 +22,8 @@ from vsim.core.errors import InputError
 from vsim.outputs.stale_outputs import listed_outputs, remove_stale
 from vsim.build.load import load_scenario
 from vsim.build.memory import check_memory
-from vsim.config.run_length import check_run_length
-from vsim.engines.simulation import default_warmup
+from vsim.config.override_source import blaming_overrides
+from vsim.config.run_length import RunPlan
 from vsim.config import tolerances as tolerance_rules
 from vsim.traces.capture_packets import capture_trace
 from vsim.traces.detect import describe_format, read_any
@@ -206,13 +206,12 @@ def run_validation(options, progress=None):
     measured = _by_metric(per_trace)
     _refuse_without_samples(measured, kind, options.traces)
     run = scenario.run
-    duration = run.duration if options.duration is None else options.duration
-    warmup = default_warmup(run, duration)
+    length = RunPlan(duration=options.duration, replications=options.replications).resolve(run)
+    duration, warmup, replications = length.duration, length.warmup, length.replications
     seed = run.seed if options.seed is None else options.seed
-    replications = run.replications if options.replications is None else options.replications
-    duration_key = "run.duration" if options.duration is None else "--duration"
-    check_run_length(options.config, duration_key, loaded, duration, warmup)
-    check_memory([(options.config, loaded, duration)], options.jobs, duration_key=duration_key)
+    with blaming_overrides(options.config, options.overrides):
+        length.check(options.config, loaded)
+        check_memory([(options.config, loaded, duration)], options.jobs, duration_key=length.duration_key)
     kept = applicable(stated, kind)
     left_out = {key: METRICS[key.rpartition(".")[0]].kind for key in stated if key not in kept}
     stated = kept
