@@ -57,7 +57,7 @@ def _estimate_terms(loaded, duration):
     codec = loaded.models["codec"].values
     workload = loaded.models["workload"].values
     host = loaded.models["host"].values
-    cores = host.sockets * host.cores_per_socket
+    cores = host.topology(loaded.scenario.host.hyperthreading).cores
     packets_per_s = 1.0 / codec.packet_interval
     groups = loaded.scenario.group
     vms = vm.instances + sum(group.count for group in groups)
