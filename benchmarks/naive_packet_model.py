@@ -53,7 +53,7 @@ import simpy
 from vsim.metrics.jitter import stream_jitter_samples
 from vsim.net.frames import ip_bytes_for_rtp, serialization_time
 from vsim.build.load import load_scenario
-from vsim.engines.simulation import default_warmup
+from vsim.config.run_length import RunPlan
 
 MS = 1e3
 
@@ -269,9 +269,9 @@ class MediaServerVm:
 def run_naive(loaded, seed, duration=None, warmup=None):
     """One replication of ``loaded`` with the naive model; a summary like ``simulate``'s."""
     check_uncontended(loaded)
-    run = loaded.scenario.run
-    duration = run.duration if duration is None else duration
-    warmup = default_warmup(run, duration) if warmup is None else warmup
+    length = RunPlan(duration=duration).resolve(loaded.scenario.run)
+    duration = length.duration
+    warmup = length.warmup if warmup is None else warmup
     m = {role: model.values for role, model in loaded.models.items()}
     vnic_model, nic = m["vnic"], m["nic"]
     env = simpy.Environment()

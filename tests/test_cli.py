@@ -481,6 +481,16 @@ def test_a_run_too_large_for_memory_is_refused_before_simulating(capsys, monkeyp
                                "at vm.instances = 100000, a run of")
 
 
+@pytest.mark.parametrize("command", [["run", CONFIG], ["sweep", CONFIG, "--quick"]])
+def test_a_run_too_short_to_measure_blames_the_set_that_shortened_it(capsys, monkeypatch, command):
+    no_simulation(monkeypatch)
+    code, out, err = vsim(capsys, *command, "--set", "run.duration=0.03", "--set", "run.warmup=0.0125")
+    assert code == 2 and out == ""
+    assert one_line_error(err).startswith(
+        "vsim: error: --set run.duration=0.03: run.duration: expected a run of at least 0.0325 s, so that the "
+        "0.0175 s measured after the 0.0125 s warm-up (run.warmup 0.0125 s, at most half the run) hold one")
+
+
 def test_reproduce_help_names_every_study_and_which_are_modelled(capsys):
     code, out, _ = vsim(capsys, "reproduce", "--help")
     assert code == 0

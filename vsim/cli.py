@@ -47,10 +47,10 @@ from vsim.build.memory import check_memory
 from vsim.build.work import check_work
 from vsim.build.replayed_trace import replayed_traces
 from vsim.config.override_source import blaming_overrides
-from vsim.config.run_length import check_run_length
+from vsim.config.run_length import QUICK, RunPlan
 from vsim.results.run_text import run_text
-from vsim.engines.simulation import EngineError, Simulation, default_warmup
-from vsim.sweep.executor import (QUICK, RunPlan, Sweep, overrides_text, point_runs, run_tasks,
+from vsim.engines.simulation import EngineError, Simulation
+from vsim.sweep.executor import (Sweep, overrides_text, point_runs, run_tasks,
                                  sweep_model_files, sweep_tasks)
 from vsim.sweep.no_effect import held_settings_notes, no_effect_notes
 from vsim.sweep.report import (point_report, report_files, report_json, sweep_metrics, table_text,
@@ -366,12 +366,12 @@ def _run(args):
                  *replayed_traces(loaded.scenario, config)])
     run = loaded.scenario.run
     seed = run.seed if args.seed is None else args.seed
-    duration = run.duration if args.duration is None else args.duration
-    warmup = default_warmup(run, duration)
-    check_run_length(args.config, _duration_key(args), loaded, duration, warmup)
+    length = RunPlan(duration=args.duration).resolve(run)
+    duration, warmup = length.duration, length.warmup
     with blaming_overrides(args.config, args.set):
-        check_memory([(args.config, loaded, duration)], jobs=1, duration_key=_duration_key(args))
-        check_work([(args.config, loaded, duration)], 1, _duration_key(args), replications_key=None)
+        length.check(args.config, loaded)
+        check_memory([(args.config, loaded, duration)], jobs=1, duration_key=length.duration_key)
+        check_work([(args.config, loaded, duration)], 1, length.duration_key, replications_key=None)
     ticks = args.trace is not None and args.trace_kind == "cpu_ticks"
     try:
         sim = Simulation(loaded, seed, engine="events" if ticks and args.engine == "auto" else args.engine)
@@ -464,11 +464,6 @@ def _refuse_json_among_study_outputs(json_path, figures, studies):
                                                   f"which holds the outputs of study {name}")
 
 
-def _duration_key(args):
-    """Where a run's length came from, to blame: ``--duration`` when given, else the config's key."""
-    return "--duration" if args.duration is not None else "run.duration"
-
-
 def _replications_key(args):
     """Where the replications came from, to blame: ``--replications`` when given, else the config's key."""
     return "--replications" if args.replications is not None else "run.replications"
@@ -486,7 +481,7 @@ def _plan(args):
     """The run length and replications that --quick, --duration and --replications ask for."""
     plan = QUICK if args.quick else RunPlan()
     if args.duration is not None:  # the warm-up then follows the config's, for that duration
-        plan = dataclasses.replace(plan, duration=args.duration, warmup=None)
+        plan = dataclasses.replace(plan, duration=args.duration, warmup=None, option="--duration")
     if args.replications is not None:
         plan = dataclasses.replace(plan, replications=args.replications)
     return plan
@@ -506,12 +501,13 @@ def _sweep(args):
     if scenario.sweep is None:
         raise InputError(args.config, "sweep", "expected a [sweep] table with key and values "
                          "(or --set sweep.key=KEY --set sweep.values=[...])")
-    duration, warmup, replications = _plan(args).resolve(scenario.run)
-    check_run_length(args.config, _duration_key(args), loaded, duration, warmup)
+    length = _plan(args).resolve(scenario.run)
+    duration, warmup, replications = length.duration, length.warmup, length.replications
     runs = point_runs(args.config, loaded, duration)
     with blaming_overrides(args.config, args.set):
-        check_memory(runs, args.jobs, duration_key=_duration_key(args))
-        check_work(runs, replications, _duration_key(args), _replications_key(args))
+        length.check(args.config, loaded)
+        check_memory(runs, args.jobs, duration_key=length.duration_key)
+        check_work(runs, replications, length.duration_key, _replications_key(args))
     tasks = sweep_tasks(config, loaded, duration, warmup, replications, args.set)
     summaries = run_tasks(tasks, args.jobs, None if args.quiet else _note)
     result = Sweep.from_runs(stem, str(args.config), tasks, summaries, loaded.fitted_claims(),

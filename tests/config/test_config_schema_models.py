@@ -1,5 +1,5 @@
 """Component models: each policy takes its own parameters only, a codec all E-model values or none,
-a client with receive stalls gives their length."""
+a client with receive stalls gives their length, a host its topology with hyper-threading on or off."""
 
 import math
 
@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from vsim.core.errors import InputError
 from vsim.config.schema_models import (MODEL_ROLES, POLICY_PARAMETERS, ClientModel, CodecModel,
-                                         NicModel, SchedulerModel)
+                                         HostModel, NicModel, SchedulerModel)
 from vsim.config.typed import from_dict
 
 BASE = {"quantum": 0.01, "period": 0.1}
@@ -98,3 +98,12 @@ CLIENT = {"latency": 5e-5, "jitter_buffer_nominal": 0.04, "playout_smoothing": 0
 ])
 def test_a_client_that_stalls_says_for_how_long(stalls, where):
     assert problem(ClientModel, {**CLIENT, **stalls}) == where
+
+
+@given(st.integers(1, 4), st.integers(1, 16), st.integers(1, 2), st.booleans())
+def test_a_hosts_logical_cpus_are_its_cores_threads_or_one_per_core_without_hyper_threading(
+        sockets, cores, threads, hyperthreading):
+    host = HostModel(sockets, cores, threads, ht_rate=0.6, socket_contention=0.1)
+    topology = host.topology(hyperthreading)
+    assert topology.logical_cpus == sockets * cores * (threads if hyperthreading else 1)
+    assert (topology.cores, topology.ht_rate, topology.socket_contention) == (sockets * cores, 0.6, 0.1)

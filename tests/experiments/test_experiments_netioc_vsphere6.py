@@ -8,7 +8,7 @@ from vsim.experiments import netioc_vsphere6
 from vsim.config.claims import in_band, load_claims
 from vsim.experiments.reproduce import (claim_rows, claims_json, recipe, results_json, run_studies,
                                         write_study_outputs)
-from vsim.sweep.executor import RunPlan
+from vsim.config.run_length import RunPlan
 
 TINY = RunPlan(duration=20.0, warmup=1.0, replications=1)
 SINGLE_HOST = ("netioc6.reservation_cap_fraction", "netioc6.fig2.equal_shares.vm_gbps",

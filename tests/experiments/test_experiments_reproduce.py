@@ -16,7 +16,8 @@ from vsim.experiments.reproduce import (REPO, STUDIES, StudyResult, check_recipe
                                         results_json, run_studies, recipe, select_studies,
                                         write_study_outputs)
 from vsim.build.load import load_scenario
-from vsim.sweep.executor import Point, RunPlan, Sweep, Task, run_tasks, sweep_tasks
+from vsim.config.run_length import RunPlan
+from vsim.sweep.executor import Point, Sweep, Task, run_tasks, sweep_tasks
 
 TINY = RunPlan(duration=3.0, warmup=1.0, replications=2)
 MODELLED = ("voip5.fig2", "voip5.fig3", "voip5.fig4", "voip5.fig6", "voip5.tab2")

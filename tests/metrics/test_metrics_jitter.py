@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vsim.metrics.jitter import rfc3550_jitter, stream_jitter_samples
+from vsim.metrics.jitter import rfc3550_jitter, running_jitter, stream_jitter_samples
 
 TIMES = st.floats(min_value=0.0, max_value=1e3, allow_nan=False, allow_infinity=False)
 
@@ -75,6 +75,18 @@ def test_short_input_gives_zeros(n):
     got = rfc3550_jitter([0.5] * n, [0.7] * n)
     assert got.shape == (n,)
     assert np.all(got == 0.0)
+
+
+@given(send_recv(min_size=2))
+def test_running_jitter_takes_signed_differences_and_is_the_series_after_the_first_packet(pair):
+    send, recv = pair
+    differences = np.diff(np.asarray(recv)) - np.diff(np.asarray(send))
+    np.testing.assert_array_equal(running_jitter(differences), rfc3550_jitter(send, recv)[1:])
+    np.testing.assert_array_equal(running_jitter(-differences), running_jitter(differences))
+
+
+def test_running_jitter_of_no_differences_is_empty():
+    assert running_jitter([]).shape == (0,)
 
 
 def test_unequal_lengths_rejected():

@@ -6,15 +6,12 @@ import re
 import signal
 from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
-from hypothesis import given, strategies as st
 
 from processes import Vsim, wait_for
 from vsim.build.load import load_scenario
-from vsim.sweep.executor import (QUICK, RunPlan, Task, _duration, run_cost, run_tasks, sweep_model_files,
-                                 sweep_tasks)
+from vsim.sweep.executor import Task, _duration, run_cost, run_tasks, sweep_model_files, sweep_tasks
 from vsim.sweep import executor
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,35 +85,6 @@ def test_bulk_traffic_vms_weigh_by_their_kind():
     per_tcp_vm = (run_cost(more_tcp, 10.0) - run_cost(exp1, 10.0)) / 12 / 10.0
     assert per_flood_vm == pytest.approx(1 + executor.FLOOD_VM_COST)
     assert per_tcp_vm == pytest.approx(1 + executor.TCP_VM_COST)
-
-
-@given(config_duration=st.floats(0.5, 1000.0), config_warmup=st.floats(0.0, 100.0),
-       plan_duration=st.floats(0.5, 1000.0), plan_warmup=st.floats(0.0, 100.0))
-def test_a_shortened_plan_always_leaves_half_its_run_to_measure(config_duration, config_warmup,
-                                                               plan_duration, plan_warmup):
-    """``--quick`` on a config shorter than its warm-up (netioc-vsphere6's 2 s Fig 6) measured nothing."""
-    run = SimpleNamespace(duration=config_duration, warmup=config_warmup, replications=5)
-    duration, warmup, _ = RunPlan(plan_duration, plan_warmup, 3, shorten_only=True).resolve(run)
-    assert duration == min(plan_duration, config_duration)
-    assert 0 <= warmup <= duration / 2 and warmup <= plan_warmup and warmup <= config_warmup
-
-
-@given(config_duration=st.floats(0.5, 1000.0), config_warmup=st.floats(0.0, 100.0),
-       plan_duration=st.floats(0.5, 1e6))
-def test_a_plan_duration_is_the_run_length_longer_or_shorter_than_the_configs(config_duration, config_warmup,
-                                                                            plan_duration):
-    """``--duration 40`` on a 20 s config ran 20 s: a longer run was silently cut to the config's."""
-    run = SimpleNamespace(duration=config_duration, warmup=config_warmup, replications=5)
-    duration, warmup, _ = RunPlan(plan_duration).resolve(run)
-    assert duration == plan_duration
-    assert warmup == min(config_warmup, plan_duration / 2)
-
-
-def test_quick_runs_keep_a_short_configs_length_and_warm_up():
-    """Quick runs of netioc-vsphere6's 2 s Fig 6 (0.2 s warm-up) warmed up for a whole second."""
-    run = load_scenario(ROOT / "configs" / "netioc-vsphere6" / "fig6.toml").scenario.run
-    assert run.duration < 2 * QUICK.warmup and run.warmup < QUICK.warmup
-    assert QUICK.resolve(run)[:2] == (run.duration, run.warmup)
 
 
 def test_time_left_is_shared_by_the_busy_processes_and_leaves_out_their_start(monkeypatch):

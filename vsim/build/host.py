@@ -25,12 +25,11 @@ from vsim.build.host_steal import HostSteal, policy_for
 from vsim.build.host_uplink import make_host_uplink
 from vsim.build.replayed_trace import with_recorded_packets
 from vsim.config.cpu_settings import cpu_settings
-from vsim.config.load import group_role, threads_per_core
+from vsim.config.load import group_role
 from vsim.core.environment import Environment, scheduler_for
 from vsim.core.rng import RandomStreams
 from vsim.cpu.machine import Machine
 from vsim.cpu.policies import make_policy
-from vsim.cpu.topology import Topology
 from vsim.cpu.world import Group, World
 from vsim.guest.cpu_bound import CpuBoundVm
 from vsim.guest.measuring_client import MeasuringClient
@@ -133,9 +132,7 @@ class Host:
     def _build_machine(self, host, sched, steal):
         """The host: its topology (one thread per core with hyper-threading off) and the
         ``Machine`` running the scheduler model's policy (under the steal trace's, if any)."""
-        threads = threads_per_core(self.scenario, host)
-        self.topology = Topology(host.sockets, host.cores_per_socket, threads, host.ht_rate,
-                                 host.socket_contention)
+        self.topology = host.topology(self.scenario.host.hyperthreading)
         policy = policy_for(make_policy(sched.policy, **sched.policy_params()), steal)
         self.machine = Machine(self.env, self.topology, policy, quantum=sched.quantum,
                                period=sched.period, costop_threshold=sched.machine_costop_threshold())

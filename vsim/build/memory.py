@@ -99,7 +99,8 @@ def memory_terms(loaded, duration, duration_key="run.duration"):
     tasks = scenario.host.background_tasks
     terms.append(Term("host background tasks", PER_HOST_TASK_BYTES * tasks,
                       (_factor(loaded, "host.background_tasks", tasks, 0),)))
-    if vm.instances * (vm.vcpus + 1) <= host.sockets * host.cores_per_socket:  # where the closed form may run
+    cores = host.topology(scenario.host.hyperthreading).cores
+    if vm.instances * (vm.vcpus + 1) <= cores:  # where the closed form may run
         terms.append(Term("the closed form's packet arrays", PER_PACKET_UNCONTENDED_BYTES * vm.instances
                           * vm.streams_per_instance * packets_per_s * duration, (instances, streams, length)))
         workload = models["workload"].values

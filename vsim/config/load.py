@@ -181,15 +181,9 @@ def group_role(name, role):
     return f"group.{name}.{role}"
 
 
-def threads_per_core(scenario, host):
-    """Threads each core of the scenario's host runs: the host model's, or one with
-    hyper-threading off."""
-    return host.threads_per_core if scenario.host.hyperthreading else 1
-
-
 def logical_cpus(scenario, host):
-    """Logical CPUs the scenario's host has: every core's threads (``threads_per_core``)."""
-    return host.sockets * host.cores_per_socket * threads_per_core(scenario, host)
+    """Logical CPUs the scenario's host has (``HostModel.topology`` under its hyper-threading)."""
+    return host.topology(scenario.host.hyperthreading).logical_cpus
 
 
 

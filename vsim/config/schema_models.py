@@ -15,6 +15,7 @@ from typing import Literal
 
 from vsim.config.schema_fields import non_negative, positive
 from vsim.config.typed import fail
+from vsim.cpu.topology import Topology
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,12 @@ class HostModel:
         None, "slowdown of a busy core per other busy core of its socket (shared last-level cache "
             "and memory bandwidth): a thread runs at 1/(1 + socket_contention x k) of its speed "
             "beside k busy cores (0: none)"))
+
+    def topology(self, hyperthreading: bool) -> Topology:
+        """The CPU topology a scenario runs this host as: every core's threads, or one thread
+        per core with ``hyperthreading`` off. The one place a host's logical CPUs are derived."""
+        threads = self.threads_per_core if hyperthreading else 1
+        return Topology(self.sockets, self.cores_per_socket, threads, self.ht_rate, self.socket_contention)
 
 
 # The parameters each scheduling policy (and variant) takes, beyond quantum and period.

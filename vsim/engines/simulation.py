@@ -12,6 +12,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from vsim.build.host import Host
+from vsim.config.run_length import RunPlan
 from vsim.cpu.world import COSTOP, READY
 from vsim.engines import closed_form as uncontended
 from vsim.guest.workload import (EngineComponent, ReplayWorkload, TrafficWorkload,
@@ -167,14 +168,7 @@ class Simulation(Host):
             progress(reached)
 
 
-def default_warmup(run, duration):
-    """The warm-up a ``[run]`` table asks for, at most half of ``duration``."""
-    return min(run.warmup, duration / 2)
-
-
 def simulate(loaded, seed, duration=None, warmup=None):
     """Run one replication of ``loaded`` with ``seed``; return its summary dict."""
-    run = loaded.scenario.run
-    duration = run.duration if duration is None else duration
-    warmup = default_warmup(run, duration) if warmup is None else warmup
-    return Simulation(loaded, seed).run(duration, warmup)
+    length = RunPlan(duration=duration).resolve(loaded.scenario.run)
+    return Simulation(loaded, seed).run(length.duration, length.warmup if warmup is None else warmup)

@@ -23,8 +23,8 @@ from vsim.experiments.ledger import load_design_choices, selected_on
 from vsim.build.load import load_scenario
 from vsim.build.memory import check_memory
 from vsim.build.work import check_work
-from vsim.config.run_length import check_run_length
-from vsim.sweep.executor import RunPlan, Sweep, point_runs, run_tasks, sweep_tasks
+from vsim.config.run_length import RunPlan
+from vsim.sweep.executor import Sweep, point_runs, run_tasks, sweep_tasks
 
 REPO = data_root()  # holds the studies' configs/
 # modelled studies: name -> recipe module, imported when a study is run (it draws with matplotlib)
@@ -81,12 +81,13 @@ def run_studies(names, plan=RunPlan(), jobs=1, progress=None):
         for sweep_name, relative in recipe(name).CONFIGS.items():
             loaded = load_scenario(REPO / relative)
             check_recipe_study(name, loaded)
-            duration, warmup, replications = plan.resolve(loaded.scenario.run)
-            check_run_length(REPO / relative, "--duration", loaded, duration, warmup)
-            studied.append((name, sweep_name, relative, loaded, duration, warmup, replications))
-            points = point_runs(REPO / relative, loaded, duration)
+            length = plan.resolve(loaded.scenario.run)
+            length.check(REPO / relative, loaded)
+            studied.append((name, sweep_name, relative, loaded, length.duration, length.warmup,
+                            length.replications))
+            points = point_runs(REPO / relative, loaded, length.duration)
             runs += points
-            counts += [replications] * len(points)
+            counts += [length.replications] * len(points)
     check_memory(runs, jobs, duration_key="--duration")
     check_work(runs, counts, "run.duration" if plan.duration is None else "--duration",
                "run.replications" if plan.replications is None else "--replications")

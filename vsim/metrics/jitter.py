@@ -11,6 +11,11 @@ where S is the send time and R the receive time. The recursion is a
 first-order IIR filter on |D|, so it is evaluated with
 ``scipy.signal.lfilter`` instead of a Python loop. Times are in seconds and
 the jitter comes out in the same unit.
+
+``running_jitter`` is that recursion alone, for callers that define D their
+own way (a capture reader measures it against the last in-time packet, with
+S from RTP timestamps); it is the one place the project evaluates it, so the
+simulation, the probes and the capture readers agree to the last bit.
 """
 
 import numpy as np
@@ -23,6 +28,21 @@ def _as_1d(name, values):
     if array.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
     return array
+
+
+def running_jitter(transit_differences):
+    """RFC 3550's running jitter after each transit difference D, from J = 0 before the first.
+
+    ``transit_differences`` are the D values of one stream in the order the
+    receiver got the packets (signed or not: the recursion takes |D|). The
+    result has one J per D; empty input gives an empty result.
+    """
+    magnitude = np.abs(_as_1d("transit_differences", transit_differences))
+    if magnitude.size == 0:
+        return magnitude
+    from scipy.signal import lfilter  # imported here: scipy is slow to import for the command line
+
+    return lfilter([_GAIN], [1.0, _GAIN - 1.0], magnitude)
 
 
 def rfc3550_jitter(send_times, recv_times):
@@ -45,10 +65,7 @@ def rfc3550_jitter(send_times, recv_times):
     jitter = np.zeros(send.size)
     if send.size < 2:
         return jitter
-    from scipy.signal import lfilter  # imported here: scipy is slow to import for the command line
-
-    abs_d = np.abs(np.diff(recv) - np.diff(send))
-    jitter[1:] = lfilter([_GAIN], [1.0, _GAIN - 1.0], abs_d)
+    jitter[1:] = running_jitter(np.diff(recv) - np.diff(send))
     return jitter
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vsim.probe import rtp
-from vsim.probe.stats import rfc3550_jitter
+from vsim.probe.stats import jitter_at_end
 
 NS = 1e9
 
@@ -94,8 +94,8 @@ def _jitter(klass, send, arrival, rtp_timestamps):
     if np.isfinite(arrival).sum() < 2:
         return float("nan")
     if klass == "voice":
-        return rfc3550_jitter(None, arrival, rtp.CLOCK_HZ, rtp_timestamps)
-    return rfc3550_jitter(send, arrival)
+        return jitter_at_end(None, arrival, rtp.CLOCK_HZ, rtp_timestamps)
+    return jitter_at_end(send, arrival)
 
 
 def summarize(columns):

@@ -1,6 +1,7 @@
 """Deprecated: ``vsim.engines.simulation``."""
 
-from vsim.engines.simulation import EngineError, Simulation, default_warmup, simulate
+from vsim.config.run_length import default_warmup
+from vsim.engines.simulation import EngineError, Simulation, simulate
 from vsim.scenario import moved
 
 __all__ = ["EngineError", "Simulation", "default_warmup", "simulate"]

@@ -22,36 +22,7 @@ from vsim.core.parent_death import die_with_parent
 from vsim.metrics.stats import interval_caveat, trimmed_mean, trimmed_mean_interval
 from vsim.build.load import load_scenario
 from vsim.config.schema_sweep import MODEL_REF_KEYS
-from vsim.engines.simulation import default_warmup, simulate
-
-
-@dataclass(frozen=True)
-class RunPlan:
-    """Run length and replications for every sweep; None keeps the config's own value.
-
-    A plan's ``duration`` sets every run's length, longer or shorter than the config's, and
-    the warm-up then follows the config's own, at most half of the run, so something is
-    measured. A ``shorten_only`` plan (``--quick``) caps both instead: it never runs a config
-    longer, nor warms it up longer, than the config itself asks."""
-
-    duration: float | None = None
-    warmup: float | None = None
-    replications: int | None = None
-    shorten_only: bool = False
-
-    def resolve(self, run):
-        """(duration, warmup, replications) for a config's ``[run]`` table."""
-        duration = run.duration
-        if self.duration is not None:
-            duration = min(self.duration, run.duration) if self.shorten_only else self.duration
-        warmup = default_warmup(run, duration)
-        if self.warmup is not None:
-            warmup = min(self.warmup, warmup)
-        replications = run.replications if self.replications is None else self.replications
-        return duration, warmup, replications
-
-
-QUICK = RunPlan(duration=20.0, warmup=2.0, replications=3, shorten_only=True)
+from vsim.engines.simulation import simulate
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ SSRC). For each, the same quantities as ``tshark -z rtp,streams``:
 * jitter per RFC 3550 section 6.4.1, in ms, at every in-time packet after
   the first: D = (R_i - R_j) - (S_i - S_j) with j the last in-time packet
   before i, S in RTP timestamp units over the payload type's clock rate, and
-  J += (|D| - J) / 16;
+  J += (|D| - J) / 16 (``vsim.metrics.jitter.running_jitter``);
 * max jitter and mean jitter over the "regular" packets: in time, not the
   first, no marker bit, not comfort noise (payload types 13 and 19) nor
   right after it. The mean is Wireshark's running average
@@ -38,8 +38,8 @@ well under a second here.
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.signal import lfilter
 
+from vsim.metrics.jitter import running_jitter
 from vsim.traces.pcap_rtp import RtpPackets
 from vsim.traces.wraparound import RTP_SEQ_MODULO, RTP_TIMESTAMP_MODULO
 
@@ -143,11 +143,11 @@ def stream_stats(packets, ms_from):
     time_ref = _previous_in_order(in_order)
     nominal_ref = _previous_in_order(timed | (np.arange(count) == 0))
     delta = t - t[time_ref]
-    transit = np.abs(t - (t[time_ref] + nominal - nominal[nominal_ref]))
+    transit_difference = t - (t[time_ref] + nominal - nominal[nominal_ref])
     timed[0] = False
     jitter = np.zeros(count)
     if timed.any():
-        jitter[timed] = lfilter([1 / 16], [1, -15 / 16], transit[timed])
+        jitter[timed] = running_jitter(transit_difference[timed])
         carried = np.maximum.accumulate(np.where(timed, np.arange(count), 0))
         jitter = jitter[carried]
 

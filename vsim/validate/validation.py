@@ -24,8 +24,7 @@ from vsim.build.load import load_scenario
 from vsim.build.memory import check_memory
 from vsim.build.work import check_work
 from vsim.config.override_source import blaming_overrides
-from vsim.config.run_length import check_run_length
-from vsim.engines.simulation import default_warmup
+from vsim.config.run_length import RunPlan
 from vsim.config import tolerances as tolerance_rules
 from vsim.traces.capture_packets import capture_trace
 from vsim.traces.detect import describe_format, read_any
@@ -218,21 +217,18 @@ def run_validation(options, progress=None):
     measured = _by_metric(per_trace)
     _refuse_without_samples(measured, kind, options.traces)
     run = scenario.run
-    duration = run.duration if options.duration is None else options.duration
-    warmup = default_warmup(run, duration)
+    length = RunPlan(duration=options.duration, replications=options.replications).resolve(run)
+    duration, warmup, replications = length.duration, length.warmup, length.replications
     seed = run.seed if options.seed is None else options.seed
-    replications = run.replications if options.replications is None else options.replications
-    duration_key = "run.duration" if options.duration is None else "--duration"
-    check_run_length(options.config, duration_key, loaded, duration, warmup)
+    replications_key = "run.replications" if options.replications is None else "--replications"
     with blaming_overrides(str(options.config), options.overrides):
-        check_memory([(options.config, loaded, duration)], options.jobs, duration_key=duration_key)
-        check_work([(options.config, loaded, duration)], replications, duration_key,
-                   "run.replications" if options.replications is None else "--replications")
+        length.check(options.config, loaded)
+        check_memory([(options.config, loaded, duration)], options.jobs, duration_key=length.duration_key)
+        check_work([(options.config, loaded, duration)], replications, length.duration_key, replications_key)
     kept = applicable(stated, kind)
     left_out = {key: METRICS[key.rpartition(".")[0]].kind for key in stated if key not in kept}
     stated = kept
-    _refuse_too_few_replications(stated, replications, "run.replications" if options.replications is None
-                                 else "--replications")
+    _refuse_too_few_replications(stated, replications, replications_key)
     tasks = trace_tasks(kind, options.config, options.overrides, seed, duration, warmup, replications)
     traces = [of_class(trace, chosen, task.label())
               for trace, task in zip(simulated_traces(tasks, options.jobs, progress), tasks)]
