@@ -644,3 +644,15 @@ def test_an_own_model_files_meta_holds_only_a_description(tmp_path, meta, where)
     with pytest.raises(InputError) as caught:
         load_scenario(scenario)
     assert caught.value.source == str(tmp_path / "my_host.toml") and caught.value.where == where
+
+
+def test_the_files_read_are_the_config_its_models_each_points_and_its_steal_trace():
+    overrides = ["sweep.key=host.scheduler", 'sweep.values=["schedulers/linux_cfs", "schedulers/linux_eevdf"]']
+    loaded = load_scenario(ROOT / "configs" / "validation" / "cpu_cgroups.toml", overrides)
+    own = {Path(path).resolve() for _, path in loaded.files_read(sweep_points=False)}
+    read = {Path(path).resolve() for _, path in loaded.files_read()}
+    models = ROOT / "models"
+    assert (ROOT / "configs" / "validation" / "cpu_cgroups.toml") in own
+    assert (ROOT / "validation" / "steal" / "steal.csv") in own
+    assert {models / "hosts" / "probe_machine_2vcpu.toml", models / "schedulers" / "linux_eevdf_hz250.toml"} <= own
+    assert read - own == {models / "schedulers" / "linux_cfs.toml", models / "schedulers" / "linux_eevdf.toml"}

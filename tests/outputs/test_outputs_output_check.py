@@ -118,3 +118,18 @@ def test_outputs_apart_from_inputs_and_each_other(tmp_path):
         check_apart([("--json", link)], [("the config", config)])
     with pytest.raises(InputError, match=r"apart from --json \(.*new.json\)"):
         check_apart([("--json", tmp_path / "new.json"), ("--trace", tmp_path / "sub" / ".." / "new.json")], [])
+
+
+def test_outputs_inside_a_folder_the_program_reads_are_refused(tmp_path):
+    from vsim.outputs.output_check import check_outside
+    folder = tmp_path / "models"
+    folder.mkdir()
+    (tmp_path / "link").symlink_to(folder)
+    folders = [("its models", folder)]
+    check_outside([("--json", "-"), ("--x", None), ("--json", tmp_path / "models.json"),
+                   ("--out", tmp_path)], folders)
+    for path in (folder / "m.toml", folder / "new" / "m.toml", folder, tmp_path / "link" / "m.toml"):
+        with pytest.raises(InputError) as caught:
+            check_outside([("--json", path)], folders)
+        assert caught.value.one_line().startswith(f"{path}: --json: expected an output outside {folder}/ "
+                                                  f"(its models)")

@@ -11,8 +11,10 @@ an empty temporary file there (the permission bits do not tell for root or for
 special file systems). An existing device or FIFO (``/dev/null``, a named pipe)
 is written into rather than replaced, so it only has to be writable. No output
 may be an input of the same command (``--json`` onto its config would destroy
-it) or another of its outputs (``check_apart``). Each failure is one
-``InputError`` naming the path and the option.
+it) or another of its outputs (``check_apart``), and none may lie in a folder
+whose files the program itself reads (``check_outside``: its package, its
+models and scenarios), where a new file or a replaced one would change every
+later run. Each failure is one ``InputError`` naming the path and the option.
 """
 
 import errno
@@ -145,3 +147,23 @@ def check_apart(outputs, inputs):
             if same_file(path, other_path):
                 raise InputError(path, option, f"expected a file apart from {other} ({other_path}); "
                                                "both would be written there")
+
+
+def _inside(path, folder):
+    """Whether ``path`` (made or not yet) is ``folder`` or lies in it, links resolved."""
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
+
+
+def check_outside(outputs, folders):
+    """Refuse an output (a file or a directory) that lies in one of ``folders``.
+
+    ``outputs`` are (option, path) pairs (None and stdout, ``-``, are left out); ``folders`` are
+    (what, directory) pairs of the folders whose files the program reads.
+    """
+    for option, path in outputs:
+        if path is None or str(path) == "-":
+            continue
+        for what, folder in folders:
+            if _inside(path, folder):
+                raise InputError(path, option, f"expected an output outside {_shown(Path(folder))} ({what}): "
+                                               "vsim reads the files there, and writing one would change them")
