@@ -90,3 +90,82 @@ def test_the_committed_figures_folder_stays_writable():
     from vsim.outputs.output_check import check_outside
     check_outside([("--json", REPO / "figures" / "claims.json"), ("--figures", REPO / "figures"),
                    ("--figures", REPO / "figures" / "voip-vsphere5")], program_folders())
+
+
+def _link(path, target):
+    path.symlink_to(target)
+    return path
+
+
+@pytest.mark.parametrize("command, option", [(["run", CONFIG], "--json"), (["run", CONFIG], "--trace"),
+                                             (["sweep", CONFIG, "--quick"], "--json"),
+                                             (["reproduce", "voip-vsphere5", "--quick"], "--json"),
+                                             (["validate", "m.csv", "--scenario", CONFIG], "--json"),
+                                             (["jitter", "m.pcap"], "--json"),
+                                             (["probe", "timer", "--duration", "1"], "--out")])
+def test_an_output_file_that_is_a_link_is_refused(capsys, nothing_runs, tmp_path, monkeypatch, command, option):
+    monkeypatch.chdir(tmp_path)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("theirs")
+    for link, target in [(tmp_path / "to-file.json", victim),
+                         (tmp_path / "dangling.json", tmp_path / "missing" / "deeper" / "o.json")]:
+        _link(link, target)
+        code, out, err = vsim(capsys, *command, option, link)
+        assert code == 2 and out == ""
+        assert one_line_error(err) == (f"vsim: error: {link}: {option}: expected a file or a new name, found a "
+                                       f"symbolic link to {target} (an output is not written through a link)")
+    assert victim.read_text() == "theirs" and not (tmp_path / "missing").exists()
+
+
+@pytest.mark.parametrize("command, option, name", [
+    (["sweep", CONFIG, "--quick"], "--out", "summary.md"),
+    (["sweep", CONFIG, "--quick"], "--out", "fig3_jitter.png"),
+    (["validate", "m.csv", "--scenario", CONFIG], "--out", "report.md"),
+    (["validate", "m.csv", "--scenario", CONFIG], "--out", "cdf_jitter_ms.svg"),
+    (["reproduce", "voip-vsphere5", "--quick"], "--figures", "voip-vsphere5/comparison.md"),
+])
+def test_a_link_planted_among_the_outputs_of_a_directory_is_refused(capsys, nothing_runs, tmp_path, command,
+                                                                     option, name):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("theirs")
+    out = tmp_path / "out"
+    link = out / name
+    link.parent.mkdir(parents=True)
+    _link(link, victim)
+    code, _, err = vsim(capsys, *command, option, out)
+    assert code == 2 and one_line_error(err) == (
+        f"vsim: error: {link}: {option}: expected a file or a new name, found a symbolic link to {victim} "
+        f"(an output is not written through a link)")
+    assert victim.read_text() == "theirs"
+
+
+def test_a_study_folder_that_is_a_link_is_refused(capsys, nothing_runs, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    figures = tmp_path / "figures"
+    figures.mkdir()
+    _link(figures / "voip-vsphere5", elsewhere)
+    code, _, err = vsim(capsys, "reproduce", "voip-vsphere5", "--quick", "--figures", figures)
+    assert code == 2 and one_line_error(err) == (
+        f"vsim: error: {figures / 'voip-vsphere5'}: --figures: expected a directory for the outputs, found a "
+        f"symbolic link to {elsewhere} (an output is not written through a link)")
+
+
+def test_an_output_directory_that_is_a_dangling_link_is_refused(capsys, nothing_runs, tmp_path):
+    out = _link(tmp_path / "out", tmp_path / "missing" / "out")
+    code, _, err = vsim(capsys, "sweep", CONFIG, "--quick", "--out", out)
+    assert code == 2 and one_line_error(err) == (
+        f"vsim: error: {out}: --out: expected a directory or a new name, found a symbolic link to "
+        f"{tmp_path / 'missing' / 'out'} (an output is not written through a link)")
+    assert not (tmp_path / "missing").exists()
+
+
+def test_an_output_directory_named_through_a_link_is_written(capsys, tmp_path):
+    """The folder named on the command line may be a link to a folder: no file is replaced by following it."""
+    real = tmp_path / "real"
+    real.mkdir()
+    out = _link(tmp_path / "out", real)
+    code, _, err = vsim(capsys, "sweep", CONFIG, "--duration", "2", "--replications", "1",
+                        "--set", "sweep.values=[1]", "--out", out, "--quiet")
+    assert code == 0, err
+    assert (real / "results.json").is_file() and out.is_symlink()

@@ -569,10 +569,10 @@ def _in_dir(directory, names):
 def _validate(args):
     """Exit code 1 (with a one-line verdict) when a check is outside its tolerance, 4 (with a
     one-line note) when nothing was checked."""
-    from vsim.validate.validation import Options, run_validation, write_outputs
+    from vsim.validate.validation import Options, output_files, run_validation, write_outputs
     from vsim.validate.validation_report import report_text, results_json, verdict_line
     if args.out is not None:
-        check_output_dir(args.out, "--out", files=("report.md", "results.json"))
+        check_output_dir(args.out, "--out", files=output_files())
     if args.json is not None:
         check_output_file(args.json, "--json", created=args.out)
     check_outside([("--json", args.json), ("--out", args.out)], program_folders())

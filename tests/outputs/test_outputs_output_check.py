@@ -133,3 +133,20 @@ def test_outputs_inside_a_folder_the_program_reads_are_refused(tmp_path):
             check_outside([("--json", path)], folders)
         assert caught.value.one_line().startswith(f"{path}: --json: expected an output outside {folder}/ "
                                                   f"(its models)")
+
+
+def test_an_output_that_is_a_link_is_refused_unless_to_a_device(tmp_path):
+    real = tmp_path / "real.json"
+    real.write_text("theirs")
+    (tmp_path / "to-file.json").symlink_to(real)
+    (tmp_path / "dangling.json").symlink_to(tmp_path / "missing" / "o.json")
+    for name in ("to-file.json", "dangling.json"):
+        assert "found a symbolic link to" in refused(check_output_file, tmp_path / name, "--json")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "summary.md").symlink_to(real)
+    assert "found a symbolic link to" in refused(check_output_dir, out, "--out", files=["summary.md"])
+    (tmp_path / "study").symlink_to(out)
+    assert "expected a directory for the outputs" in refused(check_output_dir, tmp_path, "--figures",
+                                                             owned=["study"])
+    check_output_dir(tmp_path / "study", "--figures")  # the folder named may be a link to one

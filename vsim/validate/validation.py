@@ -30,7 +30,7 @@ from vsim.traces.detect import describe_format, read_any
 from vsim.validate.distributions import compare
 from vsim.validate.replications import simulated_traces, trace_tasks
 from vsim.traces.trace_metrics import METRICS, metrics_of_kind, trace_samples
-from vsim.validate.validation_figures import write_figures
+from vsim.validate.validation_figures import figure_files, write_figures
 from vsim.validate.validation_report import report_markdown, results_json
 
 @dataclass(frozen=True)
@@ -253,6 +253,11 @@ def run_validation(options, progress=None):
         "verdict": "fail" if failed else "pass" if checks else "unchecked",
     }
     return Validation(doc, measured, simulated)
+
+
+def output_files():
+    """Names of every file ``write_outputs`` may write into its directory."""
+    return ["report.md", "results.json"] + figure_files()
 
 
 def write_outputs(out, validation):
