@@ -167,6 +167,17 @@ def after_commit(callback):
         callback()
 
 
+def content_of(path):
+    """The file holding what was last written to ``path``: the temporary file waiting in the
+    open output set for it, or ``path`` itself once it is in place."""
+    path = Path(path)
+    for pending in reversed(_open_sets):
+        for tmp, target, _special in reversed(pending.files):
+            if target == path:
+                return Path(tmp)
+    return path
+
+
 def _copy_into(source, target):
     """Write the bytes of file ``source`` into the existing non-regular file ``target``."""
     data = Path(source).read_bytes()

@@ -19,7 +19,7 @@ import numpy as np
 
 from vsim.outputs.atomic import after_commit, output_set, write_text
 from vsim.core.errors import InputError
-from vsim.outputs.stale_outputs import listed_outputs, remove_stale
+from vsim.outputs.stale_outputs import listed_outputs, remove_stale, written_digests
 from vsim.build.load import load_scenario
 from vsim.build.memory import check_memory
 from vsim.config.run_length import check_run_length
@@ -263,9 +263,10 @@ def output_files():
 def write_outputs(out, validation):
     """Figures, ``report.md`` and ``results.json`` of ``validation`` into directory ``out``; the paths.
 
-    ``results.json`` lists the files written (``files``); once they are in place, those an
-    earlier report in ``out`` listed and this one did not write again (another metric's
-    figures) are removed, and the directory's other files are left alone. ``InputError``
+    ``results.json`` lists the files written (``files``) and their digests (``sha256``); once
+    they are in place, those an earlier report in ``out`` recorded and this one did not write
+    again (another metric's figures) are removed, if unchanged since, and the directory's other
+    files are left alone. ``InputError``
     when ``out`` is a file or cannot be written.
     """
     out = Path(out)
@@ -278,7 +279,8 @@ def write_outputs(out, validation):
             written = figures + [out / "report.md", out / "results.json"]
             write_text(out / "report.md", report_markdown(validation.doc, figures))
             write_text(out / "results.json",
-                       results_json({**validation.doc, "files": sorted(path.name for path in written)}))
+                       results_json({**validation.doc, "files": sorted(path.name for path in written),
+                                     "sha256": written_digests(written[:-1])}))
             after_commit(lambda: remove_stale(out, previous, written))
     except OSError as exc:
         raise InputError(out, None, f"cannot write ({exc.strerror or exc})") from None
