@@ -578,7 +578,7 @@ def _validate(args):
     check_outside([("--json", args.json), ("--out", args.out)], program_folders())
     scenario = str(resolve_config(args.scenario))
     _check_traces_once(args.traces)
-    check_apart([("--json", args.json)] + _in_dir(args.out, ("report.md", "results.json")),
+    check_apart([("--json", args.json)] + _in_dir(args.out, output_files()),
                 [("a trace to validate", trace) for trace in args.traces]
                 + load_scenario(scenario, args.set).files_read(sweep_points=False))
     options = Options(tuple(args.traces), scenario, tuple(args.set), args.replications, args.duration,
