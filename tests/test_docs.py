@@ -101,3 +101,22 @@ def test_the_readme_gives_the_command_ci_runs():
 
 def test_the_readme_stays_a_short_page():
     assert len((REPO / "README.md").read_text(encoding="utf-8").splitlines()) <= 250
+
+
+WRITTEN_METAVARS = ("PATH", "PATH|-", "DIR", "TRACE", "PCAP")
+"""The metavars of the options naming a file or folder a command writes (a positional TRACE is read)."""
+
+
+def test_the_guarantees_say_what_every_output_option_writes():
+    text = (DOCS / "guarantees.md").read_text(encoding="utf-8")
+    assert "\n## Outputs\n" in text, "docs/guarantees.md has no section Outputs"
+    section = text.split("\n## Outputs\n", 1)[1].split("\n## ", 1)[0]
+    rows = {line.split("|")[1].strip(): line for line in section.splitlines() if line.startswith("| `vsim")}
+    for command, parser in _commands(build_parser()):
+        for action in parser._actions:
+            if action.option_strings and action.metavar in WRITTEN_METAVARS:
+                row = rows.get(f"`{' '.join(command.split()[:2])}`")
+                assert row is not None and f"`{action.option_strings[0]}" in row, (
+                    f"docs/guarantees.md's Outputs does not say what {command} {action.option_strings[0]} writes")
+    for refused in ("symbolic link", "SHA-256", "models/", "vsim/"):
+        assert refused in section

@@ -28,10 +28,10 @@ from pathlib import Path
 
 import vsim
 from vsim.outputs.atomic import output_set, write_text
-from vsim.config.data_dirs import resolve_config
+from vsim.config.data_dirs import program_folders, resolve_config
 from vsim.core.errors import InputError, InputNote
 from vsim.core.interrupts import exit_status, handle_sigterm, interrupted_line, signal_of
-from vsim.outputs.output_check import check_apart, check_output_dir, check_output_file, same_file
+from vsim.outputs.output_check import check_apart, check_output_dir, check_output_file, check_outside, same_file
 from vsim.outputs.standard_output import GuardedStdout
 from vsim.outputs.progress import simulated_clock_bar
 from vsim.config.claims import load_claims
@@ -358,12 +358,11 @@ def _run(args):
     if args.json is not None:
         check_output_file(args.json, "--json")
     _check_trace_options(args)
+    outputs = [("--json", args.json), ("--trace", args.trace)]
+    check_outside(outputs, program_folders())
     config = resolve_config(args.config)
     loaded = load_scenario(config, args.set, sweep_points=False)  # its [sweep] is not run
-    steal = loaded.scenario.host.steal_trace
-    check_apart([("--json", args.json), ("--trace", args.trace)],
-                [("the config", config), ("host.steal_trace", steal and Path(config).parent / steal),
-                 *replayed_traces(loaded.scenario, config)])
+    check_apart(outputs, [*loaded.files_read(sweep_points=False), *replayed_traces(loaded.scenario, config)])
     run = loaded.scenario.run
     seed = run.seed if args.seed is None else args.seed
     length = RunPlan(duration=args.duration).resolve(run)
@@ -434,6 +433,7 @@ def _reproduce(args):
     figures = _figures_dir(args, plan)
     if args.json is not None:
         check_output_file(args.json, "--json")
+    check_outside([("--json", args.json), ("--figures", figures if modelled else None)], program_folders())
     if modelled:
         check_output_dir(figures, "--figures", owned=modelled)
         _refuse_json_among_study_outputs(args.json, figures, modelled)
@@ -494,9 +494,10 @@ def _sweep(args):
         check_output_dir(args.out, "--out", files=report_files(stem))
     if args.json is not None:
         check_output_file(args.json, "--json", created=args.out)
+    check_outside([("--json", args.json), ("--out", args.out)], program_folders())
     config = resolve_config(args.config)
-    check_apart([("--json", args.json)] + _in_dir(args.out, report_files(stem)), [("the config", config)])
     loaded = load_scenario(config, args.set)
+    check_apart([("--json", args.json)] + _in_dir(args.out, report_files(stem)), loaded.files_read())
     scenario = loaded.scenario
     if scenario.sweep is None:
         raise InputError(args.config, "sweep", "expected a [sweep] table with key and values "
@@ -549,6 +550,7 @@ def _jitter(args):
     from vsim.validate.jitter_report import capture_stream_stats, report_json, report_text
     if args.json is not None:
         check_output_file(args.json, "--json")
+    check_outside([("--json", args.json)], program_folders())
     check_apart([("--json", args.json)], [("the capture", args.capture)])
     streams = capture_stream_stats(args.capture)
     if args.json is None:
@@ -574,16 +576,18 @@ def _in_dir(directory, names):
 def _validate(args):
     """Exit code 1 (with a one-line verdict) when a check is outside its tolerance, 4 (with a
     one-line note) when nothing was checked."""
-    from vsim.validate.validation import Options, run_validation, write_outputs
+    from vsim.validate.validation import Options, output_files, run_validation, write_outputs
     from vsim.validate.validation_report import report_text, results_json, verdict_line
     if args.out is not None:
-        check_output_dir(args.out, "--out", files=("report.md", "results.json"))
+        check_output_dir(args.out, "--out", files=output_files())
     if args.json is not None:
         check_output_file(args.json, "--json", created=args.out)
+    check_outside([("--json", args.json), ("--out", args.out)], program_folders())
     scenario = str(resolve_config(args.scenario))
     _check_traces_once(args.traces)
-    check_apart([("--json", args.json)] + _in_dir(args.out, ("report.md", "results.json")),
-                [("a trace to validate", trace) for trace in args.traces] + [("the scenario", scenario)])
+    check_apart([("--json", args.json)] + _in_dir(args.out, output_files()),
+                [("a trace to validate", trace) for trace in args.traces]
+                + load_scenario(scenario, args.set).files_read(sweep_points=False))
     options = Options(tuple(args.traces), scenario, tuple(args.set), args.replications, args.duration,
                       args.seed, tuple(args.tolerance), args.jobs)
     result = run_validation(options, None if args.quiet else _note)

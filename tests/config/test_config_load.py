@@ -666,3 +666,15 @@ def test_phases_within_one_tick_are_taken_as_given():
     loaded = load_scenario(FIG3, ["vm.phases=[0.0, 0.0199]"])
     assert loaded.scenario.vm.phases == (0.0, 0.0199)
     assert loaded.scenario.vm.vm_phases(1) == (0.0, 0.0199, 0.0, 0.0199)
+
+
+def test_the_files_read_are_the_config_its_models_each_points_and_its_steal_trace():
+    overrides = ["sweep.key=host.scheduler", 'sweep.values=["schedulers/linux_cfs", "schedulers/linux_eevdf"]']
+    loaded = load_scenario(ROOT / "configs" / "validation" / "cpu_cgroups.toml", overrides)
+    own = {Path(path).resolve() for _, path in loaded.files_read(sweep_points=False)}
+    read = {Path(path).resolve() for _, path in loaded.files_read()}
+    models = ROOT / "models"
+    assert (ROOT / "configs" / "validation" / "cpu_cgroups.toml") in own
+    assert (ROOT / "validation" / "steal" / "steal.csv") in own
+    assert {models / "hosts" / "probe_machine_2vcpu.toml", models / "schedulers" / "linux_eevdf_hz250.toml"} <= own
+    assert read - own == {models / "schedulers" / "linux_cfs.toml", models / "schedulers" / "linux_eevdf.toml"}

@@ -1,5 +1,6 @@
 """Tests of the reproduce machinery: every claim reported once, parallel = serial, claim arithmetic."""
 
+import hashlib
 import json
 import math
 from types import SimpleNamespace
@@ -125,15 +126,22 @@ def test_outputs_written(tmp_path, serial):
     outdir = tmp_path / "voip-vsphere5"
     outdir.mkdir()
     (outdir / "fig5.svg").write_text("a figure the study no longer draws")
-    (outdir / "results.json").write_text(json.dumps({"files": ["fig5.svg", "results.json"]}))
+    (outdir / "fig7.svg").write_text("a figure the study no longer draws, since edited")
     (outdir / "notes.md").write_text("the user's own file")
+    digests = {"fig5.svg": hashlib.sha256(b"a figure the study no longer draws").hexdigest(),
+               "fig7.svg": hashlib.sha256(b"a figure the study no longer draws").hexdigest()}
+    (outdir / "results.json").write_text(json.dumps({"files": ["fig5.svg", "fig7.svg", "notes.md", "results.json"],
+                                                     "sha256": digests}))
     written = write_study_outputs(tmp_path, results[0], rows)
     expected = {f"{stem}.{ext}" for stem in ("fig2", "fig3", "fig3_vms", "fig4", "fig6", "table2")
                 for ext in ("png", "svg")}
     expected |= {"comparison.md", "comparison.csv", "results.json"}
-    assert {p.name for p in outdir.iterdir()} == expected | {"notes.md"}
+    assert {p.name for p in outdir.iterdir()} == expected | {"notes.md", "fig7.svg"}
     assert expected == {p.name for p in written}
-    assert set(json.loads((outdir / "results.json").read_text())["files"]) == expected
+    manifest = json.loads((outdir / "results.json").read_text())
+    assert set(manifest["files"]) == expected
+    assert manifest["sha256"] == {name: hashlib.sha256((outdir / name).read_bytes()).hexdigest()
+                                  for name in expected - {"results.json"}}
     table = (outdir / "comparison.md").read_text()
     assert LEGEND in table and " in band (" in table
     assert "Runs: fig2: 2 x 3 s (1 s warm-up) per point, seeds 1-2; fig3: 2 x 3 s" in table

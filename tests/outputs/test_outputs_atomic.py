@@ -69,13 +69,19 @@ def test_dev_null_is_written_into_through_a_link(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["null"]
 
 
-def test_link_to_a_regular_file_replaces_its_target_and_stays_a_link(tmp_path):
+def test_a_link_to_a_file_or_to_nowhere_is_not_written_through(tmp_path):
+    from vsim.core.errors import InputError
     real = tmp_path / "real.txt"
     real.write_text("old")
-    link = tmp_path / "link.txt"
-    link.symlink_to(real)
-    write_text(link, "new")
-    assert link.is_symlink() and real.read_text() == "new"
+    for link, target in [(tmp_path / "link.txt", real), (tmp_path / "dangling.txt", tmp_path / "new" / "o.txt")]:
+        link.symlink_to(target)
+        with pytest.raises(InputError) as caught:
+            write_text(link, "new")
+        assert caught.value.one_line() == (f"{link}: expected a file or a new name, found a symbolic link to "
+                                           f"{target} (an output is not written through a link)")
+        assert link.is_symlink()
+    assert real.read_text() == "old" and not (tmp_path / "new").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling.txt", "link.txt", "real.txt"]
 
 
 def test_write_error_into_a_device_is_one_input_error(tmp_path, monkeypatch):

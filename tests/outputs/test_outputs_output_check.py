@@ -118,3 +118,35 @@ def test_outputs_apart_from_inputs_and_each_other(tmp_path):
         check_apart([("--json", link)], [("the config", config)])
     with pytest.raises(InputError, match=r"apart from --json \(.*new.json\)"):
         check_apart([("--json", tmp_path / "new.json"), ("--trace", tmp_path / "sub" / ".." / "new.json")], [])
+
+
+def test_outputs_inside_a_folder_the_program_reads_are_refused(tmp_path):
+    from vsim.outputs.output_check import check_outside
+    folder = tmp_path / "models"
+    folder.mkdir()
+    (tmp_path / "link").symlink_to(folder)
+    folders = [("its models", folder)]
+    check_outside([("--json", "-"), ("--x", None), ("--json", tmp_path / "models.json"),
+                   ("--out", tmp_path)], folders)
+    for path in (folder / "m.toml", folder / "new" / "m.toml", folder, tmp_path / "link" / "m.toml"):
+        with pytest.raises(InputError) as caught:
+            check_outside([("--json", path)], folders)
+        assert caught.value.one_line().startswith(f"{path}: --json: expected an output outside {folder}/ "
+                                                  f"(its models)")
+
+
+def test_an_output_that_is_a_link_is_refused_unless_to_a_device(tmp_path):
+    real = tmp_path / "real.json"
+    real.write_text("theirs")
+    (tmp_path / "to-file.json").symlink_to(real)
+    (tmp_path / "dangling.json").symlink_to(tmp_path / "missing" / "o.json")
+    for name in ("to-file.json", "dangling.json"):
+        assert "found a symbolic link to" in refused(check_output_file, tmp_path / name, "--json")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "summary.md").symlink_to(real)
+    assert "found a symbolic link to" in refused(check_output_dir, out, "--out", files=["summary.md"])
+    (tmp_path / "study").symlink_to(out)
+    assert "expected a directory for the outputs" in refused(check_output_dir, tmp_path, "--figures",
+                                                             owned=["study"])
+    check_output_dir(tmp_path / "study", "--figures")  # the folder named may be a link to one

@@ -1,6 +1,7 @@
 """The what-if sweep report: statistics per point, table, JSON and figures, on made-up summaries."""
 
 import dataclasses
+import hashlib
 import json
 
 import numpy as np
@@ -404,6 +405,17 @@ def test_a_report_replaces_the_files_of_the_last_one_in_its_directory_and_leaves
     assert {path.name for path in tmp_path.iterdir()} == {path.name for path in second} | {"notes.txt"}
     assert not any(name.startswith("overcommit") for name in json.loads((tmp_path / "results.json")
                                                                         .read_text())["files"])
+
+
+def test_a_report_removes_no_file_a_manifest_merely_names(tmp_path):
+    """A results.json listing the user's file made the next report delete it."""
+    (tmp_path / "my_notes.txt").write_text("the user's")
+    (tmp_path / "results.json").write_text(json.dumps({"files": ["my_notes.txt", "results.json"]}))
+    clean = make_sweep("vm.instances", {x: [summary(0.1 * x)] for x in (1, 2)})
+    written = write_report(tmp_path, "hyperthreading", "title", clean, reports_of(clean))
+    assert (tmp_path / "my_notes.txt").read_text() == "the user's"
+    recorded = json.loads((tmp_path / "results.json").read_text())["sha256"]
+    assert recorded == {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in written[1:]}
 
 
 def with_late(run, late):

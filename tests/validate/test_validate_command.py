@@ -128,6 +128,7 @@ def test_out_writes_the_report_the_json_and_figures_deterministically(capsys, tr
             "cdf_loss_fraction.svg"} <= names and "time_loss_fraction.svg" not in names
     in_out = json.loads(runs[0]["results.json"])
     assert sorted(in_out.pop("files")) == sorted(names)
+    assert sorted(in_out.pop("sha256")) == sorted(names - {"results.json"})
     assert in_out == json.loads((tmp_path / "one.json").read_text())
     report = runs[0]["report.md"].decode()
     assert "| jitter_ms |" in report and "all 3 checks within tolerance" in report

@@ -30,3 +30,14 @@ def resolve_config(path, root=None):
         return given
     shipped = (data_root() if root is None else root) / given
     return shipped if shipped.is_file() else given
+
+
+def program_folders(root=None):
+    """(what, folder) of every folder whose files vsim itself reads: the package (its code, the
+    claims file, a packaged copy of the data) and the ``models/`` and ``configs/`` it reads. No
+    output may go there: a run writing over a model would change every later run, and one writing
+    over the claims file would stop every command. (A checkout's ``figures/`` is not among them:
+    the committed results are written there.)"""
+    root = data_root() if root is None else root
+    return (("the vsim package", PACKAGE), ("vsim's models", root / "models"),
+            ("vsim's scenarios", root / "configs"))

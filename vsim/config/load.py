@@ -61,6 +61,21 @@ class Loaded:
         return {role: f"{model.ref} sha256:{hashlib.sha256(model.path.read_bytes()).hexdigest()[:12]}"
                 for role, model in sorted(self.models.items())}
 
+    def files_read(self, sweep_points=True):
+        """(what, path) of every file the scenario was read from: its config, each model file
+        (and, with ``sweep_points``, those the points of a sweep over a model key load) and its
+        steal trace. No output of the run may be one of them."""
+        files = [("the config", Path(self.source))]
+        loads = [self.models]
+        sweep = self.scenario.sweep
+        if sweep_points and sweep is not None and sweep.key in MODEL_REF_KEYS:
+            loads += [self.with_value(sweep.key, value).models for value in sweep.values]
+        for models in loads:
+            files += [(f"the {role} model", model.path) for role, model in sorted(models.items())]
+        if self.scenario.host.steal_trace is not None:
+            files.append(("host.steal_trace", Path(self.source).parent / self.scenario.host.steal_trace))
+        return files
+
     def with_value(self, key, value):
         """The same scenario with one dotted key (``vm.instances``, ``params.host.ht_rate``)
         changed and re-checked."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from vsim.outputs.atomic import after_commit, write_text
 from vsim.config.data_dirs import data_root
 from vsim.core.errors import InputError
-from vsim.outputs.stale_outputs import listed_outputs, remove_stale
+from vsim.outputs.stale_outputs import listed_outputs, remove_stale, written_digests
 from vsim.experiments.comparison import (BY_CONSTRUCTION, FITTED, NOT_MODELLED, NOT_RUN, PREDICTED, Row,
                                          write_comparison)
 from vsim.experiments.ledger import load_design_choices, selected_on
@@ -161,21 +161,25 @@ def claims_json(rows):
     return json.dumps({"claims": entries}, indent=2, allow_nan=False) + "\n"
 
 
-def results_json(result, files=None):
+def results_json(result, files=None, digests=None):
     """Every replication's summary of a study, compact, for re-analysis without re-running; with
-    ``files``, the names of the files written beside it (so the next run knows its own)."""
+    ``files``, the names of the files written beside it, and with ``digests`` their SHA-256 (so
+    the next run knows its own, ``vsim.outputs.stale_outputs``)."""
     doc = {"study": result.name, "sweeps": {name: sweep.to_json() for name, sweep in result.sweeps.items()}}
     if files is not None:
         doc["files"] = sorted(files)
+    if digests is not None:
+        doc["sha256"] = digests
     return json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n"
 
 
 def write_study_outputs(figures_dir, result, rows):
     """Figures, comparison table and per-run results of one study; returns the paths written.
 
-    results.json lists the files written (``files``); once they are in place, those an earlier
-    run listed and this one did not write again (a figure since dropped) are removed. Other
-    files in the study's directory are the user's and stay."""
+    results.json lists the files written (``files``) and their digests (``sha256``); once they
+    are in place, those an earlier run recorded and this one did not write again (a figure
+    since dropped) are removed, if unchanged since. Other files in the study's directory are
+    the user's and stay."""
     outdir = Path(figures_dir) / result.name
     previous = listed_outputs(outdir / "results.json")
     study_claims = [row.claim for row in rows if row.claim.study == result.name]
@@ -183,7 +187,8 @@ def write_study_outputs(figures_dir, result, rows):
     written += write_comparison(outdir, f"{result.name}: paper vs simulated",
                                 [row for row in rows if row.claim.study == result.name],
                                 [sweep.stamp() for sweep in result.sweeps.values()])
+    digests = written_digests(written)
     written.append(outdir / "results.json")
-    write_text(outdir / "results.json", results_json(result, [path.name for path in written]))
+    write_text(outdir / "results.json", results_json(result, [path.name for path in written], digests))
     after_commit(lambda: remove_stale(outdir, previous, written))
     return written

@@ -1,8 +1,11 @@
 """Atomic output: a file is either complete or absent, never half-written.
 
 A regular file (or a new name) is written as a temporary file beside it and
-renamed into place; a symbolic link to one has its target replaced, so the
-link stays a link. A target that exists but is not a regular file (a
+renamed into place. A symbolic link is not written through: the rename would
+replace the link itself, and following it would write wherever it leads (a
+link planted in an output folder, a dangling one whose missing folders would
+be made), so it is an ``InputError`` (``refuse_link``); the command-line
+checks refuse it before any work. A target that exists but is not a regular file (a
 character device such as ``/dev/null``, a FIFO, a socket) cannot be replaced
 without destroying it and has no "half-written" state worth guarding, so the
 output is written into it directly. A directory is refused. Any failure to
@@ -27,6 +30,7 @@ from pathlib import Path
 
 from vsim.core.errors import InputError
 from vsim.core.interrupts import interrupts_held
+from vsim.outputs.output_check import refuse_link
 
 
 _open_sets: list["_PendingSet"] = []
@@ -55,7 +59,8 @@ def _cannot_write(path, exc):
 @contextmanager
 def atomic_path(path):
     """Yield a temporary path to write the output ``path`` into; on success put it in place:
-    renamed over a regular file (or new name), copied into a device or FIFO. The temporary
+    renamed over a regular file (or new name), copied into a device or FIFO (or a link to one;
+    any other link is refused). The temporary
     file is made with Ctrl-C and SIGTERM held back, so that one arriving as it is made cannot
     leave it behind: it is removed on the way out whatever stops the block."""
     path = Path(path)
@@ -63,8 +68,7 @@ def atomic_path(path):
     if mode is not None and stat.S_ISDIR(mode):
         raise InputError(path, None, "expected a file to write, found a directory")
     special = mode is not None and not stat.S_ISREG(mode)
-    if path.is_symlink() and not special:
-        path = Path(os.path.realpath(path))
+    refuse_link(path, None)
     tmp: str | None = None  # None once handed to the pending set
     try:
         with interrupts_held():
@@ -161,6 +165,17 @@ def after_commit(callback):
         _open_sets[-1].callbacks.append(callback)
     else:
         callback()
+
+
+def content_of(path):
+    """The file holding what was last written to ``path``: the temporary file waiting in the
+    open output set for it, or ``path`` itself once it is in place."""
+    path = Path(path)
+    for pending in reversed(_open_sets):
+        for tmp, target, _special in reversed(pending.files):
+            if target == path:
+                return Path(tmp)
+    return path
 
 
 def _copy_into(source, target):

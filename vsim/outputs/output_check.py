@@ -9,10 +9,18 @@ option is created, inside a parent that exists), and the directory written
 into must accept a new file, which is tried for real by creating and removing
 an empty temporary file there (the permission bits do not tell for root or for
 special file systems). An existing device or FIFO (``/dev/null``, a named pipe)
-is written into rather than replaced, so it only has to be writable. No output
+is written into rather than replaced, so it only has to be writable. An output
+that is a symbolic link is refused (``refuse_link``), whether it leads to a
+file (which writing would replace: a link planted in an output folder could
+aim it at any file the user may write) or nowhere (whose missing folders
+writing would create); only a link to a device or FIFO is written into, as the
+device is. A directory named on the command line may be a link to a directory,
+but nothing inside it that is written may be a link. No output
 may be an input of the same command (``--json`` onto its config would destroy
-it) or another of its outputs (``check_apart``). Each failure is one
-``InputError`` naming the path and the option.
+it) or another of its outputs (``check_apart``), and none may lie in a folder
+whose files the program itself reads (``check_outside``: its package, its
+models and scenarios), where a new file or a replaced one would change every
+later run. Each failure is one ``InputError`` naming the path and the option.
 """
 
 import errno
@@ -31,6 +39,7 @@ def check_output_file(path, option, created=None):
     if path == "-":
         return
     path = Path(path)
+    refuse_link(path, option)
     if created is not None and not path.parent.exists() and same_file(path.parent, created):
         return
     if path.is_dir():
@@ -58,6 +67,8 @@ def check_output_dir(path, option, files=(), owned=()):
     of either that is read-only is refused.
     """
     path = Path(path)
+    if path.is_symlink() and not path.exists():
+        raise InputError(path, option, f"expected a directory or a new name, found {_link_to(path)}")
     if not path.exists():
         parent = path.parent
         if parent.exists() and not parent.is_dir():
@@ -73,19 +84,41 @@ def check_output_dir(path, option, files=(), owned=()):
     _try_writing_into(path, path, option)
     for name in files:
         target = path / name
+        refuse_link(target, option)
         if target.is_dir():
             raise InputError(target, option, "expected a file to write, found a directory")
         _refuse_read_only(target, option)
     for name in owned:
         sub = path / name
+        if sub.is_symlink():
+            raise InputError(sub, option, f"expected a directory for the outputs, found {_link_to(sub)}")
         if not sub.exists():
             continue
         if not sub.is_dir():
             raise InputError(sub, option, "expected a directory for the outputs, found a file")
         _try_writing_into(sub, sub, option)
         for entry in sorted(sub.iterdir()):
+            refuse_link(entry, option)
             if entry.is_file():
                 _refuse_read_only(entry, option)
+
+
+def _link_to(path):
+    return f"a symbolic link to {os.readlink(path)} (an output is not written through a link)"
+
+
+def refuse_link(path, option):
+    """Refuse an output ``path`` that is a symbolic link, unless it leads to a device or FIFO
+    (written into, as the device itself is); ``InputError`` naming ``path`` and ``option``."""
+    if not os.path.islink(path):
+        return
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # leads nowhere (or into a loop)
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        return
+    raise InputError(path, option, f"expected a file or a new name, found {_link_to(path)}")
 
 
 def _shown(directory):
@@ -145,3 +178,23 @@ def check_apart(outputs, inputs):
             if same_file(path, other_path):
                 raise InputError(path, option, f"expected a file apart from {other} ({other_path}); "
                                                "both would be written there")
+
+
+def _inside(path, folder):
+    """Whether ``path`` (made or not yet) is ``folder`` or lies in it, links resolved."""
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
+
+
+def check_outside(outputs, folders):
+    """Refuse an output (a file or a directory) that lies in one of ``folders``.
+
+    ``outputs`` are (option, path) pairs (None and stdout, ``-``, are left out); ``folders`` are
+    (what, directory) pairs of the folders whose files the program reads.
+    """
+    for option, path in outputs:
+        if path is None or str(path) == "-":
+            continue
+        for what, folder in folders:
+            if _inside(path, folder):
+                raise InputError(path, option, f"expected an output outside {_shown(Path(folder))} ({what}): "
+                                               "vsim reads the files there, and writing one would change them")

@@ -7,8 +7,9 @@ past its hard deadline exits 1. Its last line says whether everything it set up 
 import sys
 from pathlib import Path
 
+from vsim.config.data_dirs import program_folders
 from vsim.core.interrupts import exit_status
-from vsim.outputs.output_check import check_apart, check_output_file
+from vsim.outputs.output_check import check_apart, check_output_file, check_outside
 from vsim.probe import cleanup, cpu_probe, net_probe, steal_probe, timer_probe
 from vsim.probe.guard import HardTimeout, Interrupted
 
@@ -24,6 +25,7 @@ def _check_net_outputs(args):
              ("the summary", out.with_suffix(".summary.txt"))]
     for label, path in files[1:]:
         check_output_file(str(path), label)
+    check_outside(files, program_folders())
     check_apart(files, [])
 
 
@@ -42,6 +44,7 @@ def run_probe(args):
     for option in ("out", "pcap"):
         if getattr(args, option, None) is not None:
             check_output_file(getattr(args, option), f"--{option}")
+            check_outside([(f"--{option}", getattr(args, option))], program_folders())
     if args.probe == "net":
         _check_net_outputs(args)
     try:

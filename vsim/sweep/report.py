@@ -24,7 +24,7 @@ from typing import Callable
 import numpy as np
 
 from vsim.outputs.atomic import after_commit, write_text
-from vsim.outputs.stale_outputs import listed_outputs, remove_stale
+from vsim.outputs.stale_outputs import listed_outputs, remove_stale, written_digests
 from vsim.metrics.stats import INTERVAL, trimmed_mean, trimmed_mean_interval
 from vsim.results.run_text import no_samples_reason
 from vsim.config.schema_sweep import sweep_field
@@ -388,13 +388,16 @@ def table_markdown(title, sweep, reports):
     return "\n".join(lines) + "\n"
 
 
-def report_json(title, sweep, reports, files=None):
+def report_json(title, sweep, reports, files=None, digests=None):
     """Plain-data report: the statistics per point, then every replication's summary; with
-    ``files``, the names of the files written beside it (its directory's manifest)."""
+    ``files``, the names of the files written beside it, and with ``digests`` their SHA-256 (its
+    directory's manifest, ``vsim.outputs.stale_outputs``)."""
     data = sweep.to_json()
     data["name"] = title
     if files is not None:
         data["files"] = sorted(files)
+    if digests is not None:
+        data["sha256"] = dict(sorted(digests.items()))
     data["statistic"] = f"trimmed mean over replications [{INTERVAL}]"
     for entry, report in zip(data["points"], reports):
         entry["stats"] = {name: None if stat is None else {"value": stat[0], "ci95": list(stat[1])}
@@ -493,14 +496,16 @@ def title_with_overrides(title, overrides):
 def write_report(outdir, stem, title, sweep, reports):
     """results.json, summary.md and the figures of a sweep in ``outdir``; the paths written.
 
-    results.json lists the files written (``files``), so that the next report written into
-    ``outdir`` removes those it does not write again (a figure it has no curve for, another
-    scenario's figures) and leaves nothing stale beside it; other files are left alone."""
+    results.json lists the files written (``files``) and their digests (``sha256``), so that the
+    next report written into ``outdir`` removes those it does not write again (a figure it has
+    no curve for, another scenario's figures) and leaves nothing stale beside it; other files,
+    and these once changed, are left alone."""
     outdir.mkdir(parents=True, exist_ok=True)
     previous = listed_outputs(outdir / "results.json")
     title = title_with_overrides(title, sweep.overrides)
     written = [outdir / "results.json", outdir / "summary.md"] + plot_report(outdir / stem, title, sweep, reports)
     write_text(written[1], table_markdown(title, sweep, reports))
-    write_text(written[0], report_json(title, sweep, reports, files=[path.name for path in written]))
+    write_text(written[0], report_json(title, sweep, reports, files=[path.name for path in written],
+                                       digests=written_digests(written[1:])))
     after_commit(lambda: remove_stale(outdir, previous, written))
     return written

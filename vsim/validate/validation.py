@@ -19,7 +19,7 @@ import numpy as np
 
 from vsim.outputs.atomic import after_commit, output_set, write_text
 from vsim.core.errors import InputError
-from vsim.outputs.stale_outputs import listed_outputs, remove_stale
+from vsim.outputs.stale_outputs import listed_outputs, remove_stale, written_digests
 from vsim.build.load import load_scenario
 from vsim.build.memory import check_memory
 from vsim.build.work import check_work
@@ -31,7 +31,7 @@ from vsim.traces.detect import describe_format, read_any
 from vsim.validate.distributions import compare
 from vsim.validate.replications import simulated_traces, trace_tasks
 from vsim.traces.trace_metrics import METRICS, metrics_of_kind, trace_samples
-from vsim.validate.validation_figures import write_figures
+from vsim.validate.validation_figures import figure_files, write_figures
 from vsim.validate.validation_report import report_markdown, results_json
 
 @dataclass(frozen=True)
@@ -268,12 +268,18 @@ def run_validation(options, progress=None):
     return Validation(doc, measured, simulated)
 
 
+def output_files():
+    """Names of every file ``write_outputs`` may write into its directory."""
+    return ["report.md", "results.json"] + figure_files()
+
+
 def write_outputs(out, validation):
     """Figures, ``report.md`` and ``results.json`` of ``validation`` into directory ``out``; the paths.
 
-    ``results.json`` lists the files written (``files``); once they are in place, those an
-    earlier report in ``out`` listed and this one did not write again (another metric's
-    figures) are removed, and the directory's other files are left alone. ``InputError``
+    ``results.json`` lists the files written (``files``) and their digests (``sha256``); once
+    they are in place, those an earlier report in ``out`` recorded and this one did not write
+    again (another metric's figures) are removed, if unchanged since, and the directory's other
+    files are left alone. ``InputError``
     when ``out`` is a file or cannot be written.
     """
     out = Path(out)
@@ -286,7 +292,8 @@ def write_outputs(out, validation):
             written = figures + [out / "report.md", out / "results.json"]
             write_text(out / "report.md", report_markdown(validation.doc, figures))
             write_text(out / "results.json",
-                       results_json({**validation.doc, "files": sorted(path.name for path in written)}))
+                       results_json({**validation.doc, "files": sorted(path.name for path in written),
+                                     "sha256": written_digests(written[:-1])}))
             after_commit(lambda: remove_stale(out, previous, written))
     except OSError as exc:
         raise InputError(out, None, f"cannot write ({exc.strerror or exc})") from None

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vsim.results.plotting import new_axes, palette, write_figure
+from vsim.results.plotting import FORMATS, new_axes, palette, write_figure
 from vsim.traces.trace_metrics import METRICS
 from vsim.validate.validation_report import run_stamp
 
@@ -101,6 +101,13 @@ def plot_time_series(stem, metric, measured, simulated, doc):
                "solid: mean per window, dotted: maximum.")
     return write_figure(fig, ax, stem, title=f"{metric} over time: measured vs simulated",
                   xlabel="time (s)", ylabel=_label(metric), caption=caption)
+
+
+def figure_files():
+    """Names of every figure ``write_figures`` may write, whatever the metrics compared."""
+    stems = [f"cdf_{metric}" for metric in METRICS] + [f"time_{metric}" for metric in METRICS
+                                                       if METRICS[metric].timed]
+    return [f"{stem}.{fmt}" for stem in stems for fmt in FORMATS]
 
 
 def write_figures(out, validation):
