@@ -29,7 +29,7 @@ def load_toml(path):
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(path, f"line {line}", "invalid TOML: file is not UTF-8 text") from None
+        raise InputError(path, f"line {line}", "not a TOML file: it is not UTF-8 text") from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

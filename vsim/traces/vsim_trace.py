@@ -187,7 +187,7 @@ def _check_first_line(line, path):
         version = first[len(VERSION_PREFIX):].strip()
         raise InputError(path, "line 1", f"unsupported vsim trace version {version[:20]} (this vsim reads "
                                          f"version {VERSION})")
-    raise InputError(path, "line 1", f"expected '{MAGIC}', found {line[:40]!r} (not a vsim trace)")
+    raise InputError(path, "line 1", f"expected '{MAGIC}' (not a vsim trace)")  # nothing of another file quoted
 
 
 def _metadata(lines, path):
