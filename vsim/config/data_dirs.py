@@ -36,7 +36,10 @@ def resolve_config(path, root=None):
     """``path`` as given when it exists, else the same relative path among vsim's own scenarios
     when one is there (``configs/voip-vsphere5/fig3.toml`` from any directory), else as given."""
     given = Path(path)
-    if given.exists() or given.is_absolute():
+    try:
+        if given.exists() or given.is_absolute():
+            return given
+        shipped = (data_root() if root is None else root) / given
+        return shipped if shipped.is_file() else given
+    except OSError:  # a name the system refuses (too long): reading it says so
         return given
-    shipped = (data_root() if root is None else root) / given
-    return shipped if shipped.is_file() else given

@@ -23,6 +23,7 @@ import dpkt
 import numpy as np
 
 from vsim.core.errors import InputError, InputNote
+from vsim.core.input_files import TRACE_LIMIT, check_input_file
 from vsim.traces.file_head import describe_head, refuse_compressed
 
 PCAP_MAGICS = {  # first four bytes -> (byte order, nanosecond timestamps)
@@ -59,7 +60,9 @@ class CaptureRecords:
 
 def read_capture_file(path):
     """Read a pcap or pcapng file; ``InputError`` on a missing, empty, truncated (before its
-    first whole packet) or foreign file."""
+    first whole packet) or foreign file, or one that is no regular file or larger than
+    ``TRACE_LIMIT`` (checked before it is read)."""
+    check_input_file(path, TRACE_LIMIT, "a pcap or pcapng capture")
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
@@ -73,8 +76,7 @@ def read_capture_file(path):
     if raw[:4] == PCAPNG_MAGIC:
         return _read_pcapng(str(path), raw)
     raise InputError(path, "byte 0", f"expected a pcap or pcapng magic number, found "
-                                     f"{describe_head(raw, 8)} "
-                                     "(not a packet capture)")
+                                     f"{describe_head(raw[:64])} (not a packet capture)")
 
 
 def _records(path, raw, offsets, caplens, origlens, linktypes, time_ns):

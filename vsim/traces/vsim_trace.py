@@ -50,7 +50,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vsim.outputs.atomic import write_text
-from vsim.core.errors import InputError
+from vsim.core.errors import InputError, excerpt
+from vsim.traces.csv_lines import csv_rows
 from vsim.traces.text_file import read_text
 
 VERSION = 1
@@ -224,14 +225,15 @@ def parse_trace(text, path="<trace>"):
     if kind not in SCHEMAS:
         raise InputError(path, "kind", f"expected '# kind:' one of {', '.join(SCHEMAS)}, got {kind!r}")
     schema = SCHEMAS[kind]
-    header = next(csv.reader([lines[header_line - 1]]))
+    header = next(csv_rows([lines[header_line - 1]], [header_line], path))[1]
     expected = [column.name for column in schema]
     if header != expected:
         raise InputError(path, f"line {header_line}", f"expected the {kind} header "
-                                                      f"'{','.join(expected)}', got '{','.join(header)}'")
+                                                      f"'{','.join(expected)}', got "
+                                                      f"{excerpt(repr(','.join(header)))}")
     numbers = _row_lines(lines, header_line)
     values = {column.name: [] for column in schema}
-    for line, row in zip(numbers, csv.reader(lines[number - 1] for number in numbers)):
+    for line, row in csv_rows((lines[number - 1] for number in numbers), numbers, path):
         if len(row) != len(schema):
             hint = "truncated file?" if len(row) < len(schema) else "a comma inside a value? quote it"
             raise InputError(path, f"line {line}", f"expected {len(schema)} fields, got {len(row)} ({hint})")
