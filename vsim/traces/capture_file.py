@@ -13,6 +13,10 @@ Every defect raises ``InputError`` naming the file, the packet (or block)
 number and what was expected, except a last packet cut short by the file's
 end (a tcpdump stopped in the middle of a write): the packets before it are
 read, as tshark reads them, with an ``InputNote`` saying which was dropped.
+A pcap record claiming more bytes than any packet holds (``MAX_CAPLEN``, or the
+file's snapshot length when larger) is damage, not a cut, wherever it is: read
+as a cut, a length corrupted mid-file would drop every packet after it without
+an error. Like tshark, the file is refused, naming the record's byte offset.
 """
 
 import struct
@@ -32,6 +36,7 @@ PCAP_MAGICS = {  # first four bytes -> (byte order, nanosecond timestamps)
 }
 PCAPNG_MAGIC = b"\x0a\x0d\x0d\x0a"
 _PCAP_HEADER = 24
+MAX_CAPLEN = 262_144  # bytes: tshark's largest packet (WTAP_MAX_PACKET_SIZE_STANDARD)
 _RECORD = 16
 _BLOCK_IDB, _BLOCK_PB, _BLOCK_SPB, _BLOCK_EPB = 1, 2, 3, 6  # pcapng block types (the SHB is PCAPNG_MAGIC)
 
@@ -100,6 +105,7 @@ def _read_pcap(path, raw):
     while position + _RECORD <= size:  # the hot loop: only find where each record starts
         offsets.append(position)
         position += _RECORD + caplen_at(raw, position + 8)[0]
+    _refuse_damaged_records(path, raw, offsets, order, max(MAX_CAPLEN, header.snaplen))
     if position < size:
         _cut_short(path, f"packet {len(offsets) + 1}", f"expected a {_RECORD}-byte record header, "
                    f"the file ends after {size - position} bytes (truncated?)", len(offsets))
@@ -114,6 +120,22 @@ def _read_pcap(path, raw):
     scale = 1 if nano else 1000
     time_ns = seconds * 1_000_000_000 + fractions * scale
     return _records(path, raw, offsets, caplens, origlens, [linktype] * len(offsets), time_ns)
+
+
+def _refuse_damaged_records(path, raw, offsets, order, largest):
+    """``InputError`` naming the first record (packet number and byte offset) among those starting
+    at ``offsets`` whose captured length is over ``largest``: a corrupt record, not a cut."""
+    if not offsets:
+        return
+    caplens = np.frombuffer(raw, dtype=np.uint8)[np.asarray(offsets, dtype=np.int64)[:, None] + 8 + np.arange(4)]
+    caplens = caplens.copy().view(np.dtype(order + "u4")).ravel()
+    damaged = np.flatnonzero(caplens > largest)
+    if damaged.size:
+        index = int(damaged[0])
+        raise InputError(path, f"packet {index + 1} (byte {offsets[index]})",
+                         f"expected a captured length of at most {largest} bytes, the record says "
+                         f"{int(caplens[index])}: the file is damaged (a corrupt record, not one cut "
+                         f"short by the end of the file)")
 
 
 def _cut_short(path, where, expected, complete):
