@@ -101,3 +101,16 @@ def test_the_readme_gives_the_command_ci_runs():
 
 def test_the_readme_stays_a_short_page():
     assert len((REPO / "README.md").read_text(encoding="utf-8").splitlines()) <= 250
+
+
+def test_the_guarantees_say_what_a_config_may_read_with_the_limits_the_code_applies():
+    from vsim.config.toml_io import NESTING_LIMIT
+    from vsim.core.errors import EXCERPT_LIMIT
+    from vsim.core.input_files import CONFIG_LIMIT, TRACE_LIMIT
+    from vsim.traces.capture_file import MAX_CAPLEN
+    text = (DOCS / "guarantees.md").read_text(encoding="utf-8")
+    assert "\n## What a config may read\n" in text
+    section = text.split("\n## What a config may read\n", 1)[1].split("\n## ", 1)[0]
+    for stated in (f"{CONFIG_LIMIT >> 20} MiB", f"{TRACE_LIMIT >> 30} GiB", f"{NESTING_LIMIT} deep",
+                   f"{EXCERPT_LIMIT} characters", str(MAX_CAPLEN)):
+        assert stated in section, stated
