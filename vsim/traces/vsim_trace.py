@@ -142,13 +142,13 @@ def _cell(text, column, path, line):
     except ValueError:
         noun = "an integer" if column.kind is int else "a number"
         raise InputError(path, f"line {line}",
-                         f"expected {noun} in column '{column.name}', got {text!r}") from None
+                         f"expected {noun} in column '{column.name}', got {excerpt(repr(text))}") from None
     if column.kind is float and not math.isfinite(value):
         raise InputError(path, f"line {line}", f"expected a finite number in column '{column.name}', "
-                                               f"got {text!r}")
+                                               f"got {excerpt(repr(text))}")
     if column.kind is float and abs(value) > MAX_SECONDS:
         raise InputError(path, f"line {line}", f"expected a time within {MAX_SECONDS:g} s in column "
-                                               f"'{column.name}', got {text!r}")
+                                               f"'{column.name}', got {excerpt(repr(text))}")
     if column.kind is int and not -2**63 <= value < 2**63:
         raise InputError(path, f"line {line}", f"expected a 64-bit integer in column '{column.name}', "
                                                f"got {text[:30]!r}")
