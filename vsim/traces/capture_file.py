@@ -16,7 +16,9 @@ read, as tshark reads them, with an ``InputNote`` saying which was dropped.
 A pcap record claiming more bytes than any packet holds (``MAX_CAPLEN``, or the
 file's snapshot length when larger) is damage, not a cut, wherever it is: read
 as a cut, a length corrupted mid-file would drop every packet after it without
-an error. Like tshark, the file is refused, naming the record's byte offset.
+an error. So is a pcapng block longer than any block (``MAX_BLOCK``) or whose
+trailing copy of its length disagrees with its header. Like tshark, the file is
+refused, naming the record's or block's byte offset.
 """
 
 import struct
@@ -37,6 +39,7 @@ PCAP_MAGICS = {  # first four bytes -> (byte order, nanosecond timestamps)
 PCAPNG_MAGIC = b"\x0a\x0d\x0d\x0a"
 _PCAP_HEADER = 24
 MAX_CAPLEN = 262_144  # bytes: tshark's largest packet (WTAP_MAX_PACKET_SIZE_STANDARD)
+MAX_BLOCK = 16 << 20  # bytes: a pcapng block holds one packet and its options, far less than this
 _RECORD = 16
 _BLOCK_IDB, _BLOCK_PB, _BLOCK_SPB, _BLOCK_EPB = 1, 2, 3, 6  # pcapng block types (the SHB is PCAPNG_MAGIC)
 
@@ -132,10 +135,14 @@ def _refuse_damaged_records(path, raw, offsets, order, largest):
     damaged = np.flatnonzero(caplens > largest)
     if damaged.size:
         index = int(damaged[0])
-        raise InputError(path, f"packet {index + 1} (byte {offsets[index]})",
-                         f"expected a captured length of at most {largest} bytes, the record says "
-                         f"{int(caplens[index])}: the file is damaged (a corrupt record, not one cut "
-                         f"short by the end of the file)")
+        _damaged(path, f"packet {index + 1} (byte {offsets[index]})", f"expected a captured length of "
+                 f"at most {largest} bytes, the record says {int(caplens[index])}")
+
+
+def _damaged(path, where, expected):
+    """Refuse a capture with a corrupt record or block at ``where``: damage, not a cut at its end."""
+    raise InputError(path, where, f"{expected}: the file is damaged (a corrupt record, not one cut "
+                                  f"short by the end of the file)")
 
 
 def _cut_short(path, where, expected, complete):
@@ -212,10 +219,17 @@ def _read_pcapng(path, raw):
         if length < 12 or length % 4:
             raise InputError(path, f"block {number}", f"expected a block length >= 12 and a multiple of 4, "
                                                       f"got {length}")
+        if length > MAX_BLOCK:
+            _damaged(path, f"block {number} (byte {position})", f"expected a block of at most {MAX_BLOCK} "
+                     f"bytes, its header says {length}")
         if position + length > size:
             _cut_short(path, f"block {number}", f"expected {length} bytes of block, the file ends "
                        f"after {size - position} (truncated?)", len(offsets))
             break
+        trailer = struct.unpack_from(order + "I", raw, position + length - 4)[0]
+        if trailer != length:
+            _damaged(path, f"block {number} (byte {position})", f"expected the block's length, {length}, "
+                     f"repeated at its end, found {trailer}")
         body = position + 8
         if kind == _BLOCK_IDB:
             interfaces.append(_interface(path, raw[position:position + length], order, number))
