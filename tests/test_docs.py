@@ -120,3 +120,16 @@ def test_the_guarantees_say_what_every_output_option_writes():
                     f"docs/guarantees.md's Outputs does not say what {command} {action.option_strings[0]} writes")
     for refused in ("symbolic link", "SHA-256", "models/", "vsim/"):
         assert refused in section
+
+
+def test_the_guarantees_say_what_a_config_may_read_with_the_limits_the_code_applies():
+    from vsim.config.toml_io import NESTING_LIMIT
+    from vsim.core.errors import EXCERPT_LIMIT
+    from vsim.core.input_files import CONFIG_LIMIT, TRACE_LIMIT
+    from vsim.traces.capture_file import MAX_BLOCK, MAX_CAPLEN
+    text = (DOCS / "guarantees.md").read_text(encoding="utf-8")
+    assert "\n## What a config may read\n" in text
+    section = text.split("\n## What a config may read\n", 1)[1].split("\n## ", 1)[0]
+    for stated in (f"{CONFIG_LIMIT >> 20} MiB", f"{TRACE_LIMIT >> 30} GiB", f"{NESTING_LIMIT} deep",
+                   f"{EXCERPT_LIMIT} characters", str(MAX_CAPLEN), f"{MAX_BLOCK >> 20} MiB"):
+        assert stated in section, stated

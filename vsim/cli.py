@@ -42,6 +42,7 @@ from vsim.probe.arguments import add_probe_arguments
 from vsim.probe.command import run_probe
 from vsim.config.describe_config import describe_config
 from vsim.config.describe_model import describe_model, model_file_ref, own_model_kind
+from vsim.config.readable import is_file
 from vsim.build.load import load_scenario
 from vsim.build.memory import check_memory
 from vsim.build.work import check_work
@@ -616,7 +617,7 @@ def _describe(args):
         models_dir, ref = model_file
         print(describe_model(ref, models_dir))
     elif args.target.endswith(".toml"):
-        kind = own_model_kind(target) if Path(target).is_file() else None
+        kind = own_model_kind(target) if is_file(target) else None
         print(describe_model(str(Path(target).resolve()), kind=kind) if kind else describe_config(load_scenario(target)))
     else:
         print(describe_model(args.target))

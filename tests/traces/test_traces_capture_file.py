@@ -178,3 +178,44 @@ def test_each_pcapng_interface_keeps_its_link_type_and_resolution(tmp_path):
     assert records.linktype.tolist() == [1, 101]
     assert records.caplen.tolist() == [14, 20]
     assert records.time_ns.tolist() == [7_000, 2**32 + 5]
+
+
+@pytest.mark.parametrize("caplen", [0x7FFFFFFF, 300_000])
+def test_a_record_length_corrupt_before_the_end_is_a_damaged_file_not_a_cut(tmp_path, caplen):
+    """It was read as if the file ended there: 7 of 283 packets kept, exit 0, a "truncated?" note."""
+    raw = bytearray(_capture(tmp_path, count=283).read_bytes())
+    record = 24 + 7 * (16 + 214)  # the 8th packet's record header
+    struct.pack_into("<I", raw, record + 8, caplen)
+    (tmp_path / "damaged.pcap").write_bytes(raw)
+    with pytest.raises(InputError) as caught:
+        read_capture_file(tmp_path / "damaged.pcap")
+    assert caught.value.where == f"packet 8 (byte {record})"
+    assert f"{caplen}" in caught.value.expected and "damaged" in caught.value.expected
+
+
+def test_a_last_record_cut_short_is_still_a_truncation_when_its_length_is_plausible(tmp_path):
+    raw = bytearray(_capture(tmp_path, count=5).read_bytes())
+    records, note = _cut(tmp_path, bytes(raw[:-100]), "cut.pcap")
+    assert len(records) == 4 and "truncated" in note
+
+
+def _block_offsets(raw):
+    """Byte offset of each pcapng block of ``raw`` (little-endian)."""
+    offsets, position = [], 0
+    while position < len(raw):
+        offsets.append(position)
+        position += struct.unpack_from("<I", raw, position + 4)[0]
+    return offsets
+
+
+@pytest.mark.parametrize("length", [0x7FFFFFF0, 0])
+def test_a_pcapng_block_length_corrupt_before_the_end_is_a_damaged_file(tmp_path, length):
+    """Past the end: it was read as a cut (2 of 283 packets kept); inside the file: its trailer disagrees."""
+    raw = bytearray(_capture(tmp_path, "pcapng", count=283).read_bytes())
+    block = _block_offsets(bytes(raw))[4]
+    length = length or struct.unpack_from("<I", raw, block + 4)[0] + 8
+    struct.pack_into("<I", raw, block + 4, length)
+    (tmp_path / "damaged.pcapng").write_bytes(raw)
+    with pytest.raises(InputError) as caught:
+        read_capture_file(tmp_path / "damaged.pcapng")
+    assert caught.value.where == f"block 5 (byte {block})" and "damaged" in caught.value.expected

@@ -21,11 +21,13 @@ from vsim.config.value_origins import ValueOrigins
 def load_scenario(path, overrides=(), models_dir=DEFAULT_MODELS_DIR, sweep_points=True):
     """Read, override, validate, resolve and check the scenario at ``path``; an error at a key
     that ``overrides`` set names that ``--set``. Without ``sweep_points`` the points of its
-    ``[sweep]`` are not checked one by one (``vsim run`` runs the file's own point only)."""
+    ``[sweep]`` are not checked one by one (``vsim run`` runs the file's own point only). A path
+    that ``overrides`` set is the user's own, read wherever it is (``vsim.config.readable``)."""
     source = str(path)
     written = load_toml(path)
     data = apply_overrides(written, list(overrides))
     with blaming_overrides(source, overrides), naming_tables(source, document_table_names(data)):
-        loaded = read_scenario(source, data, Path(models_dir), check_against_models, sweep_points)
+        loaded = read_scenario(source, data, Path(models_dir), check_against_models, sweep_points,
+                               overrides)
         check_trace_cpus(loaded.steal, logical_cpus(loaded.scenario, loaded.models["host"].values), source)
     return replace(loaded, origins=ValueOrigins(written, tuple(overrides)))

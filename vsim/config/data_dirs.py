@@ -3,7 +3,9 @@
 They live at the top of the repository, beside the package, and a source
 checkout (or an editable install) reads them there. A built wheel carries a
 copy of both inside the package, in ``vsim/_data/`` (``setup.py`` copies them
-at build time), which an installed copy reads instead, wherever it runs from.
+at build time), which an installed copy reads instead, wherever it runs from,
+together with the measured inputs shipped scenarios name by relative path
+(``SCENARIO_INPUTS``, as ``setup.py`` copies them).
 """
 
 from pathlib import Path
@@ -12,6 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[1]
 CHECKOUT = PACKAGE.parent
 PACKAGED = PACKAGE / "_data"
 FOLDERS = ("models", "configs")
+SCENARIO_INPUTS = ("validation/steal",)  # setup.py's: the steal trace of configs/validation/cpu_cgroups.toml
 
 
 def data_root(checkout=CHECKOUT, packaged=PACKAGED):
@@ -22,11 +25,23 @@ def data_root(checkout=CHECKOUT, packaged=PACKAGED):
     return packaged
 
 
+def data_folders(root=None):
+    """vsim's own data: its models, its scenarios and the measured inputs they name, which any
+    config may read (``vsim.config.readable``)."""
+    root = data_root() if root is None else root
+    return [root / name for name in FOLDERS + SCENARIO_INPUTS]
+
+
 def resolve_config(path, root=None):
     """``path`` as given when it exists, else the same relative path among vsim's own scenarios
     when one is there (``configs/voip-vsphere5/fig3.toml`` from any directory), else as given."""
     given = Path(path)
-    if given.exists() or given.is_absolute():
+    try:
+        if given.exists() or given.is_absolute():
+            return given
+        shipped = (data_root() if root is None else root) / given
+        return shipped if shipped.is_file() else given
+    except OSError:  # a name the system refuses (too long): reading it says so
         return given
     shipped = (data_root() if root is None else root) / given
     return shipped if shipped.is_file() else given

@@ -61,7 +61,8 @@ def describe_model(ref, models_dir=DEFAULT_MODELS_DIR, kind=None):
     if kind not in MODEL_KINDS:
         raise InputError(ref, None, "expected a config file (*.toml) or a model ref <folder>/<name> with "
                          f"folder one of: {', '.join(MODEL_KINDS)}")
-    model = load_model(models_dir, ref, MODEL_KINDS[kind], referrer="describe", key="TARGET")
+    model = load_model(models_dir, ref, MODEL_KINDS[kind], referrer="describe", key="TARGET",
+                       given=True)  # a file named on the command line
     lines = [f"{ref}  ({model.path})"]
     description = load_toml(model.path).get("meta", {}).get("description")
     if description:

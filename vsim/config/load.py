@@ -16,6 +16,7 @@ from vsim.config import schema_models
 from vsim.config.claims import study_names
 from vsim.config.models import DEFAULT_MODELS_DIR, load_model
 from vsim.config.named_tables import naming_tables, scenario_table_names, split_named_key, with_named_value
+from vsim.config.readable import confine, given_on_command_line, is_file
 from vsim.config.schema_scenario import Scenario
 from vsim.config.schema_sweep import MODEL_REF_KEYS
 from vsim.config.typed import check_field, fail, from_dict, scalar_fields
@@ -36,7 +37,8 @@ class Loaded:
     passes (``vsim.build.checks.check_against_models``, given by the build stage's
     ``load_scenario``); None checks nothing more than the schema. ``origins`` says where
     each value came from (``vsim.config.value_origins``); without it every value counts
-    as the config's.
+    as the config's. ``given`` holds the ``--set`` assignments of the command line: a path
+    one of them sets is read wherever it is (``vsim.config.readable``).
     """
 
     source: str
@@ -46,6 +48,7 @@ class Loaded:
     models_dir: Path = DEFAULT_MODELS_DIR
     checker: Optional[Checker] = None
     origins: Optional[ValueOrigins] = None
+    given: tuple = ()
 
     def origin(self, key):
         """Where the value of the dotted ``key`` came from: ``--set``, the config or the default."""
@@ -79,25 +82,29 @@ class Loaded:
     def with_value(self, key, value):
         """The same scenario with one dotted key (``vm.instances``, ``params.host.ht_rate``)
         changed and re-checked."""
-        changed, models = with_point(self.scenario, self.models, key, value, self.source, self.models_dir)
+        changed, models = with_point(self.scenario, self.models, key, value, self.source, self.models_dir,
+                                     self.given)
         if self.checker is not None:
             with naming_tables(self.source, scenario_table_names(changed)):
                 self.checker(changed, models, self.source, self.models_dir)
         return replace(self, scenario=changed, models=models)
 
 
-def read_scenario(source, data, models_dir=DEFAULT_MODELS_DIR, checker=None, sweep_points=True):
+def read_scenario(source, data, models_dir=DEFAULT_MODELS_DIR, checker=None, sweep_points=True, given=()):
     """The scenario of the parsed (and overridden) TOML ``data`` read from ``source``: typed,
     its study known, its models resolved with its ``[params]`` and passed through ``checker``
-    (every point of its ``[sweep]`` too, unless not ``sweep_points``), its steal trace read."""
+    (every point of its ``[sweep]`` too, unless not ``sweep_points``), its steal trace read.
+    ``given`` holds the ``--set`` assignments that overrode ``data``: the paths they set may lie
+    anywhere, the file's own only in its folder and vsim's data (``vsim.config.readable``)."""
+    given = tuple(given)
     scenario = from_dict(Scenario, data, source=source)
     check_study(scenario, source)
-    models = apply_params(resolve_models(scenario, source, Path(models_dir)), scenario.params, source)
+    models = apply_params(resolve_models(scenario, source, Path(models_dir), given), scenario.params, source)
     if checker is not None:
         checker(scenario if sweep_points else replace(scenario, sweep=None), models, source, Path(models_dir))
-    steal = steal_trace(scenario, source)
+    steal = steal_trace(scenario, source, given)
     return Loaded(source=source, scenario=scenario, models=models, steal=steal,
-                  models_dir=Path(models_dir), checker=checker)
+                  models_dir=Path(models_dir), checker=checker, given=given)
 
 
 def check_study(scenario, source):
@@ -107,17 +114,21 @@ def check_study(scenario, source):
              f"got {scenario.study!r}")
 
 
-def steal_trace(scenario, source):
-    """The steal trace that ``host.steal_trace`` names, relative to the scenario file (None: none);
-    ``InputError`` when the file is missing or is not a well-formed steal trace."""
+def steal_trace(scenario, source, given=()):
+    """The steal trace that ``host.steal_trace`` names, relative to the scenario file (None: none),
+    inside its folder unless ``given`` on the command line; ``InputError`` when the file is
+    outside, missing or not a well-formed steal trace."""
     name = scenario.host.steal_trace
     if name is None:
         return None
     path = Path(source).parent / name
-    if not path.is_file():
+    if not given_on_command_line(["host.steal_trace"], given):
+        confine(path, name, [Path(source).parent], source, "host.steal_trace", "a steal trace")
+    if not is_file(path):
         fail(source, "host.steal_trace", f"expected a steal trace file (vsim probe steal), relative to "
              f"this file; {path} is not a file")
     return read_steal_trace(path)
+
 
 
 def apply_params(models, params, source):
@@ -153,10 +164,12 @@ def _unknown(what, name, names):
     return f"'{name}' is not {what}; {hint}"
 
 
-def resolve_models(scenario, source, models_dir):
-    """Load every component model the scenario names, keyed by role."""
-    def model(ref, cls, key):
-        return load_model(models_dir, ref, cls, referrer=source, key=key, base=Path(source).parent)
+def resolve_models(scenario, source, models_dir, given=()):
+    """Load every component model the scenario names, keyed by role; a model file's path that
+    one of ``given`` (``--set`` assignments) set may lie anywhere (``vsim.config.readable``)."""
+    def model(ref, cls, key, *spelt):
+        return load_model(models_dir, ref, cls, referrer=source, key=key, base=Path(source).parent,
+                          given=given_on_command_line([key, *spelt], given))
 
     models = {
         "host": model(scenario.host.model, schema_models.HostModel, "host.model"),
@@ -169,9 +182,11 @@ def resolve_models(scenario, source, models_dir):
     servers = [("vm.workload", models["workload"])] if scenario.vm.instances else []
     for index, group in enumerate(scenario.group):
         where = f"group[{index}]"
-        models[group_role(group.name, "vnic")] = model(group.vnic, schema_models.VnicModel, f"{where}.vnic")
+        models[group_role(group.name, "vnic")] = model(group.vnic, schema_models.VnicModel, f"{where}.vnic",
+                                                       f"group.{group.name}.vnic")
         if group.workload == "media_server":
-            own = model(group.model, schema_models.MediaServerModel, f"{where}.model")
+            own = model(group.model, schema_models.MediaServerModel, f"{where}.model",
+                        f"group.{group.name}.model")
             servers.append((f"group.{group.name}.model", own))
             models[group_role(group.name, "workload")] = own
     models["codec"] = _common_codec(servers or [("vm.workload", models["workload"])], source, models_dir)
@@ -213,16 +228,17 @@ def logical_cpus(scenario, host):
 
 
 
-def with_point(scenario, models, key, value, source, models_dir=DEFAULT_MODELS_DIR):
+def with_point(scenario, models, key, value, source, models_dir=DEFAULT_MODELS_DIR, given=()):
     """(scenario, models) with the dotted ``key`` set to ``value``: a scenario key
     (``vm.instances``), a key of a named table of an array (``group.flood.count``,
     ``netioc.node.voip.shares``), a model parameter (``params.host.ht_rate``), which changes
     the model too, or a key naming a model (``host.scheduler``), whose models are loaded again
-    from ``models_dir`` with the scenario's [params] applied."""
+    from ``models_dir`` with the scenario's [params] applied (a model file's path as
+    ``resolve_models`` reads it, with ``given``)."""
     if key in MODEL_REF_KEYS:
         section, name = key.split(".")
         changed = replace(scenario, **{section: replace(getattr(scenario, section), **{name: value})})
-        return changed, apply_params(resolve_models(changed, source, models_dir), changed.params, source)
+        return changed, apply_params(resolve_models(changed, source, models_dir, given), changed.params, source)
     if key.startswith("params."):
         _, role, name = key.split(".")
         params = dict(scenario.params)

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vsim.config.data_dirs import data_root
-from vsim.core.errors import InputError
+from vsim.config.readable import confine, is_file
+from vsim.core.errors import InputError, excerpt
 from vsim.config.claims import claim_ids
 from vsim.config import schema_models
 from vsim.config.toml_io import load_toml
@@ -62,25 +63,32 @@ def model_path(models_dir, ref):
     return Path(models_dir) / f"{ref}.toml"
 
 
-def load_model(models_dir, ref, cls, *, referrer="scenario", key="model", base=None):
+def load_model(models_dir, ref, cls, *, referrer="scenario", key="model", base=None, given=False):
     """Load ``models/<ref>.toml`` and validate its values into ``cls``; a ref of another kind than
     ``cls``, or one that names no file, is an ``InputError`` blaming ``referrer`` and ``key`` and
     listing the models of the kind wanted. A ref ending in ``.toml`` is a model file of the
-    user's own: a path, relative to ``base`` (the referring file's folder) unless absolute."""
+    user's own: a path, relative to ``base`` (the referring file's folder) unless absolute, and
+    inside that folder or ``models_dir`` unless ``given`` on the command line
+    (``vsim.config.readable``). A ref never leaves ``models_dir``."""
     folders = [folder for folder, kind in MODEL_KINDS.items() if kind is cls]
     wanted = f"a {folders[0].removesuffix('s')} model ({folders[0]}/NAME)" if folders else "a model"
     if ref.endswith(".toml"):
         path = Path(base or ".") / ref
-        if not path.is_file():
+        if not given:
+            confine(path, ref, [Path(base or "."), Path(models_dir)], referrer, key, "a model file")
+        if not is_file(path):
             raise InputError(referrer, key, f"no model file {path}; expected {wanted} or the path of a "
                                             f"model file of your own, relative to {referrer}'s folder")
     else:
+        confine(model_path(models_dir, ref), ref, [Path(models_dir)], referrer, key, "a model ref",
+                "a ref names a model of vsim's models; a model file of your own is named by its path, "
+                "NAME.toml")
         folder = ref.split("/")[0]
         if folders and folder in MODEL_KINDS and folder not in folders:
             raise InputError(referrer, key, f"expected {wanted}, {_available(models_dir, folders)}; got "
                                             f"'{ref}', a {folder.removesuffix('s')} model")
         path = model_path(models_dir, ref)
-        if not path.is_file():
+        if not is_file(path):
             raise InputError(referrer, key, f"no model '{ref}' in {models_dir}; expected {wanted} (or the path "
                                             f"of a model file of your own, NAME.toml), "
                                             f"{_available(models_dir, folders)}")
@@ -90,7 +98,7 @@ def load_model(models_dir, ref, cls, *, referrer="scenario", key="model", base=N
         raise InputError(path, "params", "expected [params.NAME] tables")
     extra = set(data) - {"meta", "params"}
     if extra:
-        raise InputError(path, sorted(extra)[0], "unknown table; expected [meta] and [params.NAME]")
+        raise InputError(path, excerpt(sorted(extra)[0]), "unknown table; expected [meta] and [params.NAME]")
     _check_meta(path, data.get("meta", {}))
     kind = params_kind(params) if ref.endswith(".toml") else None  # vsim's own: its folder says
     if kind is not None and MODEL_KINDS[kind] is not cls:
@@ -98,12 +106,12 @@ def load_model(models_dir, ref, cls, *, referrer="scenario", key="model", base=N
                                         f"are those of a {kind.removesuffix('s')} model")
     values, provenance = {}, {}
     for name, entry in params.items():
-        where = f"params.{name}"
+        where = f"params.{excerpt(name)}"
         if not isinstance(entry, dict) or "value" not in entry:
             raise InputError(path, where, "expected a table with 'value' and 'source' or 'fitted_to'")
         unknown = set(entry) - {"value", "source", "fitted_to"}
         if unknown:
-            raise InputError(path, f"{where}.{sorted(unknown)[0]}",
+            raise InputError(path, f"{where}.{excerpt(sorted(unknown)[0])}",
                              "unknown key; expected value, source or fitted_to")
         has_source, has_fit = "source" in entry, "fitted_to" in entry
         if has_source == has_fit:
@@ -115,7 +123,7 @@ def load_model(models_dir, ref, cls, *, referrer="scenario", key="model", base=N
             if has_fit else []
         if unknown_claims:
             raise InputError(path, f"{where}.fitted_to", f"expected ids of paper_claims.toml's claims or "
-                             f"measured.SET.TRACE, got {unknown_claims[0]!r}")
+                             f"measured.SET.TRACE, got {excerpt(repr(unknown_claims[0]))}")
         values[name] = entry["value"]
         provenance[name] = list(origin) if has_fit else str(origin)
     typed = from_dict(cls, values, source=str(path), path="params")
@@ -129,9 +137,10 @@ def _check_meta(path, meta):
         raise InputError(path, "meta", "expected a table [meta] with description = \"...\"")
     unknown = sorted(set(meta) - {"description"})
     if unknown:
-        raise InputError(path, f"meta.{unknown[0]}", "unknown key; expected description")
+        raise InputError(path, f"meta.{excerpt(unknown[0])}", "unknown key; expected description")
     if not isinstance(meta.get("description", ""), str):
-        raise InputError(path, "meta.description", f"expected a string, got {meta['description']!r}")
+        raise InputError(path, "meta.description", f"expected a string, got {excerpt(repr(meta['description']))}")
+
 
 
 def _available(models_dir, folders):

@@ -16,7 +16,7 @@ chose a Linux policy): ``InputError.depends_on`` names such keys.
 
 from contextlib import contextmanager
 
-from vsim.core.errors import InputError
+from vsim.core.errors import InputError, excerpt
 
 
 def assignment_key(assignment):
@@ -88,10 +88,10 @@ def blaming_overrides(source, assignments):
         assignments = list(assignments)
         assignment = overriding_assignment(exc.where, assignments)
         if assignment is not None:
-            raise InputError(f"--set {assignment}", exc.where, exc.expected) from None
+            raise InputError(f"--set {excerpt(assignment, 80)}", exc.where, exc.expected) from None
         inside = (assignment_inside(exc.where, assignments)
                   or assignment_summed(exc.where, assignments)
                   or assignment_depended_on(exc.depends_on, assignments))
         if inside is not None:
-            raise InputError(f"{source} with --set {inside}", exc.where, exc.expected) from None
+            raise InputError(f"{source} with --set {excerpt(inside, 80)}", exc.where, exc.expected) from None
         raise

@@ -2,7 +2,10 @@
 
 Every failure becomes an ``InputError`` naming the file (or ``--set``), the
 line or assignment at fault and what was expected, so the CLI can report it
-on one line and exit 2 instead of showing a traceback.
+on one line and exit 2 instead of showing a traceback. A file is checked before it
+is read (a regular file, ``CONFIG_LIMIT`` at most), and tables and arrays nested
+deeper than ``NESTING_LIMIT`` are refused, in a file or a ``--set`` value, before
+code that walks them recursively meets them.
 """
 
 import copy
@@ -10,15 +13,19 @@ import re
 import tomllib
 from pathlib import Path
 
-from vsim.core.errors import InputError
+from vsim.core.errors import InputError, excerpt
+from vsim.core.input_files import CONFIG_LIMIT, check_input_file
 from vsim.config.named_tables import NAMED_ARRAYS, named_table, split_named_key
+from vsim.config.typed import join_path
 
+NESTING_LIMIT = 32  # tables and arrays inside each other; a scenario nests five deep
 _POSITION = re.compile(r"\s*\(at (?:line (\d+), column (\d+)|end of document)\)$")
 
 
 def load_toml(path):
     """Parse the TOML file at ``path`` into a dict, or raise ``InputError``."""
     path = Path(path)
+    check_input_file(path, CONFIG_LIMIT, "a TOML file")
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -29,13 +36,39 @@ def load_toml(path):
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(path, f"line {line}", "invalid TOML: file is not UTF-8 text") from None
+        raise InputError(path, f"line {line}", "not a TOML file: it is not UTF-8 text") from None
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         line, column, message = _decode_position(exc, text)
         where_in_line = f" (column {column})" if column else ""
         raise InputError(path, f"line {line}", f"invalid TOML: {message}{where_in_line}") from None
+    except RecursionError:
+        raise InputError(path, None, _too_deep()) from None
+    check_nesting(data, path)
+    return data
+
+
+def _too_deep():
+    """What a table or array nested too deep is refused with."""
+    return f"expected tables and arrays nested at most {NESTING_LIMIT} deep, found them nested deeper"
+
+
+def check_nesting(value, source, where=""):
+    """``InputError`` naming the key of the first table or array of ``value`` (parsed TOML) that
+    lies more than ``NESTING_LIMIT`` deep: copying, checking and describing a config walk it
+    recursively. Walked without recursion itself."""
+    pending = [(value, where, 0)]
+    while pending:
+        item, key, depth = pending.pop()
+        if not isinstance(item, (dict, list)):
+            continue
+        if depth >= NESTING_LIMIT:
+            raise InputError(source, key or None, _too_deep())
+        children = item.items() if isinstance(item, dict) else enumerate(item)
+        for name, child in children:
+            inner = f"{key}[{name}]" if isinstance(item, list) else join_path(key, name)
+            pending.append((child, inner, depth + 1))
 
 
 def _decode_position(exc, text):
@@ -74,7 +107,7 @@ def apply_overrides(data, assignments, source="--set"):
     for assignment in assignments:
         key_text, sep, value_text = assignment.partition("=")
         parts = [part.strip() for part in key_text.split(".")]
-        blamed = f"{source} {assignment}"  # as errors at a key a --set set name it
+        blamed = f"{source} {excerpt(assignment, 80)}"  # as errors at a key a --set set name it
         if not sep or not all(parts):
             raise InputError(blamed, None, "expected dotted.key=value")
         key = ".".join(parts)
@@ -87,7 +120,12 @@ def apply_overrides(data, assignments, source="--set"):
                         if parent in NAMED_ARRAYS else "")
                 raise InputError(blamed, key, f"'{parent}' holds {_kind_of(table)}, not a "
                                  f"table, so it has no keys{hint}")
-        table[parts[-1]] = parse_value(value_text.strip())
+        try:
+            value = parse_value(value_text.strip())
+        except RecursionError:
+            raise InputError(blamed, key, _too_deep()) from None
+        check_nesting(value, blamed, key)
+        table[parts[-1]] = value
     return result
 
 

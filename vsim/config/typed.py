@@ -29,7 +29,7 @@ import re
 import types
 import typing
 
-from vsim.core.errors import InputError, did_you_mean
+from vsim.core.errors import InputError, did_you_mean, excerpt
 
 _SCALARS = {
     int: ("an integer", "integers"),
@@ -47,9 +47,10 @@ def fail(source, path, expected):
 
 
 def join_path(path, key):
-    """Key path of ``key`` inside the table at ``path``, quoting keys that are not bare TOML keys."""
+    """Key path of ``key`` inside the table at ``path``, quoting keys that are not bare TOML keys
+    (a key longer than an error may quote is cut short: it names no key of the schema)."""
     key = str(key)
-    name = key if _BARE_KEY.fullmatch(key) else json.dumps(key)
+    name = excerpt(key if _BARE_KEY.fullmatch(key) else json.dumps(key))
     return f"{path}.{name}" if path else name
 
 

@@ -3,10 +3,14 @@
 ``InputError`` is bad input (a config, a trace, a command-line argument). The
 CLI prints its one-line message on stderr and exits with code 2. The message
 always names where the problem is (file, key path or line) and what was
-expected, so that a user can fix it without reading code.
+expected, so that a user can fix it without reading code. What it quotes of a file
+is a short excerpt (``excerpt``), and nothing it prints can drive a terminal:
+control characters are shown escaped.
 """
 
 import difflib
+
+EXCERPT_LIMIT = 40  # characters of a file's text (a key, a value) an error quotes at most
 
 
 class InputError(Exception):
@@ -25,7 +29,21 @@ class InputError(Exception):
 
     def one_line(self):
         location = f"{self.source}: {self.where}" if self.where else self.source
-        return f"{location}: {self.expected}".replace("\n", " ")
+        return printable(f"{location}: {self.expected}".replace("\n", " "))
+
+
+def printable(text):
+    """``text`` with each character that is not printable (a terminal escape, a NUL) escaped."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else ascii(char)[1:-1] for char in text)
+
+
+def excerpt(text, limit=EXCERPT_LIMIT):
+    """At most ``limit`` characters of ``text`` (a key or value read from a file), printable,
+    with ``…`` where it was cut: what an error may quote of a file someone else wrote."""
+    shown = printable(str(text))
+    return shown if len(shown) <= limit else shown[:limit - 1] + "…"
 
 
 def did_you_mean(name, names):

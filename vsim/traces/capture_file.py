@@ -13,6 +13,12 @@ Every defect raises ``InputError`` naming the file, the packet (or block)
 number and what was expected, except a last packet cut short by the file's
 end (a tcpdump stopped in the middle of a write): the packets before it are
 read, as tshark reads them, with an ``InputNote`` saying which was dropped.
+A pcap record claiming more bytes than any packet holds (``MAX_CAPLEN``, or the
+file's snapshot length when larger) is damage, not a cut, wherever it is: read
+as a cut, a length corrupted mid-file would drop every packet after it without
+an error. So is a pcapng block longer than any block (``MAX_BLOCK``) or whose
+trailing copy of its length disagrees with its header. Like tshark, the file is
+refused, naming the record's or block's byte offset.
 """
 
 import struct
@@ -23,6 +29,7 @@ import dpkt
 import numpy as np
 
 from vsim.core.errors import InputError, InputNote
+from vsim.core.input_files import TRACE_LIMIT, check_input_file
 from vsim.traces.file_head import describe_head, refuse_compressed
 
 PCAP_MAGICS = {  # first four bytes -> (byte order, nanosecond timestamps)
@@ -31,6 +38,8 @@ PCAP_MAGICS = {  # first four bytes -> (byte order, nanosecond timestamps)
 }
 PCAPNG_MAGIC = b"\x0a\x0d\x0d\x0a"
 _PCAP_HEADER = 24
+MAX_CAPLEN = 262_144  # bytes: tshark's largest packet (WTAP_MAX_PACKET_SIZE_STANDARD)
+MAX_BLOCK = 16 << 20  # bytes: a pcapng block holds one packet and its options, far less than this
 _RECORD = 16
 _BLOCK_IDB, _BLOCK_PB, _BLOCK_SPB, _BLOCK_EPB = 1, 2, 3, 6  # pcapng block types (the SHB is PCAPNG_MAGIC)
 
@@ -59,7 +68,9 @@ class CaptureRecords:
 
 def read_capture_file(path):
     """Read a pcap or pcapng file; ``InputError`` on a missing, empty, truncated (before its
-    first whole packet) or foreign file."""
+    first whole packet) or foreign file, or one that is no regular file or larger than
+    ``TRACE_LIMIT`` (checked before it is read)."""
+    check_input_file(path, TRACE_LIMIT, "a pcap or pcapng capture")
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
@@ -73,8 +84,7 @@ def read_capture_file(path):
     if raw[:4] == PCAPNG_MAGIC:
         return _read_pcapng(str(path), raw)
     raise InputError(path, "byte 0", f"expected a pcap or pcapng magic number, found "
-                                     f"{describe_head(raw, 8)} "
-                                     "(not a packet capture)")
+                                     f"{describe_head(raw[:64])} (not a packet capture)")
 
 
 def _records(path, raw, offsets, caplens, origlens, linktypes, time_ns):
@@ -98,6 +108,7 @@ def _read_pcap(path, raw):
     while position + _RECORD <= size:  # the hot loop: only find where each record starts
         offsets.append(position)
         position += _RECORD + caplen_at(raw, position + 8)[0]
+    _refuse_damaged_records(path, raw, offsets, order, max(MAX_CAPLEN, header.snaplen))
     if position < size:
         _cut_short(path, f"packet {len(offsets) + 1}", f"expected a {_RECORD}-byte record header, "
                    f"the file ends after {size - position} bytes (truncated?)", len(offsets))
@@ -112,6 +123,26 @@ def _read_pcap(path, raw):
     scale = 1 if nano else 1000
     time_ns = seconds * 1_000_000_000 + fractions * scale
     return _records(path, raw, offsets, caplens, origlens, [linktype] * len(offsets), time_ns)
+
+
+def _refuse_damaged_records(path, raw, offsets, order, largest):
+    """``InputError`` naming the first record (packet number and byte offset) among those starting
+    at ``offsets`` whose captured length is over ``largest``: a corrupt record, not a cut."""
+    if not offsets:
+        return
+    caplens = np.frombuffer(raw, dtype=np.uint8)[np.asarray(offsets, dtype=np.int64)[:, None] + 8 + np.arange(4)]
+    caplens = caplens.copy().view(np.dtype(order + "u4")).ravel()
+    damaged = np.flatnonzero(caplens > largest)
+    if damaged.size:
+        index = int(damaged[0])
+        _damaged(path, f"packet {index + 1} (byte {offsets[index]})", f"expected a captured length of "
+                 f"at most {largest} bytes, the record says {int(caplens[index])}")
+
+
+def _damaged(path, where, expected):
+    """Refuse a capture with a corrupt record or block at ``where``: damage, not a cut at its end."""
+    raise InputError(path, where, f"{expected}: the file is damaged (a corrupt record, not one cut "
+                                  f"short by the end of the file)")
 
 
 def _cut_short(path, where, expected, complete):
@@ -188,10 +219,17 @@ def _read_pcapng(path, raw):
         if length < 12 or length % 4:
             raise InputError(path, f"block {number}", f"expected a block length >= 12 and a multiple of 4, "
                                                       f"got {length}")
+        if length > MAX_BLOCK:
+            _damaged(path, f"block {number} (byte {position})", f"expected a block of at most {MAX_BLOCK} "
+                     f"bytes, its header says {length}")
         if position + length > size:
             _cut_short(path, f"block {number}", f"expected {length} bytes of block, the file ends "
                        f"after {size - position} (truncated?)", len(offsets))
             break
+        trailer = struct.unpack_from(order + "I", raw, position + length - 4)[0]
+        if trailer != length:
+            _damaged(path, f"block {number} (byte {position})", f"expected the block's length, {length}, "
+                     f"repeated at its end, found {trailer}")
         body = position + 8
         if kind == _BLOCK_IDB:
             interfaces.append(_interface(path, raw[position:position + length], order, number))

@@ -98,8 +98,8 @@ def detect_format(path, fmt=None, by_name=True, accepted=None):
                                      + (describe_format(found) if found else describe_head(head)))
     if fmt is not None:
         if found is None and fmt in ("pcap", "pcapng") and _is_text(head):
-            raise InputError(path, "fmt", f"format {fmt} given, but the file holds text "
-                                               f"({describe_head(head)}); expected {describe_format(fmt)}")
+            raise InputError(path, "fmt", f"format {fmt} given, but the file holds text; "
+                                               f"expected {describe_format(fmt)}")
         if found is not None and found != fmt and {found, fmt} != {"pcap", "pcapng"}:
             raise InputError(path, "fmt", f"format {fmt} given, but the file holds "
                                                f"{describe_format(found)}; expected {describe_format(fmt)}")

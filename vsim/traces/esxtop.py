@@ -18,7 +18,6 @@ An empty cell (a counter of a world that came or went during the capture)
 reads as NaN.
 """
 
-import csv
 import math
 import re
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from datetime import datetime
 import numpy as np
 
 from vsim.core.errors import InputError
+from vsim.traces.csv_lines import csv_rows
 from vsim.traces.text_file import read_text
 
 FORMAT_PREFIX = "(PDH-CSV"
@@ -92,16 +92,17 @@ def parse_esxtop(text, path="<esxtop>"):
     """Parse esxtop batch CSV text; ``InputError`` naming the line on a defect."""
     if not text.strip():
         raise InputError(path, None, "empty file; expected esxtop batch-mode CSV")
-    rows = csv.reader(text.splitlines())
-    header = next(rows)
+    lines = text.splitlines()
+    rows = csv_rows(lines, range(1, len(lines) + 1), path)
+    header = next(rows)[1]
     if not header or not header[0].startswith(FORMAT_PREFIX):
-        raise InputError(path, "line 1", f"expected esxtop batch CSV starting with '\"{FORMAT_PREFIX} 4.0)', "
-                                         f"found {text[:40]!r}")
+        raise InputError(path, "line 1", f"expected esxtop batch CSV starting with '\"{FORMAT_PREFIX} 4.0)' "
+                                         "(not an esxtop trace)")
     wanted, host = _columns(header, path)
     names = {index: f"{obj}({instance})\\{counter}" for (obj, instance, counter), index in wanted.items()}
     times, values = [], {index: [] for index in wanted.values()}
     first = None
-    for line, row in enumerate(rows, start=2):
+    for line, row in rows:
         if not row:
             continue
         if len(row) != len(header):

@@ -1,8 +1,8 @@
 """The first bytes of a file, described for an error message a person reads.
 
-A ``bytes`` repr (``b'# vsim \\xe2\\x80\\x94 what'``) shows UTF-8 text as
-escapes; text is shown as text, anything else as hex bytes. A gzip-compressed
-file is named as such: its header in hex would not tell a person what to do.
+A file of another kind than the one expected may be anyone's (``/etc/shadow`` given as a
+trace), so nothing of it is quoted: ``describe_head`` says whether it holds text or binary
+data. A gzip-compressed file is named as such, with what to do about it.
 """
 
 import os
@@ -12,24 +12,21 @@ from vsim.core.errors import InputError
 
 GZIP_MAGIC = b"\x1f\x8b"
 
-_TRAILING_PARTIAL = 3  # a UTF-8 character cut by the length limit has at most 3 of its bytes kept
+_TRAILING_PARTIAL = 3  # a UTF-8 character cut by the length of the head has at most 3 of its bytes kept
 
 
-def describe_head(raw, limit=30):
-    """``text starting '…'`` when the first ``limit`` bytes of ``raw`` are printable UTF-8 text
-    (a character cut at the end is dropped), else ``bytes 89 50 4e …`` in hex."""
-    head = raw[:limit]
+def describe_head(raw):
+    """``text of another kind`` when ``raw``, a file's first bytes, is printable UTF-8 text (a
+    character cut at its end allowed), else ``binary data of another kind``; nothing of it quoted."""
     for cut in range(_TRAILING_PARTIAL + 1):
         try:
-            text = head[:len(head) - cut].decode("utf-8")
+            text = raw[:len(raw) - cut].decode("utf-8")
         except UnicodeDecodeError:
             continue
         if text and all(char.isprintable() or char in "\t\r\n" for char in text):
-            more = "…" if len(raw) > len(head) - cut else ""
-            shown = text.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
-            return f"text starting '{shown}{more}'"
+            return "text of another kind"
         break
-    return "bytes " + head.hex(" ") + (" …" if len(raw) > len(head) else "")
+    return "binary data of another kind"
 
 
 def refuse_compressed(path, raw, expected):

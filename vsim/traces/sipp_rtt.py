@@ -34,8 +34,8 @@ def parse_sipp_rtt(text, path="<sipp rtt>"):
         raise InputError(path, None, "empty file; expected a SIPp -trace_rtt CSV")
     header = tuple(cell.strip() for cell in lines[0].rstrip(";").split(";"))
     if header != HEADER:
-        raise InputError(path, "line 1", f"expected the SIPp -trace_rtt header '{';'.join(HEADER)}', "
-                                         f"found {lines[0][:40]!r}")
+        raise InputError(path, "line 1", f"expected the SIPp -trace_rtt header '{';'.join(HEADER)}' "
+                                         "(not a SIPp -trace_rtt file)")
     dates, times, timers = [], [], []
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():

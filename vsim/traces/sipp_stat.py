@@ -90,8 +90,8 @@ def parse_sipp_stat(text, path="<sipp stat>"):
     if not any(line.strip() for line in lines):
         raise InputError(path, None, "empty file; expected a SIPp -trace_stat CSV")
     if not lines[0].startswith(HEADER_START):
-        raise InputError(path, "line 1", f"expected a SIPp -trace_stat header starting '{HEADER_START}', "
-                                         f"found {lines[0][:40]!r}")
+        raise InputError(path, "line 1", f"expected a SIPp -trace_stat header starting '{HEADER_START}' "
+                                         "(not a SIPp -trace_stat file)")
     names = _cells(lines[0])
     parsers = [_parser(name) for name in names]
     values = [[] for _ in names]

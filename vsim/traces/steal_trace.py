@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vsim.core.errors import InputError
+from vsim.core.errors import InputError, excerpt
 from vsim.traces.text_file import read_text
 from vsim.traces.vsim_trace import parse_trace, row_lines
 
@@ -66,7 +66,7 @@ def _resolution(meta, path):
     except ValueError:
         value = -1.0
     if not 0.0 <= value < float("inf"):
-        raise InputError(path, "steal_resolution_s", f"expected a non-negative number of seconds, got {text!r}")
+        raise InputError(path, "steal_resolution_s", f"expected a non-negative number of seconds, got {excerpt(repr(text))}")
     return value
 
 

@@ -58,7 +58,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vsim.core.errors import InputError
+from vsim.core.errors import InputError, excerpt
 from vsim.metrics.jitter import rfc3550_jitter
 from vsim.traces.wraparound import RTP_TIMESTAMP_MODULO, unwrap
 
@@ -156,7 +156,7 @@ def _meta_number(trace, key, source, default, expected, positive=False):
     except ValueError:
         value = float("nan")
     if not np.isfinite(value) or value < 0 or (positive and value == 0):
-        raise InputError(source, key, f"expected '# {key}:' {expected}, got {text!r}")
+        raise InputError(source, key, f"expected '# {key}:' {expected}, got {excerpt(repr(text))}")
     return value
 
 

@@ -68,8 +68,8 @@ def parse_tshark_streams(text, path="<tshark>"):
     banner = next((number for number, line in enumerate(lines) if BANNER in line and line.lstrip().startswith("=")),
                   None)
     if banner is None:
-        raise InputError(path, "line 1", f"expected a '=== {BANNER} ===' banner from tshark -z rtp,streams, "
-                                         f"found {lines[0][:40]!r}")
+        raise InputError(path, "line 1", f"expected a '=== {BANNER} ===' banner from tshark -z rtp,streams "
+                                         "(not the output of tshark -z rtp,streams)")
     if banner + 1 >= len(lines) or "SSRC" not in lines[banner + 1]:
         raise InputError(path, f"line {banner + 2}", "expected the column header line (Src IP addr ... SSRC "
                                                     "...) after the banner; the file ends (truncated?)")

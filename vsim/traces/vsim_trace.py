@@ -50,7 +50,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vsim.outputs.atomic import write_text
-from vsim.core.errors import InputError
+from vsim.core.errors import InputError, excerpt
+from vsim.traces.csv_lines import csv_rows
 from vsim.traces.text_file import read_text
 
 VERSION = 1
@@ -141,13 +142,13 @@ def _cell(text, column, path, line):
     except ValueError:
         noun = "an integer" if column.kind is int else "a number"
         raise InputError(path, f"line {line}",
-                         f"expected {noun} in column '{column.name}', got {text!r}") from None
+                         f"expected {noun} in column '{column.name}', got {excerpt(repr(text))}") from None
     if column.kind is float and not math.isfinite(value):
         raise InputError(path, f"line {line}", f"expected a finite number in column '{column.name}', "
-                                               f"got {text!r}")
+                                               f"got {excerpt(repr(text))}")
     if column.kind is float and abs(value) > MAX_SECONDS:
         raise InputError(path, f"line {line}", f"expected a time within {MAX_SECONDS:g} s in column "
-                                               f"'{column.name}', got {text!r}")
+                                               f"'{column.name}', got {excerpt(repr(text))}")
     if column.kind is int and not -2**63 <= value < 2**63:
         raise InputError(path, f"line {line}", f"expected a 64-bit integer in column '{column.name}', "
                                                f"got {text[:30]!r}")
@@ -187,7 +188,7 @@ def _check_first_line(line, path):
         version = first[len(VERSION_PREFIX):].strip()
         raise InputError(path, "line 1", f"unsupported vsim trace version {version[:20]} (this vsim reads "
                                          f"version {VERSION})")
-    raise InputError(path, "line 1", f"expected '{MAGIC}', found {line[:40]!r} (not a vsim trace)")
+    raise InputError(path, "line 1", f"expected '{MAGIC}' (not a vsim trace)")  # nothing of another file quoted
 
 
 def _metadata(lines, path):
@@ -224,14 +225,15 @@ def parse_trace(text, path="<trace>"):
     if kind not in SCHEMAS:
         raise InputError(path, "kind", f"expected '# kind:' one of {', '.join(SCHEMAS)}, got {kind!r}")
     schema = SCHEMAS[kind]
-    header = next(csv.reader([lines[header_line - 1]]))
+    header = next(csv_rows([lines[header_line - 1]], [header_line], path))[1]
     expected = [column.name for column in schema]
     if header != expected:
         raise InputError(path, f"line {header_line}", f"expected the {kind} header "
-                                                      f"'{','.join(expected)}', got '{','.join(header)}'")
+                                                      f"'{','.join(expected)}', got "
+                                                      f"{excerpt(repr(','.join(header)))}")
     numbers = _row_lines(lines, header_line)
     values = {column.name: [] for column in schema}
-    for line, row in zip(numbers, csv.reader(lines[number - 1] for number in numbers)):
+    for line, row in csv_rows((lines[number - 1] for number in numbers), numbers, path):
         if len(row) != len(schema):
             hint = "truncated file?" if len(row) < len(schema) else "a comma inside a value? quote it"
             raise InputError(path, f"line {line}", f"expected {len(schema)} fields, got {len(row)} ({hint})")
