@@ -25,7 +25,7 @@ reservation weighs a little more than it needs when some groups are idle.
 """
 
 import math
-from typing import TYPE_CHECKING, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
 from vsim.cpu.world import Group, World
 
@@ -82,6 +82,14 @@ class ProportionalShare:
             if group.reservation > 0 and price < math.inf:
                 shares = max(shares, group.reservation / price)
             group.spread_shares(shares)
+
+    def host_shares(self, machine: "Machine", groups: Sequence[Group]) -> Dict[str, float]:
+        """CPUs each of ``groups`` is entitled to by its shares (``SharesOutHost``): the host
+        shared out by ``share_price`` over all the machine's groups, each group's shares at
+        that price, at most its limit and world count (its reservation left aside)."""
+        price = share_price(machine.groups, float(len(machine.lcpu_world)))
+        return {group.name: min(group.limit, float(len(group.worlds)), price * group.shares)
+                for group in groups}
 
     def charge(self, machine: "Machine", world: World, occupancy: float) -> None:
         world.vtime += occupancy * REFERENCE_SHARES / world.share
