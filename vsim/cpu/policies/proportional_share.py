@@ -116,7 +116,7 @@ class ProportionalShare:
         settled it last time is asked first, as it usually still does.
         """
         clock = self.vclock
-        now = machine.env._now
+        now = machine.env.now
         witness = self._witness
         if (witness is not None and witness.lcpu is not None
                 and self._current_vtime(witness, now) <= clock):
@@ -153,7 +153,7 @@ class ProportionalShare:
 
     def preempt_victim(self, machine: "Machine", world: World) -> Optional[int]:
         """The CPU of the running world furthest ahead in virtual time, if ahead enough."""
-        now = machine.env._now
+        now = machine.env.now
         group = world.group
         allowed = world.affinity
         victim: Optional[World] = None
@@ -167,4 +167,4 @@ class ProportionalShare:
         return None if victim is None else victim.lcpu
 
     def preempts_at_quantum(self, machine: "Machine", best: World, current: World) -> bool:
-        return best.vtime < self._current_vtime(current, machine.env._now)
+        return best.vtime < self._current_vtime(current, machine.env.now)
