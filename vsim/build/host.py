@@ -117,7 +117,7 @@ class Host:
         for index, spec in enumerate(traffic_specs):
             self._add_traffic_vm(spec, index, models["nic"], loaded.source, streams,
                                  exclusive=not specs)
-        self.cpu_bound: list[Workload] = [self._add_cpu_bound_vm(group, index, streams)
+        self.cpu_bound: list[CpuBoundVm] = [self._add_cpu_bound_vm(group, index, streams)
                           for group in self.scenario.group if group.workload == "cpu_bound"
                           for index in range(group.count)]
         self.background_tasks = BackgroundTasks(self.machine, self.scenario.host.background_tasks,
