@@ -1,5 +1,8 @@
 """The lean callback path keeps SimPy's event order exactly."""
 
+import re
+from pathlib import Path
+
 import pytest
 import simpy
 from hypothesis import given, strategies as st
@@ -88,3 +91,30 @@ def test_a_negative_delay_is_refused_as_simpy_refuses_it():
         env.call_later(-1e-9, print, None)
     with pytest.raises(ValueError):
         simpy.Environment().timeout(-1e-9)
+
+
+def test_the_clock_simpy_moves_is_the_now_the_model_reads():
+    """SimPy's own events (a process's timeouts, run(until=...)) move the clock through its
+    private name; the model reads it as now, a slot."""
+    env = Environment(initial_time=2.0)
+    seen = []
+
+    def proc():
+        yield env.timeout(0.25)
+        seen.append((env.now, env._now))
+
+    env.process(proc())
+    env.run(until=3.0)
+    assert seen == [(2.25, 2.25)] and env.now == env._now == 3.0
+    assert not hasattr(env, "__dict__") or "_now" not in env.__dict__
+    with pytest.raises(ValueError):
+        env.run(until=2.5)  # SimPy compares until with the same clock
+
+
+def test_only_the_environment_reads_simpy_s_private_attributes():
+    """The model reads the clock as env.now; SimPy's _now, _queue and _eid stay in this module."""
+    package = Path(__file__).resolve().parents[2] / "vsim"
+    private = re.compile(r"env\._(now|queue|eid)\b")
+    readers = [str(path.relative_to(package)) for path in sorted(package.rglob("*.py"))
+               if path.name != "environment.py" and private.search(path.read_text())]
+    assert readers == []

@@ -10,6 +10,7 @@ from hypothesis import assume, given, strategies as st
 from vsim.cpu.machine import Machine
 from vsim.cpu.policies import make_policy
 from vsim.cpu.policies.proportional_share import share_price
+from vsim.cpu.policies.protocol import host_shares
 from vsim.cpu.topology import Topology
 from vsim.cpu.world import Group, World
 
@@ -134,3 +135,25 @@ def test_entitle_gives_a_reservation_above_its_share_the_shares_that_would_give_
     World("within.0", within)
     machine.add_group(within)
     assert within.worlds[0].share == 1000.0
+
+
+def test_host_shares_are_the_groups_shares_at_the_host_s_price_within_limit_and_worlds():
+    """Three single-world groups of 1000, 1000 and 2000 shares on two CPUs, the first limited to
+    0.25: it takes its limit, the 2000-share one its one world's CPU, the third the 0.75 left,
+    which sets the price (0.75 CPUs per 1000 shares). The policy answers for the groups asked
+    about only."""
+    _, machine, policy = machine_with(n_lcpus=2)
+    for name, shares in (("a", 1000.0), ("b", 1000.0), ("c", 2000.0)):
+        world(machine, name, shares)
+    machine.groups[0].limit = 0.25
+    assert host_shares(policy, machine, machine.groups) == pytest.approx(
+        {"a": 0.25, "b": 0.75, "c": 1.0})
+    assert set(host_shares(policy, machine, machine.groups[1:])) == {"b", "c"}
+
+
+@pytest.mark.parametrize("variant", ["cfs", "eevdf"])
+def test_a_policy_without_share_arithmetic_names_no_share_of_the_host(variant):
+    policy = make_policy("linux_fair", variant=variant)
+    machine = Machine(simpy.Environment(), Topology(1, 2, 1, 1.0), policy, quantum=0.05)
+    world(machine, "a")
+    assert host_shares(policy, machine, machine.groups) is None

@@ -232,3 +232,22 @@ def test_an_on_off_flood_beyond_the_queue_delivers_the_link_and_the_queue_it_fil
     cycles = 50
     flow, (offered, delivered) = _on_off_flood(fifo(limit=100), 0.01, 0.01, 2 * link_pps, 0.02 * cycles)
     assert delivered[flow] == pytest.approx(cycles * (0.01 * link_pps + 100), rel=1e-3)
+
+
+def test_a_frame_s_queue_link_time_and_latency_are_the_scheduler_s():
+    """What request/response chains ask of the uplink before sending: each frame's queue (NetIOC:
+    its port's leaf), its link time and size in the limit's unit, and the latency beyond."""
+    tree = Tree([Node("voice", "class"), Node("rr", "class")], GIGABIT)
+    scheduler = make_uplink_scheduler("netioc", GIGABIT, 64, rng=np.random.default_rng(1),
+                                      cost=PathCost(2.6e-6), tree=tree, latency=3e-5,
+                                      port_leaf={0: "voice", 1: "rr", 2: "rr"})
+    uplink = SharedUplink(scheduler)
+    ports, classes = np.array([0, 1, 2]), np.array([0, 1, 2])
+    assert uplink.frame_queues(classes, ports).tolist() == \
+        scheduler.queue_index(classes, ports).tolist()
+    assert len(set(uplink.frame_queues(classes, ports)[1:].tolist())) == 1
+    sizes = np.array([60.0, 1500.0])
+    assert uplink.frame_work(sizes).tolist() == scheduler.work(sizes).tolist()
+    assert float(uplink.frame_work(1500.0)) > float(uplink.frame_work(60.0)) > 0
+    assert uplink.frame_units(sizes).tolist() == scheduler.units(sizes).tolist()
+    assert uplink.latency == 3e-5

@@ -266,3 +266,19 @@ def test_a_jobs_posts_reach_an_uplink_scheduler_as_one_spaced_sequence():
     (_, _, _), (end2, n2, _), (end3, n3, _) = spy.bursts
     assert end3 == pytest.approx(1.1e-3 + 30 * cost)  # the job's end
     assert end2 == pytest.approx(end3 - n3 * cost, abs=1e-15)
+
+
+def test_finish_job_empties_the_ring_of_the_job_and_returns_its_posts():
+    """What the closed form plays without a scheduler: a wakeup takes the pending posts as a
+    job, its end takes them out of the ring in the order posted, the frames posted since stay."""
+    v = Path(ring_size=10).vnic
+    v.accept(3, 0.0, tick=0, monitored=1)
+    v.accept(4, 0.0, tick=1)
+    assert v.wake_delay(1e-3) < 0  # never woken: it may wake at once
+    v.woke(1e-3)
+    assert v.wake_delay(1.1e-3) == pytest.approx(0.15e-3)  # 4000 wakeups/s at most
+    assert v.take_job() == pytest.approx(7 * 6e-6)
+    v.accept(5, 0.0, tick=2)  # 3 fit beside the job's 7
+    assert v.finish_job() == [(3, 0, 1), (4, None, 0)]
+    assert v.in_ring == 3 and v.pending_frames == 3
+    assert v.finish_job() == [] and v.in_ring == 3

@@ -201,9 +201,9 @@ def test_a_conferences_jitter_is_rfc3550s_after_warm_up():
 
 # -------------------------------------------------------------- steal, measured VM
 def test_stolen_time_is_per_logical_cpu_and_its_mean():
-    cpus = [SimpleNamespace(world=SimpleNamespace(name=f"steal{i}", affinity=(i,))) for i in (0, 2)]
+    worlds = [SimpleNamespace(name=f"steal{i}", affinity=(i,)) for i in (0, 2)]
     sim = SimpleNamespace(machine=SimpleNamespace(lcpu_world=[None] * 4),
-                          host_steal=SimpleNamespace(cpus=cpus))
+                          host_steal=SimpleNamespace(worlds=worlds))
     start = {"worlds": {"steal0": (1.0, 0, 0), "steal2": (2.0, 0, 0)}}
     end = {"worlds": {"steal0": (1.5, 0, 0), "steal2": (4.0, 0, 0)}}
     steal = steal_section(sim, start, end, 4.0)

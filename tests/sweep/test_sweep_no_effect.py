@@ -114,3 +114,26 @@ def test_hyper_threading_on_a_host_of_one_thread_per_core_is_named_as_the_reason
     two_threads = load_scenario(CONFIGS / "whatif" / "hyperthreading.toml", [])
     assert no_effect_notes("host.hyperthreading", reports, two_threads) == [
         "note: host.hyperthreading true, false gave identical results"]
+
+
+def test_only_the_vms_get_a_share_of_the_host():
+    """A background task of 1000 shares competes for the CPUs beside the 12 VMs of 4000 and their
+    transmit worlds (each VM's share is 16 * 4 / 61) but is not a VM, and the note names only
+    the VMs' shares."""
+    _, shares = scheduler_inputs(swept("vm.reservation", "host.background_tasks=1"))
+    assert set(shares) == {f"vm{i}" for i in range(12)}
+    assert all(value == pytest.approx(16 * 4 / 61) for value in shares.values())
+
+
+def test_a_host_without_share_arithmetic_gets_the_note_without_a_share_of_the_host():
+    """Linux's fair class weighs cgroups against each other and has no share of the host to
+    name; shares of one cgroup weight (4000 and 4001 over 4 vCPUs: 100) get the note all the
+    same, and a limit's identical rows the plainer one."""
+    loaded = load_scenario(CONFIGS / "whatif" / "linux_host.toml",
+                           ["vm.instances=1", 'sweep.key="vm.shares"', "sweep.values=[4000, 4001]"])
+    assert scheduler_inputs(loaded)[1] is None
+    assert no_effect_notes("vm.shares", [PointReport(4000, ROW), PointReport(4001, ROW)], loaded) == [
+        "note: vm.shares 4000 .. 4001 changes no CPU entitlement (shares count only relative to "
+        "the other VMs'), so these points ran the same"]
+    assert no_effect_notes("vm.limit", [PointReport(3.9, ROW), PointReport(4, ROW)], loaded) == [
+        "note: vm.limit 3.9 .. 4 CPUs gave identical results"]

@@ -30,7 +30,7 @@ from vsim.core.environment import Environment, scheduler_for
 from vsim.core.rng import RandomStreams
 from vsim.cpu.machine import Machine
 from vsim.cpu.policies import make_policy
-from vsim.cpu.world import Group, World
+from vsim.cpu.world import HYPERVISOR, Group, World
 from vsim.guest.cpu_bound import CpuBoundVm
 from vsim.guest.measuring_client import MeasuringClient
 from vsim.guest.media_server import MediaServer
@@ -122,7 +122,7 @@ class Host:
         for index, spec in enumerate(traffic_specs):
             self._add_traffic_vm(spec, index, models["nic"], loaded.source, streams,
                                  exclusive=not specs)
-        self.cpu_bound: list[Workload] = [self._add_cpu_bound_vm(group, index, streams)
+        self.cpu_bound: list[CpuBoundVm] = [self._add_cpu_bound_vm(group, index, streams)
                           for group in self.scenario.group if group.workload == "cpu_bound"
                           for index in range(group.count)]
         self.background_tasks = BackgroundTasks(self.machine, self.scenario.host.background_tasks,
@@ -282,14 +282,15 @@ class Host:
         return group
 
     def _add_transmit_world(self, name, cpu, vcpus):
-        """A VM's vNIC transmit world in a group of its own (a cgroup of default weight on Linux).
+        """A VM's vNIC transmit world in a group of its own (a cgroup of default weight on Linux),
+        of the ``HYPERVISOR`` role: the hypervisor's work for the VM, not one of the VMs.
 
         Under proportional share it holds one vCPU's part of its VM's shares (``cpu``'s over
         ``vcpus``: 1000 by default), as a VM's helper worlds draw on the VM's allocation, so
         scaling every VM's shares by one factor changes nothing (a fixed 1000 starved the
         transmit worlds of VMs given ten times the default shares)."""
         shares = cgroups.CGROUP_WEIGHT_DEFAULT if self.linux else cpu["shares"] / vcpus
-        tx_group = Group(f"{name}.vnic-tx", shares=shares, cosched=False)
+        tx_group = Group(f"{name}.vnic-tx", shares=shares, cosched=False, role=HYPERVISOR)
         tx_world = World(f"{name}.vnic-tx", tx_group)
         self.machine.add_group(tx_group)
         return tx_world

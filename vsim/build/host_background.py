@@ -9,7 +9,7 @@ a run; it is given ``WORK_S`` core-seconds, far beyond any run length.
 """
 
 from vsim.cpu.policies.fair_queue import CGROUP_WEIGHT_DEFAULT
-from vsim.cpu.world import Group, World
+from vsim.cpu.world import HOST, Group, World
 
 WORK_S = 1e9
 DEFAULT_SHARES = 1000.0
@@ -23,7 +23,7 @@ class BackgroundTasks:
         shares = CGROUP_WEIGHT_DEFAULT if linux else DEFAULT_SHARES
         self.worlds = []
         for index in range(count):
-            group = Group(f"background{index}", shares=shares, cosched=False)
+            group = Group(f"background{index}", shares=shares, cosched=False, role=HOST)
             self.worlds.append(World(f"background{index}", group))
             machine.add_group(group)
 

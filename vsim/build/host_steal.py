@@ -33,7 +33,7 @@ without steal adds nothing, so the host runs exactly as without one.
 from vsim.core.environment import scheduler_for
 from vsim.core.errors import InputError
 from vsim.cpu.policies.outer_first import OuterFirst
-from vsim.cpu.world import RUN, Group, World
+from vsim.cpu.world import HOST, RUN, Group, World
 
 TOUCHING_S = 1e-9  # a block starting this close to the previous one's end continues it
 
@@ -88,7 +88,7 @@ class _OuterCpu:
     def __init__(self, machine, lcpu, trace, cpu):
         self.machine = machine
         self._call_later = scheduler_for(machine.env)
-        group = Group(f"steal.cpu{lcpu}", cosched=False)
+        group = Group(f"steal.cpu{lcpu}", cosched=False, role=HOST)
         self.world = World(f"steal.cpu{lcpu}", group, affinity=(lcpu,))
         machine.policy.add_outer(self.world)
         machine.add_group(group)

@@ -10,6 +10,16 @@ event counter, so plain callbacks and SimPy events (processes, resources,
 order. A model written against plain SimPy still runs unchanged, and
 ``scheduler_for(env)`` gives any SimPy environment the same interface.
 
+The clock is ``now``, SimPy's public name for it, and the only one the model
+reads. SimPy serves ``now`` as a property over its private ``_now``, which
+costs a Python call per reading; the scheduler (``vsim.cpu``, compiled with
+mypyc, ``vsim/native.py``) reads the time several times per event, so here
+``now`` is a slot holding the time itself, read as fast as a plain attribute,
+and ``_now`` is a property over it for SimPy's own code (its ``step`` and
+``schedule``, run only for SimPy events: processes, ``run(until=...)``). A
+model given a plain ``simpy.Environment`` reads the same ``now``, at SimPy's
+speed.
+
 This relies on SimPy 4's queue layout ``(time, priority, id, event)`` and its
 ``_queue``, ``_eid`` and ``_now`` attributes, hence ``simpy<5`` in setup.cfg;
 ``tests/core/test_core_environment.py`` checks the order against SimPy's own.
@@ -28,19 +38,32 @@ Scheduler = Callable[[float, Callable[[Any], Any], Any], None]
 
 
 class Environment(simpy.Environment):
-    """``simpy.Environment`` plus ``call_later`` for callbacks that need no event object."""
+    """``simpy.Environment`` plus ``call_later`` for callbacks that need no event object, and
+    its clock ``now`` kept in a slot (see the module's docstring)."""
+
+    __slots__ = ("now",)
+    now: float  # SimPy's read-only property, made a slot
+
+    @property
+    def _now(self) -> float:
+        """SimPy's private name for the clock, for SimPy's own code."""
+        return self.now
+
+    @_now.setter
+    def _now(self, t: float) -> None:
+        self.now = t
 
     def call_later(self, delay: float, callback: Callable[[Any], Any], arg: Any) -> None:
         """Call ``callback(arg)`` at ``now + delay`` (``delay`` >= 0)."""
         if delay < 0:
             raise ValueError(f"negative delay {delay}")
         queue: List[Any] = self._queue  # SimPy's entries are 4-tuples; this adds 5-tuples
-        heappush(queue, (self._now + delay, NORMAL, next(self._eid), callback, arg))
+        heappush(queue, (self.now + delay, NORMAL, next(self._eid), callback, arg))
 
     def step(self) -> None:
         queue: List[Any] = self._queue
         if queue and len(queue[0]) == _PLAIN_CALL:
-            self._now, _, _, callback, arg = heappop(queue)
+            self.now, _, _, callback, arg = heappop(queue)
             callback(arg)
         else:
             super().step()

@@ -92,7 +92,7 @@ class Machine:
         if topology.threads_per_core > 2:
             raise ValueError(f"expected at most 2 hardware threads per core, "
                              f"got {topology.threads_per_core}")
-        self.env: Any = env
+        self.env: Any = env  # read as env.now: a slot of vsim.core.environment.Environment
         self._call_later: Callable[[float, Any, Any], None] = scheduler_for(env)
         self.topology: Any = topology
         self.policy: "CpuPolicy" = policy
@@ -191,7 +191,7 @@ class Machine:
         ``group.waiting`` counts the group's worlds that are ready or
         co-stopped, so co-scheduling can tell at once whether anyone lags.
         """
-        now = self.env._now
+        now = self.env.now
         old = world.state
         if old == READY:
             world.ready_time += now - world.t_state
@@ -206,7 +206,7 @@ class Machine:
 
     def lcpu_utilisation(self, now: Optional[float] = None) -> List[float]:
         """Fraction of time each logical CPU was busy (esxtop PCPU UTIL)."""
-        now = self.env._now if now is None else now
+        now = self.env.now if now is None else now
         out = []
         for i, busy in enumerate(self.lcpu_busy):
             running = self.lcpu_world[i]
@@ -217,7 +217,7 @@ class Machine:
 
     def core_utilisation(self, now: Optional[float] = None) -> List[float]:
         """Fraction of time each core had at least one busy thread (esxtop CORE UTIL)."""
-        now = self.env._now if now is None else now
+        now = self.env.now if now is None else now
         out = []
         busy_cores = {self.core_index[i] for i, world in enumerate(self.lcpu_world)
                       if world is not None}
@@ -311,7 +311,7 @@ class Machine:
 
     # ------------------------------------------------------------- run / stop
     def _start(self, world: World, lcpu: int) -> None:
-        now = self.env._now
+        now = self.env.now
         self._set_state(world, RUN)  # from READY, or COSTOP on a co-start
         last = world.last_lcpu
         if last is not None and last != lcpu:
@@ -413,7 +413,7 @@ class Machine:
         itself when it fires early; only one that moves earlier needs a new
         event. Siblings flip often, so this saves most completion events.
         """
-        now = self.env._now
+        now = self.env.now
         self._settle(world, now)
         world.rate = rate
         if now + world.work / rate < world.due:
@@ -428,7 +428,7 @@ class Machine:
         world.version += 1
         env = self.env
         delay = world.work / world.rate if world.work > 0 else 0.0
-        world.due = env._now + delay
+        world.due = env.now + delay
         self._call_later(delay, world.on_due, world.version)
 
     def _complete(self, world: World, version: int) -> None:
@@ -439,7 +439,7 @@ class Machine:
         """
         if version != world.version or world.state != RUN:
             return
-        self._settle(world, self.env._now)
+        self._settle(world, self.env.now)
         if world.work > 1e-12:
             self._schedule_completion(world)
             return
@@ -485,7 +485,7 @@ class Machine:
         finishes with ``_refresh_sibling``, which speeds the sibling up if the
         CPU stayed idle.
         """
-        now = self.env._now
+        now = self.env.now
         self._settle(world, now)
         world.version += 1
         self._charge(world, now)
@@ -554,7 +554,7 @@ class Machine:
         self.armed_mask |= bit
         world = self.lcpu_world[lcpu]
         assert world is not None  # only busy CPUs arm a quantum
-        delay = max(0.0, world.slice_start + self.quantum - self.env._now)
+        delay = max(0.0, world.slice_start + self.quantum - self.env.now)
         self._call_later(delay, self._quantum_expired, lcpu)
 
     def _quantum_expired(self, lcpu: int) -> None:
@@ -562,7 +562,7 @@ class Machine:
         world = self.lcpu_world[lcpu]
         if world is None or not self.ready:
             return
-        now = self.env._now
+        now = self.env.now
         if now < world.slice_start + self.quantum - 1e-12:
             self._arm_quantum(lcpu)
             return
@@ -582,7 +582,7 @@ class Machine:
         running = sum(1 for w in group.worlds if w.state == RUN)
         if running == 0:
             return
-        now = self.env._now
+        now = self.env.now
         remaining = group.limit * self.period - self.group_period_used(group, now)
         if remaining <= 1e-12:
             self._throttle(group)
@@ -595,7 +595,7 @@ class Machine:
 
     def _throttle(self, group: Group) -> None:
         """The group used its limit for this period: take it off the CPUs."""
-        group.throttled_at = self.env._now
+        group.throttled_at = self.env.now
         for world in group.worlds:
             world.throttled = True
         on_block = self._on_block
@@ -614,7 +614,7 @@ class Machine:
     def _period_boundary(self, _arg: Any) -> None:
         """The host's period boundary: entitlements from demand, and a new period for every
         limited group without a phase of its own."""
-        now = self.env._now
+        now = self.env.now
         for world in self.worlds:
             if world.state == RUN:
                 self._charge(world, now)
@@ -628,7 +628,7 @@ class Machine:
 
     def _group_period_boundary(self, group: Group) -> None:
         """A new period for a limited group whose periods start at a phase of their own."""
-        now = self.env._now
+        now = self.env.now
         for world in group.worlds:
             if world.state == RUN:
                 self._charge(world, now)
@@ -697,7 +697,7 @@ class Machine:
     # ------------------------------------------------ relaxed co-scheduling
     def _skewed_on_wake(self, world: World) -> bool:
         """Whether a sibling of the world, just made ready, lags it by the threshold or more."""
-        now = self.env._now
+        now = self.env.now
         limit = world.ready_time + world.costop_time + self.costop_threshold
         for sibling in world.group.worlds:
             if (sibling.state == READY and not sibling.throttled
@@ -741,7 +741,7 @@ class Machine:
 
     def _cosched_step(self, group: Group) -> None:
         """Co-stop leaders whose skew passed the threshold; co-start when nobody lags."""
-        now = self.env._now
+        now = self.env.now
         lag = self._waiting_lag(group, now)
         if lag < 0:
             for world in group.worlds:

@@ -11,6 +11,15 @@ from typing import Any, List, Optional
 
 IDLE, READY, RUN, COSTOP = 0, 1, 2, 3
 
+VM = "vm"
+"""Role of a group that is a VM: its worlds are the VM's vCPUs."""
+
+HYPERVISOR = "hypervisor"
+"""Role of a group of the hypervisor's own worlds working for a VM (its vNIC's transmit world)."""
+
+HOST = "host"
+"""Role of a group of the host's other work: its background tasks, the outer hypervisor's steal."""
+
 
 class Group:
     """A VM (or the hypervisor): resource controls shared by its worlds.
@@ -19,14 +28,17 @@ class Group:
     reservation  guaranteed logical-CPU time, in CPUs (0.5 = half a CPU)
     limit        cap on logical-CPU time, in CPUs (inf = none)
     cosched      whether relaxed co-scheduling keeps its worlds in step
+    role         what the group is: ``VM``, ``HYPERVISOR`` or ``HOST`` (the
+                 scheduler treats them alike; a report of the VMs reads it)
     demand       CPUs its worlds used or waited for over the machine's last
                  period (inf until one has passed): what an entitlement can
                  give it, as ESX computes entitlements from demand
     """
 
     def __init__(self, name: str, shares: float = 1000.0, reservation: float = 0.0,
-                 limit: float = math.inf, cosched: bool = True) -> None:
+                 limit: float = math.inf, cosched: bool = True, role: str = VM) -> None:
         self.name = name
+        self.role = role
         self.shares = float(shares)
         self.reservation = float(reservation)
         self.limit = float(limit)

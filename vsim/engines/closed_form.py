@@ -118,7 +118,7 @@ def _run(sim, duration, warmup):
             posts.extend(_worker_posts(server, worker, worker_index, duration, timeline,
                                        background[worker_index]))
         posts.sort()  # by time, then worker; the pair is unique
-        server.emitted = sum(post[2] for post in posts)
+        server.count_emitted(sum(post[2] for post in posts))
         timeline.emitted[0].extend(post[0] for post in posts)
         timeline.emitted[1].extend(post[2] for post in posts)
         for order, (when, count, tick, monitored) in enumerate(
@@ -173,8 +173,7 @@ def _worker_posts(server, worker, worker_index, duration, timeline, bursts=()):
     wake = 0.0 + max(0.0, phase + timer.draw() - 0.0)
     tick = 0
     while wake < duration:
-        if worker.wakes is not None:
-            worker.wakes.append((tick, wake))
+        worker.record_wake(tick, wake)
         next_wake = wake + max(0.0, phase + (tick + 1) * period + timer.draw() - wake)
         if not run_bursts_before(wake):
             break
@@ -210,10 +209,12 @@ def _transmit(vnic, posts, duration, timeline):
 class _TransmitWorld:
     """A ``VnicTransmit`` whose hypervisor world always has a core of its own.
 
-    The ring and its bookkeeping are the vNIC's own (``accept``,
-    ``take_job``); this class plays what the event engine's scheduler would:
-    ``post`` is the guest's post, ``advance`` plays the world's job ends and
-    rate-limited wakeups up to a time.
+    The ring and its bookkeeping are the vNIC's own (``accept``, ``wake_delay``,
+    ``woke``, ``take_job``, ``finish_job``); this class plays what the event
+    engine's scheduler would: ``post`` is the guest's post, ``advance`` plays
+    the world's job ends and rate-limited wakeups up to a time. It keeps the
+    job's posts as bursts instead of forwarding them, so that every VM's
+    bursts reach the uplink in time order.
     """
 
     def __init__(self, vnic):
@@ -234,17 +235,15 @@ class _TransmitWorld:
             running_until, timer_at = self.running_until, self.timer_at
             if running_until is not None and running_until < limit and (
                     timer_at is None or running_until <= timer_at):
-                for frames, tick, monitored in vnic.job:
-                    vnic.in_ring -= frames
+                for frames, tick, monitored in vnic.finish_job():
                     self.bursts.append((running_until, frames, tick, monitored))
-                vnic.job = []
                 self.running_until = None
                 if vnic.pending:
                     self._start_job(running_until)
             elif timer_at is not None and timer_at < limit:
                 self.timer_at = None
                 if running_until is None and vnic.pending:
-                    vnic.last_wake = timer_at
+                    vnic.woke(timer_at)
                     self._start_job(timer_at)
             else:
                 return
@@ -257,9 +256,9 @@ class _TransmitWorld:
             timeline.ring_drops[0].append(now)
             timeline.ring_drops[1].append(count - accepted)
         if accepted and self.running_until is None and self.timer_at is None:
-            wait = vnic.last_wake + vnic.min_gap - now
+            wait = vnic.wake_delay(now)
             if wait > 0:
                 self.timer_at = now + wait
             else:
-                vnic.last_wake = now
+                vnic.woke(now)
                 self._start_job(now)

@@ -119,10 +119,14 @@ class WorkerVcpu:
 
     def _wake(self, tick):
         """The timer of ``tick`` fired: set the next one, queue this tick."""
-        if self.wakes is not None:
-            self.wakes.append((tick, self.server.env.now))
+        self.record_wake(tick, self.server.env.now)
         self._wake_at(tick + 1)
         self._queue(tick)
+
+    def record_wake(self, tick, now):
+        """The timer of ``tick`` fired at ``now``: kept in ``wakes`` when it is a list."""
+        if self.wakes is not None:
+            self.wakes.append((tick, now))
 
     def add_background(self, work):
         """Queue a guest background burst of ``work`` core-seconds on this vCPU."""
@@ -229,5 +233,10 @@ class MediaServer:
         The last ``monitored`` of them are the monitored conference's, sent
         after the vCPU's other conferences.
         """
-        self.emitted += count
+        self.count_emitted(count)
         self.vnic.post(now, count, send_time, tick, monitored)
+
+    def count_emitted(self, count):
+        """Count ``count`` more frames handed to the virtual NIC (``emit``'s, or the closed
+        form's, which posts them itself)."""
+        self.emitted += count

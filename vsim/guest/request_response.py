@@ -62,6 +62,7 @@ import numpy as np
 
 from vsim.core.environment import scheduler_for
 from vsim.net.frames import serialization_time
+from vsim.net.shared_uplink import SharedUplink
 from vsim.net.sources.protocol import Transactions
 
 RTO_MIN = 0.2
@@ -100,14 +101,14 @@ class RequestResponseTraffic:
     """Every request/response chain on ``uplink`` (a ``SharedUplink``); ``nic`` is the NIC
     model's values; ``exclusive`` says no other frames (media servers') share the uplink."""
 
-    def __init__(self, env, uplink, nic, exclusive):
+    def __init__(self, env, uplink: SharedUplink, nic, exclusive):
         self.env = env
         self.call_later = scheduler_for(env)
         self.uplink = uplink
         self.nic = nic
         self.exclusive = exclusive
-        self.vms = []
-        self.groups = []
+        self.vms: list[dict] = []
+        self.groups: list[str] = []
 
     @staticmethod
     def supports_closed_form() -> bool:
@@ -135,8 +136,8 @@ class RequestResponseTraffic:
 
     def lone_round_trip(self, source):
         """Round trip of a transaction meeting nothing at the uplink (no think time)."""
-        scheduler = self.uplink.scheduler
-        return (float(scheduler.work(source.ip_bytes)) + scheduler.latency
+        uplink = self.uplink
+        return (float(uplink.frame_work(source.ip_bytes)) + uplink.latency
                 + self.rest_of_loop(source) - source.think_time)
 
     def start(self, duration: float, warmup: float, barriers: np.ndarray) -> None:
@@ -188,12 +189,12 @@ class RequestResponseTraffic:
         self.chain_begun = np.zeros(chains, dtype=np.int64)
         self.chain_completed = np.zeros(chains, dtype=np.int64)
         self.chain_back = np.full(chains, -math.inf)
-        scheduler = self.uplink.scheduler
-        self.lookahead = float(self.rest.min()) + scheduler.latency if self.rest.size else math.inf
-        self.queue = scheduler.queue_index(self.classes, self.ports)
-        self.work = scheduler.work(self.ip_bytes)
-        self.units = scheduler.units(self.ip_bytes)
-        self.spacing = (float((self.work + scheduler.latency + self.rest).min()) if self.rest.size
+        uplink = self.uplink
+        self.lookahead = float(self.rest.min()) + uplink.latency if self.rest.size else math.inf
+        self.queue = uplink.frame_queues(self.classes, self.ports)
+        self.work = uplink.frame_work(self.ip_bytes)
+        self.units = uplink.frame_units(self.ip_bytes)
+        self.spacing = (float((self.work + uplink.latency + self.rest).min()) if self.rest.size
                         else math.inf)
         """Least time between two requests of a chain: the request's link time and the uplink's
         latency at least, then the rest of the loop."""
@@ -392,7 +393,7 @@ class RequestResponseTraffic:
         done = sent & (back >= self.warmup) & (back < self.duration)
         in_window = (times >= self.warmup) & (times < self.duration)
         measured = sent & in_window
-        waited = delays - self.uplink.scheduler.latency
+        waited = delays - self.uplink.latency
         self.vm_transactions += np.bincount(vm_of[done], minlength=count)
         self.vm_round_trips += np.bincount(vm_of[done], weights=round_trips[done], minlength=count)
         self.vm_requests += np.bincount(vm_of[measured], minlength=count)

@@ -206,6 +206,24 @@ class SharedUplink:
             self._work[ip_bytes] = float(self.scheduler.work(ip_bytes))
         return self._work[ip_bytes]
 
+    # ------------------------------------------------------------ what a frame costs
+    @property
+    def latency(self) -> float:
+        """Seconds the scheduler adds to every departure (the NIC and wire beyond the queue)."""
+        return self.scheduler.latency
+
+    def frame_work(self, ip_bytes: Any) -> Any:
+        """Link time of frames of ``ip_bytes`` (an array for an array), as the scheduler counts it."""
+        return self.scheduler.work(ip_bytes)
+
+    def frame_units(self, ip_bytes: Any) -> Any:
+        """Frames' size in the scheduler's queue-limit unit (an array for an array)."""
+        return self.scheduler.units(ip_bytes)
+
+    def frame_queues(self, classes: np.ndarray, ports: np.ndarray) -> np.ndarray:
+        """The scheduler's queue of each frame of ``classes`` from ``ports`` (integer codes)."""
+        return self.scheduler.queue_index(classes, ports)
+
     def transmit_frames(self, times, ip_bytes, classes, ports):
         """Frames of any ports at ``times`` (sorted; request/response traffic): their departures
         (NaN where dropped), with the link time they take counted."""

@@ -60,7 +60,7 @@ class VnicTransmit:
         if not self.accept(count, send_time, tick, monitored):
             return
         if self.world.state == IDLE and not self.wake_armed:
-            wait = self.last_wake + self.min_gap - now
+            wait = self.wake_delay(now)
             if wait > 0:
                 self.wake_armed = True
                 self._call_later(wait, self._wake, None)
@@ -92,12 +92,22 @@ class VnicTransmit:
         self.wake_armed = False
         if self.world.state != IDLE or not self.pending:
             return
-        self.last_wake = self.env.now
+        self.woke(self.env.now)
         work = self.take_job()
         if self.cost_per_frame == 0:  # a path that costs no CPU never waits for one
             self._job_done(self.world)
             return
         self.machine.submit(self.world, work, self._job_done)
+
+    def wake_delay(self, now):
+        """Seconds from ``now`` until the world may wake again (the coalescing gap after its
+        last wakeup); zero or less when it may wake at once."""
+        return self.last_wake + self.min_gap - now
+
+    def woke(self, now):
+        """The world woke at ``now`` to drain the ring: the next wakeup waits ``min_gap``
+        from it."""
+        self.last_wake = now
 
     def take_job(self):
         """Move the ring's pending frames into a job; return its work in core-seconds."""
@@ -113,16 +123,23 @@ class VnicTransmit:
         the job's frames keep their spacing); the frames-only uplink takes each post as a
         burst at the job's end."""
         now = self.env.now
-        after = sum(count for count, _, _ in self.job)  # frames of the posts after this one
-        for count, tick, monitored in self.job:
-            self.in_ring -= count
+        job = self.finish_job()
+        after = sum(count for count, _, _ in job)  # frames of the posts after this one
+        for count, tick, monitored in job:
             after -= count
             end = now - after * self.cost_per_frame if self.port is not None else now
             self.forward(end, count, tick, monitored)
-        self.job = []
         if self.pending:
             return self.take_job()
         return None
+
+    def finish_job(self):
+        """The world has drained the job: its frames leave the ring. Returns its posts,
+        ``(frames, tick, monitored)`` in the order posted, for the caller to ``forward``."""
+        job = self.job
+        self.job = []
+        self.in_ring -= sum(count for count, _, _ in job)
+        return job
 
     def forward(self, now, count, tick, monitored):
         """Offer a burst of ``count`` frames ending at ``now`` to the uplink; record its last

@@ -18,7 +18,8 @@ tasks took (``host_background_tasks``), the uplink scheduler's
 sections (``uplink``, ``vsim.results.uplink_summary``), the time an outer
 hypervisor stole (``host_steal``) and the measured VM's own CPU settings
 (``measured_vm``). Building it apart from the model keeps ``Simulation`` to
-building and running, and lets each section be checked on its own.
+building and running, and lets each section be checked on its own; the
+sections read the run only through ``vsim.results.finished_run.FinishedRun``.
 """
 
 import numpy as np
@@ -30,6 +31,7 @@ from vsim.net.shared_uplink import SharedUplink
 from vsim.config.cpu_settings import cpu_settings
 from vsim.results.uplink_summary import uplink_summary
 from vsim.results.voice_quality import voice_quality_summary
+from vsim.results.finished_run import FinishedRun
 
 # The base of each VM's used_pct, ready_pct, costop_pct and limited_pct: esxtop's per-VM convention.
 VM_CPU_DEFINITION = ("used_pct, ready_pct, costop_pct: % of one vCPU's time, summed over the VM's "
@@ -37,7 +39,7 @@ VM_CPU_DEFINITION = ("used_pct, ready_pct, costop_pct: % of one vCPU's time, sum
                      "ready_pct the VM's CPU limit held it off the CPUs (esxtop's %MLMTD)")
 
 
-def run_summary(sim, start, end, window, warmup):
+def run_summary(sim: FinishedRun, start, end, window, warmup):
     """``sim``'s summary between the ``start`` and ``end`` snapshots, ``window`` seconds after
     ``warmup``: one section per part of the model, the optional ones where they apply."""
     per_vm = [conference_jitter(receiver, warmup) for receiver in sim.receivers]
@@ -60,8 +62,8 @@ def run_summary(sim, start, end, window, warmup):
     if sim.background_tasks.worlds:
         summary["host_background_tasks"] = host_tasks_section(sim, start, end, window)
     if isinstance(sim.uplink, SharedUplink):
-        summary["uplink"] = uplink_summary(sim, start, end, window, warmup)
-    if sim.host_steal.cpus:
+        summary["uplink"] = uplink_summary(sim, sim.uplink, start, end, window, warmup)
+    if sim.host_steal.worlds:
         summary["host_steal"] = steal_section(sim, start, end, window)
     stalls = sim.client.stalls if sim.client is not None else None
     if stalls is not None:
@@ -94,7 +96,7 @@ def conference_jitter(receiver, warmup):
             int(np.count_nonzero(in_window & ~received)))
 
 
-def vms_section(sim, start, end, window, per_vm):
+def vms_section(sim: FinishedRun, start, end, window, per_vm):
     """Per media-server VM: its CPU (``VM_CPU_DEFINITION``) and its monitored conference's
     jitter and loss, from its ``per_vm`` entry (``conference_jitter``)."""
     vms = {}
@@ -126,7 +128,7 @@ def worlds_cpu(worlds, start, end, window):
             "costop_pct": 100 * costop / window, "limited_pct": 100 * limited / window}
 
 
-def traffic_vms_section(sim, start, end, window):
+def traffic_vms_section(sim: FinishedRun, start, end, window):
     """Per bulk traffic VM (flood, TCP stream): its CPU as ``vms`` gives the media servers'.
     Kept apart from ``vms``, whose entries carry a conference's jitter these VMs do not have;
     request/response VMs are left out, their CPU not being modelled."""
@@ -134,7 +136,7 @@ def traffic_vms_section(sim, start, end, window):
             for group in sim.traffic_vms}
 
 
-def cpu_bound_vms_section(sim, start, end, window):
+def cpu_bound_vms_section(sim: FinishedRun, start, end, window):
     """Per CPU-bound VM (``vsim.guest.cpu_bound``): its CPU as ``vms`` gives the media servers',
     and the demand it was given, so used against wanted shows what it was denied."""
     return {vm.name: {"group": sim.vm_group[vm.name], "demand_pct": 100 * vm.demand * len(vm.worlds),
@@ -142,7 +144,7 @@ def cpu_bound_vms_section(sim, start, end, window):
             for vm in sim.cpu_bound}
 
 
-def host_tasks_section(sim, start, end, window):
+def host_tasks_section(sim: FinishedRun, start, end, window):
     """The CPU the host's own always-runnable tasks (``host.background_tasks``) used and waited for,
     summed over the tasks: what the VMs did not get."""
     worlds = sim.background_tasks.worlds
@@ -152,7 +154,7 @@ def host_tasks_section(sim, start, end, window):
                           "always-runnable tasks outside the VMs (host.background_tasks)"}
 
 
-def jitter_sections(sim, per_vm, vms):
+def jitter_sections(sim: FinishedRun, per_vm, vms):
     """The measuring conference's jitter and loss, and the jitter over every VM's monitored
     conference (its ``vms`` entries): ``jitter``, ``instances_jitter``, ``measured_*``."""
     samples, measured, measured_lost = per_vm[0] if sim.measuring else (np.zeros(0), 0, 0)
@@ -183,7 +185,7 @@ def jitter_sections(sim, per_vm, vms):
     }
 
 
-def voice_section(sim, start, end, window):
+def voice_section(sim: FinishedRun, start, end, window):
     """The media servers' frames: emitted, dropped (vNIC rings and uplink), sent and offered."""
     emitted = end["emitted"] - start["emitted"]
     dropped = (end["ring_drops"] - start["ring_drops"]
@@ -219,7 +221,7 @@ def host_section(start, end, window):
     }
 
 
-def background_section(sim, start, end, window):
+def background_section(sim: FinishedRun, start, end, window):
     """The guest background bursts [vm]'s VMs ran after warm-up, per VM (a [[group]]'s media
     servers burst as their own workload says, and are not counted here)."""
     burst, _ = sim.background
@@ -241,11 +243,11 @@ def measured_vm_section(scenario):
             for key in scenario.measured_vm.overrides()}
 
 
-def steal_section(sim, start, end, window):
+def steal_section(sim: FinishedRun, start, end, window):
     """The time the outer hypervisor took from each logical CPU after warm-up (``host.steal_trace``)."""
     stolen = [0.0] * len(sim.machine.lcpu_world)
-    for cpu in sim.host_steal.cpus:
-        world = cpu.world
+    for world in sim.host_steal.worlds:
+        assert world.affinity is not None  # an outer world is pinned to its logical CPU
         (lcpu,) = world.affinity
         stolen[lcpu] = end["worlds"][world.name][0] - start["worlds"][world.name][0]
     return {

@@ -34,13 +34,16 @@ import numpy as np
 
 from vsim.net.frames import frame_bytes
 from vsim.traces.vsim_trace import Trace, write_trace
+from vsim.results.finished_run import FinishedRun
 
 CLOCK_RATE_HZ = 8000
 TRAFFIC_CLASS = "voice"
 
 
-def packets_trace(sim, meta):
+def packets_trace(sim: FinishedRun, meta):
     """The ``packets`` trace of ``sim``'s first receiver after ``sim.run``; ``meta`` goes into its header."""
+    if sim.client is None:
+        raise ValueError("expected a media-server VM: a packets trace is its receiver's")
     stream, send, arrival = sim.client.arrays()
     starts = np.searchsorted(stream, stream, side="left")
     columns = {
@@ -58,20 +61,23 @@ def packets_trace(sim, meta):
     return Trace("packets", {key: str(value) for key, value in {**header, **meta}.items()}, columns)
 
 
-def timer_trace(sim, meta):
+def timer_trace(sim: FinishedRun, meta):
     """The ``timer`` trace of ``sim``'s worker wakeups after ``sim.run``; ``meta`` goes into its header."""
     workers = [worker for server in sim.servers for worker in server.workers]
-    if any(worker.wakes is None for worker in workers):
-        raise ValueError("the simulation did not keep its wakeups: call record_wakeups() before run()")
+    wakes = []
+    for worker in workers:
+        if worker.wakes is None:
+            raise ValueError("the simulation did not keep its wakeups: call record_wakeups() before run()")
+        wakes.append(worker.wakes)
     period = sim.servers[0].rtp_interval
     thread, tick, scheduled, lateness = [], [], [], []
-    for index, worker in enumerate(workers):
-        ticks = np.array([t for t, _ in worker.wakes], dtype=np.int64)
+    for index, (worker, pairs) in enumerate(zip(workers, wakes)):
+        ticks = np.array([t for t, _ in pairs], dtype=np.int64)
         due = worker.phase + ticks * period
         thread.append(np.full(ticks.size, index, dtype=np.int64))
         tick.append(ticks)
         scheduled.append(due)
-        lateness.append(np.array([when for _, when in worker.wakes], dtype=float) - due)
+        lateness.append(np.array([when for _, when in pairs], dtype=np.float64) - due)
     columns = {"thread": np.concatenate(thread), "tick": np.concatenate(tick),
                "scheduled_s": np.concatenate(scheduled), "lateness_s": np.concatenate(lateness)}
     header = {"source": "vsim simulation", "threads": "every VM's worker vCPUs, VM by VM",
@@ -79,7 +85,7 @@ def timer_trace(sim, meta):
     return Trace("timer", {key: str(value) for key, value in {**header, **meta}.items()}, columns)
 
 
-def cpu_ticks_trace(sim, meta):
+def cpu_ticks_trace(sim: FinishedRun, meta):
     """The ``cpu_ticks`` trace of ``sim``'s worker ticks after ``sim.run``; ``meta`` goes into its header."""
     workers = [(server.workers[0].world.group.name, index, worker)
                for server in sim.servers for index, worker in enumerate(server.workers)]
@@ -107,7 +113,7 @@ def cpu_ticks_trace(sim, meta):
 TRACES = {"packets": packets_trace, "timer": timer_trace, "cpu_ticks": cpu_ticks_trace}
 
 
-def simulation_trace(kind, sim, meta):
+def simulation_trace(kind, sim: FinishedRun, meta):
     """``sim``'s trace of ``kind`` (one of ``TRACES``) after ``sim.run``."""
     return TRACES[kind](sim, meta)
 

@@ -24,15 +24,17 @@ import numpy as np
 from vsim.core.units import mean_ms, p99_ms
 from vsim.metrics.jitter import stream_jitter_samples
 from vsim.net.frames import frame_bytes
+from vsim.net.shared_uplink import SharedUplink
+from vsim.net.sources.protocol import Flood
+from vsim.results.finished_run import FinishedRun
 
 US = 1e6
 
 
-def uplink_summary(sim, start, end, window, warmup):
-    """Summary of ``sim``'s ``SharedUplink`` between the ``start`` and ``end`` snapshots."""
-    uplink = sim.uplink
+def uplink_summary(sim: FinishedRun, uplink: SharedUplink, start, end, window, warmup):
+    """Summary of ``sim``'s uplink, ``uplink``, between the ``start`` and ``end`` snapshots."""
     duration = warmup + window
-    groups = group_summary(sim, start, end, warmup, duration)
+    groups = group_summary(sim, uplink, start, end, warmup, duration)
     voice_ports = [vnic.port for vnic in sim.vnics]
     offered = sum((uplink.offered_per_s[port] for port in voice_ports), np.zeros(uplink.bins, np.int64))
     lost = sum((uplink.dropped_per_s[port] for port in voice_ports), np.zeros(uplink.bins, np.int64))
@@ -68,10 +70,9 @@ def uplink_summary(sim, start, end, window, warmup):
     return summary
 
 
-def group_summary(sim, start, end, warmup, duration):
-    """Per traffic group: rates, throughput, loss and interrupts while it runs after ``warmup``,
-    between the ``start`` and ``end`` snapshots."""
-    uplink = sim.uplink
+def group_summary(sim: FinishedRun, uplink: SharedUplink, start, end, warmup, duration):
+    """Per traffic group on ``sim``'s ``uplink``: rates, throughput, loss and interrupts while it
+    runs after ``warmup``, between the ``start`` and ``end`` snapshots."""
     offered0, delivered0 = start["flows"]
     offered1, delivered1 = end["flows"]
     interrupts = end["interrupts"] - start["interrupts"]
@@ -92,7 +93,7 @@ def group_summary(sim, start, end, warmup, duration):
                                           "interrupts_per_s": 0.0,
                                           "per_second_mbps": np.zeros(uplink.bins)})
         entry[wanted] += offered
-        if not vm.source.elastic:  # what the source asks for, before its senders' CPU
+        if isinstance(vm.source, Flood):  # what the source asks for, before its senders' CPU
             entry["configured_pps"] = entry.get("configured_pps", 0.0) + vm.source.mean_pps()
         entry["delivered_pps"] += delivered
         entry["throughput_mbps"] += mbps
@@ -122,7 +123,7 @@ def throughput_mbps(source, pps):
     return pps * frame_bytes(source.ip_bytes) * 8 / 1e6
 
 
-def traffic_window(sim, duration, warmup=0.0):
+def traffic_window(sim: FinishedRun, duration, warmup=0.0):
     """(first, last) second of the run after ``warmup`` when all bulk traffic runs, or None
     without traffic: the window the bulk throughput covers, so the voice "while the traffic
     runs" is measured where the traffic's throughput is."""
@@ -133,7 +134,7 @@ def traffic_window(sim, duration, warmup=0.0):
     return (first, last) if last > first else None
 
 
-def during_traffic(sim, offered, lost, window):
+def during_traffic(sim: FinishedRun, offered, lost, window):
     """Voice loss and the measuring conference's jitter over the whole seconds of ``window``."""
     first, last = math.ceil(window[0]), math.floor(window[1])
     seconds = slice(first, last)
@@ -144,7 +145,7 @@ def during_traffic(sim, offered, lost, window):
         "voice_loss_pps": dropped / span if span else None,
         "voice_loss_fraction": dropped / frames if frames else None,
     }
-    if sim.measuring:
+    if sim.measuring and sim.client is not None:
         streams, send, recv = sim.client.arrays()
         inside = send < last
         received = inside & ~np.isnan(recv)

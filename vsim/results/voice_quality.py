@@ -33,6 +33,7 @@ from vsim.core.units import mean_ms, to_ms
 from vsim.metrics import emodel
 from vsim.metrics.jitter import stream_jitter_samples
 from vsim.metrics.jitter_buffer import FixedBuffer, playout
+from vsim.results.finished_run import FinishedRun
 
 DEFINITION = ("each receiver's streams through its jitter buffer from the start of the run, "
               "packets sent after warm-up: effective loss = lost in the network + discarded as "
@@ -137,7 +138,7 @@ def quality_entry(records, codec):
     }
 
 
-def voice_quality_summary(sim, warmup):
+def voice_quality_summary(sim: FinishedRun, warmup):
     """The ``voice_quality`` section of ``sim``'s summary (see the module docstring)."""
     codec = sim.codec
     per_receiver = [stream_records(receiver, sim.jitter_buffer, warmup)

@@ -8,8 +8,9 @@ those points run the same events and the table shows the same row several
 times. For each set of points whose rows are identical, the scheduler's inputs
 are rebuilt at each point (every world's shares as the policy entitles them,
 every group's limit); when those are equal too, the note says the swept value
-changes no entitlement and what each VM's share of the host is, so the reader
-sees why. Only a VM's CPU settings (``CPU_SETTINGS``) get that note: any other
+changes no entitlement and, where the CPU policy shares the host out by shares
+(``vsim.cpu.policies.protocol.host_shares``), what each VM's share of the host
+is, so the reader sees why. Only a VM's CPU settings (``CPU_SETTINGS``) get that note: any other
 key (the uplink's scheduler, a model parameter) acts elsewhere than on the
 entitlements, so equal entitlements would explain nothing. Identical rows
 whose entitlements differ, or of any other key, get a plainer note.
@@ -23,8 +24,9 @@ key says.
 import json
 import math
 
-from vsim.cpu.policies.proportional_share import share_price
 from vsim.config.schema_sweep import sweep_field
+from vsim.cpu.policies.protocol import host_shares
+from vsim.cpu.world import VM
 from vsim.engines.simulation import Simulation
 
 CPU_SETTINGS = {
@@ -48,20 +50,21 @@ def scheduler_inputs(loaded):
     """(what the scheduler is given, each VM's share of the host in CPUs) for a scenario.
 
     The first is every group's limit and its worlds' shares after the
-    policy's entitlement; the second maps each VM to the CPUs its shares give
-    it when the host is shared out by shares among VMs that use all their
-    vCPUs and their transmit worlds (reservations left aside): a transmit
-    world holds a vCPU's part of its VM's shares, and on a host loaded enough
-    for a reservation to matter its frames keep it asking for CPU.
+    policy's entitlement (the machine has the policy entitle them as each
+    group with a reservation joins, ``Machine.add_group``); the second maps
+    each VM (each group of the ``VM`` role) to the CPUs the policy says its
+    shares give it (``host_shares``): under proportional share, the host
+    shared out by shares among VMs that use all their vCPUs and their
+    transmit worlds (reservations left aside), as a transmit world holds a
+    vCPU's part of its VM's shares, and on a host loaded enough for a
+    reservation to matter its frames keep it asking for CPU. It is None for a
+    policy whose shares name no share of the host (Linux's fair class).
     """
     machine = Simulation(loaded, seed=0).machine
-    machine.policy.entitle(machine)
     inputs = tuple((group.name, group.limit, tuple(world.share for world in group.worlds))
                    for group in machine.groups)
-    vms = [group for group in machine.groups if ".vnic-tx" not in group.name]
-    price = share_price(machine.groups, float(len(machine.lcpu_world)))
-    shares = {group.name: min(group.limit, len(group.worlds), price * group.shares) for group in vms}
-    return inputs, shares
+    vms = [group for group in machine.groups if group.role == VM]
+    return inputs, host_shares(machine.policy, machine, vms)
 
 
 def no_effect_notes(key, reports, loaded):
@@ -84,8 +87,9 @@ def no_effect_notes(key, reports, loaded):
         if inputs is None or any(entry[0] != inputs[0][0] for entry in inputs):
             notes.append(f"note: {key} {values} gave identical results{_known_reason(key, loaded)}")
             continue
-        notes.append(f"note: {key} {values} changes no CPU entitlement "
-                     f"({_shares_text(inputs[0][1])}; {CPU_SETTINGS[key.split('.')[-1]]}), "
+        shares, reason = inputs[0][1], CPU_SETTINGS[key.split('.')[-1]]
+        because = reason if shares is None else f"{_shares_text(shares)}; {reason}"
+        notes.append(f"note: {key} {values} changes no CPU entitlement ({because}), "
                      f"so these points ran the same")
     return notes
 

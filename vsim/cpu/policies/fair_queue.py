@@ -306,7 +306,7 @@ class FairQueue:
         e = self.entity(world)
         if e.queued:
             return
-        now = machine.env._now
+        now = machine.env.now
         cgroup = e.cgroup
         cgroup.count += 1
         if cgroup.count == 1:
@@ -325,7 +325,7 @@ class FairQueue:
         e = self.entity(world)
         if not e.queued:
             return
-        now = machine.env._now
+        now = machine.env.now
         average = self.average(now)[0] if self.uses_average else 0.0
         self.bring_up_to_date(e, now)
         self.keep_lag(machine, e, average)
@@ -359,7 +359,7 @@ class FairQueue:
         start to now), less what a reweight booked already."""
         e = self.entity(world)
         if e.queued:
-            now = machine.env._now
+            now = machine.env.now
             e.vruntime += (now - max(e.mark, now - occupancy)) * NICE_0_LOAD / e.weight
             e.mark = now
             self.after_update(machine, e, now)

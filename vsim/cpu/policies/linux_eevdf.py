@@ -92,7 +92,7 @@ class Eevdf(FairQueue):
 
     def pick(self, machine, ready: List[World], lcpu: int) -> Optional[World]:
         """``_better`` written out over the ready worlds, in their order."""
-        now = machine.env._now
+        now = machine.env.now
         average, _ = self.average(now)
         limit = average + TIE
         best: Optional[_Entity] = None
@@ -117,7 +117,7 @@ class Eevdf(FairQueue):
         return self.run_to_parity and eligible and running.deadline_at <= running.world.t_state
 
     def preempt_victim(self, machine, world: World) -> Optional[int]:
-        now = machine.env._now
+        now = machine.env.now
         waker = self.entity(world)
         if not waker.queued:
             return None
@@ -142,7 +142,7 @@ class Eevdf(FairQueue):
         """At a tick: once the running task's slice has run out (now, or since the last
         tick, when an update between ticks renewed its deadline) it is rescheduled, and
         yields if EEVDF then prefers the best waiting task."""
-        now = machine.env._now
+        now = machine.env.now
         e = self.entity(current)
         if not e.queued:
             return True

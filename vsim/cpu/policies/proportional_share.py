@@ -25,7 +25,7 @@ reservation weighs a little more than it needs when some groups are idle.
 """
 
 import math
-from typing import TYPE_CHECKING, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
 from vsim.cpu.world import Group, World
 
@@ -83,6 +83,14 @@ class ProportionalShare:
                 shares = max(shares, group.reservation / price)
             group.spread_shares(shares)
 
+    def host_shares(self, machine: "Machine", groups: Sequence[Group]) -> Dict[str, float]:
+        """CPUs each of ``groups`` is entitled to by its shares (``SharesOutHost``): the host
+        shared out by ``share_price`` over all the machine's groups, each group's shares at
+        that price, at most its limit and world count (its reservation left aside)."""
+        price = share_price(machine.groups, float(len(machine.lcpu_world)))
+        return {group.name: min(group.limit, float(len(group.worlds)), price * group.shares)
+                for group in groups}
+
     def charge(self, machine: "Machine", world: World, occupancy: float) -> None:
         world.vtime += occupancy * REFERENCE_SHARES / world.share
 
@@ -108,7 +116,7 @@ class ProportionalShare:
         settled it last time is asked first, as it usually still does.
         """
         clock = self.vclock
-        now = machine.env._now
+        now = machine.env.now
         witness = self._witness
         if (witness is not None and witness.lcpu is not None
                 and self._current_vtime(witness, now) <= clock):
@@ -145,7 +153,7 @@ class ProportionalShare:
 
     def preempt_victim(self, machine: "Machine", world: World) -> Optional[int]:
         """The CPU of the running world furthest ahead in virtual time, if ahead enough."""
-        now = machine.env._now
+        now = machine.env.now
         group = world.group
         allowed = world.affinity
         victim: Optional[World] = None
@@ -159,4 +167,4 @@ class ProportionalShare:
         return None if victim is None else victim.lcpu
 
     def preempts_at_quantum(self, machine: "Machine", best: World, current: World) -> bool:
-        return best.vtime < self._current_vtime(current, machine.env._now)
+        return best.vtime < self._current_vtime(current, machine.env.now)

@@ -8,7 +8,7 @@ each registered class or factory makes one (``setup.cfg``'s ``[mypy]``).
 Every call gets the machine first, whose lists a policy may read but not
 change: ``machine.ready`` (the ready worlds, in queueing order),
 ``machine.lcpu_world`` (the world running on each logical CPU, or None) and
-``machine.groups``; ``machine.env._now`` is the time.
+``machine.groups``; ``machine.env.now`` is the time.
 
 Three capability attributes tell the machine what else to do; they are read
 once, when the machine is built, so a policy sets them on its class:
@@ -25,11 +25,18 @@ once, when the machine is built, so a policy sets them on its class:
   sleeping or throttled task and remembers its lag). False (the usual
   choice): the machine never calls them, which saves a call per sleep, and a
   policy writes them as doing nothing.
+
+One question a policy may answer or not, an optional capability
+(``SharesOutHost``), asked through ``host_shares``: what each VM's shares
+give it of the host. A policy that shares the host out by shares (ESX's
+proportional share) answers in CPUs; by default a policy has no such
+arithmetic (Linux's fair class weighs tasks against each other per CPU) and
+``host_shares`` answers None.
 """
 
-from typing import TYPE_CHECKING, Callable, List, Optional, Protocol
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Protocol, Sequence, runtime_checkable
 
-from vsim.cpu.world import World
+from vsim.cpu.world import Group, World
 
 if TYPE_CHECKING:
     from vsim.cpu.machine import Machine
@@ -87,3 +94,21 @@ PolicyFactory = Callable[..., CpuPolicy]
 """A policy class, or a function choosing among classes (``linux_fair``): called with the
 scheduler model's parameters, it returns the policy."""
 
+
+
+@runtime_checkable
+class SharesOutHost(Protocol):
+    """A policy that shares the host's logical CPUs out by shares (an optional capability)."""
+
+    def host_shares(self, machine: "Machine", groups: Sequence[Group]) -> Dict[str, float]:
+        """CPUs each of ``groups`` (by name) is entitled to by its shares when every group of
+        the machine asks for all the CPU it may use, at most its limit and world count."""
+
+
+def host_shares(policy: CpuPolicy, machine: "Machine",
+                groups: Sequence[Group]) -> Optional[Dict[str, float]]:
+    """``policy``'s ``SharesOutHost.host_shares`` for ``groups``; None, the default, for a policy
+    without that arithmetic, whose shares name no share of the host."""
+    if isinstance(policy, SharesOutHost):
+        return policy.host_shares(machine, groups)
+    return None

@@ -81,6 +81,9 @@ class Scheduler(Protocol):
         """The packets of the flood from ``port`` in ``traffic_class`` arrive ``arrivals``
         ("paced" or "poisson")."""
 
+    def queue_index(self, classes: np.ndarray, ports: np.ndarray) -> np.ndarray:
+        """The queue of each frame or flow of ``classes`` from ``ports`` (integer arrays)."""
+
     def work(self, ip_bytes: Any) -> Any:
         """Link time of frames of ``ip_bytes`` (an array for an array)."""
 
