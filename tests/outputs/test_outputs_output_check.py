@@ -150,3 +150,19 @@ def test_an_output_that_is_a_link_is_refused_unless_to_a_device(tmp_path):
     assert "expected a directory for the outputs" in refused(check_output_dir, tmp_path, "--figures",
                                                              owned=["study"])
     check_output_dir(tmp_path / "study", "--figures")  # the folder named may be a link to one
+
+
+@pytest.mark.parametrize("check, name", [
+    (check_output_file, "a" * 256 + ".json"),
+    (check_output_dir, "d" * 300),
+    (lambda path, option: check_output_dir(path.parent, option, files=[path.name]), "f" * 256),
+])
+def test_a_name_the_file_system_would_refuse_is_one_line_before_any_work(tmp_path, check, name):
+    with pytest.raises(InputError) as caught:
+        check(tmp_path / name, "--out")
+    assert "expected file names of at most 255 bytes" in str(caught.value)
+    assert len(str(caught.value)) < 250 and list(tmp_path.iterdir()) == []
+
+
+def test_a_name_of_255_bytes_is_taken(tmp_path):
+    check_output_file(tmp_path / ("a" * 250 + ".json"), "--json")

@@ -29,7 +29,21 @@ import stat
 import tempfile
 from pathlib import Path
 
-from vsim.core.errors import InputError
+from vsim.core.errors import InputError, excerpt
+
+NAME_MAX = 255  # bytes of one file name, on Linux's file systems (limits.h)
+PATH_MAX = 4096  # bytes of a whole path
+
+
+def refuse_long_name(path, option):
+    """Refuse a path the file system would refuse to create (``File name too long``): one of its
+    names over ``NAME_MAX`` bytes or the whole over ``PATH_MAX``; the path is shown cut short."""
+    encoded = os.fsencode(os.fspath(path))
+    longest = max((len(part) for part in encoded.split(b"/")), default=0)
+    if longest > NAME_MAX or len(encoded) > PATH_MAX:
+        raise InputError(excerpt(path, 80), option, f"expected file names of at most {NAME_MAX} bytes and a "
+                                                    f"path of at most {PATH_MAX}; got a name of {longest} "
+                                                    f"bytes in a path of {len(encoded)}")
 
 
 def check_output_file(path, option, created=None):
@@ -38,6 +52,7 @@ def check_output_file(path, option, created=None):
     a file directly inside it may name it before it exists."""
     if path == "-":
         return
+    refuse_long_name(path, option)
     path = Path(path)
     refuse_link(path, option)
     if created is not None and not path.parent.exists() and same_file(path.parent, created):
@@ -66,6 +81,8 @@ def check_output_dir(path, option, files=(), owned=()):
     ``owned`` are subdirectories whose files are all outputs. An existing one
     of either that is read-only is refused.
     """
+    for name in (".", *files, *owned):
+        refuse_long_name(Path(path) / name, option)
     path = Path(path)
     if path.is_symlink() and not path.exists():
         raise InputError(path, option, f"expected a directory or a new name, found {_link_to(path)}")
