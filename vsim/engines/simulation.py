@@ -4,7 +4,7 @@
 that runs it: the SimPy events, or the closed form of
 ``vsim.engines.closed_form`` where no world ever waits for a CPU. The run's
 counters, read after the warm-up and at the end, become its summary in
-``vsim.results.run_summary``.
+``vsim.results.run_summary`` (a ``vsim.results.run_summary_types.RunSummary``).
 """
 
 from typing import Optional, Sequence
@@ -168,7 +168,7 @@ def default_warmup(run, duration):
 
 
 def simulate(loaded, seed, duration=None, warmup=None):
-    """Run one replication of ``loaded`` with ``seed``; return its summary dict."""
+    """Run one replication of ``loaded`` with ``seed``; return its ``RunSummary``."""
     run = loaded.scenario.run
     duration = run.duration if duration is None else duration
     warmup = default_warmup(run, duration) if warmup is None else warmup

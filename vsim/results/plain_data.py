@@ -3,10 +3,11 @@
 A section of a run's summary is a frozen dataclass whose fields are its JSON keys, in the
 order it writes them. Two kinds of field say more in their metadata: an ``optional()`` field
 is left out of the JSON where it is None (a section a run does not have), rather than written
-as null; a ``flattened()`` field is a dataclass whose keys the JSON holds inline, beside its
-owner's (a VM's CPU figures beside its group; the conference figures a window has only when
-there is a measuring conference), so the types can group what the JSON keeps flat. Tuples are
-written as JSON lists and mappings as objects, in their order. ``field_at`` resolves a dotted
+as null; an inline field (``field(metadata=INLINE)``, or ``optional(inline=True)``) is a
+dataclass whose keys the JSON holds inline, beside its owner's (a VM's CPU figures beside its
+group; the conference figures a window has only when there is a measuring conference), so the
+types can group what the JSON keeps flat. Tuples are written as JSON lists and mappings as
+objects, in their order. ``field_at`` resolves a dotted
 path of JSON keys (``jitter.p99_ms``, ``uplink.groups.flood.throughput_mbps``) on such a
 document, for paths a caller names as text.
 """
@@ -17,18 +18,16 @@ import typing
 from typing import Any, Union
 
 OPTIONAL = "optional"
-FLATTENED = "flattened"
+INLINED = "inline"
+
+INLINE = {INLINED: True}
+"""The metadata of a dataclass field whose JSON keys are written inline in its owner's object."""
 
 
-def optional(**kwargs: Any) -> Any:
-    """A field left out of the JSON where it is None; None by default."""
-    return dataclasses.field(default=None, metadata={OPTIONAL: True}, **kwargs)
-
-
-def flattened(default: Any = dataclasses.MISSING) -> Any:
-    """A dataclass field whose JSON keys are written inline in its owner's object (left out
-    with it where it is None)."""
-    return dataclasses.field(default=default, metadata={FLATTENED: True, OPTIONAL: True})
+def optional(inline: bool = False) -> Any:
+    """A field left out of the JSON where it is None, None by default; ``inline``: a dataclass
+    whose keys are written inline in its owner's object where it is not None."""
+    return dataclasses.field(default=None, metadata={OPTIONAL: True, INLINED: inline})
 
 
 def to_json(value: Any) -> Any:
@@ -39,7 +38,7 @@ def to_json(value: Any) -> Any:
             item = getattr(value, field.name)
             if item is None and field.metadata.get(OPTIONAL):
                 continue
-            if field.metadata.get(FLATTENED):
+            if field.metadata.get(INLINED):
                 out.update(to_json(item))
             else:
                 out[field.name] = to_json(item)
@@ -61,7 +60,7 @@ def from_json(cls: type, data: dict) -> Any:
     values = {}
     for field in dataclasses.fields(cls):
         kind = _without_none(hints[field.name])
-        if field.metadata.get(FLATTENED):
+        if field.metadata.get(INLINED):
             keys = json_keys(kind)
             if any(key in data for key in keys):
                 values[field.name] = from_json(kind, {key: data[key] for key in keys if key in data})
@@ -73,11 +72,11 @@ def from_json(cls: type, data: dict) -> Any:
 
 
 def json_keys(cls: type) -> list[str]:
-    """The JSON keys of dataclass ``cls``, its flattened fields' inline, in order."""
+    """The JSON keys of dataclass ``cls``, its inline fields' keys among them, in order."""
     hints = typing.get_type_hints(cls)
     keys = []
     for field in dataclasses.fields(cls):
-        if field.metadata.get(FLATTENED):
+        if field.metadata.get(INLINED):
             keys += json_keys(_without_none(hints[field.name]))
         else:
             keys.append(field.name)
@@ -135,10 +134,10 @@ def field_at(document: Any, path: str) -> Any:
 
 
 def _json_field(value: Any, key: str, path: str, where: str) -> Any:
-    """The JSON key ``key`` of dataclass ``value``, looked for in its flattened fields too."""
+    """The JSON key ``key`` of dataclass ``value``, looked for in its inline fields too."""
     for field in dataclasses.fields(value):
         item = getattr(value, field.name)
-        if field.metadata.get(FLATTENED):
+        if field.metadata.get(INLINED):
             if key in json_keys(_without_none(typing.get_type_hints(type(value))[field.name])):
                 if item is None:
                     raise LookupError(f"{path}: {where} has no {key!r} in this run")

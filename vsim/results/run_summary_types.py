@@ -8,10 +8,10 @@ order, the ``optional`` ones left out where a run does not have them
 ``summary_field`` takes the value a dotted path of its keys names (a claim's metric).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from vsim.results.plain_data import field_at, flattened, from_json, optional, to_json
+from vsim.results.plain_data import INLINE, field_at, from_json, optional, to_json
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ class MediaVm:
     """A media-server VM: its scenario group, CPU and monitored conference's jitter and loss."""
 
     group: str
-    cpu: VmCpu = flattened()
+    cpu: VmCpu = field(metadata=INLINE)
     monitored: str
     jitter_mean_ms: float | None
     jitter_p99_ms: float | None
@@ -89,7 +89,7 @@ class TrafficVm:
     """A bulk traffic VM: its scenario group and CPU."""
 
     group: str
-    cpu: VmCpu = flattened()
+    cpu: VmCpu = field(metadata=INLINE)
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ class CpuBoundVm:
 
     group: str
     demand_pct: float
-    cpu: VmCpu = flattened()
+    cpu: VmCpu = field(metadata=INLINE)
 
 
 CpuVm = MediaVm | TrafficVm | CpuBoundVm
@@ -198,14 +198,14 @@ class StreamQuality:
     """One stream of the measuring conference: its number and ``Quality``."""
 
     stream: int
-    quality: Quality = flattened()
+    quality: Quality = field(metadata=INLINE)
 
 
 @dataclass(frozen=True)
 class MeasuringQuality:
     """The measuring conference's ``Quality``, pooled and per stream."""
 
-    quality: Quality = flattened()
+    quality: Quality = field(metadata=INLINE)
     streams: tuple[StreamQuality, ...]
 
 
@@ -286,7 +286,7 @@ class DuringTraffic:
     window_s: tuple[int, int]
     voice_loss_pps: float | None
     voice_loss_fraction: float | None
-    conference: ConferenceWhileTraffic | None = flattened(None)
+    conference: ConferenceWhileTraffic | None = optional(inline=True)
 
 
 @dataclass(frozen=True)
