@@ -69,7 +69,7 @@ def measure(uplink, seed, duration):
     summary, wall, cpu = timed(loaded, seed, duration)
     _, quiet_wall, quiet_cpu = timed(flood_from(loaded, QUIET_FROM), seed, duration)
     flood_seconds = (QUIET_FROM - active.active_from) * duration
-    during = summary["uplink"]["during_traffic"]
+    during = summary.uplink.during_traffic
     return {
         "uplink": uplink,
         "wall_s": wall, "cpu_s": cpu,
@@ -78,8 +78,8 @@ def measure(uplink, seed, duration):
         "run_realtime_factor_cpu": duration / cpu,
         "flood_realtime_factor_wall": factor(flood_seconds, wall - quiet_wall),
         "flood_realtime_factor_cpu": factor(flood_seconds, cpu - quiet_cpu),
-        "voice_loss_pps": during["voice_loss_pps"],
-        "voice_loss_fraction": during["voice_loss_fraction"],
+        "voice_loss_pps": during.voice_loss_pps,
+        "voice_loss_fraction": during.voice_loss_fraction,
     }
 
 

@@ -65,8 +65,8 @@ def main(argv=None):
         "cpu_s": round(cpu_time, 3),
         "sim_per_cpu_s": round(args.duration / cpu_time, 2),
         "peak_rss_mib": round(peak_mib, 1),
-        "host_cpu_util_pct": round(summary["host"]["cpu_util_pct"], 2),
-        "mean_jitter_ms": summary["jitter"]["mean_ms"],
+        "host_cpu_util_pct": round(summary.host.cpu_util_pct, 2),
+        "mean_jitter_ms": summary.jitter.mean_ms,
     }, indent=2))
     print(f"speed {speed:.1f}x real time (target >= {MIN_SPEED:g}x): {'PASS' if ok_speed else 'FAIL'}")
     print(f"peak memory {peak_mib:.0f} MiB (target <= {MAX_PEAK_MIB:g} MiB): "

@@ -58,7 +58,9 @@ def measure(config, overrides, uplink, seed, duration):
     start, start_cpu = time.perf_counter(), time.process_time()
     summary = simulate(loaded, seed, duration=duration)
     wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
-    (rr,) = summary["uplink"]["request_response"].values()
+    # as JSON data: the code imported may be an earlier revision (--before), whose summary was a dict
+    plain = summary.to_json() if hasattr(summary, "to_json") else summary
+    (rr,) = plain["uplink"]["request_response"].values()
     return {"uplink": uplink, "cpu_s": cpu, "wall_s": wall,
             "cpu_s_per_simulated_s": cpu / duration,
             "one_way_latency_mean_us": rr["one_way_latency_mean_us"],

@@ -395,7 +395,7 @@ def _run(args):
         if args.json is not None:
             doc = {"scenario": loaded.scenario.name, "config": args.config, "overrides": args.set,
                    "seed": seed, "duration": duration, "warmup_s": warmup, "engine": sim.engine,
-                   "models": loaded.model_files(), "summary": summary}
+                   "models": loaded.model_files(), "summary": summary.to_json()}
             if params:
                 doc["params"] = params
             _emit(args.json, json.dumps(doc, indent=2, sort_keys=True) + "\n")

@@ -59,7 +59,7 @@ def assert_same_run(events, closed):
     for receiver_events, receiver_closed in zip(arrays_events, arrays_closed):
         for a, b in zip(receiver_events, receiver_closed):
             np.testing.assert_array_equal(a, b)
-    flat_events, flat_closed = flatten(s_events), flatten(s_closed)
+    flat_events, flat_closed = flatten(s_events.to_json()), flatten(s_closed.to_json())
     assert flat_events.keys() == flat_closed.keys()
     for key, value in flat_events.items():
         other = flat_closed[key]
@@ -110,8 +110,8 @@ def test_uplink_drops_are_the_same_in_both_engines():
     """A 2 Mb/s uplink with an 8-frame queue cannot carry 6,200 frames a second."""
     loaded = scenario("vm.instances=1", nic__rate_bps=2e6, nic__queue_packets=8)
     events, closed = both(loaded, 11, 2.0, 0.5)
-    assert events[0]["voice"]["packets_dropped"] > 0
-    assert events[0]["measured_loss_fraction"] > 0
+    assert events[0].voice.packets_dropped > 0
+    assert events[0].measured_loss_fraction > 0
     assert_same_run(events, closed)
 
 
@@ -145,7 +145,7 @@ def test_socket_contention_stretches_the_tick_work():
     plain = Simulation(scenario("vm.instances=1"), 3, engine="events").run(4.0, 1.0)
     contended = Simulation(scenario("vm.instances=1", "params.host.socket_contention=0.2"), 3,
                            engine="events").run(4.0, 1.0)
-    ratio = contended["host"]["cpu_util_pct"] / plain["host"]["cpu_util_pct"]
+    ratio = contended.host.cpu_util_pct / plain.host.cpu_util_pct
     assert 1.0 < ratio < 1.0 + 3 * 0.2
 
 
@@ -168,4 +168,4 @@ def test_the_closed_form_is_deterministic():
     first = Simulation(loaded, 5).run(2.0, 0.5)
     second = Simulation(loaded, 5).run(2.0, 0.5)
     assert first == second
-    assert not math.isnan(first["jitter"]["mean_ms"])
+    assert not math.isnan(first.jitter.mean_ms)

@@ -1,5 +1,6 @@
 """One replication of a scenario: determinism, packet conservation, CPU scaling."""
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -17,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def as_json(summary):
-    return json.dumps(summary, sort_keys=True)
+    """A run's summary as the JSON ``vsim run --json`` holds it, keys sorted."""
+    return json.dumps(summary.to_json(), sort_keys=True)
 
 
 # -------------------------------------------------------------- determinism
@@ -52,7 +54,7 @@ def test_different_seeds_give_different_summaries():
     a = simulate(loaded, seed=3, duration=3)
     b = simulate(loaded, seed=4, duration=3)
     assert as_json(a) != as_json(b)
-    assert a["jitter"]["mean_ms"] != b["jitter"]["mean_ms"]
+    assert a.jitter.mean_ms != b.jitter.mean_ms
 
 
 # ------------------------------------------------------------- conservation
@@ -78,11 +80,11 @@ def test_voice_packets_emitted_are_sent_dropped_or_in_flight(instances):
     # the summary's window counts obey the same balance: emitted = sent + dropped + the
     # change of ring contents, so the implied ring contents at the start of the window
     # must be a possible ring occupancy
-    voice = summary["voice"]
-    sent_in_window = round(voice["packet_rate_pps"] * 2.5)
-    assert sent_in_window == pytest.approx(voice["packet_rate_pps"] * 2.5, abs=1e-6)
-    in_rings_at_warmup = (sent_in_window + voice["packets_dropped"] + in_rings(sim)
-                          - voice["packets_emitted"])
+    voice = summary.voice
+    sent_in_window = round(voice.packet_rate_pps * 2.5)
+    assert sent_in_window == pytest.approx(voice.packet_rate_pps * 2.5, abs=1e-6)
+    in_rings_at_warmup = (sent_in_window + voice.packets_dropped + in_rings(sim)
+                          - voice.packets_emitted)
     assert 0 <= in_rings_at_warmup <= sum(v.ring_size for v in sim.vnics)
 
 
@@ -95,8 +97,8 @@ def test_conservation_holds_when_rings_and_uplink_overflow():
     emitted, ring_drops = assert_voice_conserved(sim)
     assert ring_drops > 0
     assert sim.uplink.dropped > 0
-    assert summary["voice"]["packets_dropped"] > 0
-    assert summary["measured_loss_fraction"] > 0
+    assert summary.voice.packets_dropped > 0
+    assert summary.measured_loss_fraction > 0
 
 
 @pytest.mark.parametrize("ring", [512, 16])
@@ -125,8 +127,8 @@ def test_measured_packets_are_recorded_once_or_still_in_the_ring(ring):
 
 # ---------------------------------------------------------------- CPU scale
 def test_cpu_utilisation_at_two_instances_is_twice_one():
-    one = simulate(fig3("vm.instances=1"), seed=3, duration=3)["host"]["cpu_util_pct"]
-    two = simulate(fig3("vm.instances=2"), seed=3, duration=3)["host"]["cpu_util_pct"]
+    one = simulate(fig3("vm.instances=1"), seed=3, duration=3).host.cpu_util_pct
+    two = simulate(fig3("vm.instances=2"), seed=3, duration=3).host.cpu_util_pct
     assert one > 0
     assert two == pytest.approx(2 * one, rel=0.15)
 
@@ -153,7 +155,7 @@ def test_every_monitored_packet_is_recorded_once_or_still_in_a_ring():
         assert sum(counts) > 0
         assert len(streams) + in_ring == sum(counts)
     assert any(np.isnan(receiver.arrays()[2]).any() for receiver in sim.receivers)
-    assert any(v["monitored_loss_fraction"] > 0 for v in summary["vms"].values())
+    assert any(v.monitored_loss_fraction > 0 for v in summary.vms.values())
 
 
 # ------------------------------------------------------- NUMA home nodes
@@ -210,7 +212,7 @@ def test_refill_costs_add_the_moved_vcpus_work_to_the_host():
     (plain, moves), (refilled, _) = run(), run("params.workload.refill_same_socket=2e-4",
                                               "params.workload.refill_other_socket=2e-4")
     assert moves > 0
-    assert refilled["host"]["cpu_util_pct"] > plain["host"]["cpu_util_pct"]
+    assert refilled.host.cpu_util_pct > plain.host.cpu_util_pct
 
 
 def test_a_negative_refill_cost_is_refused():
@@ -241,10 +243,10 @@ def test_measured_vm_settings_apply_to_the_first_vm_only():
     assert (first.shares, first.reservation, first.limit) == (8000.0, 1.5, 3.0)
     assert [(g.shares, g.reservation, g.limit) for g in others] == [(4000.0, 0.0, math.inf)] * 2
     summary = sim.run(2.0, 0.5)
-    assert summary["measured_vm"] == {"shares": {"measured": 8000.0, "others": 4000.0},
-                                      "reservation": {"measured": 1.5, "others": 0.0},
-                                      "limit": {"measured": 3.0, "others": None}}
-    assert "measured_vm" not in simulate(fig3("vm.instances=3"), 1, duration=2.0)
+    assert summary.to_json()["measured_vm"] == {"shares": {"measured": 8000.0, "others": 4000.0},
+                                                "reservation": {"measured": 1.5, "others": 0.0},
+                                                "limit": {"measured": 3.0, "others": None}}
+    assert simulate(fig3("vm.instances=3"), 1, duration=2.0).measured_vm is None
 
 
 def test_a_reservation_within_the_vms_share_leaves_the_run_unchanged():
@@ -252,8 +254,7 @@ def test_a_reservation_within_the_vms_share_leaves_the_run_unchanged():
     0.5 changes no entitlement and no scheduling decision."""
     plain = simulate(fig3("vm.instances=14"), 3, duration=4.0)
     reserved = simulate(fig3("vm.instances=14", "measured_vm.reservation=0.5"), 3, duration=4.0)
-    reserved.pop("measured_vm")
-    assert json.dumps(reserved, sort_keys=True) == json.dumps(plain, sort_keys=True)
+    assert dataclasses.replace(reserved, measured_vm=None) == plain
 
 
 def test_a_reservation_above_the_vms_share_protects_it_on_an_overloaded_host():
@@ -261,12 +262,12 @@ def test_a_reservation_above_the_vms_share_protects_it_on_an_overloaded_host():
     reserved 1.5 CPUs (more than the 1.2 it uses) is served on time while the others are not."""
     plain = simulate(fig3("vm.instances=14"), 3, duration=8.0)
     protected = simulate(fig3("vm.instances=14", "measured_vm.reservation=1.5"), 3, duration=8.0)
-    assert plain["jitter"]["mean_ms"] > 2.0
-    assert protected["jitter"]["mean_ms"] < 1.0
-    others = [v["jitter_mean_ms"] for name, v in protected["vms"].items() if name != "vm0"]
+    assert plain.jitter.mean_ms > 2.0
+    assert protected.jitter.mean_ms < 1.0
+    others = [v.jitter_mean_ms for name, v in protected.vms.items() if name != "vm0"]
     assert min(others) > 2.0
-    assert protected["vms"]["vm0"]["used_pct"] > max(v["used_pct"] for name, v in protected["vms"].items()
-                                                     if name != "vm0")
+    assert protected.vms["vm0"].cpu.used_pct > max(v.cpu.used_pct for name, v in protected.vms.items()
+                                                   if name != "vm0")
 
 
 def test_a_limit_below_what_the_vm_uses_shows_as_limited_ready_time_and_late_voice():
@@ -275,12 +276,12 @@ def test_a_limit_below_what_the_vm_uses_shows_as_limited_ready_time_and_late_voi
     ticks (its voice arrives too late to play), and its ready time is the limit's."""
     free = simulate(fig3("vm.instances=6", "measured_vm.limit=2.0"), 1, duration=10.0)
     held = simulate(fig3("vm.instances=6", "measured_vm.limit=0.8"), 1, duration=10.0)
-    assert free["vms"]["vm0"]["limited_pct"] == 0.0
-    vm0 = held["vms"]["vm0"]
-    assert vm0["used_pct"] == pytest.approx(80.0, abs=0.5)
-    assert vm0["limited_pct"] == pytest.approx(vm0["ready_pct"], rel=1e-3) and vm0["ready_pct"] > 250
-    assert held["voice_quality"]["measuring_conference"]["late_fraction"] > 0.9
-    assert {vm["limited_pct"] for name, vm in held["vms"].items() if name != "vm0"} == {0.0}
+    assert free.vms["vm0"].cpu.limited_pct == 0.0
+    vm0 = held.vms["vm0"].cpu
+    assert vm0.used_pct == pytest.approx(80.0, abs=0.5)
+    assert vm0.limited_pct == pytest.approx(vm0.ready_pct, rel=1e-3) and vm0.ready_pct > 250
+    assert held.voice_quality.measuring_conference.quality.late_fraction > 0.9
+    assert {vm.cpu.limited_pct for name, vm in held.vms.items() if name != "vm0"} == {0.0}
 
 
 # ------------------------------------- frames-only scenarios are unchanged
@@ -305,7 +306,7 @@ def test_frames_only_scenarios_give_the_summaries_they_gave_before_groups(name, 
     recorded = json.loads((DATA / name).read_text())
     sim = Simulation(load_scenario(config, overrides), seed=recorded["seed"])
     assert sim.engine == recorded["engine"]
-    summary = sim.run(recorded["duration"], 5.0)
+    summary = sim.run(recorded["duration"], 5.0).to_json()
     assert summary.pop("voice_quality")["measuring_conference"]["packets"] > 0
     assert "summed over the VM's vCPUs" in summary.pop("vms_definition")
     assert "every frame" in summary["host"].pop("uplink_util_definition")
@@ -316,14 +317,14 @@ def test_frames_only_scenarios_give_the_summaries_they_gave_before_groups(name, 
     assert across.pop("vms") == across.pop("vms_with_samples") == len(summary["vms"])
     assert "vms_with_samples of vms" in across.pop("definition")
     recorded["summary"]["instances_jitter"].pop("definition")
-    assert as_json(summary) == as_json(recorded["summary"])
+    assert json.dumps(summary, sort_keys=True) == json.dumps(recorded["summary"], sort_keys=True)
 
 
 def test_explicit_fifo_uplink_and_no_groups_change_nothing():
     implicit = simulate(fig3("vm.instances=2"), seed=2, duration=3)
     explicit = simulate(fig3("vm.instances=2", "host.uplink=\"fifo\"", "group=[]"), seed=2, duration=3)
     assert as_json(implicit) == as_json(explicit)
-    assert "uplink" not in implicit
+    assert implicit.uplink is None
 
 
 # ----------------------------------------------- groups, traffic, uplinks
@@ -336,7 +337,7 @@ def fig6(uplink="fifo", *overrides):
 
 @pytest.fixture(scope="module")
 def flood_runs():
-    return {uplink: simulate(fig6(uplink), seed=1, duration=8, warmup=1)
+    return {uplink: simulate(fig6(uplink), seed=1, duration=8, warmup=1).to_json()
             for uplink in ("fifo", "netioc")}
 
 
@@ -394,16 +395,16 @@ def test_a_flood_its_transmit_world_cannot_forward_is_carried_at_the_worlds_pace
                                      ["group.flood.count=1", "group.flood.traffic.params.pps=1000000.0",
                                       "params.host.socket_contention=0"]),
                        seed=1, duration=6.0)
-    flood = summary["uplink"]["groups"]["flood"]
-    assert flood["offered_pps"] == pytest.approx(1 / 3e-6, rel=0.01)
-    assert flood["delivered_pps"] == pytest.approx(flood["offered_pps"], rel=1e-3)
-    assert summary["voice"]["loss_fraction"] == 0.0
-    assert summary["traffic_vms"]["flood[0]"]["used_pct"] == pytest.approx(100.0 * 1, rel=0.01)
+    flood = summary.uplink.groups["flood"]
+    assert flood.offered_pps == pytest.approx(1 / 3e-6, rel=0.01)
+    assert flood.delivered_pps == pytest.approx(flood.offered_pps, rel=1e-3)
+    assert summary.voice.loss_fraction == 0.0
+    assert summary.traffic_vms["flood[0]"].cpu.used_pct == pytest.approx(100.0 * 1, rel=0.01)
 
 
 def test_flood_runs_are_deterministic(flood_runs):
     again = simulate(fig6("netioc"), seed=1, duration=8, warmup=1)
-    assert as_json(again) == as_json(flood_runs["netioc"])
+    assert again.to_json() == flood_runs["netioc"]
 
 
 def test_groups_of_media_servers_run_beside_vm(tmp_path):
@@ -418,9 +419,9 @@ def test_groups_of_media_servers_run_beside_vm(tmp_path):
     assert [len(group.worlds) for group in sim.vms] == [4, 2, 2]
     assert sim.vms[1].shares == 500.0
     summary = sim.run(3.0, 0.5)
-    assert set(summary["vms"]) == {"vm0", "small[0]", "small[1]"}
-    assert summary["voice"]["offered_pps"] == pytest.approx((120 + 4 + 2 * 40) * 50)
-    assert "uplink" not in summary  # frames only on a FIFO: the fast path
+    assert set(summary.vms) == {"vm0", "small[0]", "small[1]"}
+    assert summary.voice.offered_pps == pytest.approx((120 + 4 + 2 * 40) * 50)
+    assert summary.uplink is None  # frames only on a FIFO: the fast path
 
 
 def test_a_host_of_traffic_vms_only_runs_without_media_servers():
@@ -428,10 +429,10 @@ def test_a_host_of_traffic_vms_only_runs_without_media_servers():
     sim = Simulation(loaded, seed=1)
     assert sim.vms == [] and sim.client is None and len(sim.traffic) == 14
     summary = sim.run(20.0, 1.0)
-    assert summary["vms"] == {} and summary["jitter"]["samples"] == 0
-    groups = summary["uplink"]["groups"]
-    assert len(groups["netperf"]["per_vm_mbps"]) == 12
-    assert "during_traffic" in summary["uplink"] and "jitter_mean_ms" not in summary["uplink"]["during_traffic"]
+    assert summary.vms == {} and summary.jitter.samples == 0
+    groups = summary.uplink.groups
+    assert len(groups["netperf"].per_vm_mbps) == 12
+    assert summary.uplink.during_traffic is not None and summary.uplink.during_traffic.conference is None
 
 
 def test_a_flood_with_random_on_off_periods_draws_them_from_its_own_stream():
@@ -440,7 +441,7 @@ def test_a_flood_with_random_on_off_periods_draws_them_from_its_own_stream():
     runs = [simulate(fig6("fifo", *random_periods), seed=seed, duration=2, warmup=0.5)
             for seed in (1, 1, 2)]
     assert as_json(runs[0]) == as_json(runs[1])
-    assert runs[0]["uplink"] != runs[2]["uplink"]   # the periods follow the run's seed
+    assert runs[0].uplink != runs[2].uplink   # the periods follow the run's seed
 
 
 def media_groups_only(tmp_path, measuring):
@@ -459,14 +460,14 @@ def test_without_vm_instances_the_first_media_server_group_hosts_the_measuring_c
     assert sim.measuring and sim.client is sim.receivers[0]
     summary = sim.run(3.0, 1.0)
     # 8 load streams per VM, and the measuring conference's 4 on ms[0] only
-    assert summary["voice"]["offered_pps"] == pytest.approx((8 + 4 + 8) * 50)
-    assert summary["jitter"]["samples"] > 0
-    assert summary["voice_quality"]["measuring_conference"]["packets"] > 0
-    assert summary["vms"]["ms[0]"]["monitored"] == "measuring conference"
-    assert summary["vms"]["other[0]"]["monitored"] == "last load conference"
+    assert summary.voice.offered_pps == pytest.approx((8 + 4 + 8) * 50)
+    assert summary.jitter.samples > 0
+    assert summary.voice_quality.measuring_conference.quality.packets > 0
+    assert summary.vms["ms[0]"].monitored == "measuring conference"
+    assert summary.vms["other[0]"].monitored == "last load conference"
     off = media_groups_only(tmp_path, measuring=False)
     assert not off.measuring
-    assert off.run(3.0, 1.0)["voice"]["offered_pps"] == pytest.approx((8 + 8) * 50)
+    assert off.run(3.0, 1.0).voice.offered_pps == pytest.approx((8 + 8) * 50)
 
 
 # ------------------------------- TCP senders' CPU (netioc-vsphere6, Experiment 3)
@@ -480,9 +481,9 @@ def exp3_busy_and_interrupts(scheduler, vms):
     loaded = load_scenario(EXP3 / f"exp3_{scheduler}.toml", [f"group.netperf.count={vms}"])
     sim = Simulation(loaded, seed=1)
     summary = sim.run(0.5, 0.2)
-    busy = summary["host"]["cpu_util_pct"] / 100 * sim.topology.logical_cpus
+    busy = summary.host.cpu_util_pct / 100 * sim.topology.logical_cpus
     cost = loaded.models[group_role("netperf", "vnic")].values.interrupt_cost
-    return busy, summary["uplink"]["groups"]["netperf"]["interrupts_per_s"], cost
+    return busy, summary.uplink.groups["netperf"].interrupts_per_s, cost
 
 
 @pytest.mark.parametrize("vms", [7, 15])
@@ -506,8 +507,8 @@ def test_scaling_every_vms_shares_keeps_the_transmit_worlds_served():
     over-committed host moves with any change (11 % here)."""
     plain = simulate(fig3("vm.instances=14"), 1, duration=4.0)
     scaled = simulate(fig3("vm.instances=14", "vm.shares=40000"), 1, duration=4.0)
-    assert plain["voice"]["loss_fraction"] == scaled["voice"]["loss_fraction"] == 0.0
-    assert scaled["jitter"]["mean_ms"] == pytest.approx(plain["jitter"]["mean_ms"], rel=0.25)
+    assert plain.voice.loss_fraction == scaled.voice.loss_fraction == 0.0
+    assert scaled.jitter.mean_ms == pytest.approx(plain.jitter.mean_ms, rel=0.25)
 
 
 def test_tcp_senders_under_a_cpu_limit_carry_less_in_proportion():
@@ -517,8 +518,8 @@ def test_tcp_senders_under_a_cpu_limit_carry_less_in_proportion():
     for limit in (None, 0.03, 0.015):
         overrides = [] if limit is None else [f"group.netperf.limit={limit}"]
         summary = simulate(load_scenario(config, overrides), 1, duration=3.0)
-        runs[limit] = (summary["uplink"]["groups"]["netperf"]["throughput_mbps"],
-                       summary["traffic_vms"]["netperf[0]"]["used_pct"])
+        runs[limit] = (summary.uplink.groups["netperf"].throughput_mbps,
+                       summary.traffic_vms["netperf[0]"].cpu.used_pct)
     free_mbps, free_used = runs[None]
     assert free_used > 3.0  # each sender needs more than the limits leave it
     for limit in (0.03, 0.015):

@@ -46,7 +46,7 @@ def test_netioc_costs_host_cpu_through_more_interrupts(reproduced):
     overhead = netioc_vsphere6.cpu_overhead(sweeps["exp3_default"], sweeps["exp3_netioc"])
     assert abs(overhead[1]) < 1e-9  # one VM: nothing to interleave
     assert overhead[100] > overhead[12] > 0
-    interrupts = [sweeps[name].at(100).runs[0]["uplink"]["groups"]["netperf"]["interrupts_per_s"]
+    interrupts = [sweeps[name].at(100).runs[0].uplink.groups["netperf"].interrupts_per_s
                   for name in ("exp3_default", "exp3_netioc")]
     assert interrupts[1] > 2 * interrupts[0]
 

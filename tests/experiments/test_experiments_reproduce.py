@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from summaries import typed_summary
 from vsim.core.errors import InputError
 from vsim.experiments import voip_vsphere5
 from vsim.config.claims import Simulated, load_claims
@@ -157,7 +158,7 @@ def test_every_vm_figure_gets_each_vm_of_each_replication(serial):
     point = serial[0][0].sweeps["fig3"].at(12)
     p99s = voip_vsphere5.every_vm_values(point, "jitter_p99_ms")
     assert len(p99s) == 12 * len(point.runs)
-    measured = [run["jitter"]["p99_ms"] for run in point.runs]
+    measured = [run.jitter.p99_ms for run in point.runs]
     assert all(value in p99s for value in measured)
 
 
@@ -180,7 +181,7 @@ def flood_summary(lost_pps, mean, p99, offered_pps=6200.0):
 
 
 def sweep(name, key, xs, runs_at):
-    points = tuple(Point(x, (1, 2, 3), tuple(runs_at(x))) for x in xs)
+    points = tuple(Point(x, (1, 2, 3), tuple(map(typed_summary, runs_at(x)))) for x in xs)
     return Sweep(name, f"configs/voip-vsphere5/{name}.toml", key, 3.0, 1.0, points, frozenset())
 
 
@@ -255,7 +256,7 @@ def test_progress_lines_name_task_and_count():
     tasks = sweep_tasks(config, load_scenario(config), 1.0, 0.5, 2)[:3]
     lines = []
     summaries = run_tasks(tasks, jobs=1, progress=lines.append)
-    assert len(summaries) == 3 and all("jitter" in s for s in summaries)
+    assert len(summaries) == 3 and all(s.jitter.samples > 0 for s in summaries)
     assert [line.split("  ")[0] for line in lines] == [
         "[0/3] 3 runs, 1 at a time: a line as each ends", "[1/3] fig3 vm.instances=1 rep 1/2", "[2/3] fig3 vm.instances=1 rep 2/2",
         "[3/3] fig3 vm.instances=2 rep 1/2"]

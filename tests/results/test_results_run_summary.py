@@ -14,6 +14,7 @@ from vsim.build.load import load_scenario
 from vsim.results.run_summary import (conference_jitter, host_section, jitter_sections,
                                        measured_vm_section, run_summary, steal_section,
                                        vms_section, voice_section)
+from vsim.results.run_summary_types import MeasuredSetting
 from short_fig3 import fig3, with_model
 from vsim.engines.simulation import Simulation, simulate
 
@@ -60,18 +61,19 @@ def busy(run, names):
 def test_the_summary_is_what_the_section_builders_give(three_vms):
     again = run_summary(three_vms.sim, three_vms.start, three_vms.end, three_vms.window,
                         three_vms.warmup)
-    assert json.dumps(again, sort_keys=True) == json.dumps(three_vms.summary, sort_keys=True)
-    assert json.loads(json.dumps(three_vms.summary)) == three_vms.summary  # plain JSON
+    assert again == three_vms.summary
+    plain = three_vms.summary.to_json()
+    assert json.loads(json.dumps(plain)) == plain  # plain JSON
 
 
 # ---------------------------------------------------------------------------- host
 def test_the_hosts_cpu_percentages_lie_in_0_to_100(three_vms):
     host = host_section(three_vms.start, three_vms.end, three_vms.window)
-    percentages = [host["cpu_util_pct"], host["core_util_pct"], *host["lcpu_util_pct"]]
+    percentages = [host.cpu_util_pct, host.core_util_pct, *host.lcpu_util_pct]
     assert all(0 <= p <= 100 + 1e-9 for p in percentages)
-    assert 0 < host["cpu_util_pct"]
-    assert host["cpu_util_pct"] == pytest.approx(np.mean(host["lcpu_util_pct"]), rel=1e-12)
-    assert len(host["lcpu_util_pct"]) == three_vms.sim.topology.logical_cpus
+    assert 0 < host.cpu_util_pct
+    assert host.cpu_util_pct == pytest.approx(np.mean(host.lcpu_util_pct), rel=1e-12)
+    assert len(host.lcpu_util_pct) == three_vms.sim.topology.logical_cpus
 
 
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=16), st.floats(0.1, 100))
@@ -81,10 +83,10 @@ def test_host_utilisation_is_busy_time_over_the_window(fractions, window):
     end = {"lcpu_busy": busy_start + np.array(fractions) * window,
            "core_busy": busy_start[:1] + fractions[0] * window, "uplink_busy": 1.0 + window / 2}
     host = host_section(start, end, window)
-    assert host["lcpu_util_pct"] == pytest.approx([100 * f for f in fractions])
-    assert host["cpu_util_pct"] == pytest.approx(100 * np.mean(fractions))
-    assert host["core_util_pct"] == pytest.approx(100 * fractions[0])
-    assert host["uplink_util_pct"] == pytest.approx(50.0)
+    assert host.lcpu_util_pct == pytest.approx([100 * f for f in fractions])
+    assert host.cpu_util_pct == pytest.approx(100 * np.mean(fractions))
+    assert host.core_util_pct == pytest.approx(100 * fractions[0])
+    assert host.uplink_util_pct == pytest.approx(50.0)
 
 
 # ---------------------------------------------------------------------------- VMs
@@ -95,41 +97,41 @@ def test_per_vm_cpu_sums_its_vcpus_and_every_world_adds_up_to_the_host(three_vms
     assert list(vms) == ["vm0", "vm1", "vm2"]
     for group in sim.vms:
         used = busy(three_vms, [w.name for w in group.worlds])
-        assert vms[group.name]["used_pct"] == pytest.approx(100 * used / window, rel=1e-12)
-        assert 0 < vms[group.name]["used_pct"] <= 100 * len(group.worlds)
+        assert vms[group.name].cpu.used_pct == pytest.approx(100 * used / window, rel=1e-12)
+        assert 0 < vms[group.name].cpu.used_pct <= 100 * len(group.worlds)
     # the VMs' vCPUs and their vNIC transmit worlds are all the host ran
     tx = busy(three_vms, [v.world.name for v in sim.vnics])
-    host = three_vms.summary["host"]
-    host_cpu_s = host["cpu_util_pct"] / 100 * len(host["lcpu_util_pct"]) * window
-    vm_cpu_s = sum(v["used_pct"] for v in vms.values()) / 100 * window
+    host = three_vms.summary.host
+    host_cpu_s = host.cpu_util_pct / 100 * len(host.lcpu_util_pct) * window
+    vm_cpu_s = sum(v.cpu.used_pct for v in vms.values()) / 100 * window
     assert vm_cpu_s + tx == pytest.approx(host_cpu_s, rel=1e-9)
 
 
 def test_every_vm_reports_the_jitter_of_its_monitored_conference(three_vms):
     summary = three_vms.summary
-    vms = summary["vms"]
-    assert [v["monitored"] for v in vms.values()] == ["measuring conference",
-                                                     "last load conference",
-                                                     "last load conference"]
-    assert vms["vm0"]["jitter_mean_ms"] == summary["jitter"]["mean_ms"]
-    assert vms["vm0"]["jitter_p99_ms"] == summary["jitter"]["p99_ms"]
-    means = [v["jitter_mean_ms"] for v in vms.values()]
-    p99s = [v["jitter_p99_ms"] for v in vms.values()]
+    vms = summary.vms
+    assert [v.monitored for v in vms.values()] == ["measuring conference",
+                                                  "last load conference",
+                                                  "last load conference"]
+    assert vms["vm0"].jitter_mean_ms == summary.jitter.mean_ms
+    assert vms["vm0"].jitter_p99_ms == summary.jitter.p99_ms
+    means = [v.jitter_mean_ms for v in vms.values()]
+    p99s = [v.jitter_p99_ms for v in vms.values()]
     assert all(m > 0 for m in means)
-    across = summary["instances_jitter"]
-    assert across["mean_ms"] == pytest.approx(np.mean(means), rel=1e-12)
-    assert across["p99_ms"] == pytest.approx(np.mean(p99s), rel=1e-12)
-    assert across["worst_p99_ms"] == max(p99s)
-    assert all(v["monitored_loss_fraction"] == 0.0 for v in vms.values())
+    across = summary.instances_jitter
+    assert across.mean_ms == pytest.approx(np.mean(means), rel=1e-12)
+    assert across.p99_ms == pytest.approx(np.mean(p99s), rel=1e-12)
+    assert across.worst_p99_ms == max(p99s)
+    assert all(v.monitored_loss_fraction == 0.0 for v in vms.values())
 
 
 def test_without_a_measuring_conference_only_the_vms_report_jitter():
     summary = simulate(fig3("vm.instances=2", "client.measuring_conference=false"), 4,
                        duration=3.0, warmup=0.5)
-    assert summary["jitter"]["mean_ms"] is None
-    assert summary["measured_packets"] == 0
-    assert all(v["monitored"] == "last load conference" for v in summary["vms"].values())
-    assert all(v["jitter_mean_ms"] > 0 for v in summary["vms"].values())
+    assert summary.jitter.mean_ms is None
+    assert summary.measured_packets == 0
+    assert all(v.monitored == "last load conference" for v in summary.vms.values())
+    assert all(v.jitter_mean_ms > 0 for v in summary.vms.values())
 
 
 # --------------------------------------------------------------------------- voice
@@ -141,16 +143,16 @@ def test_the_voice_sections_counts_add_up(overflowing):
     uplink_drops = run.end["uplink_dropped"] - run.start["uplink_dropped"]
     sent = run.end["uplink_sent"] - run.start["uplink_sent"]
     assert ring_drops > 0 and uplink_drops > 0
-    assert voice["packets_emitted"] == emitted
-    assert voice["packets_dropped"] == ring_drops + uplink_drops
-    assert voice["loss_fraction"] == pytest.approx(voice["packets_dropped"] / emitted)
-    assert voice["packet_rate_pps"] * run.window == pytest.approx(sent)
+    assert voice.packets_emitted == emitted
+    assert voice.packets_dropped == ring_drops + uplink_drops
+    assert voice.loss_fraction == pytest.approx(voice.packets_dropped / emitted)
+    assert voice.packet_rate_pps * run.window == pytest.approx(sent)
     # what was emitted in the window was sent, dropped or changed what the rings hold
     in_rings_now = sum(v.in_ring for v in sim.vnics)
-    in_rings_at_warmup = sent + voice["packets_dropped"] + in_rings_now - emitted
+    in_rings_at_warmup = sent + voice.packets_dropped + in_rings_now - emitted
     assert 0 <= in_rings_at_warmup <= sum(v.ring_size for v in sim.vnics)
     streams = sum(w.streams for server in sim.servers for w in server.workers)
-    assert voice["offered_pps"] == pytest.approx(streams / sim.rtp_interval)
+    assert voice.offered_pps == pytest.approx(streams / sim.rtp_interval)
 
 
 # ------------------------------------------------------------------------- jitter
@@ -159,17 +161,16 @@ def test_the_measured_packets_are_the_measuring_clients(run_name, request):
     run = request.getfixturevalue(run_name)
     sim, warmup = run.sim, run.warmup
     per_vm = [conference_jitter(receiver, warmup) for receiver in sim.receivers]
-    sections = jitter_sections(sim, per_vm, run.summary["vms"])
+    jitter, _, measured_packets, measured_loss_fraction = jitter_sections(sim, per_vm, run.summary.vms)
     streams, send, recv = sim.client.arrays()
     after = send >= warmup
-    assert sections["measured_packets"] == np.count_nonzero(after) > 0
+    assert measured_packets == np.count_nonzero(after) > 0
     lost = np.count_nonzero(after & np.isnan(recv))
-    assert sections["measured_loss_fraction"] == pytest.approx(lost / np.count_nonzero(after))
+    assert measured_loss_fraction == pytest.approx(lost / np.count_nonzero(after))
     got = ~np.isnan(recv)
     samples = stream_jitter_samples(send[got], recv[got], streams[got], warmup)
-    assert sections["jitter"]["samples"] == samples.size
-    assert sections["jitter"]["mean_ms"] == (pytest.approx(samples.mean() * 1000) if samples.size
-                                             else None)
+    assert jitter.samples == samples.size
+    assert jitter.mean_ms == (pytest.approx(samples.mean() * 1000) if samples.size else None)
 
 
 def receiver_of(streams, send, recv):
@@ -207,14 +208,14 @@ def test_stolen_time_is_per_logical_cpu_and_its_mean():
     start = {"worlds": {"steal0": (1.0, 0, 0), "steal2": (2.0, 0, 0)}}
     end = {"worlds": {"steal0": (1.5, 0, 0), "steal2": (4.0, 0, 0)}}
     steal = steal_section(sim, start, end, 4.0)
-    assert steal["lcpu_stolen_pct"] == [12.5, 0.0, 50.0, 0.0]
-    assert steal["stolen_pct"] == pytest.approx(62.5 / 4)
+    assert steal.lcpu_stolen_pct == (12.5, 0.0, 50.0, 0.0)
+    assert steal.stolen_pct == pytest.approx(62.5 / 4)
 
 
 def test_the_measured_vms_settings_stand_beside_the_others():
     scenario = fig3("vm.instances=3", "measured_vm.shares=8000", "measured_vm.limit=3").scenario
-    assert measured_vm_section(scenario) == {"shares": {"measured": 8000.0, "others": 4000.0},
-                                             "limit": {"measured": 3.0, "others": None}}
+    assert measured_vm_section(scenario) == {"shares": MeasuredSetting(measured=8000.0, others=4000.0),
+                                             "limit": MeasuredSetting(measured=3.0, others=None)}
     assert measured_vm_section(fig3().scenario) == {}
 
 
@@ -224,30 +225,31 @@ FIG6 = ROOT / "configs" / "voip-vsphere5" / "fig6.toml"
 
 def test_bulk_traffic_vms_report_their_cpu_apart_from_the_media_servers():
     flood = captured_run(load_scenario(FIG6, ["run.duration=3", "run.warmup=0.5"]), 1)
-    sim, window, traffic = flood.sim, flood.window, flood.summary["traffic_vms"]
+    sim, window, traffic = flood.sim, flood.window, flood.summary.traffic_vms
     assert list(traffic) == [group.name for group in sim.traffic_vms] and traffic
-    assert not set(traffic) & set(flood.summary["vms"])
+    assert not set(traffic) & set(flood.summary.vms)
     for group in sim.traffic_vms:
         used = busy(flood, [w.name for w in group.worlds])
-        assert traffic[group.name]["used_pct"] == pytest.approx(100 * used / window, rel=1e-12)
-    assert any(entry["used_pct"] > 0 for entry in traffic.values())
+        assert traffic[group.name].cpu.used_pct == pytest.approx(100 * used / window, rel=1e-12)
+    assert any(entry.cpu.used_pct > 0 for entry in traffic.values())
     # with the traffic VMs, every VM's vCPUs and every transmit world are all the host ran
     vcpus = {w.name for group in [*sim.vms, *sim.traffic_vms] for w in group.worlds}
-    host = flood.summary["host"]
-    host_cpu_s = host["cpu_util_pct"] / 100 * len(host["lcpu_util_pct"]) * window
+    host = flood.summary.host
+    host_cpu_s = host.cpu_util_pct / 100 * len(host.lcpu_util_pct) * window
     others = busy(flood, [w.name for w in sim.machine.worlds if w.name not in vcpus])
-    in_vms = sum(v["used_pct"] for v in [*flood.summary["vms"].values(), *traffic.values()]) / 100 * window
+    in_vms = sum(v.cpu.used_pct for v in [*flood.summary.vms.values(), *traffic.values()]) / 100 * window
     assert in_vms + others == pytest.approx(host_cpu_s, rel=1e-9)
 
 
 def test_without_traffic_vms_the_summary_has_no_traffic_vms_section(three_vms):
-    assert "traffic_vms" not in three_vms.summary
+    assert three_vms.summary.traffic_vms is None
+    assert "traffic_vms" not in three_vms.summary.to_json()
 
 
 def test_each_vm_names_its_group():
     flood = captured_run(load_scenario(FIG6, ["run.duration=1", "run.warmup=0.5"]), 1)
-    assert {vm["group"] for vm in flood.summary["vms"].values()} == {"vm"}
-    assert {vm["group"] for vm in flood.summary["traffic_vms"].values()} == {"flood"}
+    assert {vm.group for vm in flood.summary.vms.values()} == {"vm"}
+    assert {vm.group for vm in flood.summary.traffic_vms.values()} == {"flood"}
 
 
 GROUP_SERVERS = """
@@ -271,9 +273,9 @@ def test_guest_background_is_vm_instances_bursts(tmp_path, engine):
     for instances in (0, 1):
         sim = Simulation(load_scenario(config, [f"vm.instances={instances}", "run.warmup=0.5",
                                                 "params.host.socket_contention=0"]), 2, engine)
-        sections[instances] = sim.run(10.0, 0.5).get("guest_background")
+        sections[instances] = sim.run(10.0, 0.5).guest_background
     assert sections[0] is None
-    assert sections[1] is not None and sections[1]["burst_ms"] == pytest.approx(5.0)
+    assert sections[1] is not None and sections[1].burst_ms == pytest.approx(5.0)
 
 
 # ------------------------------------------------------------------- client stalls
@@ -281,14 +283,14 @@ def test_a_stalling_clients_stalls_are_counted_in_the_window_and_delay_its_packe
     overrides = ["run.duration=12", "run.warmup=2", "params.client.stall_rate=2.0",
                  "params.client.stall_duration=0.03"]
     stalling = captured_run(load_scenario(FIG6, overrides), 1, duration=12.0, warmup=2.0)
-    section = stalling.summary["client_stalls"]
+    section = stalling.summary.client_stalls
     starts = stalling.sim.client.stalls._starts
     in_window = starts[(starts >= 2.0) & (starts < 12.0)]
-    assert section["count"] == in_window.size > 0
-    assert section["rate_per_s"] == 2.0 and section["length_ms"] == pytest.approx(30.0)
-    assert 0 < section["stalled_pct"] <= 100 * in_window.size * 0.03 / 10.0 + 1e-9
+    assert section.count == in_window.size > 0
+    assert section.rate_per_s == 2.0 and section.length_ms == pytest.approx(30.0)
+    assert 0 < section.stalled_pct <= 100 * in_window.size * 0.03 / 10.0 + 1e-9
     quiet = captured_run(load_scenario(FIG6, overrides[:2] + ["params.client.stall_rate=0"]), 1,
                          duration=12.0, warmup=2.0)
-    assert "client_stalls" not in quiet.summary
-    assert stalling.summary["jitter"]["p99_ms"] > quiet.summary["jitter"]["p99_ms"]
-    assert stalling.summary["voice"] == quiet.summary["voice"]  # the network is the same
+    assert quiet.summary.client_stalls is None
+    assert stalling.summary.jitter.p99_ms > quiet.summary.jitter.p99_ms
+    assert stalling.summary.voice == quiet.summary.voice  # the network is the same

@@ -4,6 +4,7 @@ import re
 
 from hypothesis import given, strategies as st
 
+from summaries import typed_summary
 from vsim.results.run_text import run_text
 
 
@@ -22,8 +23,8 @@ def _summary(offered_pps=0.0, packets_emitted=0, **extra):
         "jitter": {"measuring_conference": True, "mean_ms": 0.25, "p99_ms": None, "samples": 7},
         "instances_jitter": {"mean_ms": 0.5, "p99_ms": 1.0, "worst_p99_ms": 2.0, "vms": 1,
                              "vms_with_samples": 1},
-        "vms": {"vm0": {"used_pct": 50.0, "ready_pct": 1.25, "costop_pct": 0.0, "jitter_mean_ms": None,
-                        "jitter_p99_ms": 0.75}},
+        "vms": {"vm0": {"used_pct": 50.0, "ready_pct": 1.25, "costop_pct": 0.0, "limited_pct": 0.0,
+                        "jitter_mean_ms": None, "jitter_p99_ms": 0.75}},
         "voice_quality": {"jitter_buffer": {"kind": "fixed", "nominal_ms": 40.0},
                           "measuring_conference": None, "groups": {}},
     }
@@ -32,7 +33,8 @@ def _summary(offered_pps=0.0, packets_emitted=0, **extra):
 
 
 def _lines(summary, duration=10.0, warmup=2.0, params=None):
-    return run_text("fig", "fig.toml", 3, duration, warmup, "events", summary, params).splitlines()
+    return run_text("fig", "fig.toml", 3, duration, warmup, "events", typed_summary(summary),
+                    params).splitlines()
 
 
 def test_header_names_the_run_and_its_warm_up():
@@ -41,7 +43,8 @@ def test_header_names_the_run_and_its_warm_up():
 
 def test_the_host_models_follow_the_header_and_others_are_left_out():
     models = {"host": "hosts/h", "scheduler": "schedulers/s", "nic": "nics/n", "vnic": "vnics/v"}
-    lines = run_text("fig", "fig.toml", 3, 10.0, 2.0, "events", _summary(), None, models).splitlines()
+    lines = run_text("fig", "fig.toml", 3, 10.0, 2.0, "events", typed_summary(_summary()), None,
+                     models).splitlines()
     assert lines[1] == ("models     host hosts/h  scheduler schedulers/s  nic nics/n  "
                         "(vsim describe REF: its parameters and sources)")
     assert not any(line.startswith("models") for line in _lines(_summary()))
@@ -157,7 +160,8 @@ def test_a_client_stalls_line_follows_the_voice_lines_only_with_its_section():
 
 
 def test_traffic_vms_get_cpu_lines_after_the_media_servers():
-    lines = _lines(_summary(traffic_vms={"flood[0]": {"used_pct": 50.0, "ready_pct": 2.5, "costop_pct": 0.0}}))
+    lines = _lines(_summary(traffic_vms={"flood[0]": {"used_pct": 50.0, "ready_pct": 2.5, "costop_pct": 0.0,
+                                                          "limited_pct": 0.0}}))
     vm0 = next(i for i, line in enumerate(lines) if line.startswith("vm0 "))
     assert lines[vm0 + 1] == "flood[0]   used 50.0%  ready 2.5%  costop 0.0%  (traffic VM)"
     assert not any("traffic VM" in line for line in _lines(_summary()))

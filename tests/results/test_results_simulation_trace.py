@@ -66,9 +66,9 @@ def test_lost_packets_keep_their_rows_without_arrival(tmp_path):
     summary = sim.run(3.0, 1.0)
     trace = packets_trace(sim, {})
     lost = np.isnan(trace.columns["arrival_s"])
-    assert 0 < summary["measured_loss_fraction"] < 1 and 0 < lost.mean() < 1
+    assert 0 < summary.measured_loss_fraction < 1 and 0 < lost.mean() < 1
     losses = trace_samples(packets_trace(sim, {"warmup_s": 1.0}), "sim")["loss_fraction"].values
-    assert losses.mean() == pytest.approx(summary["measured_loss_fraction"], abs=0.01)  # per stream vs pooled
+    assert losses.mean() == pytest.approx(summary.measured_loss_fraction, abs=0.01)  # per stream vs pooled
     write_simulation_trace(tmp_path / "lossy.csv", sim, {})
     assert np.array_equal(np.isnan(read_any(tmp_path / "lossy.csv")[1].columns["arrival_s"]), lost)
 

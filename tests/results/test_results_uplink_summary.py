@@ -39,19 +39,19 @@ def test_a_streams_loss_and_jitter_count_only_packets_sent_in_the_window():
     streams = np.zeros(send.size, dtype=np.int64)
     entry = stream_entry(streams, send, recv, 0, 5, 9)
     in_window = (send >= 5) & (send < 9)
-    assert entry["loss_fraction"] == pytest.approx(np.isnan(recv[in_window]).mean())
+    assert entry.loss_fraction == pytest.approx(np.isnan(recv[in_window]).mean())
     got = ~np.isnan(recv) & (send < 9)
     samples = stream_jitter_samples(send[got], recv[got], streams[got], 5)
-    assert entry["jitter_mean_ms"] == pytest.approx(samples.mean() * 1000)
+    assert entry.jitter_mean_ms == pytest.approx(samples.mean() * 1000)
     kept = in_window & ~np.isnan(recv)
-    assert entry["latency_mean_ms"] == pytest.approx((recv - send)[kept].mean() * 1000)
-    assert entry["stream"] == 0
+    assert entry.latency_mean_ms == pytest.approx((recv - send)[kept].mean() * 1000)
+    assert entry.stream == 0
 
 
 def test_a_tcp_group_reports_its_demand_and_no_loss_fraction():
     exp1 = Path(__file__).resolve().parents[2] / "configs" / "netioc-vsphere6" / "exp1.toml"
     summary = simulate(load_scenario(exp1, ["run.duration=2", "run.warmup=0.5"]), seed=1, duration=2, warmup=0.5)
-    groups = summary["uplink"]["groups"]
-    tcp = [g for g in groups.values() if "demand_pps" in g]
-    assert tcp and all(g["loss_fraction"] is None and "offered_pps" not in g for g in tcp)
-    assert all(g["delivered_pps"] <= g["demand_pps"] * (1 + 1e-9) for g in tcp)
+    groups = summary.uplink.groups
+    tcp = [g for g in groups.values() if g.demand_pps is not None]
+    assert tcp and all(g.loss_fraction is None and g.offered_pps is None for g in tcp)
+    assert all(g.delivered_pps <= g.demand_pps * (1 + 1e-9) for g in tcp)

@@ -29,7 +29,8 @@ def fig3(*overrides):
 
 
 def quality(loaded, seed=1, duration=4.0, warmup=1.0):
-    return simulate(loaded, seed, duration=duration, warmup=warmup)
+    """The summary of a run of ``loaded``, as the JSON holds it."""
+    return simulate(loaded, seed, duration=duration, warmup=warmup).to_json()
 
 
 @pytest.fixture(scope="module")
@@ -153,7 +154,7 @@ def test_closed_form_and_event_engine_rate_the_same_packets():
     loaded = fig3("vm.instances=1", "params.host.socket_contention=0")  # a host the closed form plays
     fast = Simulation(loaded, 2, engine="uncontended").run(4.0, 1.0)
     slow = Simulation(loaded, 2, engine="events").run(4.0, 1.0)
-    assert fast["voice_quality"] == slow["voice_quality"]
+    assert fast.voice_quality == slow.voice_quality
 
 
 # ----------------------------------------------------------------- choices
@@ -218,15 +219,15 @@ def _record(late, delay_s):
 def test_a_receiver_that_plays_nothing_rates_at_the_floor():
     codec = Simulation(load_scenario(FIG3), 1).codec
     entry = quality_entry([_record(late=50, delay_s=0.01)], codec)
-    assert entry["effective_loss_fraction"] == 1.0
-    assert (entry["r_factor"], entry["mos"], entry["mouth_to_ear_ms"]) == (0.0, 1.0, None)
+    assert entry.effective_loss_fraction == 1.0
+    assert (entry.r_factor, entry.mos, entry.mouth_to_ear_ms) == (0.0, 1.0, None)
 
 
 def test_a_rating_below_the_scale_is_reported_at_its_floor():
     codec = Simulation(load_scenario(FIG3), 1).codec
     entry = quality_entry([_record(late=45, delay_s=5.0)], codec)
-    raw = emodel.rating(entry["mouth_to_ear_ms"], 0.9, 11.0, 19.0, entry["burst_ratio"])
-    assert raw < -50 and entry["r_factor"] == 0.0 and entry["mos"] == 1.0
+    raw = emodel.rating(entry.mouth_to_ear_ms, 0.9, 11.0, 19.0, entry.burst_ratio)
+    assert raw < -50 and entry.r_factor == 0.0 and entry.mos == 1.0
 
 
 def test_the_start_up_note_is_given_only_for_an_adaptive_buffer_with_a_short_warm_up():
@@ -274,15 +275,15 @@ def test_any_subset_of_streams_and_ticks_received_gives_records_or_none(cells, d
     assert sum(r.lost.size for r in records) == len(counted)
     assert sum(int(r.lost.sum()) for r in records) == sum(not got for _, _, got in counted)
     entry = quality_entry(records, _fig3_codec())
-    assert entry["packets"] == len(counted)
+    assert entry.packets == len(counted)
     if not counted:
-        assert entry["network_loss_fraction"] is None and entry["jitter_mean_ms"] is None
+        assert entry.network_loss_fraction is None and entry.jitter_mean_ms is None
 
 
 def test_a_receiver_that_recorded_no_packet_gives_na_values_in_the_summary():
     """A tick longer than the run: the monitored conferences never send, and every entry is n/a."""
     loaded = load_scenario(FIG3, ["vm.instances=2", "vm.streams_per_instance=30000"])
-    section = simulate(loaded, 1, duration=1.0, warmup=0.5)["voice_quality"]
+    section = simulate(loaded, 1, duration=1.0, warmup=0.5).to_json()["voice_quality"]
     for entry in [section["measuring_conference"], *section["groups"].values()]:
         assert entry["packets"] == 0 and entry["network_loss_fraction"] is None
     assert section["measuring_conference"]["streams"] == []

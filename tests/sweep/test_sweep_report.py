@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
+from summaries import typed_summary
 from vsim.metrics.stats import trimmed_mean, trimmed_mean_interval
 from vsim.sweep.executor import Sweep, Task
 from vsim.sweep.report import (axis, plot_report, point_report, report_json, sweep_metrics,
@@ -32,8 +33,8 @@ def summary(jitter, cpu=50.0, ready=(1.0, 3.0), rate=100.0, offered=100.0, measu
         "voice": {"loss_fraction": 1 - rate * WINDOW / emitted if emitted else 0.0,
                   "packet_rate_pps": rate, "offered_pps": offered, "packets_emitted": emitted},
         "host": {"cpu_util_pct": cpu},
-        "vms": {f"vm{i}": {"group": "vm", "used_pct": 2 * r, "ready_pct": r, "costop_pct": r / 2}
-                for i, r in enumerate(ready)},
+        "vms": {f"vm{i}": {"group": "vm", "used_pct": 2 * r, "ready_pct": r, "costop_pct": r / 2,
+                           "limited_pct": 0.0} for i, r in enumerate(ready)},
     }
 
 
@@ -58,6 +59,11 @@ def network(cpu=0.0, transactions=None, latency=None, throughput=None):
     return run
 
 
+def vm_cpu(group, used, ready, costop=0.0):
+    """A VM's entry of a summary: its group and CPU, no limit holding it back."""
+    return {"group": group, "used_pct": used, "ready_pct": ready, "costop_pct": costop, "limited_pct": 0.0}
+
+
 def reports_of(sweep):
     metrics = sweep_metrics(sweep)
     return [point_report(point, metrics) for point in sweep.points]
@@ -68,7 +74,7 @@ def make_sweep(key, runs_by_x, overrides=()):
     for x, runs in runs_by_x.items():
         for r, run in enumerate(runs):
             tasks.append(Task("whatif.toml", overrides, key, x, r, len(runs), 1 + r, 10.0, 1.0))
-            summaries.append(run)
+            summaries.append(typed_summary(run))
     return Sweep.from_runs("whatif", "whatif.toml", tasks, summaries, frozenset())
 
 
@@ -345,10 +351,9 @@ def test_lost_requests_get_a_resent_column_only_where_some_run_lost_them():
 
 def test_each_groups_cpu_has_a_column_and_ready_time_counts_the_traffic_vms():
     run = network(throughput=10.0)
-    run["vms"] = {"lo[0]": {"group": "lo", "used_pct": 100.0, "ready_pct": 10.0, "costop_pct": 0.0},
-                  "lo[1]": {"group": "lo", "used_pct": 140.0, "ready_pct": 30.0, "costop_pct": 0.0},
-                  "hi[0]": {"group": "hi", "used_pct": 300.0, "ready_pct": 0.0, "costop_pct": 0.0}}
-    run["traffic_vms"] = {"bulk[0]": {"group": "bulk", "used_pct": 80.0, "ready_pct": 40.0, "costop_pct": 4.0}}
+    run["vms"] = {"lo[0]": vm_cpu("lo", 100.0, 10.0), "lo[1]": vm_cpu("lo", 140.0, 30.0),
+                  "hi[0]": vm_cpu("hi", 300.0, 0.0)}
+    run["traffic_vms"] = {"bulk[0]": vm_cpu("bulk", 80.0, 40.0, costop=4.0)}
     sweep = make_sweep("group.lo.reservation", {0.0: [run]})
     metrics = sweep_metrics(sweep)
     stats = point_report(sweep.points[0], metrics).stats
@@ -361,9 +366,8 @@ def test_each_groups_cpu_has_a_column_and_ready_time_counts_the_traffic_vms():
 
 def test_each_of_several_groups_gets_its_ready_column_and_cpu_bound_vms_count():
     run = network(throughput=10.0)
-    run["vms"] = {"vm0": {"group": "vm", "used_pct": 120.0, "ready_pct": 0.0, "costop_pct": 0.0}}
-    run["cpu_bound_vms"] = {"hog[0]": {"group": "hog", "used_pct": 280.0, "ready_pct": 120.0,
-                                       "costop_pct": 0.0, "demand_pct": 400.0}}
+    run["vms"] = {"vm0": vm_cpu("vm", 120.0, 0.0)}
+    run["cpu_bound_vms"] = {"hog[0]": {**vm_cpu("hog", 280.0, 120.0), "demand_pct": 400.0}}
     metrics = sweep_metrics(make_sweep("group.hog.limit", {4.0: [run]}))
     stats = point_report(make_sweep("group.hog.limit", {4.0: [run]}).points[0], metrics).stats
     assert [m.name for m in metrics if m.name.startswith("ready_pct.")] == ["ready_pct.vm", "ready_pct.hog"]

@@ -170,9 +170,9 @@ def test_the_exported_trace_gives_the_simulations_own_jitter_summary():
     sim = Simulation(load_scenario(FIG2), 3)
     summary = sim.run(8.0, 2.0)
     jitter = trace_samples(packets_trace(sim, {"warmup_s": 2.0}), "sim")["jitter_ms"].values
-    assert jitter.size == summary["jitter"]["samples"]
-    assert jitter.mean() == pytest.approx(summary["jitter"]["mean_ms"], rel=1e-12)
-    assert np.percentile(jitter, 99) == pytest.approx(summary["jitter"]["p99_ms"], rel=1e-12)
+    assert jitter.size == summary.jitter.samples
+    assert jitter.mean() == pytest.approx(summary.jitter.mean_ms, rel=1e-12)
+    assert np.percentile(jitter, 99) == pytest.approx(summary.jitter.p99_ms, rel=1e-12)
 
 
 @settings(max_examples=30, deadline=None)

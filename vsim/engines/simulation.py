@@ -4,7 +4,7 @@
 that runs it: the SimPy events, or the closed form of
 ``vsim.engines.closed_form`` where no world ever waits for a CPU. The run's
 counters, read after the warm-up and at the end, become its summary in
-``vsim.results.run_summary``.
+``vsim.results.run_summary`` (a ``vsim.results.run_summary_types.RunSummary``).
 """
 
 from typing import Optional, Sequence
@@ -169,6 +169,6 @@ class Simulation(Host):
 
 
 def simulate(loaded, seed, duration=None, warmup=None):
-    """Run one replication of ``loaded`` with ``seed``; return its summary dict."""
+    """Run one replication of ``loaded`` with ``seed``; return its ``RunSummary``."""
     length = RunPlan(duration=duration).resolve(loaded.scenario.run)
     return Simulation(loaded, seed).run(length.duration, length.warmup if warmup is None else warmup)

@@ -48,12 +48,12 @@ BY_CONSTRUCTION = {
 
 def _groups(sweep):
     """The uplink groups of the sweep's only point, first replication (the runs are fluid)."""
-    return sweep.at(UPLINK).runs[0]["uplink"]["groups"]
+    return sweep.at(UPLINK).runs[0].uplink.groups
 
 
 def vm_gbps(sweep, group):
     """A Fig 2 VM's goodput in Gb/s, after warm-up."""
-    return _groups(sweep)[group]["per_vm_mbps"][0] / 1000
+    return _groups(sweep)[group].per_vm_mbps[0] / 1000
 
 
 def largest_reservable_fraction(capacity, tolerance=1e-9):
@@ -81,7 +81,7 @@ def claim_values(sweeps):
     equal, reserved, exp1 = sweeps["fig2_equal"], sweeps["fig2_a"], sweeps["exp1"]
     shares = [vm_gbps(equal, vm) for vm in FIG2_VMS]
     netperf = _groups(exp1)["netperf"]
-    capacity = equal.at(UPLINK).runs[0]["uplink"]["capacity_bps"]
+    capacity = equal.at(UPLINK).runs[0].uplink.capacity_bps
     return {
         "netioc6.reservation_cap_fraction": Simulated(largest_reservable_fraction(capacity), None,
                                                       "fig2_equal"),
@@ -90,9 +90,9 @@ def claim_values(sweeps):
             f"mean of the three VMs ({', '.join(f'{v:.3f}' for v in shares)} Gb/s)"),
         "netioc6.fig2.a.vm1_gbps": Simulated(vm_gbps(reserved, "vm1"), None, "fig2_a", RESERVATION_NOTE),
         "netioc6.fig2.a.vm2_gbps": Simulated(vm_gbps(reserved, "vm2"), None, "fig2_a", RESERVATION_NOTE),
-        "netioc6.exp1.min_vm_mbps": Simulated(netperf["min_second_mbps"], None, "exp1",
+        "netioc6.exp1.min_vm_mbps": Simulated(netperf.min_second_mbps, None, "exp1",
                                               "lowest goodput of any VM in any second after warm-up"),
-        "netioc6.exp1.vm_throughput_cv": Simulated(coefficient_of_variation(netperf["per_vm_mbps"]),
+        "netioc6.exp1.vm_throughput_cv": Simulated(coefficient_of_variation(netperf.per_vm_mbps),
                                                    None, "exp1"),
         **exp3_claims(sweeps["exp3_default"], sweeps["exp3_netioc"]),
         "netioc6.fig6.rr_latency_overhead_us": fig6_overhead(sweeps["fig6"]),
@@ -105,7 +105,7 @@ EXP3_SMALL = range(1, 25)
 
 def host_cpu_pct(sweep):
     """{VM count: host CPU %} of an Exp 3 sweep (the runs are fluid: the first replication)."""
-    return {point.x: point.runs[0]["host"]["cpu_util_pct"] for point in sweep.points}
+    return {point.x: point.runs[0].host.cpu_util_pct for point in sweep.points}
 
 
 def cpu_overhead(default, netioc):
@@ -166,12 +166,13 @@ def _exp1_figure(stem, sweep, claims):
     """Fig 3: goodput per second of a netperf VM, the NFS load and the vMotion."""
     groups = _groups(sweep)
     labels = {"netperf": "each netperf VM (12)", "nfs": "NFS (Iometer)", "vmotion": "vMotion"}
-    timelines = [Timeline(labels[name], list(range(len(groups[name]["per_second_mbps"]) + 1)),
-                          groups[name]["per_second_mbps"] + groups[name]["per_second_mbps"][-1:])
+    per_second = {name: list(groups[name].per_second_mbps) for name in labels}
+    timelines = [Timeline(labels[name], list(range(len(per_second[name]) + 1)),
+                          per_second[name] + per_second[name][-1:])
                  for name in labels]
     floor = next((c for c in claims if c.id == "netioc6.exp1.min_vm_mbps"), None)
     band = None if floor is None else (f"paper: a VM never below {floor.paper:g} Mb/s (band)",
-                                       *floor.band, 0, len(groups["netperf"]["per_second_mbps"]))
+                                       *floor.band, 0, len(per_second["netperf"]))
     return plot_timeline(stem, title="Exp 1 (Fig 3): goodput beside NFS and vMotion, NetIOC",
                          xlabel="time (s)", ylabel="goodput (Mb/s)", timelines=timelines, band=band,
                          caption="Fluid TCP streams: every replication the same, the first shown. "
@@ -210,8 +211,7 @@ FIG6_DEFAULT, FIG6_NETIOC = "multiqueue", "netioc"
 
 def fig6_latencies(sweep, uplink):
     """Each replication's per-VM mean TCP_RR one-way latency (µs) under ``uplink``."""
-    return [[vm["one_way_latency_mean_us"]
-             for vm in run["uplink"]["request_response"]["netperf"]["per_vm"]]
+    return [[vm.one_way_latency_mean_us for vm in run.uplink.request_response["netperf"].per_vm]
             for run in sweep.at(uplink).runs]
 
 

@@ -170,8 +170,10 @@ def _jitter_figure(stem, sweep, claims, title, xlabel):
 
 
 def every_vm_values(point, key):
-    """``key`` of every VM's monitored conference in every replication of ``point``."""
-    return [vm[key] for run in point.runs for vm in run["vms"].values() if vm[key] is not None]
+    """``key`` (a ``MediaVm`` field) of every VM's monitored conference in every replication of
+    ``point``."""
+    values = [getattr(vm, key) for run in point.runs for vm in run.vms.values()]
+    return [value for value in values if value is not None]
 
 
 def _every_vm_figure(stem, sweep, claims):
@@ -218,14 +220,13 @@ def draw_figures(outdir, sweeps, claims):
 
 def mean_timeline(point, key):
     """Per second, the mean over ``point``'s replications of the timeline ``key``."""
-    runs = [run["uplink"]["timeline"][key] for run in point.runs]
+    runs = [getattr(run.uplink.timeline, key) for run in point.runs]
     return [sum(values) / len(values) for values in zip(*runs)]
 
 
 def _fig6_figure(stem, sweep, claims):
     """Fig 6: voice packets lost per second over the run, without and with NetIOC."""
-    first = sweep.points[0].runs[0]["uplink"]
-    start, stop = first["traffic_window_s"]
+    start, stop = sweep.points[0].runs[0].uplink.traffic_window_s
     timelines = []
     for x in sweep.xs():
         lost = mean_timeline(sweep.at(x), "voice_lost_per_s")

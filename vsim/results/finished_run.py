@@ -17,6 +17,7 @@ from vsim.cpu.machine import Machine
 from vsim.cpu.world import Group, World
 from vsim.guest.measuring_client import MeasuringClient
 from vsim.guest.media_server import MediaServer
+from vsim.guest.replayed_traffic import ReplayedTraffic
 from vsim.guest.request_response import RequestResponseTraffic
 from vsim.guest.traffic_vm import TrafficVm
 from vsim.metrics.jitter_buffer import AdaptiveBuffer, FixedBuffer
@@ -135,6 +136,10 @@ class FinishedRun(Protocol):
     @property
     def rr(self) -> Optional[RequestResponseTraffic]:
         """The request/response chains, if the scenario has any."""
+
+    @property
+    def replay(self) -> Optional[ReplayedTraffic]:
+        """The replayed packets' traffic, if the scenario has a ``packets_replay`` group."""
 
     @property
     def background_tasks(self) -> HostWorlds:

@@ -1,4 +1,4 @@
-"""A run's summary: the dict ``Simulation.run`` returns, built from two snapshots.
+"""A run's summary: the ``RunSummary`` ``Simulation.run`` returns, built from two snapshots.
 
 The run's counters are read at the end of the warm-up and at the end of the
 run (``Simulation._snapshot``, or the closed form's ``uncontended.run``), and
@@ -19,7 +19,8 @@ sections (``uplink``, ``vsim.results.uplink_summary``), the time an outer
 hypervisor stole (``host_steal``) and the measured VM's own CPU settings
 (``measured_vm``). Building it apart from the model keeps ``Simulation`` to
 building and running, and lets each section be checked on its own; the
-sections read the run only through ``vsim.results.finished_run.FinishedRun``.
+sections read the run only through ``vsim.results.finished_run.FinishedRun``, and their
+shape is ``vsim.results.run_summary_types``.
 """
 
 import numpy as np
@@ -29,6 +30,10 @@ from vsim.metrics.jitter import stream_jitter_samples
 from vsim.net.frames import frame_bytes
 from vsim.net.shared_uplink import SharedUplink
 from vsim.config.cpu_settings import cpu_settings
+from vsim.results.run_summary_types import (ClientStalls, CpuBoundVm, GuestBackground, Host,
+                                            HostBackgroundTasks, HostSteal, InstancesJitter, Jitter,
+                                            MeasuredSetting, MediaVm, RunSummary, TrafficVm, VmCpu,
+                                            Voice)
 from vsim.results.uplink_summary import uplink_summary
 from vsim.results.voice_quality import voice_quality_summary
 from vsim.results.finished_run import FinishedRun
@@ -44,46 +49,42 @@ def run_summary(sim: FinishedRun, start, end, window, warmup):
     ``warmup``: one section per part of the model, the optional ones where they apply."""
     per_vm = [conference_jitter(receiver, warmup) for receiver in sim.receivers]
     vms = vms_section(sim, start, end, window, per_vm)
-    summary = {
-        **jitter_sections(sim, per_vm, vms),
-        "voice": voice_section(sim, start, end, window),
-        "host": host_section(start, end, window),
-        "vms": vms,
-        "vms_definition": VM_CPU_DEFINITION,
-        "voice_quality": voice_quality_summary(sim, warmup),
-    }
+    jitter, instances_jitter, measured_packets, measured_loss_fraction = jitter_sections(sim, per_vm, vms)
     burst, _ = sim.background
-    if burst > 0 and sim.scenario.vm.instances:
-        summary["guest_background"] = background_section(sim, start, end, window)
-    if sim.traffic_vms:
-        summary["traffic_vms"] = traffic_vms_section(sim, start, end, window)
-    if sim.cpu_bound:
-        summary["cpu_bound_vms"] = cpu_bound_vms_section(sim, start, end, window)
-    if sim.background_tasks.worlds:
-        summary["host_background_tasks"] = host_tasks_section(sim, start, end, window)
-    if isinstance(sim.uplink, SharedUplink):
-        summary["uplink"] = uplink_summary(sim, sim.uplink, start, end, window, warmup)
-    if sim.host_steal.worlds:
-        summary["host_steal"] = steal_section(sim, start, end, window)
     stalls = sim.client.stalls if sim.client is not None else None
-    if stalls is not None:
-        summary["client_stalls"] = stalls_section(stalls, warmup, warmup + window)
-    if sim.scenario.measured_vm.overrides():
-        summary["measured_vm"] = measured_vm_section(sim.scenario)
-    return summary
+    return RunSummary(
+        jitter=jitter, instances_jitter=instances_jitter, measured_packets=measured_packets,
+        measured_loss_fraction=measured_loss_fraction,
+        voice=voice_section(sim, start, end, window),
+        host=host_section(start, end, window),
+        vms=vms,
+        vms_definition=VM_CPU_DEFINITION,
+        voice_quality=voice_quality_summary(sim, warmup),
+        guest_background=(background_section(sim, start, end, window)
+                          if burst > 0 and sim.scenario.vm.instances else None),
+        traffic_vms=traffic_vms_section(sim, start, end, window) if sim.traffic_vms else None,
+        cpu_bound_vms=cpu_bound_vms_section(sim, start, end, window) if sim.cpu_bound else None,
+        host_background_tasks=(host_tasks_section(sim, start, end, window)
+                               if sim.background_tasks.worlds else None),
+        uplink=(uplink_summary(sim, sim.uplink, start, end, window, warmup)
+                if isinstance(sim.uplink, SharedUplink) else None),
+        host_steal=steal_section(sim, start, end, window) if sim.host_steal.worlds else None,
+        client_stalls=stalls_section(stalls, warmup, warmup + window) if stalls is not None else None,
+        measured_vm=measured_vm_section(sim.scenario) if sim.scenario.measured_vm.overrides() else None,
+    )
 
 
 def stalls_section(stalls, first, last):
     """The measuring client's receive stalls over [first, last): how many began, the share of
     the time it was stalled, and their configured rate and length."""
     count, stalled = stalls.within(first, last)
-    return {"count": count,
-            "stalled_pct": 100 * stalled / (last - first) if last > first else 0.0,
-            "rate_per_s": stalls.rate,
-            "length_ms": 1e3 * stalls.duration,
-            "definition": "stalls of the measuring client's receiving thread (Poisson starts, fixed "
-                          "length; overlapping ones join) that began after warm-up; packets "
-                          "arriving during one are read when it ends"}
+    return ClientStalls(count=count,
+                        stalled_pct=100 * stalled / (last - first) if last > first else 0.0,
+                        rate_per_s=stalls.rate,
+                        length_ms=1e3 * stalls.duration,
+                        definition="stalls of the measuring client's receiving thread (Poisson starts, "
+                                   "fixed length; overlapping ones join) that began after warm-up; "
+                                   "packets arriving during one are read when it ends")
 
 
 def conference_jitter(receiver, warmup):
@@ -102,11 +103,11 @@ def vms_section(sim: FinishedRun, start, end, window, per_vm):
     vms = {}
     for index, (group, (vm_samples, vm_sent, vm_lost)) in enumerate(zip(sim.vms, per_vm)):
         measuring = index == 0 and sim.measuring
-        vms[group.name] = {"group": sim.vm_group[group.name], **vm_cpu(group, start, end, window),
-                           "monitored": "measuring conference" if measuring else "last load conference",
-                           "jitter_mean_ms": mean_ms(vm_samples),
-                           "jitter_p99_ms": p99_ms(vm_samples),
-                           "monitored_loss_fraction": vm_lost / vm_sent if vm_sent else 0.0}
+        vms[group.name] = MediaVm(group=sim.vm_group[group.name], cpu=vm_cpu(group, start, end, window),
+                                  monitored="measuring conference" if measuring else "last load conference",
+                                  jitter_mean_ms=mean_ms(vm_samples),
+                                  jitter_p99_ms=p99_ms(vm_samples),
+                                  monitored_loss_fraction=vm_lost / vm_sent if vm_sent else 0.0)
     return vms
 
 
@@ -124,23 +125,23 @@ def worlds_cpu(worlds, start, end, window):
         u0, r0, c0, l0 = start["worlds"][w.name]
         u1, r1, c1, l1 = end["worlds"][w.name]
         used, ready, costop, limited = used + u1 - u0, ready + r1 - r0, costop + c1 - c0, limited + l1 - l0
-    return {"used_pct": 100 * used / window, "ready_pct": 100 * ready / window,
-            "costop_pct": 100 * costop / window, "limited_pct": 100 * limited / window}
+    return VmCpu(used_pct=100 * used / window, ready_pct=100 * ready / window,
+                 costop_pct=100 * costop / window, limited_pct=100 * limited / window)
 
 
 def traffic_vms_section(sim: FinishedRun, start, end, window):
     """Per bulk traffic VM (flood, TCP stream): its CPU as ``vms`` gives the media servers'.
     Kept apart from ``vms``, whose entries carry a conference's jitter these VMs do not have;
     request/response VMs are left out, their CPU not being modelled."""
-    return {group.name: {"group": sim.vm_group[group.name], **vm_cpu(group, start, end, window)}
+    return {group.name: TrafficVm(group=sim.vm_group[group.name], cpu=vm_cpu(group, start, end, window))
             for group in sim.traffic_vms}
 
 
 def cpu_bound_vms_section(sim: FinishedRun, start, end, window):
     """Per CPU-bound VM (``vsim.guest.cpu_bound``): its CPU as ``vms`` gives the media servers',
     and the demand it was given, so used against wanted shows what it was denied."""
-    return {vm.name: {"group": sim.vm_group[vm.name], "demand_pct": 100 * vm.demand * len(vm.worlds),
-                      **worlds_cpu(vm.worlds, start, end, window)}
+    return {vm.name: CpuBoundVm(group=sim.vm_group[vm.name], demand_pct=100 * vm.demand * len(vm.worlds),
+                                cpu=worlds_cpu(vm.worlds, start, end, window))
             for vm in sim.cpu_bound}
 
 
@@ -149,40 +150,39 @@ def host_tasks_section(sim: FinishedRun, start, end, window):
     summed over the tasks: what the VMs did not get."""
     worlds = sim.background_tasks.worlds
     cpu = worlds_cpu(worlds, start, end, window)
-    return {"tasks": len(worlds), "used_pct": cpu["used_pct"], "ready_pct": cpu["ready_pct"],
-            "definition": "used_pct, ready_pct: % of one logical CPU's time, summed over the host's "
-                          "always-runnable tasks outside the VMs (host.background_tasks)"}
+    return HostBackgroundTasks(tasks=len(worlds), used_pct=cpu.used_pct, ready_pct=cpu.ready_pct,
+                               definition="used_pct, ready_pct: % of one logical CPU's time, summed "
+                                          "over the host's always-runnable tasks outside the VMs "
+                                          "(host.background_tasks)")
 
 
 def jitter_sections(sim: FinishedRun, per_vm, vms):
     """The measuring conference's jitter and loss, and the jitter over every VM's monitored
-    conference (its ``vms`` entries): ``jitter``, ``instances_jitter``, ``measured_*``."""
+    conference (its ``vms`` entries): ``jitter``, ``instances_jitter``, ``measured_packets`` and
+    ``measured_loss_fraction``."""
     samples, measured, measured_lost = per_vm[0] if sim.measuring else (np.zeros(0), 0, 0)
-    vm_means = [v["jitter_mean_ms"] for v in vms.values() if v["jitter_mean_ms"] is not None]
-    vm_p99s = [v["jitter_p99_ms"] for v in vms.values() if v["jitter_p99_ms"] is not None]
-    return {
-        "jitter": {
-            "measuring_conference": bool(sim.measuring),
-            "samples": int(samples.size),
-            "mean_ms": mean_ms(samples),
-            "p99_ms": p99_ms(samples),
-            "definition": "RFC 3550 jitter held after each received packet of the measuring "
-                          "conference's streams, pooled, after warm-up",
-        },
-        "instances_jitter": {
-            "mean_ms": float(np.mean(vm_means)) if vm_means else None,
-            "p99_ms": float(np.mean(vm_p99s)) if vm_p99s else None,
-            "worst_p99_ms": max(vm_p99s) if vm_p99s else None,
-            "vms": len(vms),
-            "vms_with_samples": len(vm_p99s),
-            "definition": "each VM's last conference measured like the measuring conference; "
-                          "mean over the VMs of their mean and 99th percentile, and the "
-                          "highest 99th percentile, over the VMs with packets after warm-up "
-                          "(vms_with_samples of vms)",
-        },
-        "measured_packets": measured,
-        "measured_loss_fraction": measured_lost / measured if measured else 0.0,
-    }
+    vm_means = [v.jitter_mean_ms for v in vms.values() if v.jitter_mean_ms is not None]
+    vm_p99s = [v.jitter_p99_ms for v in vms.values() if v.jitter_p99_ms is not None]
+    jitter = Jitter(
+        measuring_conference=bool(sim.measuring),
+        samples=int(samples.size),
+        mean_ms=mean_ms(samples),
+        p99_ms=p99_ms(samples),
+        definition="RFC 3550 jitter held after each received packet of the measuring "
+                   "conference's streams, pooled, after warm-up",
+    )
+    instances_jitter = InstancesJitter(
+        mean_ms=float(np.mean(vm_means)) if vm_means else None,
+        p99_ms=float(np.mean(vm_p99s)) if vm_p99s else None,
+        worst_p99_ms=max(vm_p99s) if vm_p99s else None,
+        vms=len(vms),
+        vms_with_samples=len(vm_p99s),
+        definition="each VM's last conference measured like the measuring conference; "
+                   "mean over the VMs of their mean and 99th percentile, and the "
+                   "highest 99th percentile, over the VMs with packets after warm-up "
+                   "(vms_with_samples of vms)",
+    )
+    return jitter, instances_jitter, measured, measured_lost / measured if measured else 0.0
 
 
 def voice_section(sim: FinishedRun, start, end, window):
@@ -192,33 +192,32 @@ def voice_section(sim: FinishedRun, start, end, window):
                + end["uplink_dropped"] - start["uplink_dropped"])
     sent = end["uplink_sent"] - start["uplink_sent"]
     frame = frame_bytes(sim.ip_bytes)
-    return {
-        "packets_emitted": int(emitted),
-        "packets_dropped": int(dropped),
-        "loss_fraction": dropped / emitted if emitted else 0.0,
-        "packet_rate_pps": sent / window,
-        "offered_pps": sum(w.streams for srv in sim.servers for w in srv.workers)
-                       / sim.rtp_interval,
-        "bandwidth_mbps": sent * frame * 8 / window / 1e6,
-        "bandwidth_definition": f"Ethernet frames of {frame} B (header and FCS, no preamble or gap)",
-    }
+    return Voice(
+        packets_emitted=int(emitted),
+        packets_dropped=int(dropped),
+        loss_fraction=dropped / emitted if emitted else 0.0,
+        packet_rate_pps=sent / window,
+        offered_pps=sum(w.streams for srv in sim.servers for w in srv.workers) / sim.rtp_interval,
+        bandwidth_mbps=sent * frame * 8 / window / 1e6,
+        bandwidth_definition=f"Ethernet frames of {frame} B (header and FCS, no preamble or gap)",
+    )
 
 
 def host_section(start, end, window):
     """The host's CPU utilisation (per logical CPU, mean, per core) and its uplink's."""
     lcpu_util = (end["lcpu_busy"] - start["lcpu_busy"]) / window
     core_util = (end["core_busy"] - start["core_busy"]) / window
-    return {
-        "cpu_util_pct": float(100 * lcpu_util.mean()),
-        "cpu_util_definition": "esxtop PCPU UTIL%: mean over logical CPUs of the time not idle",
-        "core_util_pct": float(100 * core_util.mean()),
-        "lcpu_util_pct": [float(100 * u) for u in lcpu_util],
-        "uplink_util_pct": 100 * (end["uplink_busy"] - start["uplink_busy"]) / window,
-        "uplink_util_definition": "link time of every frame the uplink sent (voice, bulk and "
-                                  "request/response): its wire time at the NIC's rate (the "
-                                  "transmit stage's time if longer; the tokens of a tc rate "
-                                  "under tbf or htb), over the window",
-    }
+    return Host(
+        cpu_util_pct=float(100 * lcpu_util.mean()),
+        cpu_util_definition="esxtop PCPU UTIL%: mean over logical CPUs of the time not idle",
+        core_util_pct=float(100 * core_util.mean()),
+        lcpu_util_pct=tuple(float(100 * u) for u in lcpu_util),
+        uplink_util_pct=100 * (end["uplink_busy"] - start["uplink_busy"]) / window,
+        uplink_util_definition="link time of every frame the uplink sent (voice, bulk and "
+                               "request/response): its wire time at the NIC's rate (the "
+                               "transmit stage's time if longer; the tokens of a tc rate "
+                               "under tbf or htb), over the window",
+    )
 
 
 def background_section(sim: FinishedRun, start, end, window):
@@ -227,19 +226,19 @@ def background_section(sim: FinishedRun, start, end, window):
     burst, _ = sim.background
     bursts = end["background_bursts"] - start["background_bursts"]
     instances = sim.scenario.vm.instances
-    return {
-        "bursts_per_vm_per_s": bursts / instances / window,
-        "burst_ms": to_ms(burst),
-        "cpu_pct_of_vm": 100 * bursts * burst / instances / window / sim.scenario.vm.vcpus,
-        "definition": "Poisson bursts of guest background work queued with the media "
-                      "ticks on a random worker vCPU, counted after warm-up",
-    }
+    return GuestBackground(
+        bursts_per_vm_per_s=bursts / instances / window,
+        burst_ms=to_ms(burst),
+        cpu_pct_of_vm=100 * bursts * burst / instances / window / sim.scenario.vm.vcpus,
+        definition="Poisson bursts of guest background work queued with the media "
+                   "ticks on a random worker vCPU, counted after warm-up",
+    )
 
 
 def measured_vm_section(scenario):
     """The CPU settings [measured_vm] gives the measured VM, beside the other VMs' ([vm])."""
     measured, others = cpu_settings(scenario.vm_settings(0)), cpu_settings(scenario.vm)
-    return {key: {"measured": measured[key], "others": others[key]}
+    return {key: MeasuredSetting(measured=measured[key], others=others[key])
             for key in scenario.measured_vm.overrides()}
 
 
@@ -250,9 +249,9 @@ def steal_section(sim: FinishedRun, start, end, window):
         assert world.affinity is not None  # an outer world is pinned to its logical CPU
         (lcpu,) = world.affinity
         stolen[lcpu] = end["worlds"][world.name][0] - start["worlds"][world.name][0]
-    return {
-        "stolen_pct": 100 * sum(stolen) / (window * len(stolen)),
-        "lcpu_stolen_pct": [100 * s / window for s in stolen],
-        "definition": "time each logical CPU was taken by the outer hypervisor replaying the "
-                      "steal trace, after warm-up (counted in the host's PCPU UTIL too)",
-    }
+    return HostSteal(
+        stolen_pct=100 * sum(stolen) / (window * len(stolen)),
+        lcpu_stolen_pct=tuple(100 * s / window for s in stolen),
+        definition="time each logical CPU was taken by the outer hypervisor replaying the "
+                   "steal trace, after warm-up (counted in the host's PCPU UTIL too)",
+    )

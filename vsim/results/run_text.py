@@ -25,7 +25,7 @@ def run_text(name, config, seed, duration, warmup, engine, summary, params=None,
     it, and it makes the voice's measuring window) and the host's models (``models``: role ->
     ref, of which host, scheduler, nic and workload are named), the voice lines appear only when
     the scenario has voice, and the host CPU says what it leaves out."""
-    host = summary["host"]
+    host = summary.host
     lines = [f"{name}  ({config}, seed {seed}, {duration:g} s, warm-up {warmup:g} s, {engine} engine)"]
     named = [f"{role} {models[role]}" for role in ("host", "scheduler", "nic", "workload") if role in (models or {})]
     if named:
@@ -35,52 +35,51 @@ def run_text(name, config, seed, duration, warmup, engine, summary, params=None,
                                                for role, values in params.items()
                                                for key, value in values.items())
                      + "  (set by the scenario or --set, not the model files)")
-    measured = summary.get("measured_vm")
-    if measured:
+    if summary.measured_vm:
         lines.append("measured   " + "  ".join(
-            f"{key} {_cpu_setting(key, value['measured'])} (others {_cpu_setting(key, value['others'])})"
-            for key, value in measured.items()) + "  (vm0's own settings)")
-    if summary["voice"]["offered_pps"]:
+            f"{key} {_cpu_setting(key, value.measured)} (others {_cpu_setting(key, value.others)})"
+            for key, value in summary.measured_vm.items()) + "  (vm0's own settings)")
+    if summary.voice.offered_pps:
         lines += _voice_lines(summary, duration - warmup)
-    stalls = summary.get("client_stalls")
+    stalls = summary.client_stalls
     if stalls is not None:
-        lines.append(f"client     {stalls['count']} stalls of {stalls['length_ms']:g} ms "
-                     f"({stalls['stalled_pct']:.3f}% of the time)  (the measuring client's "
+        lines.append(f"client     {stalls.count} stalls of {stalls.length_ms:g} ms "
+                     f"({stalls.stalled_pct:.3f}% of the time)  (the measuring client's "
                      f"receiving thread; packets arriving during one are read at its end)")
-    uplink = summary.get("uplink") or {}
-    unmodelled = [what for key, what in (("request_response", "request/response"),
-                                         ("replayed", "replayed"))
-                  if uplink.get(key)]
-    lcpus = len(host["lcpu_util_pct"])
-    lines.append(f"host CPU   {host['cpu_util_pct']:.1f}% of {lcpus} logical CPU{'s' * (lcpus != 1)} "
-                 f"(esxtop PCPU UTIL)  core {host['core_util_pct']:.1f}%"
+    uplink = summary.uplink
+    unmodelled = [what for what, section in (("request/response", uplink and uplink.request_response),
+                                             ("replayed", uplink and uplink.replayed))
+                  if section]
+    lcpus = len(host.lcpu_util_pct)
+    lines.append(f"host CPU   {host.cpu_util_pct:.1f}% of {lcpus} logical CPU{'s' * (lcpus != 1)} "
+                 f"(esxtop PCPU UTIL)  core {host.core_util_pct:.1f}%"
                  + (f"  ({' and '.join(unmodelled)} traffic's CPU is not modelled)"
                     if unmodelled else ""))
-    tasks = summary.get("host_background_tasks")
+    tasks = summary.host_background_tasks
     if tasks is not None:
-        lines.append(f"host tasks used {tasks['used_pct']:.1f}%  ready {tasks['ready_pct']:.1f}%  "
-                     f"({tasks['tasks']} always-runnable tasks outside the VMs, host.background_tasks; "
+        lines.append(f"host tasks used {tasks.used_pct:.1f}%  ready {tasks.ready_pct:.1f}%  "
+                     f"({tasks.tasks} always-runnable tasks outside the VMs, host.background_tasks; "
                      f"% of one CPU, summed)")
-    background = summary.get("guest_background")
+    background = summary.guest_background
     if background is not None:
-        lines.append(f"background {background['bursts_per_vm_per_s']:.2f} bursts/s per VM of "
-                     f"{background['burst_ms']:g} ms  ({background['cpu_pct_of_vm']:.2f}% of each VM's vCPUs)")
+        lines.append(f"background {background.bursts_per_vm_per_s:.2f} bursts/s per VM of "
+                     f"{background.burst_ms:g} ms  ({background.cpu_pct_of_vm:.2f}% of each VM's vCPUs)")
     lines.append(f"{'VM CPU':<10} % of one vCPU, summed over the VM's vCPUs, as esxtop (up to 100 x vCPUs)")
-    lines += [f"{vm:<10} used {v['used_pct']:.1f}%  ready {_ready(v)}  "
-              f"costop {v['costop_pct']:.1f}%  jitter {_ms(v['jitter_mean_ms'])}  "
-              f"p99 {_ms(v['jitter_p99_ms'])}" for vm, v in summary["vms"].items()]
-    lines += [f"{vm:<10} used {v['used_pct']:.1f}%  ready {_ready(v)}  "
-              f"costop {v['costop_pct']:.1f}%  (traffic VM)"
-              for vm, v in (summary.get("traffic_vms") or {}).items()]
-    lines += [f"{vm:<10} used {v['used_pct']:.1f}%  ready {_ready(v)}  "
-              f"costop {v['costop_pct']:.1f}%  (CPU-bound VM, wants {v['demand_pct']:.0f}%)"
-              for vm, v in (summary.get("cpu_bound_vms") or {}).items()]
-    lines += _quality_lines(summary["voice_quality"])
-    if summary.get("uplink") is not None:
-        lines += _uplink_lines(summary["uplink"])
-    steal = summary.get("host_steal")
+    lines += [f"{vm:<10} used {v.cpu.used_pct:.1f}%  ready {_ready(v.cpu)}  "
+              f"costop {v.cpu.costop_pct:.1f}%  jitter {_ms(v.jitter_mean_ms)}  "
+              f"p99 {_ms(v.jitter_p99_ms)}" for vm, v in summary.vms.items()]
+    lines += [f"{vm:<10} used {t.cpu.used_pct:.1f}%  ready {_ready(t.cpu)}  "
+              f"costop {t.cpu.costop_pct:.1f}%  (traffic VM)"
+              for vm, t in (summary.traffic_vms or {}).items()]
+    lines += [f"{vm:<10} used {c.cpu.used_pct:.1f}%  ready {_ready(c.cpu)}  "
+              f"costop {c.cpu.costop_pct:.1f}%  (CPU-bound VM, wants {c.demand_pct:.0f}%)"
+              for vm, c in (summary.cpu_bound_vms or {}).items()]
+    lines += _quality_lines(summary.voice_quality)
+    if summary.uplink is not None:
+        lines += _uplink_lines(summary.uplink)
+    steal = summary.host_steal
     if steal is not None:
-        lines.append(f"steal      {steal['stolen_pct']:.3f}% of the logical CPUs' time  "
+        lines.append(f"steal      {steal.stolen_pct:.3f}% of the logical CPUs' time  "
                      f"(the outer hypervisor, replayed from host.steal_trace)")
     return "\n".join(lines)
 
@@ -89,38 +88,38 @@ def _voice_lines(summary, window):
     """The voice lines of ``vsim run``: the measuring conference's and every VM's jitter, then the
     packets the guests sent in the ``window`` (seconds after warm-up) against the offered rate
     (below it they fall behind their ticks) and those the host delivered."""
-    jitter, across, voice = summary["jitter"], summary["instances_jitter"], summary["voice"]
-    sent = voice["packets_emitted"] / window if window > 0 else 0.0
-    measured = (f"jitter     mean {_ms(jitter['mean_ms'])}  p99 {_ms(jitter['p99_ms'])}  "
-                f"({jitter['samples']} samples, measuring conference)" if jitter["measuring_conference"]
+    jitter, across, voice = summary.jitter, summary.instances_jitter, summary.voice
+    sent = voice.packets_emitted / window if window > 0 else 0.0
+    measured = (f"jitter     mean {_ms(jitter.mean_ms)}  p99 {_ms(jitter.p99_ms)}  "
+                f"({jitter.samples} samples, measuring conference)" if jitter.measuring_conference
                 else "jitter     no measuring conference (client.measuring_conference = false): "
                      "each VM's last conference below")
-    if jitter["measuring_conference"] and not jitter["samples"]:
+    if jitter.measuring_conference and not jitter.samples:
         measured += ": none of its packets arrived after warm-up"
         reason = no_samples_reason(summary, window)
         if reason:
             measured += f" ({reason}: see {'the loss' if 'lost' in reason else 'voice'} below)"
     counted = ""
-    if across["vms_with_samples"] < across["vms"]:
-        counted = f"; {across['vms_with_samples']} of {across['vms']} VMs had packets after warm-up"
+    if across.vms_with_samples < across.vms:
+        counted = f"; {across.vms_with_samples} of {across.vms} VMs had packets after warm-up"
     return [
         measured,
-        f"all VMs    mean {_ms(across['mean_ms'])}  p99 {_ms(across['p99_ms'])}  "
-        f"worst p99 {_ms(across['worst_p99_ms'])}  (each VM's last conference{counted})",
-        f"voice      sent {sent:.0f} of {voice['offered_pps']:.0f} packets/s offered  "
-        f"delivered {voice['packet_rate_pps']:.0f} packets/s, {voice['bandwidth_mbps']:.2f} Mb/s  "
-        f"loss {100 * voice['loss_fraction']:.3f}%",
+        f"all VMs    mean {_ms(across.mean_ms)}  p99 {_ms(across.p99_ms)}  "
+        f"worst p99 {_ms(across.worst_p99_ms)}  (each VM's last conference{counted})",
+        f"voice      sent {sent:.0f} of {voice.offered_pps:.0f} packets/s offered  "
+        f"delivered {voice.packet_rate_pps:.0f} packets/s, {voice.bandwidth_mbps:.2f} Mb/s  "
+        f"loss {100 * voice.loss_fraction:.3f}%",
     ]
 
 
 def no_samples_reason(summary, window):
     """Why a run's measuring conference has no packets after warm-up, in a few words ('' when
     the summary does not say): all lost on the way, or the guests behind their ticks."""
-    voice = summary["voice"]
-    if summary.get("measured_packets") and summary.get("measured_loss_fraction") == 1.0:
+    voice = summary.voice
+    if summary.measured_packets and summary.measured_loss_fraction == 1.0:
         return "all were lost on the way"
-    sent = voice["packets_emitted"] / window if window > 0 else 0.0
-    if sent < voice["offered_pps"]:
+    sent = voice.packets_emitted / window if window > 0 else 0.0
+    if sent < voice.offered_pps:
         return "the guests fell behind their ticks"
     return ""
 
@@ -131,62 +130,65 @@ def _quality_lines(quality):
     delay (from a packet's RTP time, so a guest behind its ticks adds to it) is the mean over
     the packets received, the buffer and mouth-to-ear delays over those played (late ones are
     not), as the summary defines them, so they are labelled apart."""
-    buffer = quality["jitter_buffer"]
-    kind = (f"fixed jitter buffer {buffer['nominal_ms']:g} ms" if buffer["kind"] == "fixed"
+    buffer = quality.jitter_buffer
+    kind = (f"fixed jitter buffer {buffer.nominal_ms:g} ms" if buffer.kind == "fixed"
             else "adaptive jitter buffer")
-    rows = [("measuring conference", quality["measuring_conference"])]
-    rows += [(f"group {name}", entry) for name, entry in quality["groups"].items()]
+    measuring = quality.measuring_conference
+    rows = [("measuring conference", None if measuring is None else measuring.quality)]
+    rows += [(f"group {name}", entry) for name, entry in quality.groups.items()]
     lines: list[str] = []
     for label, entry in rows:
-        if entry is None or not entry["packets"]:
+        if entry is None or not entry.packets:
             continue
         rating = ("R n/a  MOS n/a (the codec model gives no equipment_impairment for the E-model)"
-                  if entry["r_factor"] is None else f"R {entry['r_factor']:.1f}  MOS {entry['mos']:.2f}")
+                  if entry.r_factor is None else f"R {entry.r_factor:.1f}  MOS {entry.mos:.2f}")
         lines.append(f"{'quality' if not lines else '':<10} {rating}  "
-                     f"loss {100 * entry['network_loss_fraction']:.3f}% + late "
-                     f"{100 * entry['late_fraction']:.3f}%  one-way {_ms(entry['one_way_delay_mean_ms'])}"
-                     f"  played: buffer {_ms(entry['buffer_delay_mean_ms'])} mouth-to-ear "
-                     f"{_ms(entry['mouth_to_ear_ms'])}  ({label}, {kind})")
-    if lines and "note" in quality:
-        lines.append(f"{'':<10} note: {quality['note']}")
+                     f"loss {100 * entry.network_loss_fraction:.3f}% + late "
+                     f"{100 * entry.late_fraction:.3f}%  one-way {_ms(entry.one_way_delay_mean_ms)}"
+                     f"  played: buffer {_ms(entry.buffer_delay_mean_ms)} mouth-to-ear "
+                     f"{_ms(entry.mouth_to_ear_ms)}  ({label}, {kind})")
+    if lines and quality.note is not None:
+        lines.append(f"{'':<10} note: {quality.note}")
     return lines
 
 
 def _uplink_lines(uplink):
     """The uplink lines of ``vsim run``: each traffic group, each request/response group, each
     replaying group and the voice while the bulk traffic runs."""
-    lines = [f"uplink     {uplink['scheduler']}, {uplink['capacity_bps'] / 1e6:g} Mb/s"]
-    for name, group in uplink["groups"].items():
-        lowest = group["min_second_mbps"]
-        wanted = "demand" if "demand_pps" in group else "offered"
-        configured = group.get("configured_pps")
+    lines = [f"uplink     {uplink.scheduler}, {uplink.capacity_bps / 1e6:g} Mb/s"]
+    for name, group in uplink.groups.items():
+        lowest = group.min_second_mbps
+        wanted, rate = (("demand", group.demand_pps) if group.demand_pps is not None
+                        else ("offered", group.offered_pps))
+        configured = group.configured_pps
         held_back = (f" ({configured:.0f} configured: the senders handed over less)"
-                     if configured and group[wanted + "_pps"] < CONFIGURED_SHORTFALL * configured else "")
-        lines.append(f"{'':<10} group {name}: {group['throughput_mbps']:.1f} Mb/s "
+                     if configured and rate < CONFIGURED_SHORTFALL * configured else "")
+        lines.append(f"{'':<10} group {name}: {group.throughput_mbps:.1f} Mb/s "
                      f"(lowest VM second {'n/a' if lowest is None else f'{lowest:.1f}'})  "
-                     f"{group['delivered_pps']:.0f} of {group[wanted + '_pps']:.0f} packets/s {wanted}"
-                     f"{held_back}  {group['interrupts_per_s']:.0f} interrupts/s")
-    for name, group in (uplink.get("request_response") or {}).items():
-        resent = group.get("retransmissions", 0)
-        lines.append(f"{'':<10} group {name}: {group['transactions_per_s']:.0f} transactions/s  "
-                     f"one-way {group['one_way_latency_mean_us']:.2f} µs  "
-                     f"p99 {group['one_way_latency_p99_us']:.2f} µs"
+                     f"{group.delivered_pps:.0f} of {rate:.0f} packets/s {wanted}"
+                     f"{held_back}  {group.interrupts_per_s:.0f} interrupts/s")
+    for name, rr in (uplink.request_response or {}).items():
+        resent = rr.retransmissions
+        lines.append(f"{'':<10} group {name}: {rr.transactions_per_s:.0f} transactions/s  "
+                     f"one-way {rr.one_way_latency_mean_us:.2f} µs  "
+                     f"p99 {rr.one_way_latency_p99_us:.2f} µs"
                      + (f"  {resent} requests lost and sent again" if resent else ""))
-    for name, group in (uplink.get("replayed") or {}).items():
-        if group["offered_pps"] is None:
+    for name, replay in (uplink.replayed or {}).items():
+        if replay.offered_pps is None:
             continue
-        delay = group["uplink_delay_mean_us"]
-        lines.append(f"{'':<10} group {name}: {group['delivered_pps']:.0f} of "
-                     f"{group['offered_pps']:.0f} packets/s offered (replayed)  loss "
-                     f"{100 * (group['loss_fraction'] or 0.0):.2f}%"
+        delay = replay.uplink_delay_mean_us
+        lines.append(f"{'':<10} group {name}: {replay.delivered_pps:.0f} of "
+                     f"{replay.offered_pps:.0f} packets/s offered (replayed)  loss "
+                     f"{100 * (replay.loss_fraction or 0.0):.2f}%"
                      + ("" if delay is None else f"  uplink delay {delay:.1f} µs  "
-                        f"p99 {group['uplink_delay_p99_us']:.1f} µs"))
-    during = uplink.get("during_traffic")
-    if during is not None and during.get("voice_loss_fraction") is not None:
-        lines.append(f"{'':<10} voice while the bulk traffic runs: loss {during['voice_loss_pps']:.0f}/s "
-                     f"({100 * during['voice_loss_fraction']:.2f}%)"
-                     + (f"  jitter {_ms(during['jitter_mean_ms'])}  p99 {_ms(during['jitter_p99_ms'])}"
-                        if "jitter_mean_ms" in during else ""))
+                        f"p99 {replay.uplink_delay_p99_us:.1f} µs"))
+    during = uplink.during_traffic
+    if during is not None and during.voice_loss_fraction is not None:
+        conference = during.conference
+        lines.append(f"{'':<10} voice while the bulk traffic runs: loss {during.voice_loss_pps:.0f}/s "
+                     f"({100 * during.voice_loss_fraction:.2f}%)"
+                     + (f"  jitter {_ms(conference.jitter_mean_ms)}  p99 {_ms(conference.jitter_p99_ms)}"
+                        if conference is not None else ""))
     return lines
 
 
@@ -204,9 +206,9 @@ def _ms(value):
     return "n/a" if value is None else f"{value:.3f} ms"
 
 
-def _ready(vm):
+def _ready(cpu):
     """A VM's ready %, and the part of it its CPU limit held it off the CPUs when there is one
     (esxtop's %MLMTD): ready time a limit causes needs a higher limit, not fewer neighbours."""
-    ready = f"{vm['ready_pct']:.1f}%"
-    limited = vm.get("limited_pct", 0.0)
+    ready = f"{cpu.ready_pct:.1f}%"
+    limited = cpu.limited_pct
     return f"{ready} ({limited:.1f}% by its limit)" if limited > 0 else ready

@@ -27,6 +27,10 @@ from vsim.net.frames import frame_bytes
 from vsim.net.shared_uplink import SharedUplink
 from vsim.net.sources.protocol import Flood
 from vsim.results.finished_run import FinishedRun
+from vsim.results.plain_data import from_json
+from vsim.results.run_summary_types import (ConferenceWhileTraffic, DuringTraffic, ReplayedGroup,
+                                            RequestResponseGroup, StreamWhileTraffic, Uplink,
+                                            UplinkGroup, UplinkVoice, VoiceTimeline)
 
 US = 1e6
 
@@ -40,34 +44,42 @@ def uplink_summary(sim: FinishedRun, uplink: SharedUplink, start, end, window, w
     lost = sum((uplink.dropped_per_s[port] for port in voice_ports), np.zeros(uplink.bins, np.int64))
     mean_delay, p99_delay = uplink.delay_stats()
     traffic = traffic_window(sim, duration, warmup)
-    summary = {
-        "scheduler": sim.scenario.host.uplink,
-        "capacity_bps": uplink.scheduler.rate_bps,
-        "throughput_definition": "TCP streams: goodput (data bytes); floods: Ethernet frames "
-                                 "(header and FCS, no preamble or gap)",
-        "tx_stage_per_packet_us": uplink.scheduler.cost.per_packet * US,
-        "groups": groups,
-        "voice": {
-            "delay_mean_us": None if mean_delay is None else mean_delay * US,
-            "delay_p99_us": None if p99_delay is None else p99_delay * US,
-            "delay_definition": "from handing a frame to the uplink to its departure plus the "
-                                "NIC's latency, frames sent over the whole run",
-        },
-        "timeline": {
-            "voice_offered_per_s": offered.tolist(),
-            "voice_lost_per_s": lost.tolist(),
-            "definition": "media-server frames handed to the uplink and dropped there, per "
-                          "second of the whole run (second i covers [i, i+1))",
-        },
-        "traffic_window_s": list(traffic) if traffic else None,
-    }
-    if traffic:
-        summary["during_traffic"] = during_traffic(sim, offered, lost, traffic)
-    if sim.rr is not None:
-        summary["request_response"] = sim.rr.summary()
-    if sim.replay is not None:
-        summary["replayed"] = sim.replay.summary()
-    return summary
+    return Uplink(
+        scheduler=sim.scenario.host.uplink,
+        capacity_bps=uplink.scheduler.rate_bps,
+        throughput_definition="TCP streams: goodput (data bytes); floods: Ethernet frames "
+                              "(header and FCS, no preamble or gap)",
+        tx_stage_per_packet_us=uplink.scheduler.cost.per_packet * US,
+        groups=groups,
+        voice=UplinkVoice(
+            delay_mean_us=None if mean_delay is None else mean_delay * US,
+            delay_p99_us=None if p99_delay is None else p99_delay * US,
+            delay_definition="from handing a frame to the uplink to its departure plus the "
+                             "NIC's latency, frames sent over the whole run",
+        ),
+        timeline=VoiceTimeline(
+            voice_offered_per_s=tuple(offered.tolist()),
+            voice_lost_per_s=tuple(lost.tolist()),
+            definition="media-server frames handed to the uplink and dropped there, per "
+                       "second of the whole run (second i covers [i, i+1))",
+        ),
+        traffic_window_s=traffic if traffic else None,
+        during_traffic=during_traffic(sim, offered, lost, traffic) if traffic else None,
+        request_response=request_response(sim.rr) if sim.rr is not None else None,
+        replayed=replayed(sim.replay) if sim.replay is not None else None,
+    )
+
+
+def request_response(rr):
+    """The request/response groups' section, typed from the plain data the traffic reports
+    (``RequestResponseTraffic.summary``)."""
+    return {name: from_json(RequestResponseGroup, entry) for name, entry in rr.summary().items()}
+
+
+def replayed(replay):
+    """The replay groups' section, typed from the plain data the traffic reports
+    (``ReplayedTraffic.summary``)."""
+    return {name: from_json(ReplayedGroup, entry) for name, entry in replay.summary().items()}
 
 
 def group_summary(sim: FinishedRun, uplink: SharedUplink, start, end, warmup, duration):
@@ -76,7 +88,7 @@ def group_summary(sim: FinishedRun, uplink: SharedUplink, start, end, warmup, du
     offered0, delivered0 = start["flows"]
     offered1, delivered1 = end["flows"]
     interrupts = end["interrupts"] - start["interrupts"]
-    groups: dict[str, dict] = {}
+    groups: dict[str, dict] = {}  # the sums so far, typed once complete
     for index, (vm, group) in enumerate(zip(sim.traffic, sim.traffic_groups)):
         first = max(vm.active[0] * duration, warmup)
         last = min(vm.active[1] * duration, duration)
@@ -106,14 +118,23 @@ def group_summary(sim: FinishedRun, uplink: SharedUplink, start, end, warmup, du
             lowest = throughput_mbps(vm.source, float(seconds.min()))
             entry["min_second_mbps"] = (lowest if entry["min_second_mbps"] is None
                                         else min(entry["min_second_mbps"], lowest))
-    for entry in groups.values():
-        entry["per_second_mbps"] = (entry["per_second_mbps"] / len(entry["per_vm_mbps"])).tolist()
-        if "demand_pps" in entry:
-            entry["loss_fraction"] = None
-        else:
-            entry["loss_fraction"] = (1 - entry["delivered_pps"] / entry["offered_pps"]
-                                      if entry["offered_pps"] else 0.0)
-    return groups
+    return {name: typed_group(entry) for name, entry in groups.items()}
+
+
+def typed_group(entry):
+    """A traffic group's ``UplinkGroup`` from its sums over its VMs: per-second throughput per
+    VM, and the loss of what it offered (none for a demand, which a TCP stream scales down to
+    what it is left)."""
+    elastic = "demand_pps" in entry
+    return UplinkGroup(
+        offered_pps=entry.get("offered_pps"), demand_pps=entry.get("demand_pps"),
+        delivered_pps=entry["delivered_pps"], throughput_mbps=entry["throughput_mbps"],
+        per_vm_mbps=tuple(entry["per_vm_mbps"]), min_second_mbps=entry["min_second_mbps"],
+        interrupts_per_s=entry["interrupts_per_s"],
+        per_second_mbps=tuple((entry["per_second_mbps"] / len(entry["per_vm_mbps"])).tolist()),
+        configured_pps=entry.get("configured_pps"),
+        loss_fraction=None if elastic else (1 - entry["delivered_pps"] / entry["offered_pps"]
+                                            if entry["offered_pps"] else 0.0))
 
 
 def throughput_mbps(source, pps):
@@ -140,26 +161,29 @@ def during_traffic(sim: FinishedRun, offered, lost, window):
     seconds = slice(first, last)
     frames, dropped = int(offered[seconds].sum()), int(lost[seconds].sum())
     span = max(last - first, 0)
-    out = {
-        "window_s": [first, last],
-        "voice_loss_pps": dropped / span if span else None,
-        "voice_loss_fraction": dropped / frames if frames else None,
-    }
-    if sim.measuring and sim.client is not None:
-        streams, send, recv = sim.client.arrays()
-        inside = send < last
-        received = inside & ~np.isnan(recv)
-        samples = stream_jitter_samples(send[received], recv[received], streams[received], first)
-        out["jitter_mean_ms"] = mean_ms(samples)
-        out["jitter_p99_ms"] = p99_ms(samples)
-        delays = (recv - send)[received & (send >= first)]
-        out["latency_mean_ms"] = mean_ms(delays)
-        out["latency_p99_ms"] = p99_ms(delays)
-        out["latency_definition"] = ("from a packet's RTP send time (its tick's nominal start) to "
-                                     "its arrival at the measuring client")
-        out["streams"] = [stream_entry(streams, send, recv, stream, first, last)
-                          for stream in np.unique(streams).tolist()]
-    return out
+    return DuringTraffic(window_s=(first, last),
+                         voice_loss_pps=dropped / span if span else None,
+                         voice_loss_fraction=dropped / frames if frames else None,
+                         conference=(conference_while(sim.client, first, last)
+                                     if sim.measuring and sim.client is not None else None))
+
+
+def conference_while(client, first, last):
+    """The measuring conference's jitter and latency over [first, last), pooled and per stream."""
+    streams, send, recv = client.arrays()
+    inside = send < last
+    received = inside & ~np.isnan(recv)
+    samples = stream_jitter_samples(send[received], recv[received], streams[received], first)
+    delays = (recv - send)[received & (send >= first)]
+    return ConferenceWhileTraffic(
+        jitter_mean_ms=mean_ms(samples),
+        jitter_p99_ms=p99_ms(samples),
+        latency_mean_ms=mean_ms(delays),
+        latency_p99_ms=p99_ms(delays),
+        latency_definition=("from a packet's RTP send time (its tick's nominal start) to "
+                            "its arrival at the measuring client"),
+        streams=tuple(stream_entry(streams, send, recv, stream, first, last)
+                      for stream in np.unique(streams).tolist()))
 
 
 def stream_entry(streams, send, recv, stream, first, last):
@@ -170,7 +194,8 @@ def stream_entry(streams, send, recv, stream, first, last):
     samples = stream_jitter_samples(send[got], recv[got], streams[got], first)
     sent = int(np.count_nonzero(counted))
     delays = (recv - send)[counted & ~np.isnan(recv)]
-    return {"stream": int(stream),
-            "loss_fraction": int(np.count_nonzero(counted & np.isnan(recv))) / sent if sent else None,
-            "jitter_mean_ms": mean_ms(samples),
-            "latency_mean_ms": mean_ms(delays)}
+    return StreamWhileTraffic(
+        stream=int(stream),
+        loss_fraction=int(np.count_nonzero(counted & np.isnan(recv))) / sent if sent else None,
+        jitter_mean_ms=mean_ms(samples),
+        latency_mean_ms=mean_ms(delays))

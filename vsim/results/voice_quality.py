@@ -34,6 +34,8 @@ from vsim.metrics import emodel
 from vsim.metrics.jitter import stream_jitter_samples
 from vsim.metrics.jitter_buffer import FixedBuffer, playout
 from vsim.results.finished_run import FinishedRun
+from vsim.results.run_summary_types import (Codec, JitterBuffer, MeasuringQuality, Quality,
+                                            StreamQuality, VoiceQuality)
 
 DEFINITION = ("each receiver's streams through its jitter buffer from the start of the run, "
               "packets sent after warm-up: effective loss = lost in the network + discarded as "
@@ -57,11 +59,11 @@ def buffer_description(buffer, packet_interval):
     """The jitter buffer's kind and parameters, for the summary; an adaptive buffer's with the
     time constant of its averages at ``packet_interval``."""
     if isinstance(buffer, FixedBuffer):
-        return {"kind": "fixed", "nominal_ms": to_ms(buffer.nominal)}
-    return {"kind": "adaptive", "algorithm": "Ramjee et al. 1994, Algorithm 1",
-            "smoothing": buffer.smoothing, "variation_factor": buffer.variation_factor,
-            "talkspurt_ms": to_ms(buffer.talkspurt),
-            "time_constant_s": settling_time(buffer, packet_interval)}
+        return JitterBuffer(kind="fixed", nominal_ms=to_ms(buffer.nominal))
+    return JitterBuffer(kind="adaptive", algorithm="Ramjee et al. 1994, Algorithm 1",
+                        smoothing=buffer.smoothing, variation_factor=buffer.variation_factor,
+                        talkspurt_ms=to_ms(buffer.talkspurt),
+                        time_constant_s=settling_time(buffer, packet_interval))
 
 
 def settling_time(buffer, packet_interval):
@@ -123,19 +125,19 @@ def quality_entry(records, codec):
         score = emodel.mos(r_factor)
     elif sent and codec.has_e_model():
         r_factor, score = 0.0, emodel.mos(0.0)  # nothing played: the listener hears nothing
-    return {
-        "packets": sent,
-        "network_loss_fraction": lost / sent if sent else None,
-        "late_fraction": late / sent if sent else None,
-        "effective_loss_fraction": effective,
-        "burst_ratio": burst,
-        "one_way_delay_mean_ms": mean_ms(network),
-        "buffer_delay_mean_ms": mean_ms(waiting),
-        "mouth_to_ear_ms": mouth_to_ear,
-        "r_factor": r_factor,
-        "mos": score,
-        "jitter_mean_ms": mean_ms(jitter),
-    }
+    return Quality(
+        packets=sent,
+        network_loss_fraction=lost / sent if sent else None,
+        late_fraction=late / sent if sent else None,
+        effective_loss_fraction=effective,
+        burst_ratio=burst,
+        one_way_delay_mean_ms=mean_ms(network),
+        buffer_delay_mean_ms=mean_ms(waiting),
+        mouth_to_ear_ms=mouth_to_ear,
+        r_factor=r_factor,
+        mos=score,
+        jitter_mean_ms=mean_ms(jitter),
+    )
 
 
 def voice_quality_summary(sim: FinishedRun, warmup):
@@ -149,21 +151,19 @@ def voice_quality_summary(sim: FinishedRun, warmup):
     measuring = None
     if sim.measuring:
         records = per_receiver[0]
-        measuring = quality_entry(records, codec)
-        measuring["streams"] = [{"stream": r.stream, **quality_entry([r], codec)} for r in records]
-    section = {
-        "jitter_buffer": buffer_description(sim.jitter_buffer, codec.packet_interval),
-        "codec": {"equipment_impairment": codec.equipment_impairment,
-                  "loss_robustness": codec.loss_robustness,
-                  "lookahead_ms": None if codec.lookahead is None else to_ms(codec.lookahead)},
-        "measuring_conference": measuring,
-        "groups": {group: quality_entry(records, codec) for group, records in groups.items()},
-        "definition": DEFINITION,
-    }
-    note = start_up_note(sim.jitter_buffer, codec.packet_interval, warmup)
-    if note is not None:
-        section["note"] = note
-    return section
+        measuring = MeasuringQuality(
+            quality=quality_entry(records, codec),
+            streams=tuple(StreamQuality(stream=r.stream, quality=quality_entry([r], codec)) for r in records))
+    return VoiceQuality(
+        jitter_buffer=buffer_description(sim.jitter_buffer, codec.packet_interval),
+        codec=Codec(equipment_impairment=codec.equipment_impairment,
+                    loss_robustness=codec.loss_robustness,
+                    lookahead_ms=None if codec.lookahead is None else to_ms(codec.lookahead)),
+        measuring_conference=measuring,
+        groups={group: quality_entry(records, codec) for group, records in groups.items()},
+        definition=DEFINITION,
+        note=start_up_note(sim.jitter_buffer, codec.packet_interval, warmup),
+    )
 
 
 def _pooled(records, name):

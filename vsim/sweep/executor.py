@@ -3,7 +3,7 @@
 A ``Task`` is one replication of one sweep point, described only by plain
 values (config path, overrides, sweep key and value, seed, times), so a worker
 process can rebuild the scenario from the file itself: nothing but the task
-and the summary dict crosses the process boundary, which keeps the pool safe
+and its ``RunSummary`` crosses the process boundary, which keeps the pool safe
 under the "spawn" start method. Results come back in task order whatever the
 completion order, so serial and parallel runs give identical output.
 """
@@ -23,6 +23,7 @@ from vsim.metrics.stats import interval_caveat, trimmed_mean, trimmed_mean_inter
 from vsim.build.load import load_scenario
 from vsim.config.schema_sweep import MODEL_REF_KEYS
 from vsim.engines.simulation import simulate
+from vsim.results.run_summary_types import summary_field
 
 
 @dataclass(frozen=True)
@@ -191,13 +192,6 @@ def _duration(seconds):
     return f"{seconds} s" if seconds < 60 else f"{seconds // 60} min {seconds % 60:02d} s"
 
 
-def _lookup(summary, metric):
-    value = summary
-    for part in metric.split("."):
-        value = value[part]
-    return value
-
-
 @dataclass(frozen=True)
 class Point:
     """The replications of one sweep value."""
@@ -207,8 +201,8 @@ class Point:
     runs: tuple
 
     def values(self, metric):
-        """The dotted ``metric`` (``jitter.p99_ms``) of every replication."""
-        return [_lookup(run, metric) for run in self.runs]
+        """The dotted ``metric`` (``jitter.p99_ms``, ``summary_field``) of every replication."""
+        return [summary_field(run, metric) for run in self.runs]
 
     def stat(self, metric):
         """Trimmed mean over replications and its 95% bootstrap interval."""
@@ -286,7 +280,7 @@ class Sweep:
         summary."""
         data = {"config": self.config, "key": self.key, "duration": self.duration,
                 "warmup": self.warmup,
-                "points": [{"x": p.x, "seeds": list(p.seeds), "runs": list(p.runs)}
+                "points": [{"x": p.x, "seeds": list(p.seeds), "runs": [run.to_json() for run in p.runs]}
                            for p in self.points]}
         for entry, own in zip(data["points"], self.point_models):
             entry["models"] = dict(own)

@@ -32,8 +32,8 @@ from vsim.config.schema_sweep import sweep_field
 
 @dataclass(frozen=True)
 class Metric:
-    """One column of the report: its JSON name, its heading, how to read it from a summary
-    and the figure it is drawn in (None: none)."""
+    """One column of the report: its JSON name, its heading, how to read it from a
+    ``RunSummary`` and the figure it is drawn in (None: none)."""
 
     name: str
     heading: str
@@ -41,18 +41,11 @@ class Metric:
     figure: str | None = None
 
 
-def _cpu_vms(summary):
-    """Every VM whose CPU a summary gives: the media servers, the bulk traffic senders, then the
-    CPU-bound VMs."""
-    return [*summary["vms"].values(), *(summary.get("traffic_vms") or {}).values(),
-            *(summary.get("cpu_bound_vms") or {}).values()]
-
-
 def _per_vm_mean(field, group=None):
-    """Mean of ``field`` over the VMs (of scenario ``group`` only, when given); None without any:
-    shown as n/a."""
+    """Mean of the CPU ``field`` (``VmCpu``'s) over the VMs (of scenario ``group`` only, when
+    given); None without any: shown as n/a."""
     def read(summary):
-        values = [vm[field] for vm in _cpu_vms(summary) if group is None or vm["group"] == group]
+        values = [getattr(vm.cpu, field) for vm in summary.cpu_vms() if group is None or vm.group == group]
         return float(np.mean(values)) if values else None
     return read
 
@@ -61,47 +54,74 @@ def _sent_of_offered(window):
     """Reads the voice packets the guests sent (handed to their vNICs) in the measuring
     ``window`` as a share of the offered rate: what the uplink delivered is the loss's part."""
     def read(summary):
-        voice = summary["voice"]
-        if not voice["offered_pps"]:
+        voice = summary.voice
+        if not voice.offered_pps:
             return None
-        return 100 * voice["packets_emitted"] / window / voice["offered_pps"]
+        return 100 * voice.packets_emitted / window / voice.offered_pps
     return read
 
 
-def _uplink_entry(part, group, field):
-    """Reads ``field`` of ``group`` in the summary's ``uplink.part`` (None where it is absent)."""
+def _bulk_group(group, field):
+    """Reads ``field`` of bulk traffic ``group`` in the summary's uplink (None where it is absent)."""
     def read(summary):
-        entry = ((summary.get("uplink") or {}).get(part) or {}).get(group)
-        return None if entry is None else entry[field]
+        entry = None if summary.uplink is None else summary.uplink.groups.get(group)
+        return None if entry is None else getattr(entry, field)
+    return read
+
+
+def _request_response_group(summary, group):
+    """Request/response ``group``'s section of the summary's uplink; None where it is absent."""
+    uplink = summary.uplink
+    return None if uplink is None else (uplink.request_response or {}).get(group)
+
+
+def _request_response_entry(group, field):
+    """Reads ``field`` of request/response ``group`` in the summary's uplink (None where it is
+    absent)."""
+    def read(summary):
+        entry = _request_response_group(summary, group)
+        return None if entry is None else getattr(entry, field)
     return read
 
 
 def voice_metrics(window):
     """The voice columns, for a measuring window of ``window`` seconds."""
     return (
-        Metric("jitter_mean_ms", "jitter mean ms", lambda s: s["jitter"]["mean_ms"], "jitter"),
-        Metric("jitter_p99_ms", "jitter p99 ms", lambda s: s["jitter"]["p99_ms"], "jitter"),
-        Metric("all_vms_p99_ms", "all-VM p99 ms", lambda s: s["instances_jitter"]["p99_ms"],
-               "jitter"),
-        Metric("loss_pct", "loss %", lambda s: 100 * s["voice"]["loss_fraction"], "loss"),
+        Metric("jitter_mean_ms", "jitter mean ms", lambda s: s.jitter.mean_ms, "jitter"),
+        Metric("jitter_p99_ms", "jitter p99 ms", lambda s: s.jitter.p99_ms, "jitter"),
+        Metric("all_vms_p99_ms", "all-VM p99 ms", lambda s: s.instances_jitter.p99_ms, "jitter"),
+        Metric("loss_pct", "loss %", lambda s: 100 * s.voice.loss_fraction, "loss"),
         Metric("sent_pct_of_offered", "sent % of offered", _sent_of_offered(window)),
     )
+
+
+def _during_traffic(summary):
+    """The summary's voice while the traffic runs; None without traffic."""
+    return None if summary.uplink is None else summary.uplink.during_traffic
 
 
 def _during_traffic_loss(summary):
     """Voice loss (%) over the whole seconds the scenario's traffic runs (None without traffic,
     or when its window holds no whole second of offered voice)."""
-    fraction = ((summary.get("uplink") or {}).get("during_traffic") or {}).get("voice_loss_fraction")
+    during = _during_traffic(summary)
+    fraction = None if during is None else during.voice_loss_fraction
     return None if fraction is None else 100 * fraction
+
+
+def _during_traffic_jitter(summary):
+    """The measuring conference's mean jitter while the traffic runs; None without traffic or
+    a measuring conference."""
+    during = _during_traffic(summary)
+    return None if during is None or during.conference is None else during.conference.jitter_mean_ms
 
 
 def _late_pct(summary):
     """The measuring conference's packets its jitter buffer discarded as late (%), None without
     a measuring conference or a packet of it after warm-up."""
-    entry = (summary.get("voice_quality") or {}).get("measuring_conference")
-    if not entry or entry.get("late_fraction") is None:
+    entry = summary.voice_quality.measuring_conference
+    if entry is None or entry.quality.late_fraction is None:
         return None
-    return 100 * entry["late_fraction"]
+    return 100 * entry.quality.late_fraction
 
 
 LATE = Metric("late_pct", "late %", _late_pct)
@@ -116,7 +136,7 @@ measuring window's ``loss %`` dilutes loss that happens only while traffic runs.
 
 DURING_TRAFFIC_JITTER = Metric(
     "jitter_mean_during_traffic_ms", "jitter mean ms while traffic runs",
-    lambda s: ((s.get("uplink") or {}).get("during_traffic") or {}).get("jitter_mean_ms"), "jitter")
+    _during_traffic_jitter, "jitter")
 """The measuring conference's mean jitter over the traffic's active window: where the traffic
 runs for part of the measuring window (or loses most packets while it runs), ``jitter mean``
 holds mostly the quiet part."""
@@ -125,36 +145,36 @@ holds mostly the quiet part."""
 def bulk_metric(group):
     """The column of a bulk traffic group: its throughput."""
     return Metric(f"throughput_mbps.{group}", f"{group} Mb/s",
-                  _uplink_entry("groups", group, "throughput_mbps"), "throughput")
+                  _bulk_group(group, "throughput_mbps"), "throughput")
 
 
 def request_response_metrics(group):
     """The columns of a request/response group: transactions/s and the mean and 99th
     percentile of the one-way latency (a latency-sensitive client feels the tail)."""
     return (Metric(f"transactions_per_s.{group}", f"{group} transactions/s",
-                   _uplink_entry("request_response", group, "transactions_per_s"), "transactions"),
+                   _request_response_entry(group, "transactions_per_s"), "transactions"),
             Metric(f"one_way_latency_us.{group}", f"{group} one-way µs",
-                   _uplink_entry("request_response", group, "one_way_latency_mean_us"), "latency"),
+                   _request_response_entry(group, "one_way_latency_mean_us"), "latency"),
             Metric(f"one_way_latency_p99_us.{group}", f"{group} one-way p99 µs",
-                   _uplink_entry("request_response", group, "one_way_latency_p99_us"), "latency"))
+                   _request_response_entry(group, "one_way_latency_p99_us"), "latency"))
 
 
 def resent_metric(group, window):
     """The column of a request/response group's requests lost and sent again per second of a
     measuring ``window`` of that many seconds (shown only where some run lost requests)."""
     def read(summary):
-        entry = ((summary.get("uplink") or {}).get("request_response") or {}).get(group)
-        return None if entry is None else entry["retransmissions"] / window
+        entry = _request_response_group(summary, group)
+        return None if entry is None else entry.retransmissions / window
     return Metric(f"resent_per_s.{group}", f"{group} resent/s", read)
 
 
 def _lost_requests(runs, group):
     """Whether any of ``runs`` lost a request of ``group``."""
-    return any((((run.get("uplink") or {}).get("request_response") or {}).get(group) or {})
-               .get("retransmissions", 0) for run in runs)
+    return any(entry.retransmissions for entry in (_request_response_group(run, group) for run in runs)
+               if entry is not None)
 
 
-HOST_CPU = Metric("host_cpu_pct", "host CPU %", lambda s: s["host"]["cpu_util_pct"], "host")
+HOST_CPU = Metric("host_cpu_pct", "host CPU %", lambda s: s.host.cpu_util_pct, "host")
 
 
 def group_used_metric(group):
@@ -181,8 +201,8 @@ def group_limited_metric(group):
 def _limited_groups(runs, groups):
     """Those of ``groups`` whose VMs some run held at their CPU limit."""
     return [group for group in groups
-            if any(vm["group"] == group and vm.get("limited_pct", 0.0) > 0
-                   for run in runs for vm in _cpu_vms(run))]
+            if any(vm.group == group and vm.cpu.limited_pct > 0
+                   for run in runs for vm in run.cpu_vms())]
 
 
 VM_CPU = (Metric("ready_pct", "ready % per VM (vCPUs summed)", _per_vm_mean("ready_pct"), "cpu"),
@@ -190,11 +210,11 @@ VM_CPU = (Metric("ready_pct", "ready % per VM (vCPUs summed)", _per_vm_mean("rea
 
 
 def _measured_vm_field(field):
-    """Reads ``field`` of the VM that hosts the measuring conference; None without one."""
+    """Reads the CPU ``field`` (``VmCpu``'s) of the VM that hosts the measuring conference; None
+    without one."""
     def read(summary):
-        vm = next((vm for vm in summary["vms"].values() if vm.get("monitored") == "measuring conference"),
-                  None)
-        return None if vm is None else vm.get(field, 0.0)
+        vm = summary.measuring_vm()
+        return None if vm is None else getattr(vm.cpu, field)
     return read
 
 
@@ -215,7 +235,8 @@ def _uplink_groups(sweep, part):
     """Names of the uplink's ``part`` (``groups``, ``request_response``) in any run, in order."""
     names = {}
     for run in _runs(sweep):
-        names.update(dict.fromkeys((run.get("uplink") or {}).get(part) or {}))
+        if run.uplink is not None:
+            names.update(dict.fromkeys(getattr(run.uplink, part) or {}))
     return list(names)
 
 
@@ -223,7 +244,7 @@ def _vm_groups(sweep):
     """Names of the scenario groups of the VMs whose CPU any run gives, in order."""
     names = {}
     for run in _runs(sweep):
-        names.update(dict.fromkeys(vm["group"] for vm in _cpu_vms(run)))
+        names.update(dict.fromkeys(vm.group for vm in run.cpu_vms()))
     return list(names)
 
 
@@ -239,14 +260,13 @@ def sweep_metrics(sweep):
     of its own."""
     runs = _runs(sweep)
     metrics = []
-    if any(run["voice"]["offered_pps"] for run in runs):
+    if any(run.voice.offered_pps for run in runs):
         voice = list(voice_metrics(sweep.duration - sweep.warmup))
         loss = next(i for i, metric in enumerate(voice) if metric.name == "loss_pct")
-        during = [(run.get("uplink") or {}).get("during_traffic") for run in runs]
-        during = [entry for entry in during if entry is not None]
+        during = [entry for entry in map(_during_traffic, runs) if entry is not None]
         if during:
             voice.insert(loss + 1, DURING_TRAFFIC_LOSS)
-            if any("jitter_mean_ms" in entry for entry in during):
+            if any(entry.conference is not None for entry in during):
                 voice.insert(1, DURING_TRAFFIC_JITTER)
         if any(_late_pct(run) for run in runs):
             voice.insert(loss + 1, LATE)
@@ -267,7 +287,7 @@ def sweep_metrics(sweep):
             metrics.append(group_ready_metric(group))
         if group in limited:
             metrics.append(group_limited_metric(group))
-    if any("measured_vm" in run for run in runs):
+    if any(run.measured_vm is not None for run in runs):
         metrics += measured_vm_metrics(any(_measured_vm_field("limited_pct")(run) for run in runs))
     return tuple(metrics)
 
@@ -290,17 +310,15 @@ def _missing_voice_notes(sweep):
     window = sweep.duration - sweep.warmup
     lines = []
     for point in sweep.points:
-        runs = [run for run in point.runs if run["voice"]["offered_pps"]]
+        runs = [run for run in point.runs if run.voice.offered_pps]
         where = f"{sweep.key} {show(point.x)}"
-        silent = [run for run in runs
-                  if run["jitter"]["measuring_conference"] and not run["jitter"]["samples"]]
+        silent = [run for run in runs if run.jitter.measuring_conference and not run.jitter.samples]
         if silent:
             reasons = sorted({no_samples_reason(run, window) for run in silent} - {""})
             lines.append(f"note: at {where} the measuring conference had no packets after warm-up "
                          f"in {len(silent)} of {len(point.runs)} runs"
                          + (f" ({'; '.join(reasons)})" if reasons else ""))
-        counted = [(run["instances_jitter"]["vms_with_samples"], run["instances_jitter"]["vms"])
-                   for run in runs]
+        counted = [(run.instances_jitter.vms_with_samples, run.instances_jitter.vms) for run in runs]
         short = [(got, of) for got, of in counted if got < of]
         if short:
             fewest = min(short)
