@@ -136,7 +136,7 @@ def test_a_contended_linux_host_runs_deterministically(scheduler):
 
     def summary():
         loaded = load_scenario(LINUX_HOST, overrides)
-        return Simulation(loaded, seed=3, engine="events").run(1.5, 0.5)
+        return Simulation(loaded, seed=3, engine="events").run(1.5, 0.5).to_json()
     first = summary()
     assert first == summary()
     assert first["voice"]["packets_emitted"] > 0

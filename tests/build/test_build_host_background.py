@@ -41,7 +41,7 @@ def test_the_probe_vms_keep_their_cpu_beside_them_but_wait_for_it():
     get the 0.81 CPU they ask for, while the tasks fill the rest and the workers wait longer."""
     def run(count):
         sim = Simulation(load_scenario(CPU_CGROUPS, [f"host.background_tasks={count}"]), 1)
-        summary = sim.run(2.0, 0.0)
+        summary = sim.run(2.0, 0.0).to_json()
         return (sim, sum(vm["used_pct"] for vm in summary["vms"].values()),
                 sum(vm["ready_pct"] for vm in summary["vms"].values()), summary["host"]["cpu_util_pct"])
 
@@ -58,13 +58,13 @@ def test_the_summary_gives_the_tasks_cpu_and_it_fills_the_host_beside_the_vms():
     """cpu_cgroups with three tasks: what the VMs and their transmit worlds leave of the two CPUs, the
     tasks use, and the summary says so (and has no such section without tasks)."""
     sim = Simulation(load_scenario(CPU_CGROUPS, ["host.background_tasks=3"]), 1)
-    summary = sim.run(2.0, 0.0)
+    summary = sim.run(2.0, 0.0).to_json()
     tasks = summary["host_background_tasks"]
     assert tasks["tasks"] == 3 and tasks["ready_pct"] > 0
     vms = sum(vm["used_pct"] for vm in summary["vms"].values())
     transmit = sum(100 * w.used / 2.0 for w in sim.machine.worlds if w.name.endswith(".vnic-tx"))
     assert vms + transmit + tasks["used_pct"] == pytest.approx(2 * summary["host"]["cpu_util_pct"], rel=1e-6)
-    without = Simulation(load_scenario(CPU_CGROUPS, ["host.background_tasks=0"]), 1).run(2.0, 0.0)
+    without = Simulation(load_scenario(CPU_CGROUPS, ["host.background_tasks=0"]), 1).run(2.0, 0.0).to_json()
     assert "host_background_tasks" not in without
 
 
@@ -75,5 +75,5 @@ def test_a_host_with_them_runs_the_events_even_where_every_world_has_a_core():
     alone = Simulation(load_scenario(fig2, ["params.host.socket_contention=0"]), 1)
     busy = Simulation(load_scenario(fig2, ["params.host.socket_contention=0", "host.background_tasks=1"]), 1)
     assert alone.engine == "uncontended" and busy.engine == "events"
-    extra = busy.run(2.0, 1.0)["host"]["cpu_util_pct"] - alone.run(2.0, 1.0)["host"]["cpu_util_pct"]
+    extra = busy.run(2.0, 1.0).to_json()["host"]["cpu_util_pct"] - alone.run(2.0, 1.0).to_json()["host"]["cpu_util_pct"]
     assert extra == pytest.approx(100 / 16, rel=1e-6)  # one of 16 logical CPUs, always busy

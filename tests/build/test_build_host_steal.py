@@ -151,7 +151,7 @@ EVERY_THIRD = [[TICK * 2 * (i % 3 == 0) for i in range(20)], [TICK * (i % 4 == 1
 
 def summary_json(config, overrides=(), seed=1, duration=2.0, warmup=0.5):
     sim = Simulation(load_scenario(config, list(overrides)), seed)
-    return sim, json.dumps(sim.run(duration, warmup), sort_keys=True)
+    return sim, json.dumps(sim.run(duration, warmup).to_json(), sort_keys=True)
 
 
 @pytest.mark.parametrize("config", ["validation/cpu_cgroups.toml", "voip-vsphere5/fig2.toml"])

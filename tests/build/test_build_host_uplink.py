@@ -84,7 +84,7 @@ def test_a_tbf_nic_takes_only_the_pfifo_uplink_and_an_ethernet_nic_keeps_its_wir
 
 def test_an_htb_uplink_puts_each_group_on_its_leaf_and_names_bad_trees():
     htb = ROOT / "configs" / "validation" / "net_htb.toml"
-    summary = simulate(load_scenario(htb, ["run.duration=4"]), seed=2, duration=4)
+    summary = simulate(load_scenario(htb, ["run.duration=4"]), seed=2, duration=4).to_json()
     assert summary["voice"]["loss_fraction"] == 0.0  # the voice class stays within its rate
     with pytest.raises(InputError, match=r"--set htb.node=.*: htb.node.flood.parent: expected a node listed before it"):
         load_scenario(htb, ['htb.node=[{name = "root", rate_mbps = 2.0}, {name = "voice", parent = "root", '
@@ -128,7 +128,7 @@ def test_a_nic_model_with_queue_bytes_limits_the_queue_in_bytes():
 def test_a_smaller_byte_limit_loses_more_voice_beside_the_flood():
     def loss(limit):
         loaded = load_scenario(FIG6, [f"params.nic.queue_bytes={limit}"])
-        return simulate(loaded, 1, duration=4.0, warmup=1.0)["voice"]["loss_fraction"]
+        return simulate(loaded, 1, duration=4.0, warmup=1.0).to_json()["voice"]["loss_fraction"]
     assert loss(2000) > loss(200000)
 
 

@@ -48,16 +48,16 @@ def test_the_workload_model_sets_the_bursts_and_a_zero_burst_turns_them_off():
     assert calibrated.scenario.vm.background(workload) == (workload.background_burst,
                                                            workload.background_interval)
     assert workload.background_burst > 0
-    assert "guest_background" in simulate(calibrated, seed=2, duration=5)
-    summary = simulate(fig3("vm.background_interval=0.1"), seed=2, duration=5)
+    assert "guest_background" in simulate(calibrated, seed=2, duration=5).to_json()
+    summary = simulate(fig3("vm.background_interval=0.1"), seed=2, duration=5).to_json()
     assert "guest_background" not in summary
-    assert summary == simulate(fig3(), seed=2, duration=5)
+    assert summary == simulate(fig3(), seed=2, duration=5).to_json()
 
 
 def test_bursts_arrive_at_the_configured_rate():
     interval, duration = 0.25, 200.0
     summary = simulate(fig3(f"vm.background_burst={BURST}", f"vm.background_interval={interval}",
-                            "vm.instances=2"), seed=4, duration=duration)
+                            "vm.instances=2"), seed=4, duration=duration).to_json()
     rate = summary["guest_background"]["bursts_per_vm_per_s"]
     expected = 1 / interval
     arrivals = expected * (duration - 1.0) * 2  # both VMs
@@ -68,8 +68,8 @@ def test_bursts_arrive_at_the_configured_rate():
 def test_burst_work_is_added_to_the_vms_cpu():
     """On whole idle cores every burst runs at full speed, so the VM's used CPU grows by
     exactly the bursts' work, give or take the bursts cut by the window's edges."""
-    base = simulate(quiet(fig3()), seed=5)
-    busy = simulate(quiet(fig3(f"vm.background_burst={BURST}", "vm.background_interval=0.05")), seed=5)
+    base = simulate(quiet(fig3()), seed=5).to_json()
+    busy = simulate(quiet(fig3(f"vm.background_burst={BURST}", "vm.background_interval=0.05")), seed=5).to_json()
     window = 20.0 - 1.0
     bursts = busy["guest_background"]["bursts_per_vm_per_s"] * window
     added = (busy["vms"]["vm0"]["used_pct"] - base["vms"]["vm0"]["used_pct"]) / 100 * window
@@ -88,7 +88,7 @@ def test_a_burst_delays_the_ticks_queued_behind_it_by_at_most_its_length():
     assert np.count_nonzero(excess < 1e-9) > 0.8 * excess.size
     assert excess.max() <= 2 * BURST + 1e-9
     assert np.count_nonzero(excess > BURST / 2) >= 4
-    assert simulate(quiet(fig3(f"vm.background_burst={BURST}")), seed=6)["jitter"]["mean_ms"] > 1e-4
+    assert simulate(quiet(fig3(f"vm.background_burst={BURST}")), seed=6).to_json()["jitter"]["mean_ms"] > 1e-4
 
 
 def frames_fired(loaded, seed, duration):
@@ -118,7 +118,7 @@ def test_both_engines_run_the_same_bursts_on_an_uncontended_host(burst, interval
     runs = {}
     for engine in ("events", "uncontended"):
         sim = Simulation(loaded, seed, engine=engine)
-        runs[engine] = (sim.run(4.0, 1.0), sim.client.arrays())
+        runs[engine] = (sim.run(4.0, 1.0).to_json(), sim.client.arrays())
     (events, packets_events), (closed, packets_closed) = runs["events"], runs["uncontended"]
     for a, b in zip(packets_events, packets_closed):
         np.testing.assert_array_equal(a, b)
@@ -128,7 +128,7 @@ def test_both_engines_run_the_same_bursts_on_an_uncontended_host(burst, interval
 
 def test_same_seed_same_summary_with_background():
     loaded = fig3("vm.instances=6", f"vm.background_burst={BURST}", "vm.background_interval=0.3")
-    assert simulate(loaded, seed=9, duration=5) == simulate(loaded, seed=9, duration=5)
+    assert simulate(loaded, seed=9, duration=5).to_json() == simulate(loaded, seed=9, duration=5).to_json()
 
 
 @pytest.mark.parametrize("setting, message", [

@@ -57,7 +57,7 @@ def test_instance_zero_emits_streams_plus_measuring_times_fifty_per_second(strea
 
 
 def test_summary_packet_rate_for_one_instance():
-    summary = simulate(fig3(), seed=3)
+    summary = simulate(fig3(), seed=3).to_json()
     window = 3.0 - 0.5
     assert summary["voice"]["packets_emitted"] == (120 + MEASURING) * TICKS_PER_SECOND * window
     # the uplink counts a frame when it leaves the host, so a tick emitted just before
@@ -124,7 +124,7 @@ def test_no_lateness_no_variation_gives_no_jitter_on_an_idle_host():
     while the simulation clock adds 0.02 per tick, and the two round differently by a
     few 1e-15 s, which the jitter filter passes on."""
     loaded = quiet(fig3("params.host.socket_contention=0"))
-    summary = simulate(loaded, seed=3)
+    summary = simulate(loaded, seed=3).to_json()
     assert summary["jitter"]["samples"] == MEASURING * TICKS_PER_SECOND * 2.5
     assert 0.0 <= summary["jitter"]["mean_ms"] < 1e-9
     assert 0.0 <= summary["jitter"]["p99_ms"] < 1e-9
@@ -136,12 +136,12 @@ def test_no_lateness_no_variation_gives_no_jitter_on_an_idle_host():
 def test_timer_lateness_alone_makes_jitter():
     """The counterpart: with the fitted timer lateness back on, jitter is clearly positive."""
     median = fig3().models["workload"].values.timer_median
-    summary = simulate(quiet(fig3(), timer_median=median), seed=3)
+    summary = simulate(quiet(fig3(), timer_median=median), seed=3).to_json()
     assert summary["jitter"]["mean_ms"] > 0.01
 
 
 def test_frame_cost_variation_alone_makes_jitter():
-    summary = simulate(quiet(fig3(), frame_cost_cv=0.2), seed=3)
+    summary = simulate(quiet(fig3(), frame_cost_cv=0.2), seed=3).to_json()
     assert summary["jitter"]["mean_ms"] > 1e-4
 
 

@@ -66,7 +66,7 @@ def test_a_stream_filter_keeps_that_streams_packets_and_their_size(tmp_path):
 
 def test_a_run_with_a_replay_is_deterministic(tmp_path):
     path = scenario(tmp_path)
-    first, second = (json.dumps(Simulation(load_scenario(path), 3).run(2.0, 0.5), sort_keys=True)
+    first, second = (json.dumps(Simulation(load_scenario(path), 3).run(2.0, 0.5).to_json(), sort_keys=True)
                      for _ in range(2))
     assert first == second and '"replayed"' in first
 

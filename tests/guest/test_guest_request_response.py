@@ -26,7 +26,7 @@ def _config(tmp_path, count=12, params="outstanding = 1"):
 
 def _rr(tmp_path, overrides=(), duration=0.05, seed=1, **config):
     loaded = load_scenario(_config(tmp_path, **config), list(overrides))
-    summary = simulate(loaded, seed, duration=duration, warmup=0.01)
+    summary = simulate(loaded, seed, duration=duration, warmup=0.01).to_json()
     return loaded, summary["uplink"]["request_response"]["netperf"]
 
 
@@ -168,9 +168,9 @@ def test_requests_sent_late_meet_what_requests_sent_at_their_time_meet(monkeypat
     the same delays up to rounding (which may move a media frame into the next 1 us bin of
     the uplink's delay histogram)."""
     loaded = load_scenario(BESIDE_VOICE, [f'host.uplink="{uplink}"', "group.netperf.count=3"])
-    late = simulate(loaded, 1, duration=0.4, warmup=0.1)
+    late = simulate(loaded, 1, duration=0.4, warmup=0.1).to_json()
     _send_each_request_at_its_time(monkeypatch)
-    on_time = simulate(loaded, 1, duration=0.4, warmup=0.1)
+    on_time = simulate(loaded, 1, duration=0.4, warmup=0.1).to_json()
     mine = late["uplink"]["request_response"]["netperf"]
     theirs = on_time["uplink"]["request_response"]["netperf"]
     assert mine["transactions_per_s"] == theirs["transactions_per_s"] > 0
@@ -190,7 +190,7 @@ def test_requests_lost_to_a_full_queue_show_their_retransmission_in_the_tail():
     says so instead of stopping at the fine bins' 10 ms."""
     beside_flood = CONFIG.parents[1] / "whatif" / "netperf_beside_flood.toml"
     loaded = load_scenario(beside_flood, ["group.flood.count=8"])
-    rr = simulate(loaded, 1, duration=1.0, warmup=0.2)["uplink"]["request_response"]["netperf"]
+    rr = simulate(loaded, 1, duration=1.0, warmup=0.2).to_json()["uplink"]["request_response"]["netperf"]
     assert sum(vm["retransmissions"] for vm in rr["per_vm"]) > 0
     assert rr["one_way_latency_p99_us"] > RTO_MIN / 2 * 1e6
 
@@ -201,7 +201,7 @@ def test_chains_that_lose_their_requests_stop_reserving_their_unloaded_rate():
     FIFO would, instead of the ceiling less their unloaded rate."""
     beside_flood = CONFIG.parents[1] / "whatif" / "netperf_beside_flood.toml"
     loaded = load_scenario(beside_flood, ["group.flood.count=8"])
-    summary = simulate(loaded, 1, duration=1.0, warmup=0.3)
+    summary = simulate(loaded, 1, duration=1.0, warmup=0.3).to_json()
     ceiling = 1 / loaded.models["nic"].values.tx_stage_per_packet
     rr = summary["uplink"]["request_response"]["netperf"]
     assert rr["transactions_per_s"] < 0.02 * ceiling

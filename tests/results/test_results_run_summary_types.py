@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # Short runs that, between them, have every optional section and key of the summary: an uplink
 # with bulk traffic and voice beside it (offered and configured rates), TCP streams (a demand)
 # and request/response traffic without a measuring conference, CPU-bound VMs, host tasks, steal and the measured VM's own
-# settings, and an adaptive jitter buffer's note.
+# settings, an adaptive jitter buffer's note, and a replayed trace's packets.
 RUNS = {
     "voice beside a flood": ("voip-vsphere5/fig6.toml", []),
     "netperf beside TCP streams": ("whatif/netperf_beside_tcp_stream.toml",
@@ -29,6 +29,7 @@ RUNS = {
     "CPU-bound neighbours": ("whatif/noisy_neighbours.toml", []),
     "host tasks and steal": ("validation/cpu_cgroups.toml", []),
     "adaptive jitter buffer": ("voip-vsphere5/fig2.toml", ['client.jitter_buffer="adaptive"']),
+    "replayed flood": ("whatif/replayed_flood.toml", []),
 }
 
 
