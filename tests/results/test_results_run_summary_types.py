@@ -119,3 +119,8 @@ def test_an_unknown_dotted_path_names_the_field_and_those_there_are(run):
         summary_field(run, "jitter.p95_ms")
     assert str(error.value) == ("jitter.p95_ms: jitter has no 'p95_ms'; it has measuring_conference, "
                                 "samples, mean_ms, p99_ms, definition")
+
+
+def test_indexing_a_summary_as_the_old_dict_still_works_with_a_deprecation_warning(run):
+    with pytest.warns(DeprecationWarning, match="indexing a run summary is deprecated"):
+        assert run["jitter"] == run.to_json()["jitter"]

@@ -8,6 +8,7 @@ order, the ``optional`` ones left out where a run does not have them
 ``summary_field`` takes the value a dotted path of its keys names (a claim's metric).
 """
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -398,6 +399,14 @@ class RunSummary:
     def from_json(cls, data: dict[str, Any]) -> "RunSummary":
         """The summary ``to_json`` wrote as ``data``."""
         return from_json(cls, data)
+
+    def __getitem__(self, key: str) -> Any:
+        """``summary["jitter"]``, as when a run returned its JSON dict: kept for one release, so
+        code written against the dict keeps working; read attributes or ``to_json()`` instead."""
+        warnings.warn("indexing a run summary is deprecated: read its attributes "
+                      "(summary.jitter.mean_ms) or its JSON (summary.to_json())", DeprecationWarning,
+                      stacklevel=2)
+        return self.to_json()[key]
 
 
 def summary_field(summary: RunSummary, path: str) -> Any:
