@@ -615,7 +615,8 @@ def _capacity(args):
     search = bisect(key, runner)
     seed = loaded.scenario.run.seed
     stamp = (f"{length.replications} x {length.duration:g} s ({length.warmup:g} s warm-up) per probe, "
-             f"seeds {seed}-{seed + length.replications - 1}{overrides_text(args.set)}")
+             f"seed{f's {seed}-{seed + length.replications - 1}' if length.replications > 1 else f' {seed}'}"
+             f"{overrides_text(args.set)}")
     title = f"{loaded.scenario.name}  ({args.config}; {stamp}; {search.key.key} searched)"
     doc = result_doc(loaded.scenario.name, search, {
         "config": args.config, "overrides": list(args.set), "duration": length.duration,

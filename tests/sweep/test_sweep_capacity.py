@@ -140,3 +140,16 @@ def test_bad_input_is_one_line_and_exit_2(capsys, args, message):
     code, _, err = vsim(capsys, "capacity", FIG3, *args, *SHORT)
     assert code == 2
     assert message in one_line_error(err)
+
+
+def test_a_high_end_that_passes_is_a_verdict_and_the_next_out_removes_the_stale_figure(capsys, tmp_path):
+    args = ("capacity", FIG3, "--vary", "vm.instances", "--low", "1", "--high", "2", *SHORT, "--out", tmp_path)
+    code, _, err = vsim(capsys, *args, "--require", "jitter_p99_ms<=50")
+    assert code == 1
+    assert err.splitlines()[-1].startswith("vsim: capacity: capacity above range: vm.instances = 2 (--high) "
+                                           "still meets every requirement")
+    assert (tmp_path / "fig3_capacity_jitter_p99_ms.png").exists()
+    code, _, err = vsim(capsys, *args, "--require", "host_cpu_pct<=99")
+    assert code == 1, err
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "fig3_capacity_host_cpu_pct.png", "fig3_capacity_host_cpu_pct.svg", "results.json", "summary.md"]

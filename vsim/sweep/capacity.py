@@ -110,8 +110,9 @@ class VariedKey:
     resolution: int | float
 
     def settled(self, good, bad):
-        """Whether the bracket (``good`` passed, ``bad`` failed) is narrow enough."""
-        return bad - good <= self.resolution
+        """Whether the bracket (``good`` passed, ``bad`` failed) is narrow enough, or so narrow
+        that no number lies between its ends (a resolution finer than a float's)."""
+        return bad - good <= self.resolution or self.middle(good, bad) in (good, bad)
 
     def middle(self, good, bad):
         return (good + bad) // 2 if self.integer else good + (bad - good) / 2
@@ -131,7 +132,8 @@ def varied_key(source, loaded, key, low, high, resolution):
         raise InputError("--vary", key, "expected a number key a sweep may vary (vm.instances, "
                          "vm.streams_per_instance, group.NAME.count, ...)" + (f"; {hint}" if hint else ""))
     cls, name = swept
-    kinds = set(typing.get_args(typing.get_type_hints(cls)[name])) or {typing.get_type_hints(cls)[name]}
+    annotation = typing.get_type_hints(cls)[name]
+    kinds = set(typing.get_args(annotation)) or {annotation}
     if not kinds & {int, float}:
         raise InputError("--vary", key, "expected a number key: a capacity is the highest value "
                                         "that meets the requirements")

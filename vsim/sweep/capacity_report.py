@@ -74,7 +74,7 @@ def summary_markdown(title, search):
 
 def plot_probes(outdir, stem, title, search, stamp):
     """A figure per metric required: each probe's mean (bars: the replications' range, dots: the
-    replications) against the key, the requirements on it as dashed lines; the paths written."""
+    replications) against the key, the first requirement on it as a dashed line; the paths written."""
     from vsim.results.plotting import Curve, plot_sweep  # matplotlib: imported only to draw
 
     probes = sorted(search.probes, key=lambda probe: probe.x)
@@ -87,9 +87,8 @@ def plot_probes(outdir, stem, title, search, stamp):
         curve = Curve(metric, [probe.x for probe in probes],
                       [(check.mean, (min(check.values), max(check.values))) for check in checks],
                       [list(check.values) for check in checks])
-        bounds = [r for r in requirements if r.metric == metric]
-        line = (" and ".join(r.text() for r in bounds), [search.key.low, search.key.high],
-                [bounds[0].bound] * 2)
+        bound = requirements[index]  # the first on the metric: a figure draws one line
+        line = (bound.text(), [search.key.low, search.key.high], [bound.bound] * 2)
         caption = (f"Points: {STATISTIC}; error bars: the replications' range; faint dots: the "
                    f"replications. {verdict(search)}. Runs: {stamp}.")
         written += plot_sweep(outdir / name, title=title, xlabel=search.key.key, ylabel=metric,
