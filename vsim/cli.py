@@ -81,8 +81,8 @@ class _SeedFromConfig(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None):
         command = parser.prog.split()[-1]
-        if command == "sweep":
-            parser.error("--seed: sweep takes the config's run.seed as its first seed; "
+        if command in ("sweep", "capacity"):
+            parser.error(f"--seed: {command} takes the config's run.seed as its first seed; "
                          "expected --set run.seed=N")
         parser.error(f"--seed: {command} runs each study's configs with their own seeds (run.seed), "
                      f"as the committed results were made; expected no --seed")
@@ -607,9 +607,14 @@ def _capacity(args):
         length = _plan(args).resolve(loaded.scenario.run)
         length.check(args.config, loaded)
         ends = [(args.config, loaded.with_value(key.key, x), length.duration) for x in (key.low, key.high)]
-        check_memory(ends, args.jobs, duration_key=length.duration_key)
-        check_work(ends + [ends[1]] * (key.most_probes() - 2), length.replications, length.duration_key,
-                   _replications_key(args))
+        try:  # every probe lies between the ends, and none takes more than the high end
+            check_memory(ends, args.jobs, duration_key=length.duration_key)
+            check_work(ends + [ends[1]] * (key.most_probes() - 2), length.replications, length.duration_key,
+                       _replications_key(args))
+        except InputError as exc:
+            if exc.where != key.key:
+                raise
+            raise InputError("--high", None, f"at {key.key} = {key.high:g}, {exc.expected}") from None
     runner = ProbeRunner(str(config), loaded, tuple(args.set), key.key, requirements, length.duration,
                          length.warmup, length.replications, args.jobs, None if args.quiet else _note)
     search = bisect(key, runner)
