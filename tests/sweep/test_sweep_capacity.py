@@ -153,3 +153,13 @@ def test_a_high_end_that_passes_is_a_verdict_and_the_next_out_removes_the_stale_
     assert code == 1, err
     assert sorted(path.name for path in tmp_path.iterdir()) == [
         "fig3_capacity_host_cpu_pct.png", "fig3_capacity_host_cpu_pct.svg", "results.json", "summary.md"]
+
+
+def test_progress_names_each_run_and_each_probes_verdict(capsys):
+    code, _, err = vsim(capsys, "capacity", FIG3, "--vary", "vm.instances", "--require", "jitter_p99_ms<=50",
+                        "--low", "1", "--high", "2", "--duration", "1", "--replications", "1")
+    assert code == 1
+    lines = err.splitlines()
+    assert lines[0] == "[0/2] 2 runs, 1 at a time: a line as each ends"
+    assert lines[3].startswith("probe vm.instances=1: pass (jitter_p99_ms mean ")
+    assert lines[3].endswith(" <= 50, 1/1 runs met it)")
