@@ -309,16 +309,20 @@ def test_json_path_is_written_whole(capsys, tmp_path):
     assert json.loads(out.read_text())["duration"] == 2.0
 
 
+CAPACITY = ["capacity", CONFIG, "--vary", "vm.instances", "--require", "jitter_p99_ms<=2", "--quick"]
+
+
 def no_simulation(monkeypatch):
     """Make any simulation fail the test: outputs must be checked before it."""
     def ran(*args, **kwargs):
         pytest.fail("simulated before checking the output paths")
     monkeypatch.setattr(cli.Simulation, "run", ran)
     monkeypatch.setattr(cli, "run_tasks", ran)
+    monkeypatch.setattr("vsim.sweep.capacity.run_tasks", ran)
     monkeypatch.setattr(cli, "run_studies", ran)
 
 
-@pytest.mark.parametrize("command", [["run", CONFIG], ["sweep", CONFIG, "--quick"],
+@pytest.mark.parametrize("command", [["run", CONFIG], ["sweep", CONFIG, "--quick"], CAPACITY,
                                      ["reproduce", "voip-vsphere5", "--quick"]])
 def test_every_json_output_is_checked_before_simulating(capsys, tmp_path, monkeypatch, command):
     no_simulation(monkeypatch)
@@ -338,7 +342,7 @@ def test_every_json_output_is_checked_before_simulating(capsys, tmp_path, monkey
     assert sorted(p.name for p in tmp_path.iterdir()) == ["o.json"]
 
 
-@pytest.mark.parametrize("command, option", [(["sweep", CONFIG, "--quick"], "--out"),
+@pytest.mark.parametrize("command, option", [(["sweep", CONFIG, "--quick"], "--out"), (CAPACITY, "--out"),
                                              (["reproduce", "voip-vsphere5", "--quick"], "--figures")])
 def test_output_directories_are_checked_before_simulating(capsys, tmp_path, monkeypatch, command, option):
     no_simulation(monkeypatch)
@@ -479,6 +483,13 @@ def test_a_run_too_large_for_memory_is_refused_before_simulating(capsys, monkeyp
     else:
         assert line.startswith("vsim: error: --set sweep.values=[1, 100000]: sweep.values[1]: "
                                "at vm.instances = 100000, a run of")
+
+
+def test_a_capacity_search_too_large_for_memory_blames_its_high_end(capsys, monkeypatch):
+    no_simulation(monkeypatch)
+    code, out, err = vsim(capsys, *CAPACITY, "--high", "100000")
+    assert code == 2 and out == ""
+    assert one_line_error(err).startswith("vsim: error: --high: at vm.instances = 100000, a run of 100000 VMs")
 
 
 @pytest.mark.parametrize("command", [["run", CONFIG], ["sweep", CONFIG, "--quick"]])
@@ -852,6 +863,7 @@ def test_a_measured_trace_given_twice_is_refused(capsys, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("command, expected", [
     (["sweep", CONFIG], "--seed: sweep takes the config's run.seed as its first seed; expected --set run.seed=N"),
+    (["capacity", CONFIG], "--seed: capacity takes the config's run.seed as its first seed; expected --set run.seed=N"),
     (["reproduce"], "--seed: reproduce runs each study's configs with their own seeds (run.seed), as the "
                     "committed results were made; expected no --seed"),
 ])

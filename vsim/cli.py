@@ -1,4 +1,4 @@
-"""Command line: ``vsim run``, ``reproduce``, ``sweep``, ``describe``, ``jitter``, ``validate`` and ``probe``.
+"""Command line: ``vsim run``, ``reproduce``, ``sweep``, ``capacity``, ``describe``, ``jitter``, ``validate`` and ``probe``.
 
 Exit codes: 0 success; 2 bad input (an ``InputError`` or a malformed command
 line), reported as one line ``vsim: error: ...`` on stderr; 130 interrupted
@@ -7,6 +7,8 @@ reported as ``vsim: interrupted by SIGTERM``, each leaving no output half-writte
 and no worker process behind; 141 (as for SIGPIPE) when the
 reader of stdout stops early, silently; 1 from ``vsim validate``, a check
 outside its tolerance, reported as one line ``vsim: validation failed: ...``;
+1 also from ``vsim capacity``, a search range holding no answer (its low end
+fails, or its high end still passes), reported as one line ``vsim: capacity: ...``;
 4 from ``vsim validate``, nothing validated (no stated tolerance applies to the
 traces), so that a job cannot pass on a comparison that was never made;
 3 an internal error (a bug), reported with its traceback, kept apart from 1 so a
@@ -79,8 +81,8 @@ class _SeedFromConfig(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None):
         command = parser.prog.split()[-1]
-        if command == "sweep":
-            parser.error("--seed: sweep takes the config's run.seed as its first seed; "
+        if command in ("sweep", "capacity"):
+            parser.error(f"--seed: {command} takes the config's run.seed as its first seed; "
                          "expected --set run.seed=N")
         parser.error(f"--seed: {command} runs each study's configs with their own seeds (run.seed), "
                      f"as the committed results were made; expected no --seed")
@@ -153,7 +155,8 @@ def _add_run_options(command, default_from, quick_purpose):
 def build_parser():
     """The ``vsim`` parser: ``--version`` and one subcommand per command, each added by its own function."""
     parser = Parser(prog="vsim", description="Discrete-event simulator of virtualized hosts.",
-                    epilog=f"Exit status: 0 done; 1 vsim validate found a check outside its tolerance; 2 bad "
+                    epilog=f"Exit status: 0 done; 1 vsim validate found a check outside its tolerance, or vsim "
+                           f"capacity's range holds no answer; 2 bad "
                            f"input; {INTERNAL_ERROR} an internal error; {NOTHING_VALIDATED} vsim validate "
                            f"checked nothing; 130 interrupted (SIGINT); 141 stdout closed early; 143 stopped "
                            f"by SIGTERM. An interrupted run leaves no half-written output and no worker "
@@ -164,6 +167,7 @@ def build_parser():
     _add_run_parser(commands)
     _add_reproduce_parser(commands)
     _add_sweep_parser(commands)
+    _add_capacity_parser(commands)
     _add_describe_parser(commands)
     _add_jitter_parser(commands)
     _add_validate_parser(commands)
@@ -237,6 +241,40 @@ def _add_sweep_parser(commands):
                             "missing, its parent must exist)")
     sweep.add_argument("--quiet", action="store_true", help="no progress lines")
     sweep.set_defaults(handler=_sweep)
+
+
+def _add_capacity_parser(commands):
+    """``vsim capacity CONFIG --vary KEY --require ...``: the highest value of a key meeting every requirement."""
+    capacity = commands.add_parser(
+        "capacity", help="bisect a key for the highest value at which a scenario meets every requirement",
+        description="Bisect KEY between --low and --high, running each probe run.replications times "
+                    "(seeds as a sweep's), for the highest value whose replications' mean meets every "
+                    "--require. Exit status 1 when the range holds no answer (the low end fails, or "
+                    "the high end still passes), with its outputs written.")
+    capacity.add_argument("config", metavar="CONFIG", help="scenario TOML file")
+    capacity.add_argument("--vary", required=True, metavar="KEY",
+                          help="the number key to search (vm.instances, vm.streams_per_instance, ...)")
+    capacity.add_argument("--require", action="append", required=True, metavar="METRIC<=VALUE",
+                          help="a bound on a metric of vsim sweep's report (jitter_p99_ms<=2), with "
+                               "<=, >=, < or > (repeatable: every one must be met)")
+    capacity.add_argument("--low", type=_bounded(float, -math.inf, False), metavar="L",
+                          help="lowest value searched (default: the lowest of the config's [sweep] of KEY)")
+    capacity.add_argument("--high", type=_bounded(float, -math.inf, False), metavar="H",
+                          help="highest value searched (default: the highest of the config's [sweep] of KEY)")
+    capacity.add_argument("--resolution", type=_bounded(float, 0, False), metavar="R",
+                          help="width the bracket is narrowed to (default: 1 for a whole-number key, "
+                               "1/64 of the range for another)")
+    capacity.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                          help="override a dotted key of the config (repeatable)")
+    _add_run_options(capacity, "run.", "short runs")
+    capacity.add_argument("--json", metavar="PATH|-",
+                          help="write the result, every probe and every run's summary as JSON to PATH "
+                               "(its directory must exist), or stdout for -")
+    capacity.add_argument("--out", type=Path, metavar="DIR",
+                          help="write results.json, summary.md and a figure per required metric (PNG, "
+                               "SVG) into DIR (created if missing, its parent must exist)")
+    capacity.add_argument("--quiet", action="store_true", help="no progress lines")
+    capacity.set_defaults(handler=_capacity)
 
 
 def _add_describe_parser(commands):
@@ -544,6 +582,58 @@ def _write_out_and_json(out, write_out, json_path, json_text):
             _emit(json_path, json_text())
     if written:
         _note(f"wrote {', '.join(str(path) for path in written)}")
+
+
+# ------------------------------------------------------------- capacity
+def _capacity(args):
+    """Exit code 1 (with a one-line verdict, outputs written) when the range holds no answer."""
+    from vsim.sweep.capacity import (ProbeRunner, bisect, check_requirements, parse_requirement,
+                                     varied_key, verdict)
+    from vsim.sweep.capacity_report import output_files, result_doc, result_json, table_text, write_outputs
+    stem = Path(args.config).stem
+    requirements = tuple(parse_requirement(text) for text in args.require)
+    files = output_files(stem, requirements)
+    if args.out is not None:
+        check_output_dir(args.out, "--out", files=files)
+    if args.json is not None:
+        check_output_file(args.json, "--json", created=args.out)
+    check_outside([("--json", args.json), ("--out", args.out)], program_folders())
+    config = resolve_config(args.config)
+    loaded = load_scenario(config, args.set)
+    check_apart([("--json", args.json)] + _in_dir(args.out, files), loaded.files_read())
+    check_requirements(requirements, loaded.scenario)
+    with blaming_overrides(args.config, args.set):
+        key = varied_key(args.config, loaded, args.vary, args.low, args.high, args.resolution)
+        length = _plan(args).resolve(loaded.scenario.run)
+        length.check(args.config, loaded)
+        ends = [(args.config, loaded.with_value(key.key, x), length.duration) for x in (key.low, key.high)]
+        try:  # every probe lies between the ends, and none takes more than the high end
+            check_memory(ends, args.jobs, duration_key=length.duration_key)
+            check_work(ends + [ends[1]] * (key.most_probes() - 2), length.replications, length.duration_key,
+                       _replications_key(args))
+        except InputError as exc:
+            if exc.where != key.key:
+                raise
+            raise InputError("--high", None, f"at {key.key} = {key.high:g}, {exc.expected}") from None
+    runner = ProbeRunner(str(config), loaded, tuple(args.set), key.key, requirements, length.duration,
+                         length.warmup, length.replications, args.jobs, None if args.quiet else _note)
+    search = bisect(key, runner)
+    seed = loaded.scenario.run.seed
+    stamp = (f"{length.replications} x {length.duration:g} s ({length.warmup:g} s warm-up) per probe, "
+             f"seed{f's {seed}-{seed + length.replications - 1}' if length.replications > 1 else f' {seed}'}"
+             f"{overrides_text(args.set)}")
+    title = f"{loaded.scenario.name}  ({args.config}; {stamp}; {search.key.key} searched)"
+    doc = result_doc(loaded.scenario.name, search, {
+        "config": args.config, "overrides": list(args.set), "duration": length.duration,
+        "warmup": length.warmup, "replications": length.replications,
+        "seeds": list(range(seed, seed + length.replications)), "models": loaded.model_files()})
+    (sys.stderr if args.json == "-" else sys.stdout).write(table_text(title, search))
+    _write_out_and_json(args.out, lambda: write_outputs(args.out, stem, loaded.scenario.name, search, doc, stamp),
+                        args.json, lambda: result_json(doc))
+    if search.status != "found":
+        _note(f"vsim: capacity: {verdict(search)}")
+        return 1
+    return 0
 
 
 # --------------------------------------------------------------- jitter
