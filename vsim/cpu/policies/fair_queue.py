@@ -142,6 +142,7 @@ class FairQueue:
 
     uses_average = True  # CFS neither places nor reweights by the average: it skips the sum
     tick_every_cpu = True  # the machine checks every busy CPU at each tick while tasks wait
+    tick_on_grid = True  # the scheduler tick: every CPU at k / HZ (the machine's quantum)
     # a cgroup whose quota is refilled preempts no running task: unthrottle_cfs_rq
     # (kernel/sched/fair.c) reschedules only an idle CPU, the rest wait for the tick
     preempts_when_released = False
