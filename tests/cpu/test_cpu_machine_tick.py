@@ -95,7 +95,7 @@ def test_a_lone_task_with_waiters_arms_one_check_per_slice():
     call_later = machine._call_later
 
     def counting(delay, callback, arg):
-        if callback == machine._tick:
+        if getattr(callback, "__name__", "") == "_tick":  # the grid tick's check
             fired.append(env.now + delay)
         call_later(delay, callback, arg)
     machine._call_later = counting
