@@ -17,6 +17,7 @@ report() {  # report OUT_DIR SCENARIO TRACE... [-- extra options]
 
 report $V/cpu_cgroups/report $C/cpu_cgroups.toml $V/cpu_cgroups/cpu_ticks.csv
 report $V/cpu_cgroups_contended/report $C/cpu_cgroups_contended.toml $V/cpu_cgroups_contended/cpu_ticks.csv
+report $V/cpu_tick/report $C/cpu_tick.toml $V/cpu_tick/cpu_ticks.csv
 report $V/timer_idle/report/python $C/timer_python.toml $V/timer_idle/python.csv --duration 60
 report $V/timer_idle/report/cyclictest $C/timer_cyclictest.toml $V/timer_idle/cyclictest.csv --duration 60
 report $V/timer_alternating/report/python $C/timer_python.toml $V/timer_alternating/python_1.csv \

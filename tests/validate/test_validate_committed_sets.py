@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SETS = {  # set: (scenario, measured traces, kind)
     "cpu_cgroups": ("cpu_cgroups", ["cpu_ticks.csv"], "cpu_ticks"),
     "cpu_cgroups_contended": ("cpu_cgroups_contended", ["cpu_ticks.csv"], "cpu_ticks"),
+    "cpu_tick": ("cpu_tick", ["cpu_ticks.csv"], "cpu_ticks"),
     "timer_idle": ("timer_python", ["python.csv"], "timer"),
     "timer_alternating": ("timer_cyclictest", ["cyclictest_1.csv", "cyclictest_2.csv", "cyclictest_3.csv"],
                           "timer"),

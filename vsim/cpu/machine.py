@@ -61,7 +61,12 @@ Features handled here because every policy shares them:
   into the ready queue (preempted or throttled) arms the check of its own
   CPU only, unless the policy sets ``tick_every_cpu``: then every busy CPU is
   armed, as Linux's scheduler tick runs on every CPU, so a world that started
-  while nobody waited is not left running past its slice.
+  while nobody waited is not left running past its slice. The check falls
+  due at ``policy.slice_end``, a quantum after the world's slice began for a
+  policy with a quantum of its own; with ``tick_on_grid`` the quantum is the
+  period of a clock every CPU shares instead (Linux's scheduler tick at
+  ``k / HZ``), and the check falls due at the first tick at or after the
+  slice's end: the ticks in between could end nothing, so they cost no event.
 
 This module, ``world.py`` and the proportional-share policy are fully typed
 because the install compiles them with mypyc (``setup.py``, ``vsim/native.py``):
@@ -135,6 +140,9 @@ class Machine:
         self._on_unthrottle: Optional[Callable[[Any, World], None]] = (
             policy.on_unthrottle if hooks else None)
         self._tick_every_cpu = bool(policy.tick_every_cpu)
+        self._tick_on_grid = bool(policy.tick_on_grid)
+        self._slice_end: Callable[[Any, World], float] = policy.slice_end
+        self.tick_at = [0.0] * n  # with tick_on_grid: when each CPU's pending check falls due
         self._preempt_when_released = bool(policy.preempts_when_released)
 
     # ------------------------------------------------------------------ setup
@@ -336,8 +344,8 @@ class Machine:
             if other.rate != self.ht_rate:
                 self._change_rate(other, self.ht_rate)
         self._schedule_completion(world)
-        if self.ready and not self.armed_mask >> lcpu & 1:
-            self._arm_quantum(lcpu)
+        if self.ready and (self._tick_on_grid or not self.armed_mask >> lcpu & 1):
+            self._arm_quantum(lcpu)  # on the grid, a check pending for the last world may be too late
         group = world.group
         if group.limit < math.inf:
             self._arm_limit(group)
@@ -548,13 +556,16 @@ class Machine:
             unarmed ^= low
 
     def _arm_quantum(self, lcpu: int) -> None:
+        if self._tick_on_grid:
+            self._arm_tick(lcpu)
+            return
         bit = 1 << lcpu
         if self.armed_mask & bit:
             return
         self.armed_mask |= bit
         world = self.lcpu_world[lcpu]
         assert world is not None  # only busy CPUs arm a quantum
-        delay = max(0.0, world.slice_start + self.quantum - self.env.now)
+        delay = max(0.0, self._slice_end(self, world) - self.env.now)
         self._call_later(delay, self._quantum_expired, lcpu)
 
     def _quantum_expired(self, lcpu: int) -> None:
@@ -562,17 +573,68 @@ class Machine:
         world = self.lcpu_world[lcpu]
         if world is None or not self.ready:
             return
-        now = self.env.now
-        if now < world.slice_start + self.quantum - 1e-12:
+        if self.env.now < self._slice_end(self, world) - 1e-12:
             self._arm_quantum(lcpu)
             return
+        self._check_quantum(lcpu, world)
+
+    def _check_quantum(self, lcpu: int, world: World) -> None:
+        """The quantum check of ``world``, running on ``lcpu``, with worlds waiting: the best of
+        them takes the CPU if the policy says so, else ``world`` starts a new slice."""
         best = self.policy.pick(self, self.ready, lcpu)
         if best is not None and self.policy.preempts_at_quantum(self, best, world):
             self.ready.remove(best)
             self._hand_over(world, best, lcpu)
             return
-        world.slice_start = now
+        world.slice_start = self.env.now
         self._arm_quantum(lcpu)
+
+    # ------------------------------------------------------- the tick's grid
+    def _grid_at_or_after(self, t: float) -> float:
+        """The first tick (a multiple of the quantum) at or after ``t``."""
+        return math.ceil(t / self.quantum - 1e-9) * self.quantum
+
+    def _grid_after(self, t: float) -> float:
+        """The first tick after ``t``."""
+        return (math.floor(t / self.quantum + 1e-9) + 1) * self.quantum
+
+    def _tick_due(self, world: World) -> float:
+        """The first tick that may end ``world``'s slice: at or after its end, after its start
+        (or the last check)."""
+        return max(self._grid_at_or_after(self._slice_end(self, world)),
+                   self._grid_after(world.slice_start))
+
+    def _arm_tick(self, lcpu: int) -> None:
+        """Arm ``lcpu``'s check at its world's ``_tick_due`` (the next tick if that has passed),
+        unless a check is already due no later."""
+        world = self.lcpu_world[lcpu]
+        assert world is not None  # only busy CPUs arm a quantum
+        now = self.env.now
+        due = self._tick_due(world)
+        if due <= now + 1e-12:
+            due = self._grid_after(now)
+        bit = 1 << lcpu
+        if self.armed_mask & bit and self.tick_at[lcpu] <= due + 1e-12:
+            return
+        self.armed_mask |= bit
+        delay = max(0.0, due - now)
+        self.tick_at[lcpu] = now + delay  # the instant the environment will fire it at
+        self._call_later(delay, self._tick, lcpu)
+
+    def _tick(self, lcpu: int) -> None:
+        """A tick of ``lcpu``'s clock that a check was armed for (one an earlier arming
+        replaced does nothing)."""
+        now = self.env.now
+        if now != self.tick_at[lcpu] or not self.armed_mask >> lcpu & 1:
+            return
+        self.armed_mask &= ~(1 << lcpu)
+        world = self.lcpu_world[lcpu]
+        if world is None or not self.ready:
+            return
+        if now < self._tick_due(world) - 1e-12:
+            self._arm_tick(lcpu)
+            return
+        self._check_quantum(lcpu, world)
 
     # --------------------------------------------------- reservations, limits
     def _arm_limit(self, group: Group) -> None:

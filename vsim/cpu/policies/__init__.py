@@ -4,10 +4,10 @@ A policy decides; ``vsim.cpu.machine.Machine`` carries the decision out. A
 new scheduler is one module with a class offering what
 ``vsim.cpu.policies.protocol.CpuPolicy`` lists: ``entitle`` (called when
 groups with reservations join the machine), ``on_wake``, ``pick``,
-``preempt_victim``, ``preempts_at_quantum`` and ``charge``; the run-queue
-hooks ``on_block`` and ``on_unthrottle``, called only if it sets
+``preempt_victim``, ``slice_end``, ``preempts_at_quantum`` and ``charge``; the
+run-queue hooks ``on_block`` and ``on_unthrottle``, called only if it sets
 ``run_queue_hooks`` (one that keeps a run queue of its own); and the
-capabilities ``tick_every_cpu`` and ``preempts_when_released``. Plus an entry
+capabilities ``tick_every_cpu``, ``tick_on_grid`` and ``preempts_when_released``. Plus an entry
 in ``POLICIES``, which mypy checks against the protocol.
 """
 

@@ -29,9 +29,16 @@ host rather than Linux's per-CPU run queues with load balancing:
   SCHED_IDLE, no ``cpu.max.burst``; every cgroup has the host's one cpu.max
   period length, each limited cgroup's at a phase of its own (as the
   machine phases limits: ``Machine.add_group``); quota is accounted over the whole host
-  rather than handed to CPUs in 5 ms slices; the tick runs from each task's
-  start rather than on a global clock, and a task is charged the time it
+  rather than handed to CPUs in 5 ms slices; and a task is charged the time it
   occupies a CPU whatever its hyper-threading speed (as Linux charges).
+
+The tick is Linux's: every CPU's at ``k / HZ`` (``tick_on_grid``; the machine's
+quantum is 1 / HZ), on one clock for all CPUs as the kernel's default
+``skew_tick=0`` has it (kernel/time/tick-sched.c offsets each CPU's tick only
+with ``skew_tick=1``), so a used-up slice ends at the first tick at or after
+its end, or at a wake-up that brings the running task up to date, whenever the
+task started. A CPU with nobody waiting has no tick event, and one with
+tasks waiting only the first tick that can end its slice (``slice_end``).
 """
 
 import math
@@ -142,6 +149,7 @@ class FairQueue:
 
     uses_average = True  # CFS neither places nor reweights by the average: it skips the sum
     tick_every_cpu = True  # the machine checks every busy CPU at each tick while tasks wait
+    tick_on_grid = True  # the scheduler tick: every CPU at k / HZ (the machine's quantum)
     # a cgroup whose quota is refilled preempts no running task: unthrottle_cfs_rq
     # (kernel/sched/fair.c) reschedules only an idle CPU, the rest wait for the tick
     preempts_when_released = False

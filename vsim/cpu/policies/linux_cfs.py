@@ -9,7 +9,8 @@ run longer than its slice, ``period * w / W`` with ``period = max(latency,
 nr_running * min_granularity)`` and at least ``min_granularity``
 (``sched_slice`` with BASE_SLICE), or when it has run at least
 ``min_granularity`` and leads the next task's vruntime by more than the slice
-(``check_preempt_tick``). Latency and both granularities are scaled like the
+(``check_preempt_tick``), checked at the scheduler tick of every CPU, at
+``k / HZ`` (HZ = 1 / the machine's quantum). Latency and both granularities are scaled like the
 EEVDF slice.
 """
 
@@ -101,6 +102,11 @@ class Cfs(FairQueue):
         period = latency if per_cpu <= latency / granularity else per_cpu * granularity
         load = sum(q.weight for q in self.order) / cpus
         return max(period * e.weight / load, granularity)
+
+    def slice_end(self, machine, world: World) -> float:
+        """After the minimum granularity: ``check_preempt_tick`` keeps a task that ran less,
+        whatever its slice (which is at least that long)."""
+        return world.t_state + self.min_granularity * self.factor(machine)
 
     def preempts_at_quantum(self, machine, best: World, current: World) -> bool:
         """``check_preempt_tick``: the running task yields after its slice, or after the

@@ -9,8 +9,11 @@
   times ``1 + ilog2(min(ncpus, 8))`` (``get_update_sysctl_factor``, the
   default SCHED_TUNABLESCALING_LOG), 3 ms on 8 CPUs or more;
 - a running task keeps its CPU until its vruntime passes its deadline, which
-  is checked at every scheduler tick (the machine's quantum); the deadline is
-  then renewed and the pick made again;
+  is checked at every scheduler tick (``update_curr`` from ``task_tick_fair``;
+  the ticks of every CPU at ``k / HZ``, HZ = 1 / the machine's quantum) and
+  whenever a wake-up brings it up to date; the deadline is then renewed and,
+  at the tick, the pick made again (``resched_curr``: with HRTICK off, the
+  default, nothing ends a slice between ticks);
 - a dequeued task (asleep or throttled) keeps its lag, clamped to the virtual
   time of ``max(2 * slice, tick)`` (``update_entity_lag``), and is placed on
   waking at ``V - lag * (W + w) / W`` (``place_entity`` with PLACE_LAG; with
@@ -137,6 +140,18 @@ class Eevdf(FairQueue):
                     or (victim_eligible == eligible and e.deadline > victim.deadline)):
                 victim, victim_eligible = e, eligible
         return None if victim is None else victim.world.lcpu
+
+    def slice_end(self, machine, world: World) -> float:
+        """When the running task's vruntime reaches its deadline (a reweight scales both
+        about V, so the time left is the same at either weight), or when its slice ran out
+        if an update since the last tick renewed it: the first tick from then resched it."""
+        e = self.entity(world)
+        if not e.queued:
+            return world.slice_start
+        if e.renewed_at > world.slice_start:
+            return e.renewed_at
+        now = machine.env.now
+        return now + (e.deadline - self.vruntime(e, now)) * e.weight / NICE_0_LOAD
 
     def preempts_at_quantum(self, machine, best: World, current: World) -> bool:
         """At a tick: once the running task's slice has run out (now, or since the last

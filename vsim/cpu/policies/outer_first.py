@@ -42,6 +42,7 @@ class OuterFirst:
         self.inner = inner
         self.tick_every_cpu = inner.tick_every_cpu
         self.preempts_when_released = inner.preempts_when_released
+        self.tick_on_grid = inner.tick_on_grid
         self._inner_hooks = inner.run_queue_hooks
         self.outer: Set[World] = set()
         self._outer_list: List[World] = []
@@ -129,6 +130,11 @@ class OuterFirst:
             running = machine.lcpu_world[lcpu]
             return lcpu if running is not None and running not in self.outer else None
         return self._hidden(machine, self.inner.preempt_victim, world)
+
+    def slice_end(self, machine: "Machine", world: World) -> float:
+        if world in self.outer:  # nobody takes its CPU: a check finds nothing sooner than a quantum
+            return world.slice_start + machine.quantum
+        return self._hidden(machine, self.inner.slice_end, world)
 
     def preempts_at_quantum(self, machine: "Machine", best: World, current: World) -> bool:
         if current in self.outer:

@@ -66,6 +66,7 @@ class ProportionalShare:
     tick_every_cpu = False  # a stopped world arms its own CPU's quantum check only
     preempts_when_released = True  # a world released by a new period may preempt, as a waker
     run_queue_hooks = False  # no run queue of its own: on_block and on_unthrottle are not called
+    tick_on_grid = False  # a world's quantum runs from the start of its slice
 
     def __init__(self, wake_credit: float = 0.001, wake_granularity: float = 0.001) -> None:
         self.wake_credit = float(wake_credit)
@@ -165,6 +166,10 @@ class ProportionalShare:
             if vtime > threshold and (allowed is None or running.lcpu in allowed):
                 victim, threshold = running, vtime
         return None if victim is None else victim.lcpu
+
+    def slice_end(self, machine: "Machine", world: World) -> float:
+        """A quantum after the world's slice began."""
+        return world.slice_start + machine.quantum
 
     def preempts_at_quantum(self, machine: "Machine", best: World, current: World) -> bool:
         return best.vtime < self._current_vtime(current, machine.env.now)

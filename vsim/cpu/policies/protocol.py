@@ -10,7 +10,7 @@ change: ``machine.ready`` (the ready worlds, in queueing order),
 ``machine.lcpu_world`` (the world running on each logical CPU, or None) and
 ``machine.groups``; ``machine.env.now`` is the time.
 
-Three capability attributes tell the machine what else to do; they are read
+Four capability attributes tell the machine what else to do; they are read
 once, when the machine is built, so a policy sets them on its class:
 
 - ``tick_every_cpu``: a world stopped into the ready queue arms the quantum
@@ -20,6 +20,10 @@ once, when the machine is built, so a policy sets them on its class:
   at the next period like a waking world, preempting where ``preempt_victim``
   says (False: it only takes an idle CPU and waits for a tick otherwise, as
   Linux's CFS bandwidth control; the usual choice is True);
+- ``tick_on_grid``: the quantum check runs on a clock of period ``quantum``
+  that every CPU shares (Linux's scheduler tick at ``k / HZ``), at the first
+  tick at or after ``slice_end`` (False: at ``slice_end`` itself, a quantum
+  after the slice began, the usual choice);
 - ``run_queue_hooks``: the machine calls ``on_block`` and ``on_unthrottle``,
   for a policy keeping a run queue of its own (Linux's fair class dequeues a
   sleeping or throttled task and remembers its lag). False (the usual
@@ -54,6 +58,10 @@ class CpuPolicy(Protocol):
         """Whether a world released by its group's new period may preempt a running one."""
 
     @property
+    def tick_on_grid(self) -> bool:
+        """Whether the quantum check runs at the ticks of a clock every CPU shares."""
+
+    @property
     def run_queue_hooks(self) -> bool:
         """Whether the machine calls ``on_block`` and ``on_unthrottle``."""
 
@@ -76,6 +84,11 @@ class CpuPolicy(Protocol):
     def preempt_victim(self, machine: "Machine", world: World) -> Optional[int]:
         """The busy logical CPU the ready ``world`` takes by preemption, found with no CPU idle
         for it, or None: it waits in the ready queue."""
+
+    def slice_end(self, machine: "Machine", world: World) -> float:
+        """The earliest time a quantum check may take the CPU from the running ``world``:
+        ``world.slice_start + machine.quantum`` for a policy whose quantum runs from the slice's
+        start (``world.slice_start`` is when it started or was last checked)."""
 
     def preempts_at_quantum(self, machine: "Machine", best: World, current: World) -> bool:
         """At a quantum check with worlds waiting: whether ``best`` (``pick``'s choice for the
