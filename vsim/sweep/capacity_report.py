@@ -49,7 +49,7 @@ def result_doc(title, search, run):
                     "checks": [{"requirement": check.requirement.text(), "values": list(check.values),
                                 "mean": check.mean, "met": check.met,
                                 "replications_met": check.replications_met} for check in probe.checks],
-                    "runs": list(probe.runs)} for probe in search.probes],
+                    "runs": [run.to_json() for run in probe.runs]} for probe in search.probes],
     }
 
 
