@@ -16,6 +16,7 @@ import numpy as np
 
 from vsim.build.cgroups import check_cgroup_settings
 from vsim.build.netioc import netioc_tree
+from vsim.build.host_uplink import check_uplink_nic
 from vsim.build.replayed_trace import with_recorded_packets
 from vsim.config.cpu_settings import limit_beyond_vcpus
 from vsim.config.load import logical_cpus, with_point
@@ -46,6 +47,7 @@ def check_against_models(scenario, models, source, models_dir=DEFAULT_MODELS_DIR
     check_phases(scenario, models["codec"].values.packet_interval, source)
     with depending_on("host.nic"):
         check_unshaped_nic(scenario, models["nic"].values, source)
+        check_uplink_nic(scenario, models["nic"].values, source)
         if scenario.netioc.node:
             netioc_tree(scenario, models["nic"].values.rate_bps, source)
     if scenario.host.numa_home_nodes:

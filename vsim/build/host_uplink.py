@@ -39,15 +39,30 @@ def queue_limit(scenario, nic):
     return nic.queue_bytes, "bytes", "bfifo" if scenario.host.uplink == "pfifo" else scenario.host.uplink
 
 
+def check_uplink_nic(scenario, nic, source):
+    """Refuse an uplink the NIC model cannot carry: a tbf-shaped NIC takes only its pfifo child,
+    and htb neither limits its queue in bytes nor models a transmit-stage cost. The scenario's
+    checks (``vsim.build.checks``) call it when it loads, and the builder before it builds."""
+    if nic.shaper == "tbf" and scenario.host.uplink != "pfifo":
+        raise InputError(source, "host.uplink", f'expected "pfifo" (the tbf child the NIC model '
+                         f'{scenario.host.nic} describes), got {scenario.host.uplink!r}')
+    if scenario.host.uplink == "htb" and nic.queue_bytes is not None:
+        raise InputError(source, "params.nic.queue_bytes",
+                         "expected none under htb (each leaf's limit_packets sets its queue)")
+    if scenario.host.uplink == "htb" and nic.tx_stage_per_packet:
+        raise InputError(source, "params.nic.tx_stage_per_packet",
+                         f"expected 0 under htb (it models no transmit-stage cost; the NIC model "
+                         f"{scenario.host.nic} gives {nic.tx_stage_per_packet!r} s), or a NIC "
+                         f"model without one")
+
+
 def make_host_uplink(scenario, nic, ip_bytes, vm_groups, rng, source):
     """The host's uplink for VMs whose groups are ``vm_groups`` (in port order).
 
     ``nic`` is the NIC model's values, ``ip_bytes`` the media servers' frame
     size, ``rng`` the uplink's own random stream.
     """
-    if nic.shaper == "tbf" and scenario.host.uplink != "pfifo":
-        raise InputError(source, "host.uplink", f'expected "pfifo" (the tbf child the NIC model '
-                         f'{scenario.host.nic} describes), got {scenario.host.uplink!r}')
+    check_uplink_nic(scenario, nic, source)
     if not needs_scheduler(scenario, nic):
         return UniformFifo(nic.rate_bps, nic.queue_packets, nic.latency, ip_bytes)
     params = {"shaper": nic.shaper} if scenario.host.uplink == "pfifo" else {}
@@ -62,14 +77,6 @@ def make_host_uplink(scenario, nic, ip_bytes, vm_groups, rng, source):
             tree, leaf_of = htb_tree(scenario, source)
         params["tree"] = tree
         params["port_leaf"] = {port: leaf_of[group] for port, group in enumerate(vm_groups)}
-    if scenario.host.uplink == "htb" and nic.queue_bytes is not None:
-        raise InputError(source, "params.nic.queue_bytes",
-                         "expected none under htb (each leaf's limit_packets sets its queue)")
-    if scenario.host.uplink == "htb" and nic.tx_stage_per_packet:
-        raise InputError(source, "params.nic.tx_stage_per_packet",
-                         f"expected 0 under htb (it models no transmit-stage cost; the NIC model "
-                         f"{scenario.host.nic} gives {nic.tx_stage_per_packet!r} s), or a NIC "
-                         f"model without one")
     limit, unit, name = queue_limit(scenario, nic)
     try:
         scheduler = make_uplink_scheduler(
