@@ -98,3 +98,15 @@ def test_young_generation_pauses_lie_between_no_gc_and_random_pauses():
 def test_full_queue_drops_and_client_retransmits():
     _, server, calls = run(duration=30.0, queue=1)
     assert server.dropped > 0 and calls.retransmissions > 0
+
+
+def test_sip_summary_section():
+    from vsim.results.sip_summary import sip_section
+    _, server, calls = run(duration=60.0)
+    section = sip_section(calls, server, 10.0, 50.0, 60.0)
+    assert section["calls_attempted_per_s"] == pytest.approx(RATE, rel=0.1)
+    assert section["calls_failed_per_s"] == 0
+    assert section["calls_successful_per_s"] == section["calls_attempted_per_s"]
+    assert INVITE_S * 1e3 < section["response_time"]["p50_ms"] < section["response_time"]["p95_ms"]
+    assert section["invite_to_ack"]["p50_ms"] > section["response_time"]["p50_ms"]
+    assert section["gc_pauses"] == 0 and section["queue_dropped"] == 0
