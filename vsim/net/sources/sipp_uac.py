@@ -39,7 +39,7 @@ counting what SIPp's statistics count.
 """
 
 import math
-from typing import Callable, List, Optional
+from typing import Any, Callable, List, Optional
 
 import numpy as np
 
@@ -90,7 +90,7 @@ class SipCall:
         self.timer = 0  # the generation of the live retransmission timer
         self.retransmits = 0
         self.bye_sent = 0.0
-        self.server: object = None  # the server's state for this call
+        self.server: Any = None  # the server's state for this call (vsim.guest.sip_server)
 
 
 class SippUac:
@@ -151,7 +151,8 @@ class SippUac:
 def _timeouts(t1: float, cap: float, retransmissions: int, give_up: float) -> List[float]:
     """Cumulative fire times of a doubling timer starting at ``t1``, capped at ``cap``: the
     ``retransmissions`` that come before ``give_up``, then the fire that ends the transaction."""
-    times, at, interval = [], 0.0, t1
+    times: List[float] = []
+    at, interval = 0.0, t1
     while len(times) < retransmissions and at + interval < give_up:
         at += interval
         times.append(at)
