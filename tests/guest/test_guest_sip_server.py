@@ -18,13 +18,14 @@ INVITE_S = 0.006
 RATE = 100.0
 
 
-def run(gc=None, duration=300.0, queue=10_000):
+def run(gc=None, duration=300.0, queue=10_000, vcpus=1, handled=None):
     """Poisson calls at ``RATE`` on a one-vCPU server whose INVITE takes ``INVITE_S`` (ACK and
     BYE nothing); the mean INVITE response time after a 10 s warm-up, and the server."""
     env = Environment()
-    machine = Machine(env, Topology(1, 1, 1, 1.0), make_policy("proportional_share"))
+    machine = Machine(env, Topology(1, vcpus, 1, 1.0), make_policy("proportional_share"))
     group = Group("sip", shares=1000)
-    World("sip.vcpu0", group)
+    for j in range(vcpus):
+        World(f"sip.vcpu{j}", group)
     machine.add_group(group)
     uac = make_source("sipp_uac", {"rate": RATE, "arrivals": "poisson", "call_length": 1.0,
                                    "network_delay": DELAY})
@@ -34,6 +35,9 @@ def run(gc=None, duration=300.0, queue=10_000):
                        lambda m: holder["calls"].reply(m), gc)
     calls = UacCalls(uac, env.call_later, lambda: env.now, server.deliver, np.random.default_rng(7))
     holder["calls"] = calls
+    if handled is not None:  # keep the time every message's work ended
+        handle = server._handle
+        server._handle = lambda message: (handled.append(env.now), handle(message))
     calls.start(uac.call_times(0.0, duration, np.random.default_rng(3)))
     env.run(until=duration + 40)
     answered = [c.answered - c.invited for c in calls.started_between(10.0, duration)
@@ -110,3 +114,18 @@ def test_sip_summary_section():
     assert INVITE_S * 1e3 < section["response_time"]["p50_ms"] < section["response_time"]["p95_ms"]
     assert section["invite_to_ack"]["p50_ms"] > section["response_time"]["p50_ms"]
     assert section["gc_pauses"] == 0 and section["queue_dropped"] == 0
+
+
+def test_a_pause_stops_every_worker():
+    """Two vCPUs, a parallel collector of two threads: no message's work ends inside a pause,
+    and the pause's work is shared by both vCPUs."""
+    handled = []
+    gc = JvmGc(young_bytes=50_000.0, allocation={"INVITE": 1000.0, "ACK": 200.0, "BYE": 500.0},
+               survivor_bytes=2000.0, copy_rate=1e8, minor_work=0.004, old_bytes=1e18,
+               mark_rate=1e9, major_work=0.0, threads=2)
+    _, server, _ = run(gc, duration=60.0, vcpus=2, handled=handled)
+    times = np.array(handled)
+    assert len(server.pauses) > 100
+    for begin, end in server.pauses:
+        assert end > begin
+        assert not np.any((times > begin + 1e-12) & (times < end - 1e-12))

@@ -67,8 +67,9 @@ class SipServer:
         self.held = 0
         self.acked_after: List[tuple] = []  # (invited, INVITE->ACK seconds) per call
         self.paused = False
-        self.pauses: List[tuple] = []  # (start, end) of every stop-the-world pause
+        self.pauses: List[tuple] = []  # (start, end) of every pause, from the last safepoint reached
         self._gc_left = 0
+        self._pause_begun = 0.0
 
     def supports_closed_form(self) -> bool:
         """Its queue waits on the CPUs: only the event engine plays it."""
@@ -102,7 +103,6 @@ class SipServer:
         self._handle(message)
         if self.gc is not None and self.gc.allocate(message.kind) and not self.paused:
             self.paused = True
-            self._pause_begun = self.now()
         if self.paused:
             if not self.busy:
                 self.call_later(0.0, self._collect, None)
@@ -116,14 +116,12 @@ class SipServer:
     # ------------------------------------------------------------- collection
     def _collect(self, _arg) -> None:
         """Every worker is at its safepoint: the collector's threads do the pause's work."""
+        self._pause_begun = self.now()
         works = self.gc.pause_work(self.held)
-        threads = [w for w in self.worlds if w.state == IDLE][:len(works)]
+        threads = self.worlds[:len(works)]  # more collector threads than vCPUs share them
         self._gc_left = len(threads)
-        if not threads:
-            self._resume()
-            return
-        for world, work in zip(threads, works):
-            self.machine.submit(world, work, self._collected)
+        for world in threads:
+            self.machine.submit(world, sum(works) / len(threads), self._collected)
 
     def _collected(self, _world) -> None:
         self._gc_left -= 1
