@@ -20,6 +20,7 @@ import numpy as np
 from vsim.core.errors import InputError, did_you_mean
 from vsim.net.sources.packets_replay import PacketsReplay
 from vsim.net.sources.protocol import SourceFactory, TrafficSource
+from vsim.net.sources.sipp_uac import SippUac
 from vsim.net.sources.tcp_rr import TcpRequestResponse
 from vsim.net.sources.tcp_stream import TcpStream
 from vsim.net.sources.udp_flood import UdpFlood
@@ -29,6 +30,7 @@ SOURCES: Dict[str, SourceFactory] = {
     "tcp_stream": TcpStream,
     "tcp_rr": TcpRequestResponse,
     "packets_replay": PacketsReplay,
+    "sipp_uac": SippUac,
 }
 
 

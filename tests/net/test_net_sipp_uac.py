@@ -1,0 +1,118 @@
+"""The SIPp-like UAC: its retransmission schedule exactly RFC 3261's over any loss pattern."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from vsim.core.environment import Environment
+from vsim.core.errors import InputError
+from vsim.net.sources import make_source
+from vsim.net.sources.sipp_uac import (ACK, BYE, INVITE, OK_BYE, OK_INVITE, RINGING, SipMessage,
+                                       UacCalls)
+
+DELAY = 0.001  # one way: a response is back 2 ms after its request
+
+
+def rfc3261_fires(cap, retransmissions):
+    """Timer A (cap None) or Timer E (cap T2 = 4 s) from T1 = 0.5 s, written out from the RFC:
+    interval 0.5 doubling (up to the cap); the transaction gives up at the next fire after
+    ``retransmissions`` or at 64 T1 = 32 s."""
+    times, at, interval = [], 0.0, 0.5
+    for _ in range(retransmissions):
+        if at + interval >= 32.0:
+            break
+        at += interval
+        times.append(at)
+        interval = interval * 2 if cap is None else min(interval * 2, cap)
+    return times, min(at + interval, 32.0)
+
+
+def play(lost_invites, lost_byes, ringing=False, call_length=1.0, **params):
+    """One call against a server answering at once; the k-th INVITE (BYE) sent is lost when
+    ``lost_invites[k]`` (``lost_byes[k]``) is true. The requests sent, as (time, kind), and the call."""
+    env = Environment()
+    uac = make_source("sipp_uac", {"rate": 1.0, "call_length": call_length,
+                                   "network_delay": DELAY, **params})
+    counts = {INVITE: 0, BYE: 0}
+
+    def lost(message):
+        if message.kind not in counts:
+            return False
+        k = counts[message.kind]
+        counts[message.kind] += 1
+        pattern = lost_invites if message.kind == INVITE else lost_byes
+        return k < len(pattern) and pattern[k]
+
+    def deliver(message):
+        if message.kind == INVITE:
+            if ringing:
+                calls.reply(SipMessage(message.call, RINGING))
+            else:
+                calls.reply(SipMessage(message.call, OK_INVITE))
+        elif message.kind == BYE:
+            calls.reply(SipMessage(message.call, OK_BYE))
+
+    calls = UacCalls(uac, env.call_later, lambda: env.now, deliver, np.random.default_rng(0), lost)
+    calls.keep_sent = True
+    calls.start(np.array([0.0]))
+    env.run(until=200.0)
+    return [(t, kind) for t, _, kind in calls.sent], calls.calls[0], calls
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.booleans(), max_size=8), st.lists(st.booleans(), max_size=10),
+       st.integers(0, 8), st.integers(0, 9))
+def test_retransmissions_follow_rfc3261(lost_invites, lost_byes, max_invite, max_bye):
+    sent, call, calls = play(lost_invites, lost_byes, max_retrans=max_invite,
+                             max_non_invite_retrans=max_bye)
+    invite_fires, invite_give_up = rfc3261_fires(None, max_invite)
+    invites = [t for t, kind in sent if kind == INVITE]
+    schedule = [0.0] + invite_fires
+    through = next((k for k, gone in enumerate(lost_invites + [False] * 20) if not gone), None)
+    if through >= len(schedule):  # every INVITE lost: the call fails at the give-up fire
+        assert invites == pytest.approx(schedule)
+        assert call.failed and call.finished == pytest.approx(invite_give_up)
+        return
+    assert invites == pytest.approx(schedule[:through + 1])
+    assert call.answered == pytest.approx(schedule[through] + 2 * DELAY)
+    ack = [t for t, kind in sent if kind == ACK]
+    assert ack == pytest.approx([call.answered])
+    bye_fires, bye_give_up = rfc3261_fires(4.0, max_bye)
+    first_bye = call.answered + 1.0
+    byes = [t - first_bye for t, kind in sent if kind == BYE]
+    bye_schedule = [0.0] + bye_fires
+    through = next(k for k, gone in enumerate(lost_byes + [False] * 20) if not gone)
+    if through >= len(bye_schedule):
+        assert byes == pytest.approx(bye_schedule)
+        assert call.failed and call.finished == pytest.approx(first_bye + bye_give_up)
+    else:
+        assert byes == pytest.approx(bye_schedule[:through + 1])
+        assert not call.failed and call.finished == pytest.approx(first_bye + bye_schedule[through] + 2 * DELAY)
+    assert calls.retransmissions == len(invites) - 1 + len(byes) - 1
+
+
+def test_default_schedules_are_rfc3261s():
+    uac = make_source("sipp_uac", {"rate": 10})
+    assert uac.invite_timeouts() == [0.5, 1.5, 3.5, 7.5, 15.5, 31.5]
+    assert uac.bye_timeouts() == [0.5, 1.5, 3.5, 7.5, 11.5, 15.5, 19.5, 23.5]
+
+
+def test_provisional_response_stops_invite_retransmissions():
+    sent, call, _ = play([], [], ringing=True, recv_timeout=10.0)
+    assert [kind for _, kind in sent] == [INVITE]
+    assert call.failed and call.finished == pytest.approx(10.0)
+
+
+def test_paced_and_poisson_call_times():
+    uac = make_source("sipp_uac", {"rate": 50, "rate_period": 0.5})
+    assert uac.calls_per_s == 100
+    assert len(uac.call_times(0.0, 2.0, np.random.default_rng(1))) == 200
+    poisson = make_source("sipp_uac", {"rate": 100, "arrivals": "poisson"})
+    assert abs(len(poisson.call_times(0.0, 100.0, np.random.default_rng(1))) - 10_000) < 400
+
+
+def test_bad_parameters():
+    with pytest.raises(InputError, match="t.toml: g.arrivals: one of paced, poisson"):
+        make_source("sipp_uac", {"rate": 1, "arrivals": "bursty"}, source="t.toml", where="g")
+    with pytest.raises(InputError, match="g.loss: a probability below 1"):
+        make_source("sipp_uac", {"rate": 1, "loss": 1.0}, source="t.toml", where="g")

@@ -1,0 +1,284 @@
+"""A SIPp-like UAC over UDP: calls of SIPp's default ``uac`` scenario with RFC 3261's timers.
+
+SIPp's built-in ``uac`` scenario places calls at ``rate`` calls per
+``rate_period`` seconds (its ``-r`` and ``-rp``), evenly paced as SIPp
+spaces them (``arrivals = "paced"``) or as a Poisson stream (``"poisson"``,
+many independent callers). Each call is the flow of SIPp's default UAC:
+
+    INVITE  ->  100 / 180 (optional)  <-  200  ->  ACK  ->  pause  ->  BYE  <-  200
+
+The pause is the call length (``call_length``, SIPp's ``-d``). The response
+time SIPp reports (its ResponseTime1) runs from the first INVITE sent to the
+200 received; the ACK leaves as the 200 arrives.
+
+Over UDP the client transactions retransmit (RFC 3261 section 17.1):
+
+- the INVITE (Timer A): first after T1 (500 ms), the interval doubling each
+  time: sent again at 0.5, 1.5, 3.5, 7.5, 15.5 and 31.5 s after the first,
+  until any response arrives (a 1xx stops Timer A over UDP). Timer B (64 T1
+  = 32 s) ends the transaction without a final response: the call fails.
+- the BYE (Timer E): first after T1, doubling up to T2 (4 s): sent again at
+  0.5, 1.5, 3.5, 7.5, 11.5, 15.5, ... s, until its final response; Timer F
+  (64 T1) ends it.
+
+SIPp also stops a transaction after ``max_retrans`` retransmissions (its
+``-max_invite_retrans``, default 5, and ``-max_non_invite_retrans``,
+default 7): the timeout after the last allowed retransmission fails the
+call, unless Timer B or F fails it first. ``recv_timeout`` (SIPp's
+``-recv_timeout``) fails a call whose INVITE has no final response within
+that many seconds (default: Timer B). A 200 for the INVITE arriving again
+(the server retransmits it until the ACK arrives, RFC 3261 13.3.1.4) is
+answered with the ACK again.
+
+Messages cross the network in ``network_delay`` seconds each way (a switched
+LAN: well under a millisecond), and each is lost with probability ``loss``
+(0: none; the server's full receive queue drops messages of its own). The
+messages are ``message_bytes`` IP bytes each. ``UacCalls`` plays the calls
+of one source on an event scheduler, sending to a server by a callable and
+counting what SIPp's statistics count.
+"""
+
+import math
+from typing import Any, Callable, List, Optional
+
+import numpy as np
+
+from vsim.core.errors import InputError
+from vsim.net.sources.validate import ip_packet, non_negative, positive, text, whole
+from vsim.net.frames import IPV4_HEADER, UDP_HEADER
+
+T1 = 0.5
+"""RFC 3261's estimate of the round trip, s: the first retransmission interval (section 17.1.1.1)."""
+T2 = 4.0
+"""RFC 3261's longest retransmission interval for non-INVITE requests, s (section 17.1.2.2)."""
+TIMEOUT_T1 = 64
+"""Timer B and Timer F last 64 T1 (RFC 3261 table 4)."""
+
+ARRIVALS = ("paced", "poisson")
+
+INVITE, ACK, BYE = "INVITE", "ACK", "BYE"
+TRYING, RINGING, OK_INVITE, OK_BYE = "100", "180", "200/INVITE", "200/BYE"
+REQUESTS = (INVITE, ACK, BYE)
+
+
+class SipMessage:
+    """One SIP message of a call: its ``kind`` (a request method, or a response code with
+    the method it answers) and whether it is a ``retransmission`` of one sent before."""
+
+    __slots__ = ("call", "kind", "retransmission")
+
+    def __init__(self, call: "SipCall", kind: str, retransmission: bool = False):
+        self.call = call
+        self.kind = kind
+        self.retransmission = retransmission
+
+
+class SipCall:
+    """One call's client state: when its INVITE first left, its transactions' progress."""
+
+    __slots__ = ("number", "invited", "answered", "acked", "finished", "failed", "state",
+                 "timer", "retransmits", "bye_sent", "server")
+
+    def __init__(self, number: int, invited: float):
+        self.number = number
+        self.invited = invited
+        self.answered: Optional[float] = None  # the first 200 for the INVITE arrived
+        self.acked: Optional[float] = None  # the server took the ACK (its own clock)
+        self.finished: Optional[float] = None
+        self.failed = False
+        self.state = "calling"  # calling, proceeding, confirmed, bye, done
+        self.timer = 0  # the generation of the live retransmission timer
+        self.retransmits = 0
+        self.bye_sent = 0.0
+        self.server: Any = None  # the server's state for this call (vsim.guest.sip_server)
+
+
+class SippUac:
+    """SIPp's default UAC at ``rate`` calls per ``rate_period`` s (see the module's docstring)."""
+
+    elastic = False
+    discrete = True
+
+    def __init__(self, rate, rate_period=1.0, call_length=0.0, arrivals="paced", max_retrans=5,
+                 max_non_invite_retrans=7, recv_timeout=None, t1=T1, t2=T2, network_delay=1e-4,
+                 loss=0.0, message_bytes=500, source="<input>", where="traffic"):
+        self.rate = positive(rate, "rate", source, where)
+        self.rate_period = positive(rate_period, "rate_period", source, where)
+        self.call_length = non_negative(call_length, "call_length", source, where)
+        self.arrivals = text(arrivals, "arrivals", source, where)
+        if self.arrivals not in ARRIVALS:
+            raise InputError(source, f"{where}.arrivals",
+                             f"one of {', '.join(ARRIVALS)}, got {arrivals!r}")
+        self.max_retrans = whole(max_retrans, "max_retrans", source, where, 0)
+        self.max_non_invite_retrans = whole(max_non_invite_retrans, "max_non_invite_retrans",
+                                            source, where, 0)
+        self.t1 = positive(t1, "t1", source, where)
+        self.t2 = positive(t2, "t2", source, where)
+        self.recv_timeout = (TIMEOUT_T1 * self.t1 if recv_timeout is None
+                             else positive(recv_timeout, "recv_timeout", source, where))
+        self.network_delay = non_negative(network_delay, "network_delay", source, where)
+        self.loss = non_negative(loss, "loss", source, where)
+        if self.loss >= 1:
+            raise InputError(source, f"{where}.loss", f"a probability below 1, got {loss!r}")
+        self.ip_bytes = ip_packet(message_bytes, "message_bytes", source, where,
+                                  IPV4_HEADER + UDP_HEADER)
+
+    @property
+    def calls_per_s(self) -> float:
+        """The call rate, calls/s."""
+        return self.rate / self.rate_period
+
+    def call_times(self, start: float, until: float, rng: np.random.Generator) -> np.ndarray:
+        """The times calls start in [start, until): paced one every ``1 / calls_per_s`` s, or
+        Poisson at that rate (drawn from ``rng``)."""
+        gap = 1.0 / self.calls_per_s
+        if self.arrivals == "paced":
+            return start + gap * np.arange(math.ceil((until - start) / gap))
+        count = int(rng.poisson((until - start) * self.calls_per_s))
+        return np.sort(rng.uniform(start, until, count))
+
+    def invite_timeouts(self) -> List[float]:
+        """Seconds after the first INVITE its timer fires with no response: the first
+        ``max_retrans`` fires retransmit, the next (or Timer B, if sooner) fails the call."""
+        return _timeouts(self.t1, math.inf, self.max_retrans, TIMEOUT_T1 * self.t1)
+
+    def bye_timeouts(self) -> List[float]:
+        """Seconds after the first BYE its timer fires with no final response (Timer E capped
+        at T2; the last entry fails the call, at Timer F at the latest)."""
+        return _timeouts(self.t1, self.t2, self.max_non_invite_retrans, TIMEOUT_T1 * self.t1)
+
+
+def _timeouts(t1: float, cap: float, retransmissions: int, give_up: float) -> List[float]:
+    """Cumulative fire times of a doubling timer starting at ``t1``, capped at ``cap``: the
+    ``retransmissions`` that come before ``give_up``, then the fire that ends the transaction."""
+    times: List[float] = []
+    at, interval = 0.0, t1
+    while len(times) < retransmissions and at + interval < give_up:
+        at += interval
+        times.append(at)
+        interval = min(2 * interval, cap)
+    times.append(min(at + interval, give_up))
+    return times
+
+
+Scheduler = Callable[[float, Callable, object], None]
+
+
+class UacCalls:
+    """The calls of one ``SippUac`` played on an event scheduler against a server.
+
+    ``call_later(delay, f, arg)`` schedules, ``now()`` reads the clock; ``deliver(message)``
+    hands a message to the server when it arrives there, and the server answers through
+    ``receive``. ``lost(message)`` says whether the network loses a message (by default
+    each with the source's ``loss`` probability, drawn from ``rng``). The counters are
+    SIPp's: calls started, successful, failed, retransmissions; ``calls`` keeps every call.
+    """
+
+    def __init__(self, uac: SippUac, call_later: Scheduler, now: Callable[[], float],
+                 deliver: Callable[[SipMessage], None], rng: np.random.Generator,
+                 lost: Optional[Callable[[SipMessage], bool]] = None):
+        self.uac = uac
+        self.call_later = call_later
+        self.now = now
+        self.deliver = deliver
+        self.rng = rng
+        self.lost = lost if lost is not None else self._random_loss
+        self._invite_fires = uac.invite_timeouts()
+        self._bye_fires = uac.bye_timeouts()
+        self.calls: List[SipCall] = []
+        self.retransmissions = 0
+        self.sent: List[tuple] = []  # (time, call number, kind) of every request sent, if kept
+        self.keep_sent = False
+
+    def _random_loss(self, _message: SipMessage) -> bool:
+        return self.uac.loss > 0 and float(self.rng.random()) < self.uac.loss
+
+    def start(self, times: np.ndarray) -> None:
+        """Start a call at each of ``times`` (absolute, not before now)."""
+        now = self.now()
+        for at in times:
+            self.call_later(float(at) - now, self._begin, None)
+
+    # ------------------------------------------------------------------ sending
+    def _send(self, call: SipCall, kind: str, retransmission: bool = False) -> None:
+        if retransmission:
+            self.retransmissions += 1
+        if self.keep_sent:
+            self.sent.append((self.now(), call.number, kind))
+        message = SipMessage(call, kind, retransmission)
+        if not self.lost(message):
+            self.call_later(self.uac.network_delay, self.deliver, message)
+
+    def reply(self, message: SipMessage) -> None:
+        """The server sends a response; it reaches the client after the network's delay,
+        unless lost."""
+        if not self.lost(message):
+            self.call_later(self.uac.network_delay, self.receive, message)
+
+    def _begin(self, _arg) -> None:
+        call = SipCall(len(self.calls), self.now())
+        self.calls.append(call)
+        self._send(call, INVITE)
+        self._arm(call, 0)
+
+    def _arm(self, call: SipCall, fire: int) -> None:
+        """Set the call's live transaction's timer for its ``fire``-th firing."""
+        fires = self._invite_fires if call.state in ("calling", "proceeding") else self._bye_fires
+        begun = call.invited if call.state in ("calling", "proceeding") else call.bye_sent
+        call.timer += 1
+        self.call_later(begun + fires[fire] - self.now(), self._timeout, (call, call.timer, fire))
+
+    def _timeout(self, arg) -> None:
+        call, generation, fire = arg
+        if generation != call.timer or call.state in ("confirmed", "done"):
+            return
+        if call.state == "proceeding":  # a 1xx stopped the retransmissions; only the wait is left
+            self._fail(call)
+            return
+        fires = self._invite_fires if call.state == "calling" else self._bye_fires
+        if fire == len(fires) - 1:
+            self._fail(call)
+            return
+        self._send(call, INVITE if call.state == "calling" else BYE, retransmission=True)
+        call.retransmits += 1
+        self._arm(call, fire + 1)
+
+    def _fail(self, call: SipCall) -> None:
+        call.state, call.failed, call.finished = "done", True, self.now()
+        call.timer += 1
+
+    # ---------------------------------------------------------------- receiving
+    def receive(self, message: SipMessage) -> None:
+        """A response reaches the client."""
+        call, kind = message.call, message.kind
+        if call.state == "done":
+            return
+        if kind in (TRYING, RINGING) and call.state == "calling":
+            call.state = "proceeding"
+            call.timer += 1
+            wait = call.invited + self.uac.recv_timeout - self.now()
+            self.call_later(max(0.0, wait), self._timeout, (call, call.timer, 0))
+        elif kind == OK_INVITE:
+            if call.state in ("calling", "proceeding"):
+                call.answered = self.now()
+                call.state = "confirmed"
+                call.timer += 1
+                self._send(call, ACK)
+                self.call_later(self.uac.call_length, self._hang_up, call)
+            else:  # the server did not have the ACK yet: answer its 200 again
+                self._send(call, ACK, retransmission=True)
+        elif kind == OK_BYE and call.state == "bye":
+            call.state, call.finished = "done", self.now()
+            call.timer += 1
+
+    def _hang_up(self, call: SipCall) -> None:
+        if call.state != "confirmed":
+            return
+        call.state, call.bye_sent = "bye", self.now()
+        self._send(call, BYE)
+        self._arm(call, 0)
+
+    # ----------------------------------------------------------------- counting
+    def started_between(self, first: float, last: float) -> List[SipCall]:
+        """The calls whose first INVITE left in [first, last)."""
+        return [c for c in self.calls if first <= c.invited < last]
