@@ -48,7 +48,6 @@ from vsim.config.readable import is_file
 from vsim.build.load import load_scenario
 from vsim.build.memory import check_memory
 from vsim.build.work import check_work
-from vsim.build.replayed_trace import replayed_traces
 from vsim.config.override_source import blaming_overrides
 from vsim.config.run_length import QUICK, RunPlan
 from vsim.results.run_text import run_text
@@ -401,7 +400,7 @@ def _run(args):
     check_outside(outputs, program_folders())
     config = resolve_config(args.config)
     loaded = load_scenario(config, args.set, sweep_points=False)  # its [sweep] is not run
-    check_apart(outputs, [*loaded.files_read(sweep_points=False), *replayed_traces(loaded.scenario, config)])
+    check_apart(outputs, loaded.files_read(sweep_points=False))
     run = loaded.scenario.run
     seed = run.seed if args.seed is None else args.seed
     length = RunPlan(duration=args.duration).resolve(run)

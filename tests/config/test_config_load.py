@@ -678,3 +678,9 @@ def test_the_files_read_are_the_config_its_models_each_points_and_its_steal_trac
     assert (ROOT / "validation" / "steal" / "steal.csv") in own
     assert {models / "hosts" / "probe_machine_2vcpu.toml", models / "schedulers" / "linux_eevdf_hz250.toml"} <= own
     assert read - own == {models / "schedulers" / "linux_cfs.toml", models / "schedulers" / "linux_eevdf.toml"}
+
+
+def test_the_files_read_include_the_trace_a_replay_group_replays():
+    loaded = load_scenario(ROOT / "configs" / "whatif" / "replayed_flood.toml")
+    read = {Path(path).resolve() for _, path in loaded.files_read()}
+    assert (ROOT / "validation" / "net_pfifo" / "packets.csv") in read

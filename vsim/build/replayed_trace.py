@@ -16,19 +16,6 @@ from vsim.core.errors import InputError
 from vsim.net.sources.protocol import Replay
 from vsim.traces.vsim_trace import read_trace
 
-REPLAY_KIND = "packets_replay"
-"""The registry's name of the source that replays a packets trace (``vsim.net.sources``)."""
-
-
-def replayed_traces(scenario, scenario_source):
-    """(key, path) of every trace the scenario's ``packets_replay`` groups replay, for a
-    command to keep its outputs apart from them."""
-    return [(f"group.{group.name}.traffic.params.trace",
-             Path(scenario_source).parent / group.traffic.params["trace"])
-            for group in scenario.group
-            if group.traffic is not None and group.traffic.kind == REPLAY_KIND
-            and isinstance(group.traffic.params.get("trace"), str)]
-
 
 def with_recorded_packets(replay: Replay, scenario_source: str, where: str) -> Replay:
     """``replay`` with the packets of its trace, the path taken relative to the folder of

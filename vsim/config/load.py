@@ -66,8 +66,9 @@ class Loaded:
 
     def files_read(self, sweep_points=True):
         """(what, path) of every file the scenario was read from: its config, each model file
-        (and, with ``sweep_points``, those the points of a sweep over a model key load) and its
-        steal trace. No output of the run may be one of them."""
+        (and, with ``sweep_points``, those the points of a sweep over a model key load), its
+        steal trace and the traces its ``packets_replay`` groups replay. No output of the run
+        may be one of them."""
         files = [("the config", Path(self.source))]
         loads = [self.models]
         sweep = self.scenario.sweep
@@ -77,6 +78,8 @@ class Loaded:
             files += [(f"the {role} model", model.path) for role, model in sorted(models.items())]
         if self.scenario.host.steal_trace is not None:
             files.append(("host.steal_trace", Path(self.source).parent / self.scenario.host.steal_trace))
+        files += [(f"group.{group.name}.traffic.params.trace", Path(self.source).parent / trace)
+                  for group, trace in replayed_traces(self.scenario)]
         return files
 
     def with_value(self, key, value):
@@ -88,6 +91,13 @@ class Loaded:
             with naming_tables(self.source, scenario_table_names(changed)):
                 self.checker(changed, models, self.source, self.models_dir)
         return replace(self, scenario=changed, models=models)
+
+
+def replayed_traces(scenario):
+    """(group, trace path as the scenario gives it) of every ``packets_replay`` group."""
+    return [(group, group.traffic.params["trace"]) for group in scenario.group
+            if group.traffic is not None and group.traffic.kind == "packets_replay"
+            and isinstance(group.traffic.params.get("trace"), str)]
 
 
 def read_scenario(source, data, models_dir=DEFAULT_MODELS_DIR, checker=None, sweep_points=True, given=()):
