@@ -8,12 +8,14 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from vsim import cli
+from vsim.engines.simulation import Simulation
 from vsim.config.claims import load_claims
 from vsim.build.load import load_scenario
 from cli_run import vsim, one_line_error
@@ -294,11 +296,29 @@ def test_failed_run_leaves_existing_json_untouched(capsys, tmp_path, monkeypatch
     def crash(*args, **kwargs):
         raise RuntimeError("simulated crash")
 
-    monkeypatch.setattr(cli.Simulation, "run", crash)
+    monkeypatch.setattr(Simulation, "run", crash)
     code, _, err = vsim(capsys, "run", CONFIG, *SHORT, "--json", str(out))
     assert code == 3 and "Traceback" in err and "simulated crash" in err
     assert out.read_text() == "previous\n"
     assert [p.name for p in out.parent.iterdir()] == ["summary.json"]
+
+
+def test_a_sigterm_an_extension_turned_into_its_own_error_still_reads_as_the_interruption(
+        capsys, tmp_path, monkeypatch):
+    """matplotlib's compiled transforms report an exception raised inside their call as a
+    TypeError about their arguments: a run that fails so after SIGTERM arrived is interrupted."""
+    out = tmp_path / "summary.json"
+
+    def terminated_inside_an_extension(*args, **kwargs):
+        try:
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGTERM)
+            time.sleep(5)
+        except KeyboardInterrupt:
+            raise TypeError("affine_transform(): incompatible function arguments") from None
+
+    monkeypatch.setattr(Simulation, "run", terminated_inside_an_extension)
+    code, _, err = vsim(capsys, "run", CONFIG, *SHORT, "--json", str(out))
+    assert (code, err.strip()) == (143, "vsim: interrupted by SIGTERM") and not out.exists()
 
 
 def test_json_path_is_written_whole(capsys, tmp_path):
@@ -316,10 +336,10 @@ def no_simulation(monkeypatch):
     """Make any simulation fail the test: outputs must be checked before it."""
     def ran(*args, **kwargs):
         pytest.fail("simulated before checking the output paths")
-    monkeypatch.setattr(cli.Simulation, "run", ran)
-    monkeypatch.setattr(cli, "run_tasks", ran)
+    monkeypatch.setattr(Simulation, "run", ran)
+    monkeypatch.setattr("vsim.sweep.executor.run_tasks", ran)
     monkeypatch.setattr("vsim.sweep.capacity.run_tasks", ran)
-    monkeypatch.setattr(cli, "run_studies", ran)
+    monkeypatch.setattr("vsim.experiments.reproduce.run_studies", ran)
 
 
 @pytest.mark.parametrize("command", [["run", CONFIG], ["sweep", CONFIG, "--quick"], CAPACITY,
@@ -655,7 +675,7 @@ def test_sweep_without_a_sweep_table_is_a_one_line_error(capsys, config_with):
 def test_sweep_out_that_is_a_file_is_refused_before_running(capsys, tmp_path, monkeypatch):
     target = tmp_path / "report"
     target.write_text("mine\n")
-    monkeypatch.setattr(cli, "run_tasks", lambda *a, **k: pytest.fail("ran before checking --out"))
+    monkeypatch.setattr("vsim.sweep.executor.run_tasks", lambda *a, **k: pytest.fail("ran before checking --out"))
     code, _, err = vsim(capsys, "sweep", CONFIG, *SWEEP, "--out", str(target))
     assert code == 2
     assert f"{target}: --out: expected a directory" in one_line_error(err)

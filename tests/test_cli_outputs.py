@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from vsim import cli
+from vsim.engines.simulation import Simulation
 from cli_run import vsim, one_line_error
 
 REPO = Path(__file__).resolve().parents[1]
@@ -20,9 +21,9 @@ def nothing_runs(monkeypatch):
     checked before any of them."""
     def ran(*args, **kwargs):
         pytest.fail("ran before checking the output paths")
-    monkeypatch.setattr(cli.Simulation, "run", ran)
-    monkeypatch.setattr(cli, "run_tasks", ran)
-    monkeypatch.setattr(cli, "run_studies", ran)
+    monkeypatch.setattr(Simulation, "run", ran)
+    monkeypatch.setattr("vsim.sweep.executor.run_tasks", ran)
+    monkeypatch.setattr("vsim.experiments.reproduce.run_studies", ran)
     monkeypatch.setattr("vsim.validate.validation.run_validation", ran)
     monkeypatch.setattr("vsim.validate.jitter_report.capture_stream_stats", ran)
     for probe in ("timer_probe", "net_probe"):

@@ -15,6 +15,9 @@ traces), so that a job cannot pass on a comparison that was never made;
 script accepting a failed check still stops on a crash. The ``vsim`` command
 starts in ``vsim.__main__``, which handles SIGINT and SIGTERM before this
 module's imports.
+
+Each command imports the stages it runs inside its handler, so that ``--version``, ``--help``
+and a usage error answer without loading the simulator, and a command loads only its own.
 """
 
 import argparse
@@ -32,31 +35,15 @@ import vsim
 from vsim.outputs.atomic import output_set, write_text
 from vsim.config.data_dirs import program_folders, resolve_config
 from vsim.core.errors import InputError, InputNote
-from vsim.core.interrupts import exit_status, handle_sigterm, interrupted_line, signal_of
+from vsim.core.interrupts import arrived, exit_status, forget_arrived, handle_sigterm, interrupted_line, signal_of
 from vsim.outputs.output_check import check_apart, check_output_dir, check_output_file, check_outside, same_file
 from vsim.outputs.standard_output import GuardedStdout
 from vsim.outputs.progress import simulated_clock_bar
 from vsim.config.claims import load_claims
-from vsim.experiments.comparison import summary_line
-from vsim.experiments.reproduce import (STUDIES, claim_rows, claims_json, run_studies, select_studies,
-                                        write_study_outputs)
-from vsim.probe.arguments import add_probe_arguments
-from vsim.probe.command import run_probe
-from vsim.config.describe_config import describe_config
-from vsim.config.describe_model import describe_model, model_file_ref, own_model_kind
-from vsim.config.readable import is_file
-from vsim.build.load import load_scenario
-from vsim.build.memory import check_memory
-from vsim.build.work import check_work
-from vsim.config.override_source import blaming_overrides
 from vsim.config.run_length import QUICK, RunPlan
-from vsim.results.run_text import run_text
-from vsim.engines.simulation import EngineError, Simulation
-from vsim.sweep.executor import (Sweep, overrides_text, point_runs, run_tasks,
-                                 sweep_model_files, sweep_tasks)
-from vsim.sweep.no_effect import held_settings_notes, no_effect_notes
-from vsim.sweep.report import (point_report, report_files, report_json, sweep_metrics, table_text,
-                               write_report)
+from vsim.engines.choices import ENGINES
+from vsim.experiments.registry import STUDIES
+from vsim.probe.arguments import add_probe_arguments
 
 
 PAPER_FIGURES = "figures"  # committed paper-length results
@@ -188,7 +175,7 @@ def _add_run_parser(commands):
     run.add_argument("--json", metavar="PATH|-", help="write the summary as JSON to PATH (its directory "
                                                       "must exist), or stdout for -, instead of the text "
                                                       "report (nothing else goes to stdout)")
-    run.add_argument("--engine", choices=Simulation.ENGINES, default="auto",
+    run.add_argument("--engine", choices=ENGINES, default="auto",
                      help="events: the SimPy model; uncontended: the closed form for hosts where no "
                           "world waits for a CPU or slows another (same packets); auto (default): the "
                           "closed form where it applies")
@@ -342,7 +329,8 @@ def main(argv=None):
     handled as Ctrl-C is while it runs (as ``vsim.__main__`` already had it from the start)."""
     args = build_parser().parse_args(argv)
     real_stdout, sys.stdout = sys.stdout, GuardedStdout(sys.stdout)
-    on_sigterm = signal.getsignal(signal.SIGTERM)
+    on_sigterm, on_sigint = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    forget_arrived()
     try:
         handle_sigterm()
         with warnings.catch_warnings():
@@ -363,12 +351,17 @@ def main(argv=None):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
         return 141
     except Exception:
+        signalled = arrived()
+        if signalled is not None:  # the signal's exception, turned into another by an extension
+            print(interrupted_line(signalled), file=sys.stderr)
+            return exit_status(signal_of(signalled))
         traceback.print_exc()
         return INTERNAL_ERROR
     finally:
         sys.stdout = real_stdout
-        if on_sigterm is not None:  # None: a handler not set from Python, left as it is
-            signal.signal(signal.SIGTERM, on_sigterm)
+        for signum, handler in ((signal.SIGTERM, on_sigterm), (signal.SIGINT, on_sigint)):
+            if handler is not None:  # None: a handler not set from Python, left as it is
+                signal.signal(signum, handler)
 
 
 def _emit(target, text):
@@ -393,6 +386,13 @@ def _show_note(message, category, filename, lineno, file=None, line=None):
 
 # ------------------------------------------------------------------ run
 def _run(args):
+    from vsim.build.load import load_scenario
+    from vsim.build.memory import check_memory
+    from vsim.build.work import check_work
+    from vsim.config.override_source import blaming_overrides
+    from vsim.engines.simulation import EngineError, Simulation
+    from vsim.results.run_text import run_text
+    from vsim.sweep.executor import overrides_text
     if args.json is not None:
         check_output_file(args.json, "--json")
     _check_trace_options(args)
@@ -465,6 +465,8 @@ def _check_trace_options(args):
 
 # ------------------------------------------------------------ reproduce
 def _reproduce(args):
+    from vsim.experiments.comparison import summary_line
+    from vsim.experiments.reproduce import claim_rows, claims_json, run_studies, select_studies, write_study_outputs
     claims = load_claims()
     modelled, pending = select_studies(args.studies, claims)
     plan = _plan(args)
@@ -527,6 +529,13 @@ def _plan(args):
 
 # ---------------------------------------------------------------- sweep
 def _sweep(args):
+    from vsim.build.load import load_scenario
+    from vsim.build.memory import check_memory
+    from vsim.build.work import check_work
+    from vsim.config.override_source import blaming_overrides
+    from vsim.sweep.executor import Sweep, overrides_text, point_runs, run_tasks, sweep_model_files, sweep_tasks
+    from vsim.sweep.no_effect import held_settings_notes, no_effect_notes
+    from vsim.sweep.report import point_report, report_files, report_json, sweep_metrics, table_text, write_report
     stem = Path(args.config).stem
     if args.out is not None:
         check_output_dir(args.out, "--out", files=report_files(stem))
@@ -586,6 +595,11 @@ def _write_out_and_json(out, write_out, json_path, json_text):
 # ------------------------------------------------------------- capacity
 def _capacity(args):
     """Exit code 1 (with a one-line verdict, outputs written) when the range holds no answer."""
+    from vsim.build.load import load_scenario
+    from vsim.build.memory import check_memory
+    from vsim.build.work import check_work
+    from vsim.config.override_source import blaming_overrides
+    from vsim.sweep.executor import overrides_text
     from vsim.sweep.capacity import (ProbeRunner, bisect, check_requirements, parse_requirement,
                                      varied_key, verdict)
     from vsim.sweep.capacity_report import output_files, result_doc, result_json, table_text, write_outputs
@@ -666,6 +680,7 @@ def _in_dir(directory, names):
 def _validate(args):
     """Exit code 1 (with a one-line verdict) when a check is outside its tolerance, 4 (with a
     one-line note) when nothing was checked."""
+    from vsim.build.load import load_scenario
     from vsim.validate.validation import Options, output_files, run_validation, write_outputs
     from vsim.validate.validation_report import report_text, results_json, verdict_line
     if args.out is not None:
@@ -695,11 +710,16 @@ def _validate(args):
 
 # ---------------------------------------------------------------- probe
 def _probe(args):
+    from vsim.probe.command import run_probe
     run_probe(args)
 
 
 # ------------------------------------------------------------- describe
 def _describe(args):
+    from vsim.build.load import load_scenario
+    from vsim.config.describe_config import describe_config
+    from vsim.config.describe_model import describe_model, model_file_ref, own_model_kind
+    from vsim.config.readable import is_file
     target = resolve_config(args.target)
     model_file = model_file_ref(target)
     if model_file is not None:

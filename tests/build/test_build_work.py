@@ -25,7 +25,7 @@ def nothing_runs(monkeypatch):
     replications or building a host."""
     def started(*args, **kwargs):
         raise AssertionError("the command started its runs")
-    monkeypatch.setattr(cli, "sweep_tasks", started)
+    monkeypatch.setattr("vsim.sweep.executor.sweep_tasks", started)
     monkeypatch.setattr(host.Host, "__init__", started)
 
 

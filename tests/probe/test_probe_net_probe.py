@@ -11,7 +11,7 @@ from probe_helpers import made_by, needs_ip, needs_root, needs_tcpdump
 from cli_run import vsim
 from probe_run import vsim_child
 from vsim.probe.net_probe import FLOOD_PORT, VOICE_PORT_BASE, root_qdisc_drops, voice_shortfall
-from vsim.probe.send import FLOOD_SOURCE_PORT, MAX_STREAMS, VOICE_SOURCE_PORT_BASE
+from vsim.probe.limits import FLOOD_SOURCE_PORT, MAX_STREAMS, VOICE_SOURCE_PORT_BASE
 from vsim.probe.pcap import read_udp_frames
 from vsim.traces.vsim_trace import read_trace
 

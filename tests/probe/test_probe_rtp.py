@@ -3,6 +3,7 @@
 from hypothesis import given, strategies as st
 
 from vsim.probe import rtp
+from vsim.probe.limits import MAX_FLOOD_PAYLOAD_BYTES
 
 U64 = st.integers(0, 2**64 - 1)
 
@@ -33,4 +34,4 @@ def test_wire_sizes_add_ethernet_ip_and_udp_headers():
 
 
 def test_the_largest_flood_datagram_fills_the_veths_mtu():
-    assert rtp.flood_frame_bytes(rtp.MAX_FLOOD_PAYLOAD_BYTES) == 14 + 1500
+    assert rtp.flood_frame_bytes(MAX_FLOOD_PAYLOAD_BYTES) == 14 + 1500

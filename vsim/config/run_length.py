@@ -21,11 +21,15 @@ measure something. Scenarios without media servers measure rates and CPU
 over any window and have no such floor.
 """
 
-from dataclasses import dataclass
-from typing import Any
+from __future__ import annotations
 
-from vsim.config.schema_sections import RunSection
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
 from vsim.core.errors import InputError
+
+if TYPE_CHECKING:  # the schema (and NumPy with it) is not loaded for --help
+    from vsim.config.schema_sections import RunSection
 
 
 def default_warmup(run: RunSection, duration: float) -> float:

@@ -7,6 +7,11 @@ processes stopped) does the same after a SIGTERM. The exit status is the one a s
 for a process killed by the signal, 128 plus its number: 130 for SIGINT, 143 for SIGTERM.
 This module imports nothing heavy, so that a command's entry point can install the handler
 before it imports the rest of vsim.
+
+A signal's exception is raised wherever the main thread is, and some extensions (matplotlib's
+compiled transforms, for one) turn an exception raised inside their call into an error of their
+own, a ``TypeError`` about their arguments. So the handlers also record that the signal arrived
+(``arrived``): a command that fails after one did reports the interruption, not that error.
 """
 
 import signal
@@ -22,15 +27,41 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM arrived: raised in the main thread by the handler ``handle_sigterm`` installs."""
 
 
+_arrived: list[signal.Signals] = []
+"""The interrupting signals that arrived since ``forget_arrived`` (the first one decides)."""
+
+
 def _raise_terminated(signum: int, frame: object) -> None:
+    _arrived.append(signal.SIGTERM)
     raise Terminated()
+
+
+def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
+    _arrived.append(signal.SIGINT)
+    raise KeyboardInterrupt()
 
 
 def handle_sigterm() -> None:
     """Make SIGTERM raise ``Terminated``, unless the process started with it ignored (then it
-    stays ignored, as Python leaves an ignored SIGINT)."""
+    stays ignored, as Python leaves an ignored SIGINT), and have SIGINT's ``KeyboardInterrupt``
+    recorded too where Python's own handler is in place."""
     if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
         signal.signal(signal.SIGTERM, _raise_terminated)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _raise_keyboard_interrupt)
+
+
+def forget_arrived() -> None:
+    """Start a command afresh: no interrupting signal has arrived yet."""
+    _arrived.clear()
+
+
+def arrived() -> KeyboardInterrupt | None:
+    """The interruption a signal raised since ``forget_arrived``, even where an extension turned
+    it into an error of its own; None if no SIGINT or SIGTERM arrived."""
+    if not _arrived:
+        return None
+    return Terminated() if _arrived[0] == signal.SIGTERM else KeyboardInterrupt()
 
 
 @contextmanager

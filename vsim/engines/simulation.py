@@ -15,6 +15,7 @@ from vsim.build.host import Host
 from vsim.config.run_length import RunPlan
 from vsim.cpu.world import COSTOP, READY
 from vsim.engines import closed_form as uncontended
+from vsim.engines.choices import ENGINES
 from vsim.guest.workload import (EngineComponent, ReplayWorkload, TrafficWorkload,
                                  TransactionWorkload, Workload)
 from vsim.net.shared_uplink import SharedUplink
@@ -37,7 +38,7 @@ class Simulation(Host):
     support it.
     """
 
-    ENGINES = ("auto", "events", "uncontended")
+    ENGINES = ENGINES
 
     def __init__(self, loaded, seed, engine="auto"):
         if engine not in self.ENGINES:

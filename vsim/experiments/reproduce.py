@@ -20,6 +20,7 @@ from vsim.outputs.stale_outputs import listed_outputs, remove_stale, written_dig
 from vsim.experiments.comparison import (BY_CONSTRUCTION, FITTED, NOT_MODELLED, NOT_RUN, PREDICTED, Row,
                                          write_comparison)
 from vsim.experiments.ledger import load_design_choices, selected_on
+from vsim.experiments.registry import STUDIES
 from vsim.build.load import load_scenario
 from vsim.build.memory import check_memory
 from vsim.build.work import check_work
@@ -27,9 +28,6 @@ from vsim.config.run_length import RunPlan
 from vsim.sweep.executor import Sweep, point_runs, run_tasks, sweep_tasks
 
 REPO = data_root()  # holds the studies' configs/
-# modelled studies: name -> recipe module, imported when a study is run (it draws with matplotlib)
-STUDIES = {"voip-vsphere5": "vsim.experiments.voip_vsphere5",
-           "netioc-vsphere6": "vsim.experiments.netioc_vsphere6"}
 
 
 def recipe(name):

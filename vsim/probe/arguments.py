@@ -3,11 +3,10 @@
 import argparse
 
 from vsim.probe.cgroups import MAX_PERIOD_US, MIN_PERIOD_US, MIN_QUOTA_US
-from vsim.probe.cpu_probe import MAX_WORKERS
 from vsim.probe.names import CGROUP_PREFIX, NETNS_PREFIX, TMP_PREFIX, VETH_PREFIX
 from vsim.probe.qdisc import MAX_BUCKET_S, MAX_RATE_BPS, MAX_U32, SHAPES
-from vsim.probe.rtp import MAX_FLOOD_PAYLOAD_BYTES
-from vsim.probe.send import FLOOD_SOURCE_PORT, MAX_STREAMS, VOICE_SOURCE_PORT_BASE
+from vsim.probe.limits import (FLOOD_SOURCE_PORT, MAX_FLOOD_PAYLOAD_BYTES, MAX_STREAMS, MAX_WORKERS,
+                               VOICE_SOURCE_PORT_BASE)
 
 MAX_DURATION_S = 600.0
 MAX_TIMER_THREADS = 1024  # beyond this, thread start-up and one interpreter's lock set the lateness

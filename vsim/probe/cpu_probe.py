@@ -28,6 +28,7 @@ from vsim.probe.cgroups import MAX_QUOTA_US, MIN_QUOTA_US, quota_us_of
 from vsim.probe.clock import NS, now_ns
 from vsim.probe.cpu_worker import calibrate
 from vsim.probe.guard import Guard
+from vsim.probe.limits import MAX_WORKERS
 from vsim.probe.names import cgroup_name, tmp_prefix
 from vsim.probe.run_length import check_period
 from vsim.probe.stats import summary_us
@@ -37,7 +38,6 @@ START_DELAY_S = 1.0  # first tick: this long after the workers are launched, plu
 PER_WORKER_S = 0.2
 MARGIN_S = 30.0  # hard deadline: start delay + duration + this
 MAX_WEIGHT = 10000
-MAX_WORKERS = 256  # worker processes in all VMs: each is a Python process, started PER_WORKER_S apart
 
 
 def per_vm(text, vms, option, parse):

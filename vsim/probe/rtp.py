@@ -6,13 +6,13 @@ G.729, sequence number, timestamp at 8 kHz, SSRC) and a 20-byte payload
 first 8 bytes carry the sender's CLOCK_REALTIME at send time in ns, so the
 receiver's capture alone gives each packet's send and arrival times. A
 flood datagram starts with its sequence number and its send time (8 bytes
-each) and is padded to its size, at most ``MAX_FLOOD_PAYLOAD_BYTES``, so that
+each) and is padded to its size, at most ``vsim.probe.limits.MAX_FLOOD_PAYLOAD_BYTES``, so that
 it crosses the veth (MTU 1500, as ``ip link add`` makes it) as one frame.
 """
 
 import struct
 
-from vsim.net.frames import ETH_HEADER, IPV4_HEADER, UDP_HEADER
+from vsim.net.header_sizes import ETH_HEADER, IPV4_HEADER, UDP_HEADER
 
 RTP_HEADER = struct.Struct("!BBHII")
 SEND_TIME = struct.Struct("!Q")
@@ -23,8 +23,6 @@ CLOCK_HZ = 8000
 VOICE_PAYLOAD_BYTES = 20
 SSRC_BASE = 0x56530000
 ETHERNET_IP_UDP_BYTES = ETH_HEADER + IPV4_HEADER + UDP_HEADER
-VETH_MTU = 1500
-MAX_FLOOD_PAYLOAD_BYTES = VETH_MTU - IPV4_HEADER - UDP_HEADER
 
 
 def voice_packet(ssrc, seq, rtp_timestamp, send_ns):

@@ -22,11 +22,9 @@ import time
 import numpy as np
 
 from vsim.probe import rtp
+from vsim.probe.limits import FLOOD_SOURCE_PORT, VOICE_SOURCE_PORT_BASE
 from vsim.probe.clock import NS, now_ns, sleep_until_ns
 
-VOICE_SOURCE_PORT_BASE = 30000
-FLOOD_SOURCE_PORT = 31000
-MAX_STREAMS = FLOOD_SOURCE_PORT - VOICE_SOURCE_PORT_BASE  # stream i sends from port 30000 + i
 
 
 def realtime_ns():
