@@ -105,15 +105,19 @@ def test_full_queue_drops_and_client_retransmits():
 
 
 def test_sip_summary_section():
-    from vsim.results.sip_summary import sip_section
+    from types import SimpleNamespace
+    from vsim.results.run_summary_types import VmCpu
+    from vsim.results.sip_summary import sip_vm
     _, server, calls = run(duration=60.0)
-    section = sip_section(calls, server, 10.0, 50.0, 60.0)
-    assert section["calls_attempted_per_s"] == pytest.approx(RATE, rel=0.1)
-    assert section["calls_failed_per_s"] == 0
-    assert section["calls_successful_per_s"] == section["calls_attempted_per_s"]
-    assert INVITE_S * 1e3 < section["response_time"]["p50_ms"] < section["response_time"]["p95_ms"]
-    assert section["invite_to_ack"]["p50_ms"] > section["response_time"]["p50_ms"]
-    assert section["gc_pauses"] == 0 and section["queue_dropped"] == 0
+    cpu = VmCpu(used_pct=60.0, ready_pct=0.0, costop_pct=0.0, limited_pct=0.0)
+    section = sip_vm(SimpleNamespace(calls=calls, server=server), "sip", cpu, 2, 10.0, 50.0)
+    assert section.calls_attempted_per_s == pytest.approx(RATE, rel=0.1)
+    assert section.calls_failed_per_s == 0 and section.failed_fraction == 0
+    assert section.calls_successful_per_s == section.calls_attempted_per_s
+    assert INVITE_S * 1e3 < section.response_time_p50_ms < section.response_time_p95_ms
+    assert section.setup_p50_ms > section.response_time_p50_ms
+    assert section.gc_pauses == 0 and section.queue_dropped == 0 and section.gc_paused_pct == 0
+    assert section.cpu_util_pct == 30.0
 
 
 def test_a_pause_stops_every_worker():

@@ -156,7 +156,7 @@ def check_traffic(group, where, source):
     if kind not in SOURCES:
         fail(source, f"{where}.traffic.kind", did_you_mean(str(kind), sorted(SOURCES))
              or f"expected one of {', '.join(sorted(SOURCES))}, got {kind!r}")
-    if group.workload != "idle":
+    if group.workload not in ("idle", "sip_server"):
         fail(source, f"{where}.traffic", "expected traffic from an idle VM only (a media "
              "server's traffic is its frames)")
     made = make_source(kind, group.traffic.params, source, f"{where}.traffic.params",
@@ -170,7 +170,7 @@ def check_one_discrete_kind(scenario, source):
     kind hands its frames to the uplink late, in batches of its own, and two kinds' batches
     would not reach it in time order."""
     discrete = [(index, group.traffic.kind) for index, group in enumerate(scenario.group)
-                if group.traffic is not None and group.traffic.kind in SOURCES
+                if group.uplink_traffic is not None and group.traffic.kind in SOURCES
                 and getattr(SOURCES[group.traffic.kind], "discrete", False)]
     for index, kind in discrete:
         first_index, first_kind = discrete[0]

@@ -10,7 +10,8 @@ too. ``[[group]]`` VMs follow: more media servers with their own settings,
 VMs sending bulk traffic (``vsim.guest.traffic_vm``), request/response
 transactions (``vsim.guest.request_response``) or a recorded trace's packets
 (``vsim.guest.replayed_traffic``) on the host's uplink
-(``vsim.build.host_uplink``), and CPU-bound VMs. Everything random draws
+(``vsim.build.host_uplink``), CPU-bound VMs, and SIP servers called by a SIPp
+client off the host (``vsim.guest.sip_service``). Everything random draws
 from streams named after the component, so the same seed gives the same run.
 An engine (``vsim.engines``) runs what is built here.
 """
@@ -38,12 +39,14 @@ from vsim.guest.receive_stalls import ReceiveStalls
 from vsim.guest.replayed_traffic import ReplayedTraffic
 from vsim.guest.request_response import RequestResponseTraffic
 from vsim.guest.sender_cpu import SenderCpu
+from vsim.guest.sip_service import SipService
 from vsim.guest.traffic_vm import TrafficVm
 from vsim.metrics.jitter_buffer import AdaptiveBuffer, FixedBuffer
 from vsim.net.frames import ip_bytes_for_rtp
 from vsim.net.shared_uplink import VOICE_CLASS, SharedUplink
 from vsim.net.sources import make_source
 from vsim.net.sources.protocol import Flood, Replay
+from vsim.net.sources.sipp_uac import SippUac
 from vsim.net.txpath.completions import CompletionInterrupts
 from vsim.net.vnic_tx import VnicTransmit
 
@@ -84,7 +87,7 @@ class Host:
     they play through); ``client`` is the first media-server VM's (None without one), the
     measuring client when the scenario has a measuring conference. ``servers``,
     ``traffic``, ``cpu_bound``, ``rr`` (request/response chains or None),
-    ``replay`` (VMs replaying packets traces or None),
+    ``replay`` (VMs replaying packets traces or None), ``sip`` (SIP servers with their clients),
     ``vnics``, ``uplink``, ``background_tasks`` and ``host_steal`` are the
     components an engine runs (by the protocols of ``vsim.guest.workload``) and
     a summary reads; ``vm_group`` maps each VM's name to its scenario group
@@ -124,6 +127,9 @@ class Host:
         self.cpu_bound: list[CpuBoundVm] = [self._add_cpu_bound_vm(group, index, streams)
                           for group in self.scenario.group if group.workload == "cpu_bound"
                           for index in range(group.count)]
+        self.sip: list[SipService] = [self._add_sip_server(group, index, loaded, streams)
+                                      for group in self.scenario.group if group.workload == "sip_server"
+                                      for index in range(group.count)]
         self.background_tasks = BackgroundTasks(self.machine, self.scenario.host.background_tasks,
                                                 self.linux)
         self.host_steal = HostSteal(self.machine, loaded.steal, loaded.source)
@@ -237,6 +243,20 @@ class Host:
         return CpuBoundVm(self.machine, scheduler_for(self.env), vm.worlds, group.cpu_demand, group.cpu_burst,
                           streams.stream(f"{name}.cpu_bound"))
 
+    def _add_sip_server(self, group, index, loaded, streams) -> SipService:
+        """A [[group]] VM serving SIP calls (``vsim.guest.sip_service``): its vCPUs run the
+        server's worker threads; its client, the group's sipp_uac source, runs off the host."""
+        name = f"{group.name}[{index}]"
+        vm = self._add_vm(name, cpu_settings(group), group.vcpus, None)
+        self.vm_group[name] = group.name
+        where = f"group.{group.name}.traffic.params"
+        uac = make_source(group.traffic.kind, group.traffic.params, loaded.source, where)
+        assert isinstance(uac, SippUac)  # the schema gives a SIP server no other client
+        gc = loaded.models.get(group_role(group.name, "gc"))
+        return SipService(name, group.name, vm, self.machine, scheduler_for(self.env), lambda: self.env.now,
+                          uac, loaded.models[group_role(group.name, "workload")].values,
+                          None if gc is None else gc.values, streams.stream(f"{name}.sip"))
+
     def _add_request_response(self, spec, source, index, nic, exclusive, rng):
         """A VM of request/response chains (``vsim.guest.request_response``) on a port of its
         own; its CPU is not modelled (the NIC model's host path latency stands for its stack)."""
@@ -324,7 +344,7 @@ class Host:
         """The VMs that send bulk traffic: each [[group]] VM with a traffic table (checked
         when the scenario was loaded)."""
         for group in loaded.scenario.group:
-            if group.traffic is None:
+            if group.uplink_traffic is None:
                 continue
             vnic = loaded.models[group_role(group.name, "vnic")].values
             for i in range(group.count):

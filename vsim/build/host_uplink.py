@@ -28,7 +28,7 @@ def needs_scheduler(scenario, nic):
     """Whether the host needs an uplink scheduler rather than the frames-only FIFO, which
     counts its limit in packets."""
     return (scenario.host.uplink != "fifo" or nic.queue_bytes is not None
-            or any(group.traffic is not None for group in scenario.group))
+            or any(group.uplink_traffic is not None for group in scenario.group))
 
 
 def queue_limit(scenario, nic):

@@ -32,6 +32,10 @@ seconds of fig3.toml's host (Python scheduler, 2026-12):
 ``EVENTS_PER_REPLICATION``
     loading the scenario and building its host, 13 ms at 12 VMs: some 4000 events' worth,
     taken as 10 000.
+``EVENTS_PER_CALL``
+    each SIP call a SIP server answers: 50 000 calls (250 calls/s for 200 s) took 2 s of wall
+    time, some 12 events' worth a call at the engine's speed, taken as 30 (retransmissions and
+    collections come on top under overload).
 """
 
 from vsim.build.blame import Factor, Term, blamed_factor, scaled_to_fit
@@ -48,6 +52,7 @@ EVENTS_PER_TASK_SECOND = 50.0
 EVENTS_PER_FLOOD_VM_SECOND = 5000.0
 EVENTS_PER_TCP_VM_SECOND = 1000.0
 EVENTS_PER_REPLICATION = 1e4
+EVENTS_PER_CALL = 30.0
 RESULT_BYTES = 64 * 1024  # a replication's summary and task, kept until the command ends
 
 _RUN = RunSection()
@@ -101,7 +106,11 @@ def _group_terms(loaded, group, ticks):
     elif group.workload == "cpu_bound":
         terms.append(Term(f"{key}'s CPU-bound vCPUs", (EVENTS_PER_TASK_SECOND + EVENTS_PER_BURST / group.cpu_burst)
                           * group.count * group.vcpus, (count, vcpus)))
-    if group.traffic is not None:
+    if group.workload == "sip_server":
+        rate = group.traffic.params.get("rate", 0) / group.traffic.params.get("rate_period", 1.0)
+        terms.append(Term(f"{key}'s SIP calls", EVENTS_PER_CALL * rate * group.count,
+                          (count, _factor(loaded, f"{key}.traffic.params.rate", rate, 100.0))))
+    elif group.traffic is not None:
         per_vm = EVENTS_PER_FLOOD_VM_SECOND if group.traffic.kind == "udp_flood" else EVENTS_PER_TCP_VM_SECOND
         terms.append(Term(f"{key}'s traffic", per_vm * group.count, (count,)))
     return terms

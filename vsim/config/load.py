@@ -199,6 +199,12 @@ def resolve_models(scenario, source, models_dir, given=()):
                         f"group.{group.name}.model")
             servers.append((f"group.{group.name}.model", own))
             models[group_role(group.name, "workload")] = own
+        elif group.workload == "sip_server":
+            models[group_role(group.name, "workload")] = model(
+                group.model, schema_models.SipServerModel, f"{where}.model", f"group.{group.name}.model")
+            if group.gc is not None:
+                models[group_role(group.name, "gc")] = model(
+                    group.gc, schema_models.JvmGcModel, f"{where}.gc", f"group.{group.name}.gc")
     models["codec"] = _common_codec(servers or [("vm.workload", models["workload"])], source, models_dir)
     return models
 

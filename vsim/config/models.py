@@ -31,6 +31,8 @@ MODEL_KINDS = {  # the folder of models/ that holds each kind of model
     "codecs": schema_models.CodecModel,
     "workloads": schema_models.MediaServerModel,
     "clients": schema_models.ClientModel,
+    "sip_servers": schema_models.SipServerModel,
+    "jvm_gc": schema_models.JvmGcModel,
 }
 
 

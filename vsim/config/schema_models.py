@@ -1,5 +1,5 @@
 """Typed schema of the component models (``models/``): host, scheduler, NIC, vNIC, codec,
-media-server workload and measuring client.
+media-server workload, measuring client, SIP server and JVM collector.
 
 ``vsim.config.models`` validates each model file into the class of its role
 (``MODEL_ROLES``); a scenario's ``[params.ROLE]`` tables set the same fields.
@@ -257,6 +257,59 @@ class ClientModel:
         if self.stall_rate > 0 and self.stall_duration == 0:
             fail(source, f"{path}.stall_duration",
                  f"expected a positive stall length (s) with stall_rate = {self.stall_rate:g}")
+
+
+@dataclass(frozen=True)
+class SipServerModel:
+    """A SIP server (a UAS answering SIPp's default UAC, ``vsim.guest.sip_server``): its receive
+    queue and the CPU each message takes a worker thread (one per vCPU)."""
+
+    invite: float = field(metadata=positive("s", "core-seconds to process a new INVITE and send its "
+                                                 "180 and 200 (the transaction and the session set up)"))
+    ack: float = field(metadata=positive("s", "core-seconds to process the ACK of an answered INVITE"))
+    bye: float = field(metadata=positive("s", "core-seconds to process a BYE and send its 200"))
+    retransmission: float = field(metadata=positive(
+        "s", "core-seconds for a retransmitted request: the transaction found, its answer sent again"))
+    queue_messages: int = field(metadata={
+        "min": 1, "doc": "messages the receive queue (the UDP socket's buffer) holds; one that finds "
+                         "it full is dropped"})
+
+    def costs(self) -> dict[str, float]:
+        """Core-seconds per message kind, as ``vsim.guest.sip_server.SipServer`` takes them."""
+        return {"INVITE": self.invite, "ACK": self.ack, "BYE": self.bye,
+                "retransmission": self.retransmission}
+
+
+@dataclass(frozen=True)
+class JvmGcModel:
+    """A JVM's generational collector as a SIP server's stop-the-world pauses
+    (``vsim.guest.jvm_gc``): what each message allocates, what survives, how fast it is copied
+    and marked, and on how many threads."""
+
+    young_bytes: float = field(metadata=positive("B", "eden: bytes allocated between minor collections"))
+    allocation_invite: float = field(metadata=non_negative("B", "bytes an INVITE's processing allocates"))
+    allocation_ack: float = field(metadata=non_negative("B", "bytes an ACK's processing allocates"))
+    allocation_bye: float = field(metadata=non_negative("B", "bytes a BYE's processing allocates"))
+    survivor_bytes: float = field(metadata=non_negative(
+        "B", "live bytes per transaction the server holds, found by each minor collection"))
+    copy_rate: float = field(metadata=positive("B/s", "bytes a collector thread copies per core-second"))
+    minor_work: float = field(metadata=non_negative("s", "fixed core-seconds of each minor collection "
+                                                         "(roots, card table)"))
+    old_bytes: float = field(metadata=positive("B", "old generation: promoted bytes that make the "
+                                                    "next collection a major one"))
+    mark_rate: float = field(metadata=positive("B/s", "bytes of live old data a major collection "
+                                                      "marks and compacts per core-second"))
+    major_work: float = field(metadata=non_negative("s", "fixed core-seconds of each major collection "
+                                                         "(sweeping the whole old generation)"))
+    threads: int = field(default=1, metadata={"min": 1, "doc": "collector threads sharing a pause's "
+                                                               "work (1: a serial collector)"})
+    pretenured: float = field(default=0.0, metadata={
+        "min": 0, "max": 1, "doc": "share of the surviving bytes allocated directly in the old "
+                                   "generation, never copied by a minor collection"})
+
+    def allocation(self) -> dict[str, float]:
+        """Bytes allocated per message kind, as ``vsim.guest.jvm_gc.JvmGc`` takes them."""
+        return {"INVITE": self.allocation_invite, "ACK": self.allocation_ack, "BYE": self.allocation_bye}
 
 
 # The model class of each role a scenario's models play (the codec comes with the workload).

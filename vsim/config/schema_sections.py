@@ -230,9 +230,11 @@ class GroupSection:
     name: str = field(metadata={"doc": "group name; its VMs are NAME[0], NAME[1], ..."})
     count: int = field(default=1, metadata={"min": 1, "doc": "VMs in the group"})
     vcpus: int = field(default=1, metadata={"min": 1, "doc": "vCPUs per VM"})
-    workload: Literal["media_server", "idle", "cpu_bound"] = field(default="idle", metadata={
-        "doc": "what the guest runs: a media server (model, streams), nothing but its traffic, or "
-               "CPU work at cpu_demand of each vCPU (a noisy neighbour, vsim.guest.cpu_bound)"})
+    workload: Literal["media_server", "idle", "cpu_bound", "sip_server"] = field(default="idle", metadata={
+        "doc": "what the guest runs: a media server (model, streams), nothing but its traffic, "
+               "CPU work at cpu_demand of each vCPU (a noisy neighbour, vsim.guest.cpu_bound), or "
+               "a SIP server (model: a sip_servers/ model; gc: its JVM's collector) answering the "
+               "SIPp client its traffic table names (kind = \"sipp_uac\"), which runs off the host"})
     cpu_demand: float = field(default=1.0, metadata={
         "min": 0, "min_exclusive": True, "max": 1,
         "doc": "a cpu_bound VM's demand: the share of each vCPU's time it wants (1: always runnable)"})
@@ -240,7 +242,9 @@ class GroupSection:
         "s", "a cpu_bound VM's bursts of work when cpu_demand < 1, in core-seconds, between idle "
              "gaps that make the demand"))
     model: str = field(default="workloads/vmcd_g729", metadata={
-        "doc": "workload model of a media server"})
+        "doc": "workload model of a media server (workloads/...) or of a SIP server (sip_servers/...)"})
+    gc: str | None = field(default=None, metadata={
+        "doc": "a SIP server's JVM collector model (jvm_gc/...; none: no collection pauses)"})
     streams: int = field(default=0, metadata={"min": 0, "doc": "a media server's streams per VM: "
                                                              "> 0 with workload = \"media_server\" "
                                                              "(unused by an idle VM)"})
@@ -261,6 +265,12 @@ class GroupSection:
     def background(self, workload):
         """(burst, interval) of guest background work: the workload model's."""
         return workload.background_burst, workload.background_interval
+
+    @property
+    def uplink_traffic(self):
+        """The traffic its VMs send on the host's uplink: its traffic table, except a SIP
+        server's, which names the client that calls it from off the host (None)."""
+        return None if self.workload == "sip_server" else self.traffic
 
     def validate(self, source, path):
         """A name of its own, CPU settings that fit its VMs, and work or traffic for them."""
@@ -287,6 +297,21 @@ class GroupSection:
         if self.workload == "idle" and self.traffic is None:
             fail(source, f"{path}.traffic", "expected a [group.traffic] table for an idle workload "
                  "(a VM with neither work nor traffic changes nothing)")
+        self._validate_sip(source, path)
+
+    def _validate_sip(self, source, path):
+        """A SIP server has its SIPp client (its model's kind the loader checks); a SIPp
+        client and a collector belong to a SIP server."""
+        sip = self.workload == "sip_server"
+        if sip and (self.traffic is None or self.traffic.kind != "sipp_uac"):
+            fail(source, f"{path}.traffic", "expected a [group.traffic] table of kind = \"sipp_uac\" "
+                 "for workload = \"sip_server\": the SIPp client whose calls it answers")
+        if not sip and self.traffic is not None and self.traffic.kind == "sipp_uac":
+            fail(source, f"{path}.traffic.kind", "expected sipp_uac traffic only for workload = "
+                 "\"sip_server\" (the client calls a SIP server)")
+        if not sip and self.gc is not None:
+            fail(source, f"{path}.gc", "expected gc only for workload = \"sip_server\" "
+                 "(the collector of a SIP server's JVM)")
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from vsim.config.run_length import RunPlan
 from vsim.cpu.world import COSTOP, READY
 from vsim.engines import closed_form as uncontended
 from vsim.engines.choices import ENGINES
-from vsim.guest.workload import (EngineComponent, ReplayWorkload, TrafficWorkload,
+from vsim.guest.workload import (CallWorkload, EngineComponent, ReplayWorkload, TrafficWorkload,
                                  TransactionWorkload, Workload)
 from vsim.net.shared_uplink import SharedUplink
 from vsim.results.run_summary import run_summary
@@ -49,7 +49,8 @@ class Simulation(Host):
     def _choose_engine(self, engine: str) -> str:
         """The engine to run: the one asked for, the closed form for ``"auto"`` where it fits;
         ``EngineError`` when the closed form is asked for and does not fit."""
-        components: list[EngineComponent] = ([*self.servers, *self.traffic, *self.cpu_bound, self.uplink, self.host_steal]
+        components: list[EngineComponent] = ([*self.servers, *self.traffic, *self.cpu_bound, *self.sip,
+                                              self.uplink, self.host_steal]
                       + ([self.rr] if self.rr else [])
                       + ([self.replay] if self.replay else []))
         # the closed form plays the VMs' worlds only; the host's other work needs the events
@@ -147,6 +148,9 @@ class Simulation(Host):
         servers: Sequence[Workload] = self.servers
         for server in servers:
             server.start()
+        services: Sequence[CallWorkload] = self.sip
+        for service in services:
+            service.start(duration)
         self._run_until(warmup, duration / self.PROGRESS_STEPS, progress)
         start = self._snapshot()
         self._run_until(duration, duration / self.PROGRESS_STEPS, progress)

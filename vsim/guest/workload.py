@@ -20,6 +20,8 @@ asks each whether the closed form can play it, then starts it:
   change (it sends its requests in batches between them).
 - ``ReplayWorkload``: replayed packets; ``start(duration, warmup)`` lays
   them out and schedules their first batch.
+- ``CallWorkload``: a SIP server with its client; ``start(duration)`` lays
+  the client's calls out over the run.
 
 A new kind of guest is a class offering one of these, built by the host and
 listed among the components the engine runs (``Simulation._choose_engine``).
@@ -66,3 +68,10 @@ class ReplayWorkload(EngineComponent, Protocol):
     def start(self, duration: float, warmup: float) -> None:
         """Lay the packets out over ``duration`` (measured after ``warmup``) and schedule the
         first batch."""
+
+
+class CallWorkload(EngineComponent, Protocol):
+    """A server answering a client's calls, which start at the client's rate."""
+
+    def start(self, duration: float) -> None:
+        """Schedule the calls that start over ``duration``."""

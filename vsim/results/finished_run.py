@@ -19,6 +19,7 @@ from vsim.guest.measuring_client import MeasuringClient
 from vsim.guest.media_server import MediaServer
 from vsim.guest.replayed_traffic import ReplayedTraffic
 from vsim.guest.request_response import RequestResponseTraffic
+from vsim.guest.sip_service import SipService
 from vsim.guest.traffic_vm import TrafficVm
 from vsim.metrics.jitter_buffer import AdaptiveBuffer, FixedBuffer
 from vsim.net.shared_uplink import SharedUplink
@@ -132,6 +133,10 @@ class FinishedRun(Protocol):
     @property
     def cpu_bound(self) -> Sequence[CpuBoundVmRun]:
         """The CPU-bound VMs."""
+
+    @property
+    def sip(self) -> Sequence[SipService]:
+        """The SIP servers with the clients calling them."""
 
     @property
     def rr(self) -> Optional[RequestResponseTraffic]:

@@ -170,10 +170,11 @@ def _whole_numbers(xs):
 
 
 def plot_sweep(stem, *, title, xlabel, ylabel, curves, marks, line=None, xticks=None, caption=None,
-               legend_loc="best"):
+               legend_loc="best", levels=()):
     """Draw ``curves`` and paper ``marks`` and write ``stem``.png and ``stem``.svg.
 
     ``line``, when given, is (label, xs, ys) of a fitted line drawn dashed;
+    ``levels`` are (label, y) of horizontal lines drawn dotted across the axes (a requirement);
     ``xticks``, when given, is (position, label) of every tick, for a swept
     value that is not a number (``true``/``false``, a model's name), whose
     points are categories and are not joined by lines, else whole-number xs get
@@ -189,6 +190,8 @@ def plot_sweep(stem, *, title, xlabel, ylabel, curves, marks, line=None, xticks=
     if line is not None:
         label, xs, ys = line
         ax.plot(xs, ys, color="grey", linestyle="--", linewidth=1, label=label)
+    for (label, y), style in zip(levels, (":", "-.", "--")):
+        ax.axhline(y, color="black", linestyle=style, linewidth=1, label=label)
     if xticks is not None:
         long = max(len(text) for _, text in xticks) * len(xticks) > TICK_CHARS
         ax.set_xticks([position for position, _ in xticks], [text for _, text in xticks],

@@ -30,6 +30,7 @@ from vsim.metrics.jitter import stream_jitter_samples
 from vsim.net.frames import frame_bytes
 from vsim.net.shared_uplink import SharedUplink
 from vsim.config.cpu_settings import cpu_settings
+from vsim.results.sip_summary import sip_vm
 from vsim.results.run_summary_types import (ClientStalls, CpuBoundVm, GuestBackground, Host,
                                             HostBackgroundTasks, HostSteal, InstancesJitter, Jitter,
                                             MeasuredSetting, MediaVm, RunSummary, TrafficVm, VmCpu,
@@ -71,6 +72,9 @@ def run_summary(sim: FinishedRun, start, end, window, warmup):
         host_steal=steal_section(sim, start, end, window) if sim.host_steal.worlds else None,
         client_stalls=stalls_section(stalls, warmup, warmup + window) if stalls is not None else None,
         measured_vm=measured_vm_section(sim.scenario) if sim.scenario.measured_vm.overrides() else None,
+        sip={service.name: sip_vm(service, service.group, vm_cpu(service.vm, start, end, window),
+                                  len(service.vm.worlds), warmup, warmup + window)
+             for service in sim.sip} or None,
     )
 
 

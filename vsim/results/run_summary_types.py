@@ -102,7 +102,31 @@ class CpuBoundVm:
     cpu: VmCpu = field(metadata=INLINE)
 
 
-CpuVm = MediaVm | TrafficVm | CpuBoundVm
+@dataclass(frozen=True)
+class SipVm:
+    """A SIP server VM and the SIPp client calling it (``vsim.results.sip_summary``): SIPp's
+    counters, its response times, the server's queue, collections and CPU."""
+
+    group: str
+    cpu: VmCpu = field(metadata=INLINE)
+    cpu_util_pct: float
+    calls_attempted_per_s: float
+    calls_successful_per_s: float
+    calls_failed_per_s: float
+    failed_fraction: float | None
+    retransmissions: int
+    response_time_p50_ms: float | None
+    response_time_p95_ms: float | None
+    setup_p50_ms: float | None
+    setup_p95_ms: float | None
+    queue_dropped: int
+    gc_pauses: int
+    gc_pause_max_ms: float
+    gc_paused_pct: float
+    definition: str
+
+
+CpuVm = MediaVm | TrafficVm | CpuBoundVm | SipVm
 """A VM whose CPU a summary gives."""
 
 
@@ -380,12 +404,13 @@ class RunSummary:
     host_steal: HostSteal | None = optional()
     client_stalls: ClientStalls | None = optional()
     measured_vm: dict[str, MeasuredSetting] | None = optional()
+    sip: dict[str, SipVm] | None = optional()
 
     def cpu_vms(self) -> list[CpuVm]:
         """Every VM whose CPU the summary gives: the media servers, the bulk traffic senders,
-        then the CPU-bound VMs."""
+        the CPU-bound VMs, then the SIP servers."""
         return [*self.vms.values(), *(self.traffic_vms or {}).values(),
-                *(self.cpu_bound_vms or {}).values()]
+                *(self.cpu_bound_vms or {}).values(), *(self.sip or {}).values()]
 
     def measuring_vm(self) -> MediaVm | None:
         """The VM that hosts the measuring conference; None without one."""

@@ -74,6 +74,16 @@ def run_text(name, config, seed, duration, warmup, engine, summary, params=None,
     lines += [f"{vm:<10} used {c.cpu.used_pct:.1f}%  ready {_ready(c.cpu)}  "
               f"costop {c.cpu.costop_pct:.1f}%  (CPU-bound VM, wants {c.demand_pct:.0f}%)"
               for vm, c in (summary.cpu_bound_vms or {}).items()]
+    for vm, s in (summary.sip or {}).items():
+        lines.append(f"{vm:<10} used {s.cpu.used_pct:.1f}%  ready {_ready(s.cpu)}  "
+                     f"({s.cpu_util_pct:.1f}% of its vCPUs; SIP server)")
+        lines.append(f"{'':<10} calls/s {s.calls_attempted_per_s:.1f} attempted  "
+                     f"{s.calls_successful_per_s:.1f} successful  {s.calls_failed_per_s:.2f} failed  "
+                     f"({s.retransmissions} retransmitted, {s.queue_dropped} dropped by its queue)")
+        lines.append(f"{'':<10} setup (INVITE to ACK) p50 {_ms(s.setup_p50_ms)}  p95 {_ms(s.setup_p95_ms)}  "
+                     f"response time p50 {_ms(s.response_time_p50_ms)}  p95 {_ms(s.response_time_p95_ms)}  "
+                     f"GC {s.gc_pauses} pauses, longest {s.gc_pause_max_ms:.1f} ms, "
+                     f"{s.gc_paused_pct:.2f}% of the time")
     lines += _quality_lines(summary.voice_quality)
     if summary.uplink is not None:
         lines += _uplink_lines(summary.uplink)

@@ -26,7 +26,7 @@ from vsim.core.errors import InputError, did_you_mean, excerpt
 from vsim.config.schema_sweep import SweepSection, sweep_field, sweepable_keys
 from vsim.config.typed import check_field
 from vsim.sweep.executor import Sweep, run_tasks, sweep_tasks
-from vsim.sweep.report import (DURING_TRAFFIC_JITTER, DURING_TRAFFIC_LOSS, HOST_CPU, LATE, VM_CPU,
+from vsim.sweep.report import (DURING_TRAFFIC_JITTER, DURING_TRAFFIC_LOSS, HOST_CPU, LATE, SIP, VM_CPU,
                                bulk_metric, group_limited_metric, group_ready_metric,
                                group_used_metric, measured_vm_metrics, request_response_metrics,
                                resent_metric, sweep_metrics, voice_metrics)
@@ -81,6 +81,8 @@ def reportable_metrics(scenario):
     groups = ["vm", *(group.name for group in scenario.group)]
     metrics = [*voice_metrics(1.0), LATE, DURING_TRAFFIC_LOSS, DURING_TRAFFIC_JITTER, HOST_CPU,
                *VM_CPU, *measured_vm_metrics(True)]
+    if any(group.workload == "sip_server" for group in scenario.group):
+        metrics += SIP
     for group in groups:
         metrics += [bulk_metric(group), *request_response_metrics(group), resent_metric(group, 1.0),
                     group_used_metric(group), group_ready_metric(group), group_limited_metric(group)]

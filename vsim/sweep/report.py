@@ -177,6 +177,23 @@ def _lost_requests(runs, group):
 HOST_CPU = Metric("host_cpu_pct", "host CPU %", lambda s: s.host.cpu_util_pct, "host")
 
 
+def _sip_field(field):
+    """Reads ``field`` of the run's first SIP server VM (``SipVm``); None without one."""
+    def read(summary):
+        first = next(iter((summary.sip or {}).values()), None)
+        return None if first is None else getattr(first, field)
+    return read
+
+
+SIP = (Metric("p50_setup_ms", "setup p50 ms (INVITE to ACK)", _sip_field("setup_p50_ms"), "setup"),
+       Metric("p95_setup_ms", "setup p95 ms (INVITE to ACK)", _sip_field("setup_p95_ms"), "setup"),
+       Metric("failed_fraction", "failed calls (fraction)", _sip_field("failed_fraction"), "calls"),
+       Metric("sip_cpu_util_pct", "SIP server CPU % of its vCPUs", _sip_field("cpu_util_pct"), "host"))
+"""The columns of a scenario with a SIP server: its first SIP server VM's setup time (first
+INVITE to the server's handling of the ACK) as p50 and p95, the share of its calls that
+failed and its CPU."""
+
+
 def group_used_metric(group):
     """The column of a scenario group's CPU: what its VMs used, per VM (vCPUs summed)."""
     return Metric(f"used_pct.{group}", f"{group} used % per VM (vCPUs summed)",
@@ -276,6 +293,8 @@ def sweep_metrics(sweep):
         metrics += request_response_metrics(group)
         if _lost_requests(runs, group):
             metrics.append(resent_metric(group, sweep.duration - sweep.warmup))
+    if any(run.sip for run in runs):
+        metrics += SIP
     metrics.append(HOST_CPU)
     groups = _vm_groups(sweep)
     metrics += [group_used_metric(group) for group in groups]
@@ -456,7 +475,8 @@ def _curves(sweep, reports, metrics, xs):
 
 FIGURES = {"jitter": "jitter (ms)", "loss": "voice loss (%)", "host": "host CPU (%)",
            "cpu": "CPU per VM (% of one vCPU, summed)", "throughput": "throughput (Mb/s)",
-           "transactions": "transactions/s", "latency": "one-way latency (µs)"}
+           "transactions": "transactions/s", "latency": "one-way latency (µs)",
+           "setup": "call setup time (ms)", "calls": "failed calls (fraction)"}
 """Each figure a sweep may draw (file suffix) and its y-axis; a metric names its figure. Host
 CPU (of the whole host, at most 100 %) and the VMs' (of one vCPU, summed over a VM's vCPUs:
 up to 100 x vCPUs) have figures of their own, so the two kinds of percentage never share an axis."""

@@ -1,0 +1,49 @@
+"""A SIP server VM with the SIPp client that calls it: the two halves of a call played together.
+
+The client (``vsim.net.sources.sipp_uac.UacCalls``) runs off the host, on
+machines of its own as the studies' SIPp clients did: its calls start at the
+source's rate, its messages cross the network in the source's delay and reach
+the server's receive queue (``vsim.guest.sip_server.SipServer``), whose worker
+threads take CPU on the host's scheduler like every guest's work, pausing for
+the JVM's collections (``vsim.guest.jvm_gc``) when the group has a collector.
+``start(duration)`` lays the calls out over the run; the summary reads the
+client's calls and the server's counters (``vsim.results.sip_summary``).
+"""
+
+from vsim.guest.jvm_gc import JvmGc
+from vsim.guest.sip_server import SipServer
+from vsim.net.sources.sipp_uac import SippUac, UacCalls
+
+
+class SipService:
+    """The SIP server of VM ``name`` on the vCPU ``worlds`` of its ``vm`` group, called by ``uac``.
+
+    ``server_model`` is its ``SipServerModel``'s values, ``gc_model`` its ``JvmGcModel``'s
+    or None; ``rng`` draws the client's call times (Poisson arrivals) and losses.
+    """
+
+    def __init__(self, name, group, vm, machine, call_later, now, uac: SippUac, server_model,
+                 gc_model, rng):
+        self.name = name
+        self.group = group
+        self.vm = vm
+        self.uac = uac
+        self.rng = rng
+        gc = None if gc_model is None else JvmGc(
+            gc_model.young_bytes, gc_model.allocation(), gc_model.survivor_bytes, gc_model.copy_rate,
+            gc_model.minor_work, gc_model.old_bytes, gc_model.mark_rate, gc_model.major_work,
+            threads=gc_model.threads, pretenured=gc_model.pretenured)
+        self.calls = UacCalls(uac, call_later, now, self._deliver, rng)
+        self.server = SipServer(machine, call_later, now, vm.worlds, server_model.costs(),
+                                server_model.queue_messages, self.calls.reply, gc=gc)
+
+    def _deliver(self, message):
+        self.server.deliver(message)
+
+    def supports_closed_form(self) -> bool:
+        """Its queue waits on the CPUs: only the event engine plays it."""
+        return False
+
+    def start(self, duration: float) -> None:
+        """Schedule the client's calls over a run of ``duration`` seconds."""
+        self.calls.start(self.uac.call_times(0.0, duration, self.rng))
