@@ -125,3 +125,15 @@ def host_shares(policy: CpuPolicy, machine: "Machine",
     if isinstance(policy, SharesOutHost):
         return policy.host_shares(machine, groups)
     return None
+
+
+@runtime_checkable
+class TakesLimits(Protocol):
+    """A policy that enforces groups' limits itself (an optional capability): Xen's credit
+    scheduler caps a domain through its credits and parks its vCPUs, with no quota per period.
+    The machine calls ``take_limit`` for each group with a limit when the group joins, then
+    treats the group as unlimited; the policy holds worlds off with ``Machine.park``."""
+
+    def take_limit(self, machine: "Machine", group: Group) -> None:
+        """``group`` joins with ``group.limit`` (CPUs) below infinity: the policy's to enforce."""
+
