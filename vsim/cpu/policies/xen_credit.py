@@ -64,7 +64,8 @@ default weight."""
 class Vcpu:
     """The credit scheduler's record of one world: credit, priority and active-list state."""
 
-    __slots__ = ("world", "domain", "credit", "pri", "active", "mark", "parked", "home")
+    __slots__ = ("world", "domain", "credit", "pri", "active", "mark", "parked", "home",
+                 "earned", "forgiven", "dropped")
 
     def __init__(self, world: World, domain: "Domain") -> None:
         self.world = world
@@ -75,6 +76,10 @@ class Vcpu:
         self.mark = 0.0  # credits are burnt up to here while it runs
         self.parked = False
         self.home: Optional[int] = None  # its CPU before it first ran
+        # the ledger: credit = earned + forgiven - dropped - burnt, burnt = its CPU time x rate
+        self.earned = 0.0  # handed out at accountings
+        self.forgiven = 0.0  # debt the floor wrote off
+        self.dropped = 0.0  # the half of a credit above a slice's worth, on leaving the active list
 
 
 class Domain:
@@ -249,12 +254,14 @@ class XenCredit:
             each = fair / count
             for vcpu in list(domain.active):
                 vcpu.credit += each
+                vcpu.earned += each
                 if vcpu.credit < 0:
                     vcpu.pri = PRI_OVER
                     if domain.cap > 0 and vcpu.credit < -cap_per_vcpu and not vcpu.parked:
                         vcpu.parked = True
                         machine.park(vcpu.world)
                     if vcpu.credit < -slice_credits:
+                        vcpu.forgiven += -slice_credits - vcpu.credit
                         vcpu.credit = -slice_credits
                 else:
                     vcpu.pri = PRI_UNDER
@@ -263,6 +270,7 @@ class XenCredit:
                         machine.unpark(vcpu.world)
                     if vcpu.credit > slice_credits:
                         self._deactivate(vcpu)
+                        vcpu.dropped += vcpu.credit / 2.0
                         vcpu.credit /= 2.0
 
     # ------------------------------------------------------- the protocol
