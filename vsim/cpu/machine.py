@@ -180,9 +180,13 @@ class Machine:
     def park(self, world: World) -> None:
         """Hold ``world`` off the CPUs until ``unpark``: a policy's own throttling (Xen's credit
         scheduler parks the vCPUs of a capped domain). A running world stops into the ready
-        queue and its CPU is refilled; a parked world that wakes waits in the ready queue."""
+        queue and its CPU is refilled; a parked world that wakes waits in the ready queue. Its
+        ready time while parked is booked in ``limited_time``, as a limit's is (from the first
+        of its group's worlds parked, when several are)."""
         if world.throttled:
             return
+        if not any(w.throttled for w in world.group.worlds):  # its ready time held off from now
+            world.group.throttled_at = self.env.now
         world.throttled = True
         if world.state == RUN:
             lcpu = world.lcpu
@@ -195,6 +199,7 @@ class Machine:
         """Release a world ``park`` held: a ready one is placed as a waking world is."""
         if not world.throttled:
             return
+        world.limited_time = world.limited(self.env.now)  # booked, as at a limit's release
         world.throttled = False
         if world.state == READY and world in self.ready:
             self.ready.remove(world)
