@@ -59,9 +59,10 @@ class SchedulerModel:
 
     policy: Literal["proportional_share", "linux_fair", "xen_credit"]
     quantum: float = field(metadata=positive("s", "time slice before a waiting world may preempt "
-                                                  "(linux_fair: the scheduler tick)"))
+                                                  "(linux_fair: the scheduler tick; xen_credit: "
+                                                  "the time slice)"))
     period: float = field(metadata=positive("s", "limit accounting period (linux_fair: the cpu.max "
-                                                 "period)"))
+                                                 "period; xen_credit: the credit accounting period)"))
     costop_threshold: float | None = field(default=None, metadata=positive(
         "s", "co-scheduling skew threshold (proportional_share)"))
     wake_credit: float | None = field(default=None, metadata=non_negative(
