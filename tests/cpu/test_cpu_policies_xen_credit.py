@@ -289,6 +289,17 @@ def test_cap_alone_reaches_its_cap():
     assert host.machine.lcpu_utilisation()[0] == pytest.approx(0.5, abs=0.02)
 
 
+def test_a_cap_of_every_vcpu_is_none():
+    """A limit of all its vCPUs caps nothing, as everywhere in vsim: no cap, nothing parked."""
+    host = Host(1)
+    group = host.domain("whole", vcpus=2, cap=200)
+    host.hog(group)
+    host.run(1.0)
+    assert host.policy.domain(group).cap == 0.0
+    assert not any(w.throttled for w in group.worlds)
+    assert host.used(group) == pytest.approx(1.0)
+
+
 def test_cap_leaves_the_machine_unlimited():
     """The policy takes the limit over: the machine holds no quota for the group."""
     host = Host(1)

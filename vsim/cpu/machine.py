@@ -160,7 +160,7 @@ class Machine:
         self.reservations = self.reservations or group.reservation > 0
         if self.reservations:
             self.policy.entitle(self)
-        if group.limit < math.inf and self._takes_limits is not None:
+        if group.limit < len(group.worlds) and self._takes_limits is not None:
             self._takes_limits.take_limit(self, group)  # the policy enforces it (it parks worlds)
             group.limit = math.inf
         if group.limit >= len(group.worlds):  # a limit of every world's CPU never binds: none

@@ -131,9 +131,11 @@ def host_shares(policy: CpuPolicy, machine: "Machine",
 class TakesLimits(Protocol):
     """A policy that enforces groups' limits itself (an optional capability): Xen's credit
     scheduler caps a domain through its credits and parks its vCPUs, with no quota per period.
-    The machine calls ``take_limit`` for each group with a limit when the group joins, then
-    treats the group as unlimited; the policy holds worlds off with ``Machine.park``."""
+    The machine calls ``take_limit`` for each group with a limit below its world count (one
+    of every world's CPU is none) when the group joins, then treats the group as unlimited; the
+    policy holds worlds off with ``Machine.park``."""
 
     def take_limit(self, machine: "Machine", group: Group) -> None:
-        """``group`` joins with ``group.limit`` (CPUs) below infinity: the policy's to enforce."""
+        """``group`` joins with ``group.limit`` (CPUs) below its world count: the policy's to
+        enforce."""
 

@@ -8,7 +8,9 @@ Every group is a domain and every world one of its vCPUs. What the scheduler doe
   per vCPU has Xen's default weight whatever its vCPU count, and VMs keep the ratio of their
   shares. Its cap, in percent of one physical CPU (0: none), is its ``limit`` in CPUs times
   100; the policy takes the limit over from the machine (``TakesLimits``), which then never
-  throttles the domain by a quota: the cap works through credits and parking, as in Xen.
+  throttles the domain by a quota: the cap works through credits and parking, as in Xen. A
+  limit of all its vCPUs or more is no cap, as everywhere in vsim (Xen itself would still
+  park a vCPU more than a slice in debt at a cap of 100 x vCPUs).
 - *Credits.* A running vCPU burns ``credits_per_ms`` credits per millisecond on a CPU (10:
   300 per 30 ms slice), booked at every tick and whenever it stops. Every accounting period
   (the machine's ``period``, 30 ms, a whole number of ticks) ``csched_acct`` hands out
