@@ -23,7 +23,7 @@ from vsim.cpu.topology import Topology
 from vsim.cpu.world import IDLE, READY, RUN, Group, World
 
 SLOW = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-            max_examples=15)
+            max_examples=40)
 SLICE = 0.03
 PERIOD = 0.03
 TICK = 0.01
