@@ -48,6 +48,8 @@ def test_the_xen_model_loads_with_its_provenance():
     (["vm.shares=3"], "vm.shares", "Xen weight within 1..65535"),
     (["measured_vm.shares=1100000"], "measured_vm.shares", "(weight 70400)"),
     (["group.hog.limit=5"], "group.hog.limit", "expected at most 4 CPUs"),
+    (['host.steal_trace="../../validation/steal/steal.csv"'], "host.steal_trace",
+     "no steal trace"),
     (["params.scheduler.tick=0.007"], "params.scheduler.period", "a whole number of ticks"),
     (["params.scheduler.base_slice=0.003"], "params.scheduler.base_slice",
      "unknown key for policy xen_credit"),

@@ -8,7 +8,9 @@
 - ``vm.limit`` (CPUs) -> cap = limit x 100 % of one CPU, at most the VM's vCPUs x 100
   (``vsim.config.cpu_settings.limit_beyond_vcpus`` already refuses more);
 - ``vm.reservation`` has no Xen equivalent (the credit scheduler guarantees no CPU time),
-  so a scenario that sets one under this policy is refused.
+  so a scenario that sets one under this policy is refused;
+- a steal trace (``host.steal_trace``) is refused too: its worlds would enter the credit
+  accounting as domains of their own.
 """
 
 from vsim.config.typed import fail
@@ -25,9 +27,13 @@ def xen_weight(shares, vcpus, default_weight):
 
 def check_xen_settings(scenario, scheduler, source):
     """Refuse what a Xen domain cannot express: reservations, and shares whose weight falls
-    outside 1..65535."""
+    outside 1..65535; and a steal trace, not replayed on a Xen host."""
     if scheduler.policy != POLICY:
         return
+    if scenario.host.steal_trace is not None:
+        fail(source, "host.steal_trace", "expected no steal trace under Xen's credit scheduler "
+             "(an outer hypervisor's steal is not replayed on a Xen host yet), got "
+             f"{scenario.host.steal_trace!r}")
     own = scenario.measured_vm.overrides()
     settings = [("vm", scenario.vm, True, True)]
     if own:
