@@ -53,6 +53,11 @@ Features handled here because every policy shares them:
 - Start observer: a world's ``on_start``, when set, is called with the world
   each time it starts on a logical CPU (a trace of when each job first got a
   CPU); unset, it costs one attribute test per start.
+- Limits a policy enforces itself: a policy that is ``TakesLimits`` (Xen's
+  credit scheduler caps a domain through its credits) is handed each group's
+  limit when the group joins, and the machine then keeps no quota for it; the
+  policy holds worlds off the CPUs with ``park`` and lets them go with
+  ``unpark`` (a parked world is ``throttled``, its waiting booked as limited).
 - Release: a world its group's limit held back is placed at the next
   period like a waking world, preempting where the policy says so, unless
   the policy sets ``preempts_when_released`` false (Linux's CFS bandwidth

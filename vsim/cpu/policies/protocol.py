@@ -36,6 +36,11 @@ give it of the host. A policy that shares the host out by shares (ESX's
 proportional share) answers in CPUs; by default a policy has no such
 arithmetic (Linux's fair class weighs tasks against each other per CPU) and
 ``host_shares`` answers None.
+
+Another optional capability, ``TakesLimits``: a policy that enforces groups'
+limits itself (Xen's credit scheduler caps a domain through its credits and
+parks its vCPUs) is handed each limit by ``take_limit`` and the machine keeps
+no quota for that group.
 """
 
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Protocol, Sequence, runtime_checkable
