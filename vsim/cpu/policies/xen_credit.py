@@ -12,7 +12,10 @@ Every group is a domain and every world one of its vCPUs. What the scheduler doe
   limit of all its vCPUs or more is no cap, as everywhere in vsim (Xen itself would still
   park a vCPU more than a slice in debt at a cap of 100 x vCPUs).
 - *Credits.* A running vCPU burns ``credits_per_ms`` credits per millisecond on a CPU (10:
-  300 per 30 ms slice), booked at every tick and whenever it stops. Every accounting period
+  300 per 30 ms slice), booked at every tick and whenever it stops (``debit = "time"``,
+  ``burn_credits``); with ``debit = "tick"`` a tick debits its whole 100 credits from the
+  vCPU it finds running and nothing else is debited, the sampling of older releases, which
+  a vCPU that always blocks between ticks never pays. Every accounting period
   (the machine's ``period``, 30 ms, a whole number of ticks) ``csched_acct`` hands out
   ``credits per period x CPUs`` over the *active* domains, each's share proportional to its
   weight times its active vCPUs, at most its active vCPUs' worth of one CPU each and at most
@@ -106,14 +109,18 @@ class XenCredit:
     tick_on_grid = False  # a slice runs from when the vCPU was scheduled
 
     def __init__(self, tick: float = 0.01, credits_per_ms: float = 10.0,
-                 default_weight: float = 256.0) -> None:
+                 default_weight: float = 256.0, debit: str = "time") -> None:
         for name, value in (("tick", tick), ("credits_per_ms", credits_per_ms),
                             ("default_weight", default_weight)):
             if not value > 0:
                 raise ValueError(f"expected {name} > 0, got {value}")
+        if debit not in ("time", "tick"):
+            raise ValueError(f"expected debit 'time' or 'tick', got {debit!r}")
+        self.by_time = debit == "time"
         self.tick = float(tick)
         self.credits_per_ms = float(credits_per_ms)
         self.credits_per_second = 1000.0 * self.credits_per_ms
+        self.credits_per_tick = self.credits_per_second * self.tick
         self.default_weight = float(default_weight)
         self.vcpus: Dict[World, Vcpu] = {}
         self.domains: Dict[Group, Domain] = {}
@@ -185,7 +192,10 @@ class XenCredit:
             vcpu = self.vcpu(world)
             if vcpu.pri == PRI_BOOST:
                 vcpu.pri = PRI_UNDER
-            self._burn(vcpu, now)
+            if self.by_time:
+                self._burn(vcpu, now)
+            else:  # a whole tick's credits to the vCPU the tick finds running
+                vcpu.credit -= self.credits_per_tick
             if not vcpu.active:
                 self._activate(vcpu)
         if self.ticks % self.ticks_per_account == 0:
@@ -195,7 +205,7 @@ class XenCredit:
     def _burn(self, vcpu: Vcpu, now: float) -> None:
         """Debit a running vCPU's credit for its time on a CPU since it was last debited."""
         world = vcpu.world
-        if world.state != RUN:
+        if world.state != RUN or not self.by_time:
             return
         start = max(vcpu.mark, world.run_start)
         if now > start:
@@ -308,7 +318,9 @@ class XenCredit:
         return min(allowed or list(range(n)), key=lambda i: (load[i], i))
 
     def charge(self, machine: "Machine", world: World, occupancy: float) -> None:
-        """Burn the credits of the occupancy not yet debited at a tick."""
+        """Burn the credits of the occupancy not yet debited at a tick (debit by time only)."""
+        if not self.by_time:
+            return
         vcpu = self.vcpu(world)
         now = machine.env.now
         start = max(vcpu.mark, now - occupancy)
