@@ -406,14 +406,14 @@ def test_model_file_validates():
     assert values.policy == "xen_credit"
     assert (values.quantum, values.period) == (0.03, 0.03)
     assert values.policy_params() == {"tick": 0.01, "credits_per_ms": 10.0, "default_weight": 256.0,
-                                      "debit": "time"}
+                                      "tick_debit": False}
     policy = make_policy(values.policy, **values.policy_params())
     assert isinstance(policy, XenCredit)
 
 
 def test_period_must_be_whole_ticks():
     data = {"policy": "xen_credit", "quantum": 0.03, "period": 0.025, "tick": 0.01,
-            "credits_per_ms": 10.0, "default_weight": 256.0, "debit": "time"}
+            "credits_per_ms": 10.0, "default_weight": 256.0, "tick_debit": False}
     with pytest.raises(InputError) as error:
         from_dict(SchedulerModel, data, source="m.toml", path="params")
     assert error.value.where == "params.period"
@@ -426,7 +426,7 @@ def test_debit_by_tick_two_hogs_share_by_weight(w1, w2):
     """With a whole tick's credits debited from the vCPU each tick finds running, two hogs on
     one CPU still share it by weight (within 0.03 CPU, ratios up to 8)."""
     w1, w2 = min(w1, 8 * w2), min(w2, 8 * w1)
-    host = Host(1, debit="tick")
+    host = Host(1, tick_debit=True)
     a, b = host.domain("a", weight=w1), host.domain("b", weight=w2)
     host.hog(a)
     host.hog(b)
@@ -439,15 +439,10 @@ def test_debit_by_tick_spares_a_vcpu_between_ticks():
     credit never moves, where a debit by time takes 5 credits a wake-up."""
     credits = {}
     for debit in ("tick", "time"):
-        host = Host(1, debit=debit)
+        host = Host(1, tick_debit=debit == "tick")
         io = host.domain("io")
         host.periodic(io, 0.01, 0.0005, phase=0.002)
         host.run(1.0)
         credits[debit] = host.policy.credit(io.worlds[0])
     assert credits["tick"] == 0.0
     assert credits["time"] == pytest.approx(-5.0 * 100, abs=5.0)
-
-
-def test_bad_debit_refused():
-    with pytest.raises(ValueError, match="debit"):
-        XenCredit(debit="sampled")

@@ -46,7 +46,7 @@ POLICY_PARAMETERS = {
     ("linux_fair", "eevdf"): ("variant", "tunable_scaling", "base_slice", "place_lag", "run_to_parity"),
     ("linux_fair", "cfs"): ("variant", "tunable_scaling", "latency", "min_granularity",
                             "wakeup_granularity", "gentle_fair_sleepers"),
-    ("xen_credit", None): ("tick", "credits_per_ms", "default_weight", "debit"),
+    ("xen_credit", None): ("tick", "credits_per_ms", "default_weight", "tick_debit"),
 }
 MACHINE_PARAMETERS = ("policy", "quantum", "period", "costop_threshold")
 
@@ -94,9 +94,9 @@ class SchedulerModel:
         "credits", "credits a running vCPU burns per ms on a CPU (xen_credit)"))
     default_weight: float | None = field(default=None, metadata=positive(
         None, "the weight of a domain at the normal 1000 shares per vCPU (xen_credit)"))
-    debit: Literal["time", "tick"] | None = field(default=None, metadata={
-        "doc": "how a running vCPU is debited: for its time on a CPU, or a whole tick's credits "
-               "when a tick finds it running (xen_credit)"})
+    tick_debit: bool | None = field(default=None, metadata={
+        "doc": "a tick debits a whole tick's credits from the vCPU it finds running, instead of "
+               "each vCPU paying for its time on a CPU (xen_credit)"})
 
     def _parameters(self):
         """The parameters this policy (and variant) takes beyond quantum and period."""

@@ -12,8 +12,8 @@ Every group is a domain and every world one of its vCPUs. What the scheduler doe
   limit of all its vCPUs or more is no cap, as everywhere in vsim (Xen itself would still
   park a vCPU more than a slice in debt at a cap of 100 x vCPUs).
 - *Credits.* A running vCPU burns ``credits_per_ms`` credits per millisecond on a CPU (10:
-  300 per 30 ms slice), booked at every tick and whenever it stops (``debit = "time"``,
-  ``burn_credits``); with ``debit = "tick"`` a tick debits its whole 100 credits from the
+  300 per 30 ms slice), booked at every tick and whenever it stops (``burn_credits``); with
+  ``tick_debit`` a tick debits its whole 100 credits from the
   vCPU it finds running and nothing else is debited, the sampling of older releases, which
   a vCPU that always blocks between ticks never pays. Every accounting period
   (the machine's ``period``, 30 ms, a whole number of ticks) ``csched_acct`` hands out
@@ -109,14 +109,12 @@ class XenCredit:
     tick_on_grid = False  # a slice runs from when the vCPU was scheduled
 
     def __init__(self, tick: float = 0.01, credits_per_ms: float = 10.0,
-                 default_weight: float = 256.0, debit: str = "time") -> None:
+                 default_weight: float = 256.0, tick_debit: bool = False) -> None:
         for name, value in (("tick", tick), ("credits_per_ms", credits_per_ms),
                             ("default_weight", default_weight)):
             if not value > 0:
                 raise ValueError(f"expected {name} > 0, got {value}")
-        if debit not in ("time", "tick"):
-            raise ValueError(f"expected debit 'time' or 'tick', got {debit!r}")
-        self.by_time = debit == "time"
+        self.by_time = not tick_debit
         self.tick = float(tick)
         self.credits_per_ms = float(credits_per_ms)
         self.credits_per_second = 1000.0 * self.credits_per_ms
@@ -318,7 +316,7 @@ class XenCredit:
         return min(allowed or list(range(n)), key=lambda i: (load[i], i))
 
     def charge(self, machine: "Machine", world: World, occupancy: float) -> None:
-        """Burn the credits of the occupancy not yet debited at a tick (debit by time only)."""
+        """Burn the credits of the occupancy not yet debited at a tick (not with ``tick_debit``)."""
         if not self.by_time:
             return
         vcpu = self.vcpu(world)
