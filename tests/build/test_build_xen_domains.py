@@ -13,6 +13,8 @@ from vsim.core.errors import InputError
 from vsim.cpu.policies.xen_credit import XenCredit
 from vsim.engines.simulation import Simulation
 
+from cli_run import one_line_error, vsim
+
 ROOT = Path(__file__).resolve().parents[2]
 XEN_HOST = ROOT / "configs" / "whatif" / "xen_credit_voip.toml"
 
@@ -87,3 +89,18 @@ def test_a_xen_host_runs_deterministically_and_caps_its_hogs():
     assert first == run()[0]
     for hog in used:
         assert hog <= 0.5 * now + 0.06 * 4
+
+
+def test_describe_shows_the_schedulers_parameters_and_sources(capsys):
+    code, out, _ = vsim(capsys, "describe", "schedulers/xen_credit")
+    assert code == 0
+    for name in ("quantum = 0.03", "period = 0.03", "tick = 0.01", "credits_per_ms = 10",
+                 "default_weight = 256", "tick_debit = false"):
+        assert name in out
+    assert out.count("source: xen/common/sched/credit.c") == 7
+
+
+def test_a_refusal_is_one_line_and_exit_2(capsys):
+    code, _, err = vsim(capsys, "run", XEN_HOST, "--set", "vm.reservation=0.5")
+    assert code == 2
+    assert "vm.reservation" in one_line_error(err)
