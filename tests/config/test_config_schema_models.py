@@ -16,7 +16,8 @@ BASE = {"quantum": 0.01, "period": 0.1}
 VALUES = {"costop_threshold": 0.003, "wake_credit": 0.0, "wake_granularity": 0.001,
           "variant": None, "tunable_scaling": "log", "base_slice": 0.00075, "place_lag": True,
           "run_to_parity": True, "latency": 0.006, "min_granularity": 0.00075,
-          "wakeup_granularity": 0.001, "gentle_fair_sleepers": True}
+          "wakeup_granularity": 0.001, "gentle_fair_sleepers": True, "tick": 0.01,
+          "credits_per_ms": 10.0, "default_weight": 256.0, "tick_debit": False}
 ALL = sorted({name for names in POLICY_PARAMETERS.values() for name in names} - {"variant"})
 
 

@@ -2,7 +2,7 @@
 
 Cross-checks that need both the scenario and its models: vCPUs against the
 host's logical CPUs, reservations against capacity, affinity and NUMA home
-nodes against the topology, cgroup settings against the scheduler, a NIC
+nodes against the topology, cgroup and Xen domain settings against the scheduler, a NIC
 without a rate of its own only under htb, the NetIOC tree against the link,
 each traffic group's source against the registry, and every point of a
 ``[sweep]``. Each refusal names the key at fault (and the ``--set`` it rests
@@ -18,6 +18,7 @@ from vsim.build.cgroups import check_cgroup_settings
 from vsim.build.netioc import netioc_tree
 from vsim.build.host_uplink import check_uplink_nic
 from vsim.build.replayed_trace import with_recorded_packets
+from vsim.build.xen_domains import check_xen_settings
 from vsim.config.cpu_settings import limit_beyond_vcpus
 from vsim.config.load import logical_cpus, with_point
 from vsim.config.models import DEFAULT_MODELS_DIR
@@ -40,6 +41,7 @@ def check_against_models(scenario, models, source, models_dir=DEFAULT_MODELS_DIR
              "[[group]] of VMs, and this scenario has neither")
     with depending_on("host.scheduler"):
         check_cgroup_settings(scenario, models["scheduler"].values, source)
+        check_xen_settings(scenario, models["scheduler"].values, source)
     with depending_on("host.model", "host.hyperthreading"):
         check_groups(scenario, logical_cpus(scenario, models["host"].values), source)
     check_one_discrete_kind(scenario, source)

@@ -46,6 +46,7 @@ POLICY_PARAMETERS = {
     ("linux_fair", "eevdf"): ("variant", "tunable_scaling", "base_slice", "place_lag", "run_to_parity"),
     ("linux_fair", "cfs"): ("variant", "tunable_scaling", "latency", "min_granularity",
                             "wakeup_granularity", "gentle_fair_sleepers"),
+    ("xen_credit", None): ("tick", "credits_per_ms", "default_weight", "tick_debit"),
 }
 MACHINE_PARAMETERS = ("policy", "quantum", "period", "costop_threshold")
 
@@ -56,11 +57,12 @@ class SchedulerModel:
     own parameters (``POLICY_PARAMETERS``), each required by its policy and refused by
     the others."""
 
-    policy: Literal["proportional_share", "linux_fair"]
+    policy: Literal["proportional_share", "linux_fair", "xen_credit"]
     quantum: float = field(metadata=positive("s", "time slice before a waiting world may preempt "
-                                                  "(linux_fair: the scheduler tick)"))
+                                                  "(linux_fair: the scheduler tick; xen_credit: "
+                                                  "the time slice)"))
     period: float = field(metadata=positive("s", "limit accounting period (linux_fair: the cpu.max "
-                                                 "period)"))
+                                                 "period; xen_credit: the credit accounting period)"))
     costop_threshold: float | None = field(default=None, metadata=positive(
         "s", "co-scheduling skew threshold (proportional_share)"))
     wake_credit: float | None = field(default=None, metadata=non_negative(
@@ -85,6 +87,16 @@ class SchedulerModel:
         "s", "sysctl_sched_wakeup_granularity before scaling (linux_fair cfs)"))
     gentle_fair_sleepers: bool | None = field(default=None, metadata={
         "doc": "a waking task's credit is half the latency, else all of it (linux_fair cfs)"})
+    tick: float | None = field(default=None, metadata=positive(
+        "s", "scheduler tick: credits debited, BOOST dropped; the period is a whole number of "
+             "ticks (xen_credit)"))
+    credits_per_ms: float | None = field(default=None, metadata=positive(
+        "credits", "credits a running vCPU burns per ms on a CPU (xen_credit)"))
+    default_weight: float | None = field(default=None, metadata=positive(
+        None, "the weight of a domain at the normal 1000 shares per vCPU (xen_credit)"))
+    tick_debit: bool | None = field(default=None, metadata={
+        "doc": "a tick debits a whole tick's credits from the vCPU it finds running, instead of "
+               "each vCPU paying for its time on a CPU (xen_credit)"})
 
     def _parameters(self):
         """The parameters this policy (and variant) takes beyond quantum and period."""
@@ -94,6 +106,11 @@ class SchedulerModel:
         """Each parameter the policy takes is given and no other policy's is."""
         if self.policy == "linux_fair" and self.variant is None:
             fail(source, f"{path}.variant", "expected 'eevdf' or 'cfs' for policy linux_fair")
+        if self.policy == "xen_credit" and self.tick is not None:
+            ticks = self.period / self.tick
+            if abs(ticks - round(ticks)) > 1e-9 or round(ticks) < 1:
+                fail(source, f"{path}.period", f"expected a whole number of ticks ({self.tick:g} s) "
+                     f"for policy xen_credit (the accounting period), got {self.period:g}")
         wanted = self._parameters()
         label = self.policy + (f" ({self.variant})" if self.policy == "linux_fair" else "")
         for name in (f.name for f in fields(self)):

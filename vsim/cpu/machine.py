@@ -53,6 +53,11 @@ Features handled here because every policy shares them:
 - Start observer: a world's ``on_start``, when set, is called with the world
   each time it starts on a logical CPU (a trace of when each job first got a
   CPU); unset, it costs one attribute test per start.
+- Limits a policy enforces itself: a policy that is ``TakesLimits`` (Xen's
+  credit scheduler caps a domain through its credits) is handed each group's
+  limit when the group joins, and the machine then keeps no quota for it; the
+  policy holds worlds off the CPUs with ``park`` and lets them go with
+  ``unpark`` (a parked world is ``throttled``, its waiting booked as limited).
 - Release: a world its group's limit held back is placed at the next
   period like a waking world, preempting where the policy says so, unless
   the policy sets ``preempts_when_released`` false (Linux's CFS bandwidth
@@ -79,6 +84,8 @@ from typing import TYPE_CHECKING, Any, Callable, List, Optional
 
 from vsim.core.environment import scheduler_for
 from vsim.cpu.world import COSTOP, IDLE, READY, RUN, Group, World
+
+from vsim.cpu.policies.protocol import TakesLimits
 
 if TYPE_CHECKING:
     from vsim.cpu.policies.protocol import CpuPolicy
@@ -144,6 +151,8 @@ class Machine:
         self._slice_end: Callable[[Any, World], float] = policy.slice_end
         self.tick_at = [0.0] * n  # with tick_on_grid: when each CPU's pending check falls due
         self._preempt_when_released = bool(policy.preempts_when_released)
+        self._takes_limits: Optional["TakesLimits"] = (
+            policy if isinstance(policy, TakesLimits) else None)
 
     # ------------------------------------------------------------------ setup
     def add_group(self, group: Group) -> None:
@@ -156,6 +165,9 @@ class Machine:
         self.reservations = self.reservations or group.reservation > 0
         if self.reservations:
             self.policy.entitle(self)
+        if group.limit < len(group.worlds) and self._takes_limits is not None:
+            self._takes_limits.take_limit(self, group)  # the policy enforces it (it parks worlds)
+            group.limit = math.inf
         if group.limit >= len(group.worlds):  # a limit of every world's CPU never binds: none
             group.limit = math.inf
         else:
@@ -168,6 +180,35 @@ class Machine:
         if (group.limit < math.inf or self.reservations) and not self._periodic:
             self._periodic = True
             self._call_later(self.period, self._period_boundary, None)
+
+    # ------------------------------------------------------------ parking
+    def park(self, world: World) -> None:
+        """Hold ``world`` off the CPUs until ``unpark``: a policy's own throttling (Xen's credit
+        scheduler parks the vCPUs of a capped domain). A running world stops into the ready
+        queue and its CPU is refilled; a parked world that wakes waits in the ready queue. Its
+        ready time while parked is booked in ``limited_time``, as a limit's is (from the first
+        of its group's worlds parked, when several are)."""
+        if world.throttled:
+            return
+        if not any(w.throttled for w in world.group.worlds):  # its ready time held off from now
+            world.group.throttled_at = self.env.now
+        world.throttled = True
+        if world.state == RUN:
+            lcpu = world.lcpu
+            assert lcpu is not None  # the world is running
+            self._stop(world, READY)
+            self._dispatch(lcpu)
+            self._refresh_sibling(lcpu)
+
+    def unpark(self, world: World) -> None:
+        """Release a world ``park`` held: a ready one is placed as a waking world is."""
+        if not world.throttled:
+            return
+        world.limited_time = world.limited(self.env.now)  # booked, as at a limit's release
+        world.throttled = False
+        if world.state == READY and world in self.ready:
+            self.ready.remove(world)
+            self._place(world)
 
     # --------------------------------------------------------------- workload
     def submit(self, world: World, work: float,

@@ -16,10 +16,12 @@ from typing import Any, Dict
 from vsim.cpu.policies.linux_fair import linux_fair
 from vsim.cpu.policies.proportional_share import ProportionalShare
 from vsim.cpu.policies.protocol import CpuPolicy, PolicyFactory
+from vsim.cpu.policies.xen_credit import XenCredit
 
 POLICIES: Dict[str, PolicyFactory] = {
     "proportional_share": ProportionalShare,
     "linux_fair": linux_fair,
+    "xen_credit": XenCredit,
 }
 
 

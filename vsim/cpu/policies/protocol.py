@@ -36,6 +36,11 @@ give it of the host. A policy that shares the host out by shares (ESX's
 proportional share) answers in CPUs; by default a policy has no such
 arithmetic (Linux's fair class weighs tasks against each other per CPU) and
 ``host_shares`` answers None.
+
+Another optional capability, ``TakesLimits``: a policy that enforces groups'
+limits itself (Xen's credit scheduler caps a domain through its credits and
+parks its vCPUs) is handed each limit by ``take_limit`` and the machine keeps
+no quota for that group.
 """
 
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Protocol, Sequence, runtime_checkable
@@ -125,3 +130,17 @@ def host_shares(policy: CpuPolicy, machine: "Machine",
     if isinstance(policy, SharesOutHost):
         return policy.host_shares(machine, groups)
     return None
+
+
+@runtime_checkable
+class TakesLimits(Protocol):
+    """A policy that enforces groups' limits itself (an optional capability): Xen's credit
+    scheduler caps a domain through its credits and parks its vCPUs, with no quota per period.
+    The machine calls ``take_limit`` for each group with a limit below its world count (one
+    of every world's CPU is none) when the group joins, then treats the group as unlimited; the
+    policy holds worlds off with ``Machine.park``."""
+
+    def take_limit(self, machine: "Machine", group: Group) -> None:
+        """``group`` joins with ``group.limit`` (CPUs) below its world count: the policy's to
+        enforce."""
+
