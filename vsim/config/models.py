@@ -31,6 +31,7 @@ MODEL_KINDS = {  # the folder of models/ that holds each kind of model
     "codecs": schema_models.CodecModel,
     "workloads": schema_models.MediaServerModel,
     "clients": schema_models.ClientModel,
+    "netstacks": schema_models.NetStackModel,
 }
 
 
