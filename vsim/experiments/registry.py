@@ -6,4 +6,5 @@ when its study is run (it draws with matplotlib). A new study is one recipe modu
 """
 
 STUDIES = {"voip-vsphere5": "vsim.experiments.voip_vsphere5",
-           "netioc-vsphere6": "vsim.experiments.netioc_vsphere6"}
+           "netioc-vsphere6": "vsim.experiments.netioc_vsphere6",
+           "esx35-net": "vsim.experiments.esx35_net"}
