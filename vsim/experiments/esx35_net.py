@@ -50,8 +50,7 @@ GROUP = "netperf"
 GUESTS = {"linux64": "netstacks/linux64", "linux32": "netstacks/linux32",
           "win64": "netstacks/win64", "win32": "netstacks/win32"}
 """The study's guest operating systems (Table 1), each run in a VM and natively."""
-LABELS = {"linux64": "64-bit Linux", "linux32": "32-bit Linux", "win64": "64-bit Windows",
-          "win32": "32-bit Windows"}
+LABELS = {"linux64": "Linux 64", "linux32": "Linux 32", "win64": "Win 64", "win32": "Win 32"}
 VSWITCH = "netstacks/vswitch_esx35"
 DEVICES = {"vnics/vmxnet_esx35": "netstacks/vmxnet_esx35", "vnics/vmxnet_esx35_no_tso": "netstacks/vmxnet_esx35",
            "vnics/e1000_esx35": "netstacks/e1000_esx35"}
@@ -244,8 +243,8 @@ def _vm2native_figure(stem, sweep, claims):
     """Figs 4-7: TCP send and receive throughput per guest, VM and native."""
     guests = list(GUESTS)
     xs = list(range(1, 2 * len(guests) + 1))
-    ticks = [(1 + 2 * i + j, f"{LABELS[g]}\n{d}") for i, g in enumerate(guests) for j, d in
-             enumerate(("send", "receive"))]
+    ticks = [(1 + 2 * i + j, f"{LABELS[g]} {d}") for i, g in enumerate(guests) for j, d in
+             enumerate(("tx", "rx"))]
     curves = [Curve(label, xs, [_one(sweep.values[f"{g}.{kind}.{d}.mbps"]) for g in guests for d in ("send", "recv")])
               for label, kind in (("ESX 3.5 VM", "vm2native"), ("native", "native"))]
     paper = _paper(claims)
@@ -253,10 +252,10 @@ def _vm2native_figure(stem, sweep, claims):
     pairs = [(1, "esx35.vm2native.linux64.send_mbps"), (2, "esx35.vm2native.linux64.recv_mbps")]
     found = [(x, paper[c]) for x, c in pairs if c in paper]
     if found:
-        marks.append(Marks("paper (64-bit Linux, Fig 5)", [x for x, _ in found], [c.paper for _, c in found],
+        marks.append(Marks("64-bit Linux, Fig 5", [x for x, _ in found], [c.paper for _, c in found],
                            [tuple(c.band) for _, c in found]))
     return plot_sweep(stem, title="Figs 4-7: VM-to-native TCP throughput per guest, ESX 3.5 vs native",
-                      xlabel="guest and direction", ylabel="throughput (Mb/s)", curves=curves, marks=marks,
+                      xlabel="guest, VM sending (tx) or receiving (rx)", ylabel="throughput (Mb/s)", curves=curves, marks=marks,
                       xticks=ticks, caption="Cost model (vsim.net.stack), no runs: the least of the wire, the "
                                             "window and each CPU on the path. " + sweep.stamp())
 
@@ -270,7 +269,7 @@ def _vm2vm_figure(stem, sweep, claims):
     spots = [(1, "esx35.vm2vm.linux.mbps"), (2, "esx35.vm2vm.linux.mbps"), (3, "esx35.vm2vm.win64.mbps"),
              (4, "esx35.vm2vm.win32.mbps")]
     found = [(x, paper[c]) for x, c in spots if c in paper]
-    marks = [Marks("paper (band)", [x for x, _ in found], [c.paper for _, c in found],
+    marks = [Marks("paper", [x for x, _ in found], [c.paper for _, c in found],
                    [tuple(c.band) for _, c in found])] if found else []
     return plot_sweep(stem, title="Figs 8-9: VM-to-VM TCP throughput on one vSwitch",
                       xlabel="guest", ylabel="throughput (Mb/s)", curves=curves, marks=marks,
@@ -288,7 +287,7 @@ def _rr_figure(stem, sweep, claims):
     spots = [(1, "esx35.rr.vm2vm.linux.tps"), (2, "esx35.rr.vm2vm.linux.tps"), (3, "esx35.rr.vm2vm.windows.tps"),
              (4, "esx35.rr.vm2vm.windows.tps")]
     found = [(x, paper[c]) for x, c in spots if c in paper]
-    marks = [Marks("paper, VM to VM (band)", [x for x, _ in found], [c.paper for _, c in found],
+    marks = [Marks("VM to VM", [x for x, _ in found], [c.paper for _, c in found],
                    [tuple(c.band) for _, c in found])] if found else []
     reduction = latency_reduction(sweep)
     claim = paper.get("esx35.rr.vm2vm_latency_reduction")
@@ -307,7 +306,8 @@ def _whatif_figure(stem, sweeps):
     guests = list(GUESTS)
     xs = list(range(1, 3 * len(guests) + 1))
     keys = [(g, k) for g in guests for k in ("vm2native.send", "vm2native.recv", "vm2vm")]
-    ticks = [(x, f"{LABELS[g]}\n{k.replace('vm2native.', '')}") for x, (g, k) in zip(xs, keys)]
+    short = {"vm2native.send": "tx", "vm2native.recv": "rx", "vm2vm": "VM-VM"}
+    ticks = [(x, f"{LABELS[g]} {short[k]}") for x, (g, k) in zip(xs, keys)]
     curves = [Curve(label, xs, [_one(sweeps[name].values[f"{g}.{k}.mbps"]) for g, k in keys])
               for label, name in (("study setup", "vm2native"), ("TSO off in the guest", "tso_off"),
                                   ("jumbo frames on 10 GbE", "jumbo_10gbe"))]

@@ -19,18 +19,20 @@ def cpu_rate(works):
     capped = sorted((w for w in works if w.interrupts_per_byte > 0 and math.isfinite(w.interrupt_hz)
                      and w.interrupt_cost > 0),
                     key=lambda w: w.interrupt_hz / w.interrupts_per_byte)
-    slope = sum(w.seconds_per_byte + w.interrupts_per_byte * w.interrupt_cost for w in works)
-    constant = 0.0
-    for work in capped + [None]:
+    base = sum(w.seconds_per_byte for w in works)
+    growing = [w for w in works if w not in capped]
+    for index, work in enumerate(capped + [None]):
+        # below this work's cap: the capped works before it pay their cap, the rest grow
         end = math.inf if work is None else work.interrupt_hz / work.interrupts_per_byte
+        slope = base + sum(w.interrupts_per_byte * w.interrupt_cost for w in growing + capped[index:])
+        constant = sum(w.interrupt_hz * w.interrupt_cost for w in capped[:index])
+        if constant >= 1:
+            return 0.0
         if slope <= 0:
-            return math.inf if constant < 1 else 0.0
+            return math.inf
         rate = (1.0 - constant) / slope
         if rate <= end:
-            return max(rate, 0.0)
-        # past this work's cap its interrupts no longer grow with the rate
-        slope -= work.interrupts_per_byte * work.interrupt_cost
-        constant += work.interrupt_hz * work.interrupt_cost
+            return rate
     return math.inf  # not reached: the last segment has no end
 
 
