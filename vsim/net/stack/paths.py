@@ -58,7 +58,9 @@ class Endpoint:
     def segments_offloaded(self):
         """Whether this end, sending, may hand segments larger than the MTU down its stack: the
         virtual device's TSO for a VM, the NIC's for a native machine."""
-        return bool(self.device.tso if self.virtual else self.nic is not None and self.nic.tso)
+        if self.device is not None:
+            return self.device.tso
+        return self.nic is not None and self.nic.tso
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,9 @@ def one_way(src, dst, message_bytes, local=False, rate_bps=None, link_latency=0.
     """The ``OneWay`` of a ``message_bytes`` message from endpoint ``src`` to ``dst``."""
     ip = message_bytes + TCP_IP_HEADERS
     frame = packet_bytes(ip)
-    cpu, throttles, latency = {}, [], 0.0
+    cpu: dict[str, float] = {}
+    throttles: list[float] = []
+    latency = 0.0
 
     def spend(where, seconds):
         cpu[where] = cpu.get(where, 0.0) + seconds
