@@ -72,3 +72,16 @@ def test_outputs_written(tmp_path, reproduced):
     assert {"comparison.md", "comparison.csv", "results.json"} <= names
     doc = json.loads((tmp_path / "esx35-net" / "results.json").read_text())
     assert set(doc["sweeps"]) == set(esx35_net.CONFIGS)
+
+
+def test_a_bad_config_stops_the_study_with_one_line_and_exit_2(capsys, tmp_path, monkeypatch):
+    from cli_run import one_line_error, vsim
+    from vsim.experiments.reproduce import REPO
+    text = (REPO / esx35_net.CONFIGS["vm2native"]).read_text().replace("mtu = 1500", "mtu = 9100")
+    (tmp_path / "vm2native.toml").write_text(text)
+    monkeypatch.setitem(esx35_net.CONFIGS, "vm2native", str(tmp_path / "vm2native.toml"))
+    code, _, err = vsim(capsys, "reproduce", "esx35-net", "--json", str(tmp_path / "out.json"),
+                        "--figures", str(tmp_path / "figures"))
+    line = one_line_error(err)
+    assert code == 2
+    assert "group.netperf.traffic.params.mtu" in line and "68-9000" in line and "9100" in line

@@ -142,8 +142,8 @@ def setup(relative, loaded):
     for guest, ref in GUESTS.items():
         stack = models.get(ref, "guest", "esx35-net recipe: GUESTS")
         ends[guest] = {
-            "vm": vm_endpoint("sender vCPU", "esx", stack, device, vswitch, vmk_nic, clock),
-            "peer": vm_endpoint("receiver vCPU", "esx", stack, device, vswitch, vmk_nic, clock),
+            "vm": vm_endpoint("VM vCPU", "esx", stack, device, vswitch, vmk_nic, clock),
+            "peer": vm_endpoint("peer VM vCPU", "esx", stack, device, vswitch, vmk_nic, clock),
             "native": native_endpoint("native CPU", "native", stack, native_nic, clock),
         }
     nic = loaded.models["nic"].values
@@ -271,7 +271,7 @@ def _vm2vm_figure(stem, sweep, claims):
     spots = [(1, "esx35.vm2vm.linux.mbps"), (2, "esx35.vm2vm.linux.mbps"), (3, "esx35.vm2vm.win64.mbps"),
              (4, "esx35.vm2vm.win32.mbps")]
     found = [(x, paper[c]) for x, c in spots if c in paper]
-    marks = [Marks("paper", [x for x, _ in found], [c.paper for _, c in found],
+    marks = [Marks("Figs 8-9", [x for x, _ in found], [c.paper for _, c in found],
                    [tuple(c.band) for _, c in found])] if found else []
     return plot_sweep(stem, title="Figs 8-9: VM-to-VM TCP throughput on one vSwitch",
                       xlabel="guest", ylabel="throughput (Mb/s)", curves=curves, marks=marks,
