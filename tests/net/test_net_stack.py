@@ -153,3 +153,35 @@ def test_a_lone_throttled_nic_stretches_a_short_round_trip_towards_its_interval(
     # RTT = 40 us + (125 us - RTT) -> 82.5 us
     assert throttled_round_trip(40e-6, [125e-6]) == pytest.approx(82.5e-6)
     assert throttled_round_trip(200e-6, [125e-6]) == pytest.approx(200e-6)
+
+
+@settings(max_examples=100, deadline=None)
+@given(vm_to_native(), st.sampled_from([1500, 9000]), st.sampled_from([1, 45]))
+def test_native_is_the_vm_path_with_the_hypervisor_costs_removed(ends, mtu, k):
+    """A VM whose device, virtual switch and hypervisor driver cost nothing streams exactly as
+    the same stack run natively over a driver that costs nothing."""
+    vm, client = ends
+    free = Layer("free", tso=True)
+    ghost = Endpoint("cpu", "esx", vm.guest, free, free, free)
+    native = Endpoint("cpu", "native", vm.guest, free)
+    framing = Framing(mtu, k)
+    wire = wire_goodput(framing, 1e9)
+    for sender, receiver in ((ghost, client), (client, ghost)):
+        as_native = native if sender is ghost else client, native if receiver is ghost else client
+        got = tcp_throughput(stream_works(sender, receiver, framing if sender is ghost else Framing(mtu, 1)),
+                             wire=wire)
+        want = tcp_throughput(stream_works(*as_native, framing if sender is ghost else Framing(mtu, 1)),
+                              wire=wire)
+        assert got.rate == pytest.approx(want.rate, rel=1e-12)
+
+
+def test_two_vms_on_one_vswitch_have_no_wire_bound():
+    guest = Layer("g", tx_per_packet=1e-6, rx_per_packet=1e-6, rx_per_byte=1e-10)
+    vswitch = Layer("vsw", tx_per_packet=1e-6, copy_per_byte=1e-10, segment_per_frame=1e-7)
+    a = Endpoint("a", "esx", guest, Layer("nic"), Layer("dev", tso=True), vswitch)
+    b = Endpoint("b", "esx", guest, Layer("nic"), Layer("dev", tso=True), vswitch)
+    result = tcp_throughput(stream_works(a, b, Framing(1500, 45), local=True))
+    assert result.bounds["wire"] == math.inf and result.limit == "cpu b"
+    # the receiver's per-frame and per-byte work, one ACK per two frames at its send cost
+    per_byte = 1e-6 / 1448 + 1e-10 + 1e-6 / (2 * 1448)
+    assert result.rate == pytest.approx(1 / per_byte)
