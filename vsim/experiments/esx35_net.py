@@ -163,11 +163,11 @@ def _rr(a, b, link, local, params=None):
                             local=local, **({} if local else link))
 
 
-def evaluate_config(name, relative, loaded):
-    """Every value of one config: per guest, TCP send and receive Mb/s VM-native and native,
-    VM-VM Mb/s, and request/response transactions/s VM-native, VM-VM and native; each stream's
-    limiting bound in ``notes``."""
-    models, ends, client, framing, link, params = setup(relative, loaded)
+def evaluate_paths(ends, client, framing, link, params):
+    """(values, limits) of every path between ``ends`` (per guest: the VM, its peer VM and the
+    OS run natively) and ``client``: per guest, TCP send and receive Mb/s VM-native and native,
+    VM-VM Mb/s, and request/response transactions/s and round trips VM-native, VM-VM and
+    native; each stream's limiting bound."""
     offloaded = max(1, min(CLIENT_TSO_FRAMES, TSO_MAX_BYTES // framing.payload))
     client_framing = Framing(framing.mtu, offloaded if client.segments_offloaded() else 1)
     native_framing = Framing(framing.mtu, offloaded if ends["linux64"]["native"].segments_offloaded() else 1)
@@ -189,6 +189,13 @@ def evaluate_config(name, relative, loaded):
         for key, result in rr.items():
             values[f"{guest}.rr.{key}.tps"] = result.rate
             values[f"{guest}.rr.{key}.rtt_us"] = result.rtt * 1e6
+    return values, notes
+
+
+def evaluate_config(name, relative, loaded):
+    """The ``ModelSweep`` of one config: ``evaluate_paths`` on the ends its models make."""
+    models, ends, client, framing, link, params = setup(relative, loaded)
+    values, notes = evaluate_paths(ends, client, framing, link, params)
     return ModelSweep(name, str(relative), values, frozenset(models.fitted() | loaded.fitted_claims()),
                       models.files(), notes)
 
