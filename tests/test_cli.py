@@ -550,9 +550,9 @@ def test_unknown_study_names_argument_and_known_studies(capsys):
 
 
 def test_unmodelled_study_gives_nulls_and_a_note(capsys, tmp_path):
-    code, out, err = vsim(capsys, "reproduce", "esx35-net", "--json", "-", "--figures", str(tmp_path))
+    code, out, err = vsim(capsys, "reproduce", "xen-appliances", "--json", "-", "--figures", str(tmp_path))
     assert code == 0
-    assert "esx35-net" in err and "not modelled" in err
+    assert "xen-appliances" in err and "not modelled" in err
     claims = json.loads(out)["claims"]
     assert claims and all(c["value"] is None and c["fitted"] is False for c in claims)
     assert list(tmp_path.iterdir()) == []

@@ -163,8 +163,8 @@ def test_every_vm_figure_gets_each_vm_of_each_replication(serial):
 
 
 def test_study_selection(claims):
-    assert select_studies([], claims)[0] == ["netioc-vsphere6", "sip-jvm-gc", "voip-vsphere5"]
-    assert select_studies(["esx35-net", "voip-vsphere5"], claims) == (["voip-vsphere5"], ["esx35-net"])
+    assert select_studies([], claims)[0] == ["esx35-net", "netioc-vsphere6", "sip-jvm-gc", "voip-vsphere5"]
+    assert select_studies(["xen-appliances", "voip-vsphere5"], claims) == (["voip-vsphere5"], ["xen-appliances"])
 
 
 def summary(mean=0.5, p99=1.0, loss=0.0, cpu=10.0, pps=72000.0, mbps=45.0):

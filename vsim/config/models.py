@@ -33,6 +33,7 @@ MODEL_KINDS = {  # the folder of models/ that holds each kind of model
     "clients": schema_models.ClientModel,
     "sip_servers": schema_models.SipServerModel,
     "jvm_gc": schema_models.JvmGcModel,
+    "netstacks": schema_models.NetStackModel,
 }
 
 

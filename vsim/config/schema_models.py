@@ -32,6 +32,8 @@ class HostModel:
         None, "slowdown of a busy core per other busy core of its socket (shared last-level cache "
             "and memory bandwidth): a thread runs at 1/(1 + socket_contention x k) of its speed "
             "beside k busy cores (0: none)"))
+    clock_hz: float | None = field(default=None, metadata=positive(
+        "Hz", "core clock, for costs given in cycles (models/netstacks/; none: not needed)"))
 
     def topology(self, hyperthreading: bool) -> Topology:
         """The CPU topology a scenario runs this host as: every core's threads, or one thread
@@ -327,6 +329,53 @@ class JvmGcModel:
     def allocation(self) -> dict[str, float]:
         """Bytes allocated per message kind, as ``vsim.guest.jvm_gc.JvmGc`` takes them."""
         return {"INVITE": self.allocation_invite, "ACK": self.allocation_ack, "BYE": self.allocation_bye}
+
+
+NETSTACK_LAYERS = ("guest", "device", "vswitch", "nic_driver")
+
+
+@dataclass(frozen=True)
+class NetStackModel:
+    """One layer of a network stack and its CPU costs in cycles (``vsim.net.stack``): a guest
+    OS's TCP/IP stack, a virtual device, the virtual switch or a physical NIC's driver. Every
+    cost is optional here; a path that needs one the file lacks is refused by name
+    (``vsim.build.netstack``)."""
+
+    layer: Literal["guest", "device", "vswitch", "nic_driver"] = field(metadata={
+        "doc": "which layer of the path this is"})
+    tx_per_packet: float | None = field(default=None, metadata=non_negative(
+        "cycles", "CPU per packet sent through this layer (a TSO segment counts once)"))
+    tx_per_byte: float | None = field(default=None, metadata=non_negative(
+        "cycles", "CPU per byte of data sent (the copy from the application)"))
+    rx_per_packet: float | None = field(default=None, metadata=non_negative(
+        "cycles", "CPU per packet received through this layer"))
+    rx_per_byte: float | None = field(default=None, metadata=non_negative(
+        "cycles", "CPU per byte of data received (the copy to the application)"))
+    interrupt: float | None = field(default=None, metadata=non_negative(
+        "cycles", "CPU per interrupt this layer raises or takes"))
+    frames_per_interrupt: float | None = field(default=None, metadata={
+        "min": 1, "doc": "frames one interrupt covers under bulk load (coalescing)"})
+    interrupt_hz: float | None = field(default=None, metadata={
+        **positive("1/s", "most interrupts per second (interrupt throttling: a lone packet "
+                          "waits out the rest of the interval since the previous one; inf: none)"),
+        "infinite": True})
+    wake_latency: float | None = field(default=None, metadata=non_negative(
+        "s", "time from a frame being posted to this layer's CPU handling it when idle (a halted "
+             "vCPU's wake-up), not CPU time"))
+    wakeup: float | None = field(default=None, metadata=non_negative(
+        "cycles", "guest: CPU to wake the application blocked on a receive"))
+    ack_every: int | None = field(default=None, metadata={
+        "min": 1, "doc": "guest: data segments received per ACK sent (delayed ACK)"})
+    window_bytes: float | None = field(default=None, metadata=positive(
+        "B", "guest: the receive window a TCP stream is limited by"))
+    segment_per_frame: float | None = field(default=None, metadata=non_negative(
+        "cycles", "vswitch: CPU per MTU frame cut from a TSO segment in software"))
+    copy_per_byte: float | None = field(default=None, metadata=non_negative(
+        "cycles", "vswitch: CPU per byte copied into a virtual machine's receive buffers"))
+    tso: bool | None = field(default=None, metadata={
+        "doc": "device, nic_driver: whether it takes TCP segments larger than the MTU"})
+    mtu_min: int | None = field(default=None, metadata={"min": 68, "doc": "smallest MTU supported (IP bytes)"})
+    mtu_max: int | None = field(default=None, metadata={"min": 68, "doc": "largest MTU supported (IP bytes)"})
 
 
 # The model class of each role a scenario's models play (the codec comes with the workload).

@@ -72,13 +72,20 @@ def run_studies(names, plan=RunPlan(), jobs=1, progress=None):
     """Run the sweeps of the modelled studies ``names``; one ``StudyResult`` each.
 
     Every point is checked to fit in memory, ``jobs`` at a time, and the whole to be work
-    that can finish (``vsim.build.work``), before any runs.
+    that can finish (``vsim.build.work``), before any runs. A recipe with an ``evaluate``
+    function computes its sweeps from its loaded configs itself (a closed-form model, no runs):
+    ``evaluate({sweep name: (config, loaded)})`` returns {sweep name: sweep}, each with the
+    ``config``, ``fitted``, ``stamp()`` and ``to_json()`` of a ``Sweep``.
     """
-    studied, runs, counts = [], [], []
+    studied, runs, counts, evaluated = [], [], [], {}
     for name in names:
+        evaluate = getattr(recipe(name), "evaluate", None)
         for sweep_name, relative in recipe(name).CONFIGS.items():
             loaded = load_scenario(REPO / relative)
             check_recipe_study(name, loaded)
+            if evaluate is not None:  # a recipe that evaluates its model from the configs, no runs
+                evaluated.setdefault(name, {})[sweep_name] = (relative, loaded)
+                continue
             length = plan.resolve(loaded.scenario.run)
             length.check(REPO / relative, loaded)
             studied.append((name, sweep_name, relative, loaded, length.duration, length.warmup,
@@ -99,6 +106,8 @@ def run_studies(names, plan=RunPlan(), jobs=1, progress=None):
         start += len(tasks)
         sweeps[name][sweep_name] = Sweep.from_runs(sweep_name, relative, tasks, runs, loaded.fitted_claims(),
                                                    loaded.model_files())
+    for name, configs in evaluated.items():
+        sweeps[name].update(recipe(name).evaluate(configs))
     return [StudyResult(name, sweeps[name], recipe(name).claim_values(sweeps[name])) for name in names]
 
 
