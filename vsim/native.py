@@ -24,7 +24,7 @@ from pathlib import Path
 PACKAGE_DIR = Path(__file__).resolve().parent
 COMPILED = ("vsim.cpu.world", "vsim.cpu.machine", "vsim.cpu.policies.proportional_share",
             "vsim.cpu.policies.fair_queue", "vsim.cpu.policies.linux_cfs",
-            "vsim.cpu.policies.linux_eevdf")
+            "vsim.cpu.policies.linux_eevdf", "vsim.cpu.policies.xen_credit")
 RECORD = PACKAGE_DIR / "_compiled_sources.json"
 
 
