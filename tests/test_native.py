@@ -78,6 +78,7 @@ def test_pure_python_mode_loads_the_sources():
     ("esx5_proportional_share", ()),
     ("linux_cfs", ("--set", "vm.limit=0.6")),  # cgroups throttled and released: tasks leave and rejoin
     ("linux_eevdf", ()),
+    ("xen_credit", ("--set", "vm.limit=2.0")),  # capped domains parked and unparked
 ])
 def test_compiled_and_python_schedulers_give_the_same_bytes(scheduler, extra):
     args = ("run", "configs/voip-vsphere5/fig3.toml", "--set", "vm.instances=12",
