@@ -1,5 +1,7 @@
 """The SIPp-like UAC: its retransmission schedule exactly RFC 3261's over any loss pattern."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -7,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 from vsim.core.environment import Environment
 from vsim.core.errors import InputError
 from vsim.net.sources import make_source
+from vsim.traces.sipp_stat import read_sipp_stat
 from vsim.net.sources.sipp_uac import (ACK, BYE, INVITE, OK_BYE, OK_INVITE, RINGING, SipMessage,
                                        UacCalls)
 
@@ -94,7 +97,16 @@ def test_retransmissions_follow_rfc3261(lost_invites, lost_byes, max_invite, max
 def test_default_schedules_are_rfc3261s():
     uac = make_source("sipp_uac", {"rate": 10})
     assert uac.invite_timeouts() == [0.5, 1.5, 3.5, 7.5, 15.5, 31.5]
-    assert uac.bye_timeouts() == [0.5, 1.5, 3.5, 7.5, 11.5, 15.5, 19.5, 23.5]
+    assert uac.bye_timeouts() == [0.5, 1.5, 3.5, 7.5, 11.5, 15.5, 19.5, 23.5, 27.5, 31.5]
+
+
+def test_default_retransmission_limits_are_sipp_3_6_1s():
+    """SIPp 3.6.1 retransmits an INVITE at most 5 times and a BYE at most 9 (include/call.hpp),
+    counting before it checks (src/call.cpp: nb_retrans++ then nb_retrans > allowed fails): the
+    BYE's 9 retransmissions at T2-capped intervals end the call 31.5 s after the first BYE."""
+    uac = make_source("sipp_uac", {"rate": 10})
+    assert (uac.max_retrans, uac.max_non_invite_retrans) == (5, 9)
+    assert len(uac.invite_timeouts()) - 1 == 5 and len(uac.bye_timeouts()) - 1 == 9
 
 
 def test_provisional_response_stops_invite_retransmissions():
@@ -116,3 +128,37 @@ def test_bad_parameters():
         make_source("sipp_uac", {"rate": 1, "arrivals": "bursty"}, source="t.toml", where="g")
     with pytest.raises(InputError, match="g.loss: a probability below 1"):
         make_source("sipp_uac", {"rate": 1, "loss": 1.0}, source="t.toml", where="g")
+
+
+def sipp_log(name):
+    """(seconds, method) of each request SIPp 3.6.1 sent to a server of validation/sip_uas/timers.py."""
+    path = Path(__file__).resolve().parents[2] / "validation" / "sip_uas" / "timers" / f"{name}.log"
+    rows = [line.split() for line in path.read_text().splitlines() if line and not line.startswith("#")]
+    return [(float(seconds), method) for seconds, method in rows]
+
+
+def test_the_default_schedules_are_real_sipps():
+    """SIPp 3.6.1's own sends (to a server answering nothing, then to one answering only the INVITE)
+    fall where the client's default timers put them, within SIPp's steps: each retransmission is
+    armed from the moment SIPp saw the last one due, which its 1 ms loop and 4 ms coarse clock make
+    up to 5 ms late, so the k-th is up to 5k ms late. After its last BYE retransmission SIPp aborts
+    the call with one more BYE, at the moment this client fails it."""
+    def close(real, simulated):
+        return len(real) == len(simulated) and all(
+            0 <= r - s <= 0.005 * k + 0.002 for k, (r, s) in enumerate(zip(real, simulated)))
+
+    sent, call, calls = play([True] * 10, [])
+    real = [t for t, method in sipp_log("invite_unanswered") if method == INVITE]
+    assert close(real, [t for t, kind in sent if kind == INVITE])
+    assert call.failed and call.finished == pytest.approx(31.5)
+    sent, call, calls = play([], [True] * 12)
+    first_bye = next(t for t, kind in sent if kind == BYE)
+    simulated = [t - first_bye for t, kind in sent if kind == BYE]
+    log = sipp_log("bye_unanswered")
+    real = [t - log[2][0] for t, method in log if method == BYE]
+    assert len(real) == len(simulated) + 1 == 1 + 9 + 1
+    assert close(real, simulated + [call.finished - first_bye])
+    for name, retransmissions in (("invite_unanswered", 5), ("bye_unanswered", 9)):
+        stats = read_sipp_stat(Path(__file__).resolve().parents[2] / "validation" / "sip_uas" / "timers"
+                               / f"{name}_stat.csv").columns
+        assert (stats["Retransmissions(C)"][-1], stats["FailedMaxUDPRetrans(C)"][-1]) == (retransmissions, 1)

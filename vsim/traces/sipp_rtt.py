@@ -1,8 +1,18 @@
 """SIPp's ``-trace_rtt`` file: one response time per row, semicolon-separated.
 
 The header is ``Date_ms;response_time_ms;rtd_no``; each row gives when the
-response time was measured (ms since the epoch), the response time in ms and
-the name of the timer (``rtd``) of the scenario that measured it.
+response time was measured, the response time in ms and the name of the timer
+(``rtd``) of the scenario that measured it (``1`` for the built-in scenarios'
+``rtd="true"``). As SIPp 3.6.1 writes them (src/stat.cpp, src/time.cpp):
+
+* ``Date_ms`` is milliseconds since SIPp's first clock read (its start), not
+  since the epoch, from ``CLOCK_MONOTONIC_COARSE``, printed by a C++ stream
+  with 6 significant digits: ``8.001``, ``9996``, then ``1.23457e+06`` after
+  1000 s (a resolution of 10 s there);
+* ``response_time_ms`` is the difference of two such clock reads, so it moves
+  in steps of the kernel's tick (4 ms at HZ=250: ``0``, ``4``, ``8``);
+* rows are written every ``-rtt_freq`` response times (default 200): a run
+  stopped between two writes leaves up to ``rtt_freq - 1`` of them out.
 """
 
 from dataclasses import dataclass, field

@@ -23,8 +23,13 @@ Over UDP the client transactions retransmit (RFC 3261 section 17.1):
 
 SIPp also stops a transaction after ``max_retrans`` retransmissions (its
 ``-max_invite_retrans``, default 5, and ``-max_non_invite_retrans``,
-default 7): the timeout after the last allowed retransmission fails the
-call, unless Timer B or F fails it first. ``recv_timeout`` (SIPp's
+default 9 in SIPp 3.6.1's source, ``UDP_MAX_RETRANS_NON_INVITE_TRANSACTION``
+in include/call.hpp, though its ``-h`` text says 7): the timeout after the
+last allowed retransmission fails the call, unless Timer B or F fails it
+first. With the defaults the INVITE's call fails 31.5 s after the first
+INVITE and the BYE's 31.5 s after the first BYE (0.5 s before Timer B or F),
+as SIPp's own count does; SIPp itself has no Timer B or F, so with more
+retransmissions allowed it would go on past 32 s where this client stops. ``recv_timeout`` (SIPp's
 ``-recv_timeout``) fails a call whose INVITE has no final response within
 that many seconds (default: Timer B). A 200 for the INVITE arriving again
 (the server retransmits it until the ACK arrives, RFC 3261 13.3.1.4) is
@@ -100,7 +105,7 @@ class SippUac:
     discrete = True
 
     def __init__(self, rate, rate_period=1.0, call_length=0.0, arrivals="paced", max_retrans=5,
-                 max_non_invite_retrans=7, recv_timeout=None, t1=T1, t2=T2, network_delay=1e-4,
+                 max_non_invite_retrans=9, recv_timeout=None, t1=T1, t2=T2, network_delay=1e-4,
                  loss=0.0, message_bytes=500, source="<input>", where="traffic"):
         self.rate = positive(rate, "rate", source, where)
         self.rate_period = positive(rate_period, "rate_period", source, where)
