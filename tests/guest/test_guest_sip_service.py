@@ -71,3 +71,14 @@ def test_bad_sip_settings_are_refused_by_key(override, key):
     with pytest.raises(InputError) as refused:
         load_scenario(FIG8, override, sweep_points=False)
     assert key in str(refused.value)
+
+
+def test_the_validation_counterpart_spends_its_measured_cost_until_its_quota():
+    """configs/validation/sip_uas.toml: below its quota the UAS's CPU is the rate times the cost
+    measured at 25 calls/s; above it, the 0.0333 CPUs its cgroup allows and no more."""
+    config = data_root() / "configs/validation/sip_uas.toml"
+    def cpu(rate):
+        loaded = load_scenario(config, [f"group.uas.traffic.params.rate={rate}"], sweep_points=False)
+        return simulate(loaded, 1).sip["uas[0]"].cpu_util_pct
+    assert cpu(100.0) == pytest.approx(100 * 100 * 0.212e-3, rel=0.02)
+    assert cpu(400.0) == pytest.approx(3.33, abs=0.02)
