@@ -13,6 +13,7 @@ from vsim.cpu.policies import make_policy
 from vsim.cpu.policies.fair_queue import fair_rates, tunable_factor
 from vsim.cpu.topology import Topology
 from vsim.cpu.world import IDLE, READY, RUN, Group, World
+from fair_shares import water_filled
 
 SLOW = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TICK = 0.001
@@ -65,18 +66,6 @@ class Host:
         self.env.run(until=until)
 
 
-def water_filled(weights, caps, cpus):
-    """CPUs per group when ``cpus`` are shared by weight, no group above its cap (bisection)."""
-    if sum(caps) <= cpus:
-        return list(caps)
-    low, high = 0.0, cpus / min(weights)
-    for _ in range(200):
-        price = (low + high) / 2
-        if sum(min(c, price * w) for w, c in zip(weights, caps)) < cpus:
-            low = price
-        else:
-            high = price
-    return [min(c, high * w) for w, c in zip(weights, caps)]
 
 
 weights = st.sampled_from([1.0, 10.0, 50.0, 100.0, 200.0, 333.0, 1000.0, 10000.0])

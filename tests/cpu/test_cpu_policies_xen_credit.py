@@ -21,6 +21,7 @@ from vsim.cpu.policies.protocol import TakesLimits
 from vsim.cpu.policies.xen_credit import PRI_BOOST, PRI_OVER, PRI_UNDER, XenCredit
 from vsim.cpu.topology import Topology
 from vsim.cpu.world import IDLE, READY, RUN, Group, World
+from fair_shares import water_filled
 
 SLOW = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
             max_examples=40)
@@ -92,18 +93,6 @@ class Host:
         self.env.run(until=until)
 
 
-def water_filled(weights, caps, cpus):
-    """CPUs per domain when ``cpus`` are shared by weight, none above its cap (bisection)."""
-    if sum(caps) <= cpus:
-        return list(caps)
-    low, high = 0.0, cpus / min(weights)
-    for _ in range(200):
-        price = (low + high) / 2
-        if sum(min(c, price * w) for w, c in zip(weights, caps)) < cpus:
-            low = price
-        else:
-            high = price
-    return [min(c, high * w) for w, c in zip(weights, caps)]
 
 
 def random_load(host, rng, domains):

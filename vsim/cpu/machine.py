@@ -194,11 +194,15 @@ class Machine:
             world.group.throttled_at = self.env.now
         world.throttled = True
         if world.state == RUN:
-            lcpu = world.lcpu
-            assert lcpu is not None  # the world is running
-            self._stop(world, READY)
-            self._dispatch(lcpu)
-            self._refresh_sibling(lcpu)
+            self._take_off_cpu(world)
+
+    def _take_off_cpu(self, world: World) -> None:
+        """Stop the running ``world`` (it stays ready) and give its logical CPU to the next."""
+        lcpu = world.lcpu
+        assert lcpu is not None  # the world is running
+        self._stop(world, READY)
+        self._dispatch(lcpu)
+        self._refresh_sibling(lcpu)
 
     def unpark(self, world: World) -> None:
         """Release a world ``park`` held: a ready one is placed as a waking world is."""
@@ -708,11 +712,7 @@ class Machine:
                     on_block(self, world)
         for world in group.worlds:
             if world.state == RUN:
-                lcpu = world.lcpu
-                assert lcpu is not None  # the world is running
-                self._stop(world, READY)
-                self._dispatch(lcpu)
-                self._refresh_sibling(lcpu)
+                self._take_off_cpu(world)
 
     def _period_boundary(self, _arg: Any) -> None:
         """The host's period boundary: entitlements from demand, and a new period for every
