@@ -128,6 +128,8 @@ def test_bad_parameters():
         make_source("sipp_uac", {"rate": 1, "arrivals": "bursty"}, source="t.toml", where="g")
     with pytest.raises(InputError, match="g.loss: a probability below 1"):
         make_source("sipp_uac", {"rate": 1, "loss": 1.0}, source="t.toml", where="g")
+    with pytest.raises(InputError, match="g.t2: at least t1"):
+        make_source("sipp_uac", {"rate": 1, "t1": 0.5, "t2": 0.25}, source="t.toml", where="g")
 
 
 def sipp_log(name):

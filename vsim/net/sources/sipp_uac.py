@@ -119,6 +119,9 @@ class SippUac:
                                             source, where, 0)
         self.t1 = positive(t1, "t1", source, where)
         self.t2 = positive(t2, "t2", source, where)
+        if self.t2 < self.t1:
+            raise InputError(source, f"{where}.t2", f"at least t1 ({self.t1:g} s): RFC 3261's T2 caps "
+                             f"the retransmission interval that starts at T1, got {t2!r}")
         self.recv_timeout = (TIMEOUT_T1 * self.t1 if recv_timeout is None
                              else positive(recv_timeout, "recv_timeout", source, where))
         self.network_delay = non_negative(network_delay, "network_delay", source, where)
