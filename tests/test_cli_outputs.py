@@ -5,6 +5,10 @@ from pathlib import Path
 import pytest
 
 from vsim import cli
+from vsim.experiments import reproduce as _reproduce  # noqa: F401
+from vsim.sweep import capacity as _capacity  # noqa: F401
+from vsim.validate import validation as _validation  # noqa: F401
+# (loaded before any test patches what they import: each command loads its stages when it runs)
 from vsim.engines.simulation import Simulation
 from cli_run import vsim, one_line_error
 

@@ -182,9 +182,10 @@ def _add_run_parser(commands):
     run.add_argument("--trace", metavar="PATH",
                      help="also write a vsim trace (its directory must exist): the measuring client's "
                           "packets (default) or the "
-                          "guest timer's wakeups (--trace-kind timer) or the workers' ticks "
-                          "(--trace-kind cpu_ticks)")
-    run.add_argument("--trace-kind", choices=("packets", "timer", "cpu_ticks"),
+                          "guest timer's wakeups (--trace-kind timer), the workers' ticks "
+                          "(--trace-kind cpu_ticks) or, as SIPp's -trace_rtt file, the first SIP "
+                          "server's client's response times (--trace-kind sipp_rtt)")
+    run.add_argument("--trace-kind", choices=("packets", "timer", "cpu_ticks", "sipp_rtt"),
                      help="what --trace writes (default: packets)")
     run.set_defaults(handler=_run)
 
@@ -416,7 +417,11 @@ def _run(args):
             sim.record_ticks()
     except EngineError as exc:
         raise InputError(args.config, "--engine", str(exc)) from None
-    if args.trace is not None and not sim.servers:
+    if args.trace is not None and args.trace_kind == "sipp_rtt":
+        if not sim.sip:
+            raise InputError(args.config, "--trace-kind", "expected a scenario with a SIP server for sipp_rtt: "
+                                                          "the trace holds its client's response times")
+    elif args.trace is not None and not sim.servers:
         raise InputError(args.config, "--trace", "expected a scenario with media servers: a trace holds their "
                                                  "packets, timer wakeups or ticks, and this one has none")
     if args.trace is not None and args.trace_kind == "timer":

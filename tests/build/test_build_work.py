@@ -7,6 +7,10 @@ import pytest
 
 from cli_run import one_line_error, vsim
 from vsim import cli
+from vsim.experiments import reproduce as _reproduce  # noqa: F401
+from vsim.sweep import capacity as _capacity  # noqa: F401
+from vsim.validate import validation as _validation  # noqa: F401
+# (loaded before any test patches what they import: each command loads its stages when it runs)
 from vsim.build import host
 from vsim.build.load import load_scenario
 from vsim.build.memory import check_memory

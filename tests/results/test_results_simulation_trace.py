@@ -169,3 +169,19 @@ def test_the_ticks_are_the_same_for_the_same_seed_and_need_the_event_engine(simu
     closed = Simulation(load_scenario(TIMER), 1, engine="uncontended")
     with pytest.raises(ValueError, match="event engine"):
         closed.record_ticks()
+
+
+def test_a_sip_servers_response_times_read_back_as_sipp_files_are(tmp_path):
+    """--trace-kind sipp_rtt writes SIPp's -trace_rtt format, read by the reader of real SIPp
+    files: one row per call answered after the warm-up, its response time the summary's."""
+    from vsim.results.simulation_trace import write_simulation_trace
+    loaded = load_scenario(CONFIGS / "sip-jvm-gc" / "fig8.toml", sweep_points=False)
+    sim = Simulation(loaded, 1)
+    summary = sim.run(20.0, 5.0)
+    path = tmp_path / "uac_rtt.csv"
+    write_simulation_trace(path, sim, run_meta(loaded.scenario, "fig8.toml", 1, 20.0, 5.0, sim.engine), "sipp_rtt")
+    _, rtt = read_any(path)
+    section = summary.sip["proxy[0]"]
+    assert len(rtt) == round(section.calls_successful_per_s * 15.0)
+    assert np.percentile(rtt.response_time_ms, 50) == pytest.approx(section.response_time_p50_ms)
+    assert (rtt.date_ms >= 5e3).all() and (np.diff(rtt.date_ms) >= 0).all()

@@ -25,6 +25,12 @@ it was done; ticks still unfinished at the end of the run are left out, as
 the CPU probe leaves out ticks it has not finished. The simulation must keep
 the ticks (``Simulation.record_ticks`` before ``run``).
 
+The ``sipp_rtt`` trace is SIPp's own ``-trace_rtt`` file of the first SIP
+server's client: one row per call started after the warm-up and answered,
+when its 200 arrived (ms since the run began, as SIPp counts from its start)
+and its response time (first INVITE sent to the 200), so the real SIPp's files
+and a simulated one are read by the same reader (``vsim.traces.sipp_rtt``).
+
 The header records the scenario, seed, run length and warm-up (``#
 warmup_s:``), so that ``vsim.traces.trace_metrics`` drops the warm-up as
 the simulation's own summary does.
@@ -33,6 +39,8 @@ the simulation's own summary does.
 import numpy as np
 
 from vsim.net.frames import frame_bytes
+from vsim.outputs.atomic import write_text
+from vsim.traces.sipp_rtt import format_sipp_rtt
 from vsim.traces.vsim_trace import Trace, write_trace
 from vsim.results.finished_run import FinishedRun
 
@@ -124,7 +132,17 @@ def run_meta(scenario, config, seed, duration, warmup, engine):
             "warmup_s": warmup, "engine": engine}
 
 
+def sipp_rtt_text(sim: FinishedRun, warmup):
+    """The first SIP server's client's response times after ``warmup`` as SIPp's -trace_rtt text."""
+    calls = [call for call in sim.sip[0].calls.calls if call.invited >= warmup and call.answered is not None]
+    return format_sipp_rtt([1e3 * call.answered for call in calls],
+                           [1e3 * (call.answered - call.invited) for call in calls])
+
+
 def write_simulation_trace(path, sim, meta, kind="packets"):
     """Write ``sim``'s trace of ``kind`` to ``path`` atomically; ``InputError`` when it cannot be written."""
+    if kind == "sipp_rtt":
+        write_text(path, sipp_rtt_text(sim, meta["warmup_s"]))
+        return
     trace = simulation_trace(kind, sim, meta)
     write_trace(path, trace.kind, trace.columns, trace.meta)

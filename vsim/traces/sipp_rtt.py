@@ -70,3 +70,11 @@ def parse_sipp_rtt(text, path="<sipp rtt>"):
 def read_sipp_rtt(path):
     """Read a SIPp ``-trace_rtt`` file (see ``parse_sipp_rtt``)."""
     return parse_sipp_rtt(read_text(path, "SIPp -trace_rtt text"), path)
+
+
+def format_sipp_rtt(date_ms, response_time_ms, rtd="1"):
+    """SIPp ``-trace_rtt`` text of response times ``response_time_ms`` measured at ``date_ms``
+    (ms since the client started), every row of timer ``rtd``: what ``parse_sipp_rtt`` reads."""
+    rows = [";".join(HEADER)]
+    rows += [f"{date:.3f};{time:.3f};{rtd}" for date, time in zip(date_ms, response_time_ms)]
+    return "\n".join(rows) + "\n"
