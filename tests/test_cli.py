@@ -857,6 +857,7 @@ def test_whatif_templates_run_a_point_of_their_own_sweep(name):
     ("busy_measuring_client", "params.client.stall_rate", 0.075),  # the Table 2 client's rate
     ("replayed_flood", "group.flood.traffic.params.traffic_class", "flood"),  # the measured flood
     ("xen_credit_voip", "group.hog.limit", 1.0),  # each CPU-bound VM capped at 100 %
+    ("sip_proxy_beside_vmcd", "vm.instances", 10),  # where the proxy's setup collapses
 ])
 def test_whatif_templates_run_the_case_of_their_title(name, key, value):
     assert _base_value(load_scenario(WHATIF / f"{name}.toml").scenario, key) == value

@@ -134,9 +134,9 @@ def run_meta(scenario, config, seed, duration, warmup, engine):
 
 def sipp_rtt_text(sim: FinishedRun, warmup):
     """The first SIP server's client's response times after ``warmup`` as SIPp's -trace_rtt text."""
-    calls = [call for call in sim.sip[0].calls.calls if call.invited >= warmup and call.answered is not None]
-    return format_sipp_rtt([1e3 * call.answered for call in calls],
-                           [1e3 * (call.answered - call.invited) for call in calls])
+    answered = [(call.answered, call.answered - call.invited) for call in sim.sip[0].calls.calls
+                if call.invited >= warmup and call.answered is not None]
+    return format_sipp_rtt([1e3 * at for at, _ in answered], [1e3 * after for _, after in answered])
 
 
 def write_simulation_trace(path, sim, meta, kind="packets"):
