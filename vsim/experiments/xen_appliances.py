@@ -144,15 +144,16 @@ def _fig5(stem, sweeps, claims):
     if cfg3 is not None and cfg1 is not None:  # the study gives cfg 3 only as a fraction of cfg 1
         shown.append((3, cfg3.paper * cfg1.paper, tuple(b * cfg1.paper for b in cfg3.band)))
     shown.sort()
-    marks = [Marks("paper (band)", [n for n, _, _ in shown], [v for _, v, _ in shown],
+    marks = [Marks("Fig 5", [n for n, _, _ in shown], [v for _, v, _ in shown],
                    [band for _, _, band in shown])]
     labels = {1: "1: 1 VM, 1 vCPU", 2: "2: 1 VM, 2 vCPUs", 3: "3: + CPU hog", 4: "4: + CPU hog, 2 vCPUs",
               5: "5: + nttcp", 6: "6: + IOzone", 7: "7: 2 Asterisk VMs"}
     any_sweep = next(iter(sweeps.values()))
     return plot_sweep(stem, title="Fig 5: maximum calls/s under the seven configurations of Table 1",
-                      xlabel="configuration", ylabel="maximum calls/s (successful >= 99 % of offered)",
+                      xlabel="configuration", ylabel="maximum calls/s",
                       curves=curves, marks=marks, xticks=sorted(labels.items()),
-                      caption="cfg 5 and 6 are not modelled (their competitors' I/O through Dom0 "
+                      caption="Maximum: where successful calls fall below 99 % of the offered rate. cfg 5 and 6 "
+                              "are not modelled (their competitors' I/O through Dom0 "
                               "is not); cfg 3's paper mark is 0.85 x cfg 1's, a marker. "
                               f"Runs: {any_sweep.stamp()}.")
 
