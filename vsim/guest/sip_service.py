@@ -51,6 +51,7 @@ class SipService:
 
     def _send(self, message):
         """A response leaves the guest through Dom0's netback on its way to the client."""
+        assert self.dom0 is not None  # only a server with a driver domain sends this way
         self.dom0.forward(self.dom0_work, self.calls.reply, message)
 
     def supports_closed_form(self) -> bool:
