@@ -158,7 +158,25 @@ def _fig5(stem, sweeps, claims):
                               f"Runs: {any_sweep.stamp()}.")
 
 
+def _calls_figure(stem, sweeps):
+    """The panels (e) of Figures 6-12 together: successful calls/s against the offered rate,
+    every modelled configuration, the Asterisk VMs summed."""
+    curves = []
+    for name, sweep in sweeps.items():
+        rows = [(offered, offered * followed) for offered, followed in offered_and_followed(sweep)]
+        curves.append(Curve(f"cfg {name[3:]}", [x for x, _ in rows], [(y, (y, y)) for _, y in rows]))
+    top = max((x for c in curves for x in c.xs), default=1.0)
+    any_sweep = next(iter(sweeps.values()))
+    return plot_sweep(stem, title="Successful calls/s against offered calls/s (Figures 6-12 (e))",
+                      xlabel="offered calls/s (Asterisk VMs summed)", ylabel="successful calls/s",
+                      curves=curves, marks=[], line=("offered", [0.0, top], [0.0, top]),
+                      caption=f"A call counts when it started in the measured window and "
+                              f"succeeded. Runs: {any_sweep.stamp()}.")
+
+
 def draw_figures(outdir, sweeps, claims):
-    """Fig 5 in ``outdir``; returns the paths written."""
+    """Fig 5 and the successful calls against the offered rate in ``outdir``; returns the
+    paths written."""
     chosen = [c for c in claims if c.paper is not None and math.isfinite(c.paper)]
-    return _fig5(outdir / "fig5_max_calls", sweeps, chosen)
+    return (_fig5(outdir / "fig5_max_calls", sweeps, chosen)
+            + _calls_figure(outdir / "calls", sweeps))
