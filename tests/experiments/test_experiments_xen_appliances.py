@@ -64,3 +64,16 @@ def test_claims_from_the_readings():
     assert set(values) == {"xen.cfg1.max_cps", "xen.cfg2.max_cps", "xen.cfg4.max_cps",
                            "xen.cfg7.max_cps_total", "xen.cfg1.vm_cpu_pct_at_max",
                            "xen.cfg3.below_cfg1", "xen.cfg3.superpi_slowdown"}
+
+
+def test_serial_and_parallel_runs_give_the_same_claims():
+    """The recipe's claims from short runs, one worker and two, byte for byte."""
+    from vsim.config.claims import load_claims
+    from vsim.config.run_length import RunPlan
+    from vsim.experiments.reproduce import claim_rows, claims_json, run_studies
+
+    plan = RunPlan(duration=4.0, warmup=1.0, replications=1)
+    claims = load_claims()
+    serial, parallel = (claims_json(claim_rows(claims, run_studies(["xen-appliances"], plan, jobs=jobs)))
+                        for jobs in (1, 2))
+    assert serial == parallel
