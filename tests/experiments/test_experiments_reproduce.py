@@ -11,7 +11,7 @@ import pytest
 from summaries import typed_summary
 from vsim.core.errors import InputError
 from vsim.experiments import voip_vsphere5
-from vsim.config.claims import Simulated, load_claims
+from vsim.config.claims import Claim, Simulated, load_claims
 from vsim.experiments.comparison import LEGEND, markdown, summary_line
 from vsim.experiments.ledger import DesignChoice
 from vsim.experiments.reproduce import (REPO, STUDIES, StudyResult, check_recipe_study, claim_rows, claims_json,
@@ -163,8 +163,13 @@ def test_every_vm_figure_gets_each_vm_of_each_replication(serial):
 
 
 def test_study_selection(claims):
-    assert select_studies([], claims)[0] == ["esx35-net", "netioc-vsphere6", "sip-jvm-gc", "voip-vsphere5"]
-    assert select_studies(["xen-appliances", "voip-vsphere5"], claims) == (["voip-vsphere5"], ["xen-appliances"])
+    assert select_studies([], claims)[0] == ["esx35-net", "netioc-vsphere6", "sip-jvm-gc", "voip-vsphere5",
+                                             "xen-appliances"]
+    # a study with claims but no recipe (made up here: every study of the claims file is modelled)
+    pending = [*claims, Claim(id="made.up", study="made-up-study", figure="Fig 1", metric="m",
+                              paper=1.0, band=[0.5, 1.5])]
+    assert select_studies(["made-up-study", "voip-vsphere5"], pending) == (["voip-vsphere5"],
+                                                                           ["made-up-study"])
 
 
 def summary(mean=0.5, p99=1.0, loss=0.0, cpu=10.0, pps=72000.0, mbps=45.0):

@@ -31,6 +31,7 @@ RUNS = {
     "adaptive jitter buffer": ("voip-vsphere5/fig2.toml", ['client.jitter_buffer="adaptive"']),
     "replayed flood": ("whatif/replayed_flood.toml", []),
     "SIP server": ("sip-jvm-gc/fig8.toml", []),
+    "SIP appliance and Dom0 under Xen": ("xen-appliances/cfg3.toml", []),
 }
 
 

@@ -33,6 +33,7 @@ from vsim.cpu.machine import Machine
 from vsim.cpu.policies import make_policy
 from vsim.cpu.world import HYPERVISOR, Group, World
 from vsim.guest.cpu_bound import CpuBoundVm
+from vsim.guest.driver_domain import DriverDomain
 from vsim.guest.measuring_client import MeasuringClient
 from vsim.guest.media_server import MediaServer
 from vsim.guest.receive_stalls import ReceiveStalls
@@ -127,6 +128,8 @@ class Host:
         self.cpu_bound: list[CpuBoundVm] = [self._add_cpu_bound_vm(group, index, streams)
                           for group in self.scenario.group if group.workload == "cpu_bound"
                           for index in range(group.count)]
+        self.dom0: DriverDomain | None = next(
+            (self._add_dom0(group) for group in self.scenario.group if group.workload == "dom0"), None)
         self.sip: list[SipService] = [self._add_sip_server(group, index, loaded, streams)
                                       for group in self.scenario.group if group.workload == "sip_server"
                                       for index in range(group.count)]
@@ -243,6 +246,14 @@ class Host:
         return CpuBoundVm(self.machine, scheduler_for(self.env), vm.worlds, group.cpu_demand, group.cpu_burst,
                           streams.stream(f"{name}.cpu_bound"))
 
+    def _add_dom0(self, group) -> DriverDomain:
+        """The [[group]] VM of workload = "dom0" (``vsim.guest.driver_domain``): its vCPUs
+        carry the SIP servers' messages; built before them so that each finds it."""
+        name = f"{group.name}[0]"
+        vm = self._add_vm(name, cpu_settings(group), group.vcpus, None)
+        self.vm_group[name] = group.name
+        return DriverDomain(self.machine, vm)
+
     def _add_sip_server(self, group, index, loaded, streams) -> SipService:
         """A [[group]] VM serving SIP calls (``vsim.guest.sip_service``): its vCPUs run the
         server's worker threads; its client, the group's sipp_uac source, runs off the host."""
@@ -255,7 +266,8 @@ class Host:
         gc = loaded.models.get(group_role(group.name, "gc"))
         return SipService(name, group.name, vm, self.machine, scheduler_for(self.env), lambda: self.env.now,
                           uac, loaded.models[group_role(group.name, "workload")].values,
-                          None if gc is None else gc.values, streams.stream(f"{name}.sip"))
+                          None if gc is None else gc.values, streams.stream(f"{name}.sip"),
+                          dom0=self.dom0)
 
     def _add_request_response(self, spec, source, index, nic, exclusive, rng):
         """A VM of request/response chains (``vsim.guest.request_response``) on a port of its

@@ -292,6 +292,10 @@ class SipServerModel:
     queue_messages: int = field(metadata={
         "min": 1, "doc": "messages the receive queue (the UDP socket's buffer) holds; one that finds "
                          "it full is dropped"})
+    dom0_message: float = field(default=0.0, metadata=non_negative(
+        "s", "core-seconds a driver domain's vCPU (Xen's Dom0, a group of workload = \"dom0\") "
+             "spends on each of this server's messages, in and out (netback's grant copy and "
+             "bridging); 0 or no dom0 group: the messages cost the host nothing"))
 
     def costs(self) -> dict[str, float]:
         """Core-seconds per message kind, as ``vsim.guest.sip_server.SipServer`` takes them."""

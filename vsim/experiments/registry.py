@@ -8,4 +8,5 @@ when its study is run (it draws with matplotlib). A new study is one recipe modu
 STUDIES = {"voip-vsphere5": "vsim.experiments.voip_vsphere5",
            "netioc-vsphere6": "vsim.experiments.netioc_vsphere6",
            "sip-jvm-gc": "vsim.experiments.sip_jvm_gc",
-           "esx35-net": "vsim.experiments.esx35_net"}
+           "esx35-net": "vsim.experiments.esx35_net",
+           "xen-appliances": "vsim.experiments.xen_appliances"}

@@ -6,7 +6,9 @@ source's rate, its messages cross the network in the source's delay and reach
 the server's receive queue (``vsim.guest.sip_server.SipServer``), whose worker
 threads take CPU on the host's scheduler like every guest's work, pausing for
 the JVM's collections (``vsim.guest.jvm_gc``) when the group has a collector.
-``start(duration)`` lays the calls out over the run; the summary reads the
+With a driver domain (``vsim.guest.driver_domain``, Xen's Dom0) every
+message in and out first waits for a Dom0 vCPU to do the server model's
+``dom0_message`` work on it. ``start(duration)`` lays the calls out over the run; the summary reads the
 client's calls and the server's counters (``vsim.results.sip_summary``).
 """
 
@@ -23,7 +25,7 @@ class SipService:
     """
 
     def __init__(self, name, group, vm, machine, call_later, now, uac: SippUac, server_model,
-                 gc_model, rng):
+                 gc_model, rng, dom0=None):
         self.name = name
         self.group = group
         self.vm = vm
@@ -34,11 +36,23 @@ class SipService:
             gc_model.minor_work, gc_model.old_bytes, gc_model.mark_rate, gc_model.major_work,
             threads=gc_model.threads, pretenured=gc_model.pretenured)
         self.calls = UacCalls(uac, call_later, now, self._deliver, rng)
+        work = getattr(server_model, "dom0_message", 0.0)
+        self.dom0 = dom0 if dom0 is not None and work > 0 else None
+        self.dom0_work = work
         self.server = SipServer(machine, call_later, now, vm.worlds, server_model.costs(),
-                                server_model.queue_messages, self.calls.reply, gc=gc)
+                                server_model.queue_messages,
+                                self.calls.reply if self.dom0 is None else self._send, gc=gc)
 
     def _deliver(self, message):
-        self.server.deliver(message)
+        if self.dom0 is None:
+            self.server.deliver(message)
+        else:  # netback copies it into the guest first
+            self.dom0.forward(self.dom0_work, self.server.deliver, message)
+
+    def _send(self, message):
+        """A response leaves the guest through Dom0's netback on its way to the client."""
+        assert self.dom0 is not None  # only a server with a driver domain sends this way
+        self.dom0.forward(self.dom0_work, self.calls.reply, message)
 
     def supports_closed_form(self) -> bool:
         """Its queue waits on the CPUs: only the event engine plays it."""

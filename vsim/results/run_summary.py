@@ -31,7 +31,7 @@ from vsim.net.frames import frame_bytes
 from vsim.net.shared_uplink import SharedUplink
 from vsim.config.cpu_settings import cpu_settings
 from vsim.results.sip_summary import sip_vm
-from vsim.results.run_summary_types import (ClientStalls, CpuBoundVm, GuestBackground, Host,
+from vsim.results.run_summary_types import (ClientStalls, CpuBoundVm, Dom0Vm, GuestBackground, Host,
                                             HostBackgroundTasks, HostSteal, InstancesJitter, Jitter,
                                             MeasuredSetting, MediaVm, RunSummary, TrafficVm, VmCpu,
                                             Voice)
@@ -75,7 +75,18 @@ def run_summary(sim: FinishedRun, start, end, window, warmup):
         sip={service.name: sip_vm(service, service.group, vm_cpu(service.vm, start, end, window),
                                   len(service.vm.worlds), warmup, warmup + window)
              for service in sim.sip} or None,
+        dom0=dom0_section(sim, start, end, window),
     )
+
+
+def dom0_section(sim: FinishedRun, start, end, window):
+    """Xen's driver domain, when the scenario has one: its CPU as every VM's, the messages it
+    carried."""
+    dom0 = getattr(sim, "dom0", None)
+    if dom0 is None:
+        return None
+    return {dom0.vm.name: Dom0Vm(group=sim.vm_group[dom0.vm.name],
+                                 cpu=vm_cpu(dom0.vm, start, end, window), messages=dom0.delivered)}
 
 
 def stalls_section(stalls, first, last):

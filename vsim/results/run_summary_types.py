@@ -103,6 +103,16 @@ class CpuBoundVm:
 
 
 @dataclass(frozen=True)
+class Dom0Vm:
+    """Xen's driver domain (``vsim.guest.driver_domain``): its scenario group, its CPU and the
+    guests' messages it carried over the whole run."""
+
+    group: str
+    cpu: VmCpu = field(metadata=INLINE)
+    messages: int
+
+
+@dataclass(frozen=True)
 class SipVm:
     """A SIP server VM and the SIPp client calling it (``vsim.results.sip_summary``): SIPp's
     counters, its response times, the server's queue, collections and CPU."""
@@ -126,7 +136,7 @@ class SipVm:
     definition: str
 
 
-CpuVm = MediaVm | TrafficVm | CpuBoundVm | SipVm
+CpuVm = MediaVm | TrafficVm | CpuBoundVm | SipVm | Dom0Vm
 """A VM whose CPU a summary gives."""
 
 
@@ -405,12 +415,14 @@ class RunSummary:
     client_stalls: ClientStalls | None = optional()
     measured_vm: dict[str, MeasuredSetting] | None = optional()
     sip: dict[str, SipVm] | None = optional()
+    dom0: dict[str, Dom0Vm] | None = optional()
 
     def cpu_vms(self) -> list[CpuVm]:
         """Every VM whose CPU the summary gives: the media servers, the bulk traffic senders,
-        the CPU-bound VMs, then the SIP servers."""
+        the CPU-bound VMs, the SIP servers, then Xen's driver domain."""
         return [*self.vms.values(), *(self.traffic_vms or {}).values(),
-                *(self.cpu_bound_vms or {}).values(), *(self.sip or {}).values()]
+                *(self.cpu_bound_vms or {}).values(), *(self.sip or {}).values(),
+                *(self.dom0 or {}).values()]
 
     def measuring_vm(self) -> MediaVm | None:
         """The VM that hosts the measuring conference; None without one."""

@@ -84,6 +84,9 @@ def run_text(name, config, seed, duration, warmup, engine, summary, params=None,
                      f"response time p50 {_ms(s.response_time_p50_ms)}  p95 {_ms(s.response_time_p95_ms)}  "
                      f"GC {s.gc_pauses} pauses, longest {s.gc_pause_max_ms:.1f} ms, "
                      f"{s.gc_paused_pct:.2f}% of the time")
+    lines += [f"{vm:<10} used {d.cpu.used_pct:.1f}%  ready {_ready(d.cpu)}  "
+              f"(Xen's Dom0: {d.messages} guest messages carried)"
+              for vm, d in (summary.dom0 or {}).items()]
     lines += _quality_lines(summary.voice_quality)
     if summary.uplink is not None:
         lines += _uplink_lines(summary.uplink)
