@@ -223,8 +223,11 @@ def _add_sweep_parser(commands):
                        help="write the report and every run's summary as JSON to PATH (its directory "
                             "must exist), or stdout for -")
     sweep.add_argument("--out", type=Path, metavar="DIR",
-                       help="write results.json, summary.md and figures (PNG, SVG) into DIR (created if "
-                            "missing, its parent must exist)")
+                       help="write results.json, summary.md, points.csv, runs.csv and figures (PNG, "
+                            "SVG) into DIR (created if missing, its parent must exist)")
+    sweep.add_argument("--store", type=Path, metavar="DIR",
+                       help="keep each finished replication in DIR (created if missing, its parent "
+                            "must exist) and read back those already there instead of running them")
     sweep.add_argument("--quiet", action="store_true", help="no progress lines")
     sweep.set_defaults(handler=_sweep)
 
@@ -536,15 +539,19 @@ def _sweep(args):
     from vsim.sweep.executor import Sweep, overrides_text, point_runs, run_tasks, sweep_model_files, sweep_tasks
     from vsim.sweep.no_effect import held_settings_notes, no_effect_notes
     from vsim.sweep.report import point_report, report_files, report_json, sweep_metrics, table_text, write_report
+    from vsim.sweep.store import Store, run_stored, sweep_keys
     stem = Path(args.config).stem
     if args.out is not None:
         check_output_dir(args.out, "--out", files=report_files(stem))
+    if args.store is not None:
+        check_output_dir(args.store, "--store")
     if args.json is not None:
         check_output_file(args.json, "--json", created=args.out)
-    check_outside([("--json", args.json), ("--out", args.out)], program_folders())
+    check_outside([("--json", args.json), ("--out", args.out), ("--store", args.store)], program_folders())
     config = resolve_config(args.config)
     loaded = load_scenario(config, args.set)
-    check_apart([("--json", args.json)] + _in_dir(args.out, report_files(stem)), loaded.files_read())
+    check_apart([("--json", args.json), ("--store", args.store)] + _in_dir(args.out, report_files(stem)),
+                loaded.files_read())
     scenario = loaded.scenario
     if scenario.sweep is None:
         raise InputError(args.config, "sweep", "expected a [sweep] table with key and values "
@@ -557,7 +564,10 @@ def _sweep(args):
         check_memory(runs, args.jobs, duration_key=length.duration_key)
         check_work(runs, replications, length.duration_key, _replications_key(args))
     tasks = sweep_tasks(config, loaded, duration, warmup, replications, args.set)
-    summaries = run_tasks(tasks, args.jobs, None if args.quiet else _note)
+    store = None if args.store is None else Store(args.store, _note)
+    keys = None if store is None else sweep_keys(loaded, tasks)
+    summaries = run_stored(tasks, keys, store, lambda todo, finished: run_tasks(
+        todo, args.jobs, None if args.quiet else _note, finished_one=finished), _note)
     result = Sweep.from_runs(stem, str(args.config), tasks, summaries, loaded.fitted_claims(),
                              *sweep_model_files(loaded))
     metrics = sweep_metrics(result)
