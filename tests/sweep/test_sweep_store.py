@@ -139,3 +139,19 @@ def test_points_and_runs_csv_have_a_row_per_point_and_per_replication(capsys, tm
         assert low <= value <= high
     assert set(runs[0]) == {"vm.instances", "seed"} | {name for name in points[0]
                                                       if not name.endswith(("_low", "_high"))} - {"replications"}
+
+
+def test_an_edited_model_file_runs_its_replications_again(capsys, tmp_path):
+    model = tmp_path / "workload.toml"
+    text = (REPO / "models" / "workloads" / "vmcd_g729.toml").read_text()
+    model.write_text(text)
+    base = ["sweep", CONFIG, *TWO, *SHORT, "--set", f"vm.workload={model}", "--store", str(tmp_path / "store")]
+    code, _, err = vsim(capsys, *base)
+    assert code == 0 and counts(err) == (0, 2), err
+    assert "value = 1.34e-4" in text
+    model.write_text(text.replace("value = 1.34e-4", "value = 1.5e-4"))
+    code, _, err = vsim(capsys, *base)
+    assert code == 0 and counts(err) == (0, 2), err
+    model.write_text(text + "\n")  # other bytes, the same parameters: its bytes are what counts
+    code, _, err = vsim(capsys, *base)
+    assert code == 0 and counts(err) == (0, 2), err
