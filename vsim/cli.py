@@ -262,6 +262,9 @@ def _add_capacity_parser(commands):
     capacity.add_argument("--out", type=Path, metavar="DIR",
                           help="write results.json, summary.md and a figure per required metric (PNG, "
                                "SVG) into DIR (created if missing, its parent must exist)")
+    capacity.add_argument("--store", type=Path, metavar="DIR",
+                          help="keep each probe's finished replications in DIR (created if missing, its "
+                               "parent must exist) and read back those already there, as vsim sweep --store")
     capacity.add_argument("--quiet", action="store_true", help="no progress lines")
     capacity.set_defaults(handler=_capacity)
 
@@ -613,17 +616,20 @@ def _capacity(args):
     from vsim.sweep.capacity import (ProbeRunner, bisect, check_requirements, parse_requirement,
                                      varied_key, verdict)
     from vsim.sweep.capacity_report import output_files, result_doc, result_json, table_text, write_outputs
+    from vsim.sweep.store import Store
     stem = Path(args.config).stem
     requirements = tuple(parse_requirement(text) for text in args.require)
     files = output_files(stem, requirements)
     if args.out is not None:
         check_output_dir(args.out, "--out", files=files)
+    if args.store is not None:
+        check_output_dir(args.store, "--store")
     if args.json is not None:
         check_output_file(args.json, "--json", created=args.out)
-    check_outside([("--json", args.json), ("--out", args.out)], program_folders())
+    check_outside([("--json", args.json), ("--out", args.out), ("--store", args.store)], program_folders())
     config = resolve_config(args.config)
     loaded = load_scenario(config, args.set)
-    check_apart([("--json", args.json)] + _in_dir(args.out, files), loaded.files_read())
+    check_apart([("--json", args.json), ("--store", args.store)] + _in_dir(args.out, files), loaded.files_read())
     check_requirements(requirements, loaded.scenario)
     with blaming_overrides(args.config, args.set):
         key = varied_key(args.config, loaded, args.vary, args.low, args.high, args.resolution)
@@ -639,7 +645,8 @@ def _capacity(args):
                 raise
             raise InputError("--high", None, f"at {key.key} = {key.high:g}, {exc.expected}") from None
     runner = ProbeRunner(str(config), loaded, tuple(args.set), key.key, requirements, length.duration,
-                         length.warmup, length.replications, args.jobs, None if args.quiet else _note)
+                         length.warmup, length.replications, args.jobs, None if args.quiet else _note,
+                         store=None if args.store is None else Store(args.store, _note))
     search = bisect(key, runner)
     seed = loaded.scenario.run.seed
     stamp = (f"{length.replications} x {length.duration:g} s ({length.warmup:g} s warm-up) per probe, "

@@ -155,3 +155,18 @@ def test_an_edited_model_file_runs_its_replications_again(capsys, tmp_path):
     model.write_text(text + "\n")  # other bytes, the same parameters: its bytes are what counts
     code, _, err = vsim(capsys, *base)
     assert code == 0 and counts(err) == (0, 2), err
+
+
+def test_capacity_reads_its_probes_back_from_the_store(capsys, tmp_path, monkeypatch):
+    args = ["capacity", CONFIG, "--vary", "vm.instances", "--require", "host_cpu_pct<=20", "--high", "6",
+            "--duration", "1", "--replications", "1", "--json", "-"]
+    code, plain, err = vsim(capsys, *args, "--quiet")
+    assert code == 0, err
+    code, first, err = vsim(capsys, *args, "--store", tmp_path / "store")
+    assert code == 0 and first == plain, err
+    stored = len(list((tmp_path / "store").iterdir()))
+    assert stored >= 2
+    no_runs(monkeypatch)
+    code, again, err = vsim(capsys, *args, "--store", tmp_path / "store")
+    assert code == 0 and again == plain, err
+    assert "0 to run" in err and "to run" in err and not re.search(r"[1-9]\d* to run", err)

@@ -108,14 +108,16 @@ class Store:
 
 def run_stored(tasks, keys, store, run, note):
     """Summaries of ``tasks`` in task order: those ``store`` holds read back, the others run
-    by ``run(tasks, finished)`` (``finished(index, summary)`` stores each as it ends); a note
-    says how many were reused and how many run. Without a store, ``run(tasks, None)``."""
+    by ``run(tasks, finished)`` (``finished(index, summary)`` stores each as it ends); ``note``
+    (unless None) is told how many were reused and how many run. Without a store,
+    ``run(tasks, None)``."""
     if store is None:
         return run(tasks, None)
     results = [store.read(key) for key in keys]
     missing = [i for i, result in enumerate(results) if result is None]
-    note(f"vsim: store {store.directory}: {len(tasks) - len(missing)} replication"
-         f"{'s' if len(tasks) - len(missing) != 1 else ''} reused, {len(missing)} to run")
+    if note is not None:
+        note(f"vsim: store {store.directory}: {len(tasks) - len(missing)} replication"
+             f"{'s' if len(tasks) - len(missing) != 1 else ''} reused, {len(missing)} to run")
 
     def finished(index, summary):
         store.write(keys[missing[index]], tasks[missing[index]], summary)
