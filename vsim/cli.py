@@ -203,6 +203,9 @@ def _add_reproduce_parser(commands):
                                 f"directory for paper-length runs, {SHORT_FIGURES}/ when --quick, "
                                 f"--duration or --replications changes them); DIR is created if "
                                 f"missing, its parent must exist")
+    reproduce.add_argument("--store", type=Path, metavar="DIR",
+                           help="keep each finished replication in DIR (created if missing, its parent "
+                                "must exist) and read back those already there, as vsim sweep --store")
     reproduce.add_argument("--quiet", action="store_true", help="no progress lines")
     reproduce.set_defaults(handler=_reproduce)
 
@@ -479,13 +482,18 @@ def _reproduce(args):
     figures = _figures_dir(args, plan)
     if args.json is not None:
         check_output_file(args.json, "--json")
-    check_outside([("--json", args.json), ("--figures", figures if modelled else None)], program_folders())
+    if args.store is not None:
+        check_output_dir(args.store, "--store")
+    check_outside([("--json", args.json), ("--figures", figures if modelled else None),
+                   ("--store", args.store)], program_folders())
     if modelled:
         check_output_dir(figures, "--figures", owned=modelled)
         _refuse_json_among_study_outputs(args.json, figures, modelled)
     for name in pending:
         _note(f"vsim: note: study '{name}' is not modelled yet; its claims are reported as null")
-    results = run_studies(modelled, plan, args.jobs, None if args.quiet else _note)
+    from vsim.sweep.store import Store
+    results = run_studies(modelled, plan, args.jobs, None if args.quiet else _note,
+                          store=None if args.store is None else Store(args.store, _note))
     rows = claim_rows(claims, results)
     with output_set():
         if args.json is not None:

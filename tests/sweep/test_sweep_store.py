@@ -170,3 +170,18 @@ def test_capacity_reads_its_probes_back_from_the_store(capsys, tmp_path, monkeyp
     code, again, err = vsim(capsys, *args, "--store", tmp_path / "store")
     assert code == 0 and again == plain, err
     assert "0 to run" in err and "to run" in err and not re.search(r"[1-9]\d* to run", err)
+
+
+def test_reproduce_reads_its_replications_back_from_the_store(capsys, tmp_path, monkeypatch):
+    args = ["reproduce", "voip-vsphere5", "--duration", "1", "--replications", "1", "--quiet",
+            "--store", tmp_path / "store"]
+    code, _, err = vsim(capsys, *args, "--json", tmp_path / "a.json", "--figures", tmp_path / "a")
+    assert code == 0, err
+    reused, ran = counts(err)
+    assert reused == 0 and ran == len(list((tmp_path / "store").iterdir()))
+    no_runs(monkeypatch)
+    code, _, err = vsim(capsys, *args, "--json", tmp_path / "b.json", "--figures", tmp_path / "b")
+    assert code == 0 and counts(err) == (ran, 0), err
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+    for path in (tmp_path / "a" / "voip-vsphere5").iterdir():
+        assert path.read_bytes() == (tmp_path / "b" / "voip-vsphere5" / path.name).read_bytes(), path.name
