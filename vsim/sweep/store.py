@@ -103,7 +103,8 @@ class Store:
                          "warmup": task.warmup, "engine": ENGINE},
                 "summary": summary.to_json()}
         self.directory.mkdir(parents=True, exist_ok=True)
-        write_text(self.path(key), json.dumps(data, sort_keys=True) + "\n")
+        # not sort_keys: the summary's own order (vm1, vm2, ..., vm10) is the order sums are taken in
+        write_text(self.path(key), json.dumps(data) + "\n")
 
 
 def run_stored(tasks, keys, store, run, note):
