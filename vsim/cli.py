@@ -204,6 +204,9 @@ def _add_reproduce_parser(commands):
                                 f"directory for paper-length runs, {SHORT_FIGURES}/ when --quick, "
                                 f"--duration or --replications changes them); DIR is created if "
                                 f"missing, its parent must exist")
+    reproduce.add_argument("--store", type=Path, metavar="DIR",
+                           help="keep each finished replication in DIR (created if missing, its parent "
+                                "must exist) and read back those already there, as vsim sweep --store")
     reproduce.add_argument("--quiet", action="store_true", help="no progress lines")
     reproduce.set_defaults(handler=_reproduce)
 
@@ -224,8 +227,11 @@ def _add_sweep_parser(commands):
                        help="write the report and every run's summary as JSON to PATH (its directory "
                             "must exist), or stdout for -")
     sweep.add_argument("--out", type=Path, metavar="DIR",
-                       help="write results.json, summary.md and figures (PNG, SVG) into DIR (created if "
-                            "missing, its parent must exist)")
+                       help="write results.json, summary.md, points.csv, runs.csv and figures (PNG, "
+                            "SVG) into DIR (created if missing, its parent must exist)")
+    sweep.add_argument("--store", type=Path, metavar="DIR",
+                       help="keep each finished replication in DIR (created if missing, its parent "
+                            "must exist) and read back those already there instead of running them")
     sweep.add_argument("--quiet", action="store_true", help="no progress lines")
     sweep.set_defaults(handler=_sweep)
 
@@ -260,6 +266,9 @@ def _add_capacity_parser(commands):
     capacity.add_argument("--out", type=Path, metavar="DIR",
                           help="write results.json, summary.md and a figure per required metric (PNG, "
                                "SVG) into DIR (created if missing, its parent must exist)")
+    capacity.add_argument("--store", type=Path, metavar="DIR",
+                          help="keep each probe's finished replications in DIR (created if missing, its "
+                               "parent must exist) and read back those already there, as vsim sweep --store")
     capacity.add_argument("--quiet", action="store_true", help="no progress lines")
     capacity.set_defaults(handler=_capacity)
 
@@ -478,13 +487,18 @@ def _reproduce(args):
     figures = _figures_dir(args, plan)
     if args.json is not None:
         check_output_file(args.json, "--json")
-    check_outside([("--json", args.json), ("--figures", figures if modelled else None)], program_folders())
+    if args.store is not None:
+        check_output_dir(args.store, "--store")
+    check_outside([("--json", args.json), ("--figures", figures if modelled else None),
+                   ("--store", args.store)], program_folders())
     if modelled:
         check_output_dir(figures, "--figures", owned=modelled)
         _refuse_json_among_study_outputs(args.json, figures, modelled)
     for name in pending:
         _note(f"vsim: note: study '{name}' is not modelled yet; its claims are reported as null")
-    results = run_studies(modelled, plan, args.jobs, None if args.quiet else _note)
+    from vsim.sweep.store import Store
+    results = run_studies(modelled, plan, args.jobs, None if args.quiet else _note,
+                          store=None if args.store is None else Store(args.store, _note))
     rows = claim_rows(claims, results)
     with output_set():
         if args.json is not None:
@@ -541,15 +555,19 @@ def _sweep(args):
     from vsim.sweep.executor import Sweep, overrides_text, point_runs, run_tasks, sweep_model_files, sweep_tasks
     from vsim.sweep.no_effect import held_settings_notes, no_effect_notes
     from vsim.sweep.report import point_report, report_files, report_json, sweep_metrics, table_text, write_report
+    from vsim.sweep.store import Store, run_stored, sweep_keys
     stem = Path(args.config).stem
     if args.out is not None:
         check_output_dir(args.out, "--out", files=report_files(stem))
+    if args.store is not None:
+        check_output_dir(args.store, "--store")
     if args.json is not None:
         check_output_file(args.json, "--json", created=args.out)
-    check_outside([("--json", args.json), ("--out", args.out)], program_folders())
+    check_outside([("--json", args.json), ("--out", args.out), ("--store", args.store)], program_folders())
     config = resolve_config(args.config)
     loaded = load_scenario(config, args.set)
-    check_apart([("--json", args.json)] + _in_dir(args.out, report_files(stem)), loaded.files_read())
+    check_apart([("--json", args.json), ("--store", args.store)] + _in_dir(args.out, report_files(stem)),
+                loaded.files_read())
     scenario = loaded.scenario
     if scenario.sweep is None:
         raise InputError(args.config, "sweep", "expected a [sweep] table with key and values "
@@ -562,7 +580,10 @@ def _sweep(args):
         check_memory(runs, args.jobs, duration_key=length.duration_key)
         check_work(runs, replications, length.duration_key, _replications_key(args))
     tasks = sweep_tasks(config, loaded, duration, warmup, replications, args.set)
-    summaries = run_tasks(tasks, args.jobs, None if args.quiet else _note)
+    store = None if args.store is None else Store(args.store, _note)
+    keys = None if store is None else sweep_keys(loaded, tasks)
+    summaries = run_stored(tasks, keys, store, lambda todo, finished: run_tasks(
+        todo, args.jobs, None if args.quiet else _note, finished_one=finished), _note)
     result = Sweep.from_runs(stem, str(args.config), tasks, summaries, loaded.fitted_claims(),
                              *sweep_model_files(loaded))
     metrics = sweep_metrics(result)
@@ -608,17 +629,20 @@ def _capacity(args):
     from vsim.sweep.capacity import (ProbeRunner, bisect, check_requirements, parse_requirement,
                                      varied_key, verdict)
     from vsim.sweep.capacity_report import output_files, result_doc, result_json, table_text, write_outputs
+    from vsim.sweep.store import Store
     stem = Path(args.config).stem
     requirements = tuple(parse_requirement(text) for text in args.require)
     files = output_files(stem, requirements)
     if args.out is not None:
         check_output_dir(args.out, "--out", files=files)
+    if args.store is not None:
+        check_output_dir(args.store, "--store")
     if args.json is not None:
         check_output_file(args.json, "--json", created=args.out)
-    check_outside([("--json", args.json), ("--out", args.out)], program_folders())
+    check_outside([("--json", args.json), ("--out", args.out), ("--store", args.store)], program_folders())
     config = resolve_config(args.config)
     loaded = load_scenario(config, args.set)
-    check_apart([("--json", args.json)] + _in_dir(args.out, files), loaded.files_read())
+    check_apart([("--json", args.json), ("--store", args.store)] + _in_dir(args.out, files), loaded.files_read())
     check_requirements(requirements, loaded.scenario)
     with blaming_overrides(args.config, args.set):
         key = varied_key(args.config, loaded, args.vary, args.low, args.high, args.resolution)
@@ -634,7 +658,8 @@ def _capacity(args):
                 raise
             raise InputError("--high", None, f"at {key.key} = {key.high:g}, {exc.expected}") from None
     runner = ProbeRunner(str(config), loaded, tuple(args.set), key.key, requirements, length.duration,
-                         length.warmup, length.replications, args.jobs, None if args.quiet else _note)
+                         length.warmup, length.replications, args.jobs, None if args.quiet else _note,
+                         store=None if args.store is None else Store(args.store, _note))
     search = bisect(key, runner)
     seed = loaded.scenario.run.seed
     stamp = (f"{length.replications} x {length.duration:g} s ({length.warmup:g} s warm-up) per probe, "

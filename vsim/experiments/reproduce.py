@@ -26,6 +26,7 @@ from vsim.build.memory import check_memory
 from vsim.build.work import check_work
 from vsim.config.run_length import RunPlan
 from vsim.sweep.executor import Sweep, point_runs, run_tasks, sweep_tasks
+from vsim.sweep.store import run_stored, sweep_keys
 
 REPO = data_root()  # holds the studies' configs/
 
@@ -68,14 +69,16 @@ def select_studies(names, claims):
     return [n for n in chosen if n in STUDIES], [n for n in chosen if n not in STUDIES]
 
 
-def run_studies(names, plan=RunPlan(), jobs=1, progress=None):
+def run_studies(names, plan=RunPlan(), jobs=1, progress=None, store=None):
     """Run the sweeps of the modelled studies ``names``; one ``StudyResult`` each.
 
     Every point is checked to fit in memory, ``jobs`` at a time, and the whole to be work
     that can finish (``vsim.build.work``), before any runs. A recipe with an ``evaluate``
     function computes its sweeps from its loaded configs itself (a closed-form model, no runs):
     ``evaluate({sweep name: (config, loaded)})`` returns {sweep name: sweep}, each with the
-    ``config``, ``fitted``, ``stamp()`` and ``to_json()`` of a ``Sweep``.
+    ``config``, ``fitted``, ``stamp()`` and ``to_json()`` of a ``Sweep``. With ``store`` (a
+    ``vsim.sweep.store.Store``), the replications it holds are read back instead of run, and
+    those run are kept in it as each ends.
     """
     studied, runs, counts, evaluated = [], [], [], {}
     for name in names:
@@ -98,7 +101,10 @@ def run_studies(names, plan=RunPlan(), jobs=1, progress=None):
                "run.replications" if plan.replications is None else "--replications")
     planned = [(name, sweep_name, relative, sweep_tasks(REPO / relative, loaded, duration, warmup, replications),
                 loaded) for name, sweep_name, relative, loaded, duration, warmup, replications in studied]
-    summaries = run_tasks([task for *_, tasks, _ in planned for task in tasks], jobs, progress)
+    every = [task for *_, tasks, _ in planned for task in tasks]
+    keys = None if store is None else [key for *_, tasks, loaded in planned for key in sweep_keys(loaded, tasks)]
+    summaries = run_stored(every, keys, store, lambda todo, finished: run_tasks(
+        todo, jobs, progress, finished_one=finished), None if store is None else store.note)
     sweeps = {name: {} for name in names}
     start = 0
     for name, sweep_name, relative, tasks, loaded in planned:

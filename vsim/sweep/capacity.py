@@ -26,6 +26,7 @@ from vsim.core.errors import InputError, did_you_mean, excerpt
 from vsim.config.schema_sweep import SweepSection, sweep_field, sweepable_keys
 from vsim.config.typed import check_field
 from vsim.sweep.executor import Sweep, run_tasks, sweep_tasks
+from vsim.sweep.store import run_stored, sweep_keys
 from vsim.sweep.report import (DURING_TRAFFIC_JITTER, DURING_TRAFFIC_LOSS, HOST_CPU, LATE, SIP, VM_CPU,
                                bulk_metric, group_limited_metric, group_ready_metric,
                                group_used_metric, measured_vm_metrics, request_response_metrics,
@@ -252,12 +253,16 @@ class ProbeRunner:
     jobs: int = 1
     progress: typing.Callable | None = None
     readers: dict | None = None
+    store: object = None
+    """A ``vsim.sweep.store.Store`` the probes' replications are kept in and read back from."""
 
     def __call__(self, xs):
         point = replace(self.loaded.scenario, sweep=SweepSection(self.key, list(xs)))
         tasks = sweep_tasks(self.config, replace(self.loaded, scenario=point), self.duration, self.warmup,
                             self.replications, self.overrides)
-        summaries = run_tasks(tasks, self.jobs, self.progress)
+        keys = None if self.store is None else sweep_keys(replace(self.loaded, scenario=point), tasks)
+        summaries = run_stored(tasks, keys, self.store, lambda todo, finished: run_tasks(
+            todo, self.jobs, self.progress, finished_one=finished), self.progress)
         sweep = Sweep.from_runs("capacity", self.config, tasks, summaries, ())
         if self.readers is None:
             self.readers = self._readers(sweep)

@@ -111,7 +111,7 @@ def run_task(task):
     return summary, time.perf_counter() - start
 
 
-def run_tasks(tasks, jobs=1, progress=None, runner=None):
+def run_tasks(tasks, jobs=1, progress=None, runner=None, finished_one=None):
     """Summaries of ``tasks`` in task order, using ``jobs`` worker processes.
 
     ``progress``, when given, is called with a line before the first task starts (how many
@@ -124,7 +124,8 @@ def run_tasks(tasks, jobs=1, progress=None, runner=None):
     they were when the time so far stood for the finished tasks alone. ``runner``
     (default ``run_task``) turns a task into (result, wall seconds); it must
     be a module-level function, so a worker process can import it, and each
-    task needs a ``label()`` and a ``cost``.
+    task needs a ``label()`` and a ``cost``. ``finished_one``, when given, is called with
+    (index, result) as each task ends, in the order they end (``vsim.sweep.store`` keeps them).
     """
     runner = run_task if runner is None else runner
     if progress is not None and tasks:  # a large first run would otherwise pass in silence
@@ -138,6 +139,8 @@ def run_tasks(tasks, jobs=1, progress=None, runner=None):
     def finished(index, outcome):
         nonlocal done, done_cost, done_seconds
         results[index], seconds = outcome
+        if finished_one is not None:
+            finished_one(index, results[index])
         done += 1
         done_cost += tasks[index].cost
         done_seconds += seconds

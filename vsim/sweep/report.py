@@ -16,7 +16,9 @@ used, and the VMs' ready and co-stop time. A metric a run does not have (no
 measuring conference) is reported as missing rather than guessed.
 """
 
+import csv
 import dataclasses
+import io
 import json
 from dataclasses import dataclass
 from typing import Callable
@@ -489,7 +491,7 @@ UNITS = {"host": "Host CPU: esxtop's PCPU UTIL, the mean over logical CPUs of th
 
 def report_files(stem):
     """Names of every file ``write_report`` may write for a config named ``stem``."""
-    return ["results.json", "summary.md"] + [f"{stem}_{suffix}.{ext}" for suffix in FIGURES
+    return ["results.json", "summary.md", "points.csv", "runs.csv"] + [f"{stem}_{suffix}.{ext}" for suffix in FIGURES
                                              for ext in ("png", "svg")]
 
 
@@ -523,6 +525,48 @@ def plot_report(stem, title, sweep, reports):
     return written
 
 
+def _csv_value(x):
+    """A swept value in a CSV cell: a string as it is, anything else as in TOML (``true``, ``12``)."""
+    return x if isinstance(x, str) else show(x)
+
+
+def _csv_text(rows):
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    return buffer.getvalue()
+
+
+def _cell_number(value):
+    """A number in a CSV cell: Python's shortest exact form; empty where a run lacks it."""
+    return "" if value is None else repr(float(value))
+
+
+def points_csv(sweep, reports):
+    """One row per point: the swept value, the replications, and per metric its trimmed mean and
+    the low and high ends of its 95 % interval (``NAME``, ``NAME_low``, ``NAME_high``; empty
+    where a run lacks the metric)."""
+    metrics = sweep_metrics(sweep)
+    rows = [[sweep.key, "replications"] + [f"{m.name}{end}" for m in metrics for end in ("", "_low", "_high")]]
+    for point, report in zip(sweep.points, reports):
+        row = [_csv_value(report.x), str(len(point.runs))]
+        for metric in metrics:
+            stat = report.stats[metric.name]
+            row += ["", "", ""] if stat is None else [_cell_number(v) for v in (stat[0], *stat[1])]
+        rows.append(row)
+    return _csv_text(rows)
+
+
+def runs_csv(sweep):
+    """One row per replication, in sweep order: the swept value, the seed, and each metric's
+    value in that run (empty where the run lacks it)."""
+    metrics = sweep_metrics(sweep)
+    rows = [[sweep.key, "seed"] + [m.name for m in metrics]]
+    for point in sweep.points:
+        for seed, run in zip(point.seeds, point.runs):
+            rows.append([_csv_value(point.x), str(seed)] + [_cell_number(m.read(run)) for m in metrics])
+    return _csv_text(rows)
+
+
 def title_with_overrides(title, overrides):
     """A scenario's name with the ``--set`` overrides that change what it describes (those of
     the sweep's key and values show on the x axis): a figure passed on alone should not say
@@ -532,7 +576,8 @@ def title_with_overrides(title, overrides):
 
 
 def write_report(outdir, stem, title, sweep, reports):
-    """results.json, summary.md and the figures of a sweep in ``outdir``; the paths written.
+    """results.json, summary.md, points.csv, runs.csv and the figures of a sweep in ``outdir``;
+    the paths written.
 
     results.json lists the files written (``files``) and their digests (``sha256``), so that the
     next report written into ``outdir`` removes those it does not write again (a figure it has
@@ -541,8 +586,11 @@ def write_report(outdir, stem, title, sweep, reports):
     outdir.mkdir(parents=True, exist_ok=True)
     previous = listed_outputs(outdir / "results.json")
     title = title_with_overrides(title, sweep.overrides)
-    written = [outdir / "results.json", outdir / "summary.md"] + plot_report(outdir / stem, title, sweep, reports)
+    written = ([outdir / "results.json", outdir / "summary.md", outdir / "points.csv", outdir / "runs.csv"]
+               + plot_report(outdir / stem, title, sweep, reports))
     write_text(written[1], table_markdown(title, sweep, reports))
+    write_text(written[2], points_csv(sweep, reports))
+    write_text(written[3], runs_csv(sweep))
     write_text(written[0], report_json(title, sweep, reports, files=[path.name for path in written],
                                        digests=written_digests(written[1:])))
     after_commit(lambda: remove_stale(outdir, previous, written))
