@@ -558,7 +558,7 @@ def test_unmodelled_study_gives_nulls_and_a_note(capsys, tmp_path, monkeypatch):
     registry here, as every study of the claims file has one)."""
     from vsim.experiments import registry
     monkeypatch.delitem(registry.STUDIES, "xen-appliances")
-    monkeypatch.setattr("vsim.experiments.reproduce.run_tasks", lambda tasks, jobs, progress: [])
+    monkeypatch.setattr("vsim.experiments.reproduce.run_tasks", lambda *args, **kwargs: [])
     code, out, err = vsim(capsys, "reproduce", "xen-appliances", "--json", "-", "--figures", str(tmp_path))
     assert code == 0
     assert "xen-appliances" in err and "not modelled" in err
