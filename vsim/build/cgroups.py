@@ -31,16 +31,22 @@ def cgroup_weight(shares, vcpus):
     return float(math.floor(CGROUP_WEIGHT_DEFAULT * shares / (NORMAL_SHARES_PER_VCPU * vcpus) + 0.5))
 
 
+def settings_to_check(scenario):
+    """(key, settings, check its reservation, check its shares) of every VM's CPU settings a
+    host's policy may refuse: [vm]'s, [measured_vm]'s own where it sets them, each group's."""
+    own = scenario.measured_vm.overrides()
+    settings = [("vm", scenario.vm, True, True)]
+    if own:
+        settings.append(("measured_vm", scenario.vm_settings(0), "reservation" in own, "shares" in own))
+    return settings + [(f"group[{index}]", group, True, True) for index, group in enumerate(scenario.group)]
+
+
 def check_cgroup_settings(scenario, scheduler, source):
     """Refuse what a Linux host cannot express: reservations, and shares whose weight
     falls outside 1..10000."""
     if scheduler.policy != POLICY:
         return
-    own = scenario.measured_vm.overrides()
-    settings = [("vm", scenario.vm, True, True)]
-    if own:
-        settings.append(("measured_vm", scenario.vm_settings(0), "reservation" in own, "shares" in own))
-    settings += [(f"group[{index}]", group, True, True) for index, group in enumerate(scenario.group)]
+    settings = settings_to_check(scenario)
     low, high = CGROUP_WEIGHT_RANGE
     for section, values, check_reservation, check_shares in settings:
         if values.reservation > 0 and check_reservation:

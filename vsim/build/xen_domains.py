@@ -13,6 +13,7 @@
   accounting as domains of their own.
 """
 
+from vsim.build.cgroups import settings_to_check
 from vsim.config.typed import fail
 from vsim.cpu.policies.xen_credit import NORMAL_SHARES_PER_VCPU
 
@@ -34,11 +35,7 @@ def check_xen_settings(scenario, scheduler, source):
         fail(source, "host.steal_trace", "expected no steal trace under Xen's credit scheduler "
              "(an outer hypervisor's steal is not replayed on a Xen host yet), got "
              f"{scenario.host.steal_trace!r}")
-    own = scenario.measured_vm.overrides()
-    settings = [("vm", scenario.vm, True, True)]
-    if own:
-        settings.append(("measured_vm", scenario.vm_settings(0), "reservation" in own, "shares" in own))
-    settings += [(f"group[{index}]", group, True, True) for index, group in enumerate(scenario.group)]
+    settings = settings_to_check(scenario)
     low, high = WEIGHT_RANGE
     for section, values, check_reservation, check_shares in settings:
         if values.reservation > 0 and check_reservation:
