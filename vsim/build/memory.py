@@ -68,6 +68,13 @@ PER_SIP_CALL_BYTES = 1024.0
 MEMINFO = Path("/proc/meminfo")
 
 
+def sip_call_rate(group):
+    """Calls per second a sip_server group's client offers each of its VMs (its sipp_uac
+    source's rate over its rate period, checked when the scenario was loaded)."""
+    params = group.traffic.params
+    return params.get("rate", 0) / params.get("rate_period", 1.0)
+
+
 def estimate_bytes(loaded, duration):
     """An upper bound on the peak memory of one replication of ``loaded`` lasting ``duration`` s.
 
@@ -102,8 +109,7 @@ def memory_terms(loaded, duration, duration_key="run.duration"):
                   Term(f"group.{group.name}'s monitored packets", PER_MONITORED_PACKET_BYTES * group.count
                        * participants * packets_per_s * duration, (count, length))]  # at most one conference a VM
         if group.workload == "sip_server":
-            params = group.traffic.params
-            rate = params.get("rate", 0) / params.get("rate_period", 1.0)
+            rate = sip_call_rate(group)
             terms.append(Term(f"group.{group.name}'s SIP calls", PER_SIP_CALL_BYTES * group.count * rate * duration,
                               (count, _factor(loaded, f"group.{group.name}.traffic.params.rate", rate, 100.0),
                                length)))

@@ -39,7 +39,7 @@ seconds of fig3.toml's host (Python scheduler, 2026-12):
 """
 
 from vsim.build.blame import Factor, Term, blamed_factor, scaled_to_fit
-from vsim.build.memory import available_bytes, gib
+from vsim.build.memory import available_bytes, gib, sip_call_rate
 from vsim.config.schema_sections import RunSection, VmSection
 from vsim.core.errors import InputError
 
@@ -107,7 +107,7 @@ def _group_terms(loaded, group, ticks):
         terms.append(Term(f"{key}'s CPU-bound vCPUs", (EVENTS_PER_TASK_SECOND + EVENTS_PER_BURST / group.cpu_burst)
                           * group.count * group.vcpus, (count, vcpus)))
     if group.workload == "sip_server":
-        rate = group.traffic.params.get("rate", 0) / group.traffic.params.get("rate_period", 1.0)
+        rate = sip_call_rate(group)
         terms.append(Term(f"{key}'s SIP calls", EVENTS_PER_CALL * rate * group.count,
                           (count, _factor(loaded, f"{key}.traffic.params.rate", rate, 100.0))))
     elif group.traffic is not None:

@@ -50,10 +50,8 @@ class DriverDomain:
     def _done(self, world):
         _work, deliver, message = self.busy.pop(world.name)
         self.delivered += 1
-        if self.queue:
-            item = self.queue.popleft()
-            self.busy[world.name] = item
-            deliver(message)
-            return item[0]
+        following = self.queue.popleft() if self.queue else None
+        if following is not None:  # taken before delivering, as a forward from deliver must not
+            self.busy[world.name] = following
         deliver(message)
-        return None
+        return None if following is None else following[0]

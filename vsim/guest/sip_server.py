@@ -22,7 +22,8 @@ message in hand (the safepoint) and take no other until the pause's work,
 on the collector's threads' vCPUs, is done.
 """
 
-from typing import Callable, Dict, List, Optional
+from collections import deque
+from typing import Callable, Deque, Dict, List, Optional
 
 from vsim.cpu.world import IDLE
 from vsim.net.sources.sipp_uac import (ACK, BYE, INVITE, OK_BYE, OK_INVITE, RINGING, T1, T2,
@@ -60,7 +61,7 @@ class SipServer:
         self.capacity = queue_messages
         self.reply = reply
         self.gc = gc
-        self.queue: List[SipMessage] = []
+        self.queue: Deque[SipMessage] = deque()
         self.busy: Dict[str, SipMessage] = {}
         self.dropped = 0
         self.processed = 0
@@ -90,7 +91,7 @@ class SipServer:
             if not self.queue:
                 return
             if world.state == IDLE and world.name not in self.busy:
-                message = self.queue.pop(0)
+                message = self.queue.popleft()
                 self.busy[world.name] = message
                 self.machine.submit(world, self._work(message), self._done)
 
@@ -108,7 +109,7 @@ class SipServer:
                 self.call_later(0.0, self._collect, None)
             return None
         if self.queue:
-            nxt = self.queue.pop(0)
+            nxt = self.queue.popleft()
             self.busy[world.name] = nxt
             return self._work(nxt)
         return None

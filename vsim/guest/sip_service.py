@@ -36,9 +36,8 @@ class SipService:
             gc_model.minor_work, gc_model.old_bytes, gc_model.mark_rate, gc_model.major_work,
             threads=gc_model.threads, pretenured=gc_model.pretenured)
         self.calls = UacCalls(uac, call_later, now, self._deliver, rng)
-        work = getattr(server_model, "dom0_message", 0.0)
-        self.dom0 = dom0 if dom0 is not None and work > 0 else None
-        self.dom0_work = work
+        self.dom0_work = server_model.dom0_message
+        self.dom0 = dom0 if dom0 is not None and self.dom0_work > 0 else None
         self.server = SipServer(machine, call_later, now, vm.worlds, server_model.costs(),
                                 server_model.queue_messages,
                                 self.calls.reply if self.dom0 is None else self._send, gc=gc)
