@@ -24,7 +24,7 @@ LINT_IMPORTS = Path(sysconfig.get_path("scripts")) / "lint-imports"
 LAYERS = (
     "__main__", "cli", "scenario",                      # entry points; scenario: one release of old names
     "experiments", "validate", "sweep", "probe",        # the commands
-    "engines", "build", "results", "config",            # the stages
+    "cluster", "engines", "build", "results", "config", # the stages
     "traces",                                           # trace and capture formats
     "guest", "net", "cpu", "metrics",                   # the models
     "outputs", "core", "native",                        # plumbing

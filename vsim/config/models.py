@@ -18,6 +18,7 @@ from vsim.config.readable import confine, is_file
 from vsim.core.errors import InputError, excerpt
 from vsim.config.claims import claim_ids
 from vsim.config import schema_models
+from vsim.config.schema_cluster import ClusterModel
 from vsim.config.toml_io import load_toml
 from vsim.config.typed import from_dict
 
@@ -34,6 +35,7 @@ MODEL_KINDS = {  # the folder of models/ that holds each kind of model
     "sip_servers": schema_models.SipServerModel,
     "jvm_gc": schema_models.JvmGcModel,
     "netstacks": schema_models.NetStackModel,
+    "clusters": ClusterModel,
 }
 
 

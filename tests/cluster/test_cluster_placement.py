@@ -1,0 +1,103 @@
+"""The balancer's search: exact against trying every placement, on random small clusters."""
+
+import itertools
+
+from hypothesis import given, settings, strategies as st
+
+from vsim.cluster.admission import Capacity, Demand, refusal
+from vsim.cluster.placement import Unit, plan
+
+HOSTS = ("h1", "h2", "h3")
+
+
+def _valid(capacities, units, hosts):
+    """Whether ``hosts`` (one per unit) meets every reservation and rule."""
+    for name, capacity in capacities.items():
+        demands = [d for unit, host in zip(units, hosts) if host == name for d in unit.demands]
+        if refusal(capacity, demands) is not None:
+            return False
+    for i, unit in enumerate(units):
+        if unit.allowed is not None and hosts[i] not in unit.allowed:
+            return False
+        if any(hosts[j] == hosts[i] for j in unit.apart):
+            return False
+    return True
+
+
+def _cost(units, hosts):
+    moved = [i for i, unit in enumerate(units) if unit.current is not None and hosts[i] != unit.current]
+    return len(moved), sum(units[i].memory for i in moved)
+
+
+def _best(capacities, units):
+    """The least cost of every valid placement, by trying them all (None: none is valid)."""
+    costs = [_cost(units, hosts) for hosts in itertools.product(list(capacities), repeat=len(units))
+             if _valid(capacities, units, hosts)]
+    return min(costs) if costs else None
+
+
+@st.composite
+def clusters(draw):
+    n_hosts = draw(st.integers(1, 3))
+    names = HOSTS[:n_hosts]
+    capacities = {name: Capacity(draw(st.sampled_from([2.0, 4.0, 12.0])), draw(st.sampled_from([5e9, 7.5e9])),
+                                 draw(st.integers(1, 2))) for name in names}
+    units = []
+    n_units = draw(st.integers(1, 5))
+    for i in range(n_units):
+        demands = tuple(Demand(draw(st.sampled_from([0.0, 1.0, 2.0])),
+                               draw(st.sampled_from([0.0, 1e9, 3e9, 4.5e9, 7.5e9])))
+                        for _ in range(draw(st.integers(1, 2))))
+        current = draw(st.sampled_from((None,) + names))
+        allowed = draw(st.sampled_from([None, (current,) if current else None, (names[0],)]))
+        apart = frozenset(j for j in range(i) if draw(st.booleans()) and draw(st.booleans()))
+        units.append(Unit((f"vm{i}",), demands, draw(st.sampled_from([1024.0, 2048.0])), current,
+                          allowed, apart))
+    # apart_from is symmetric
+    units = [Unit(u.vms, u.demands, u.memory, u.current, u.allowed,
+                  u.apart | frozenset(j for j, v in enumerate(units) if i in v.apart))
+             for i, u in enumerate(units)]
+    return capacities, units
+
+
+@settings(max_examples=400)
+@given(clusters())
+def test_the_search_meets_every_reservation_when_a_placement_does_and_says_so_when_none_does(cluster):
+    capacities, units = cluster
+    found = plan(capacities, units)
+    best = _best(capacities, units)
+    assert found.found == (best is not None), found.reason
+    if found.found:
+        assert _valid(capacities, units, found.hosts)
+        assert _cost(units, found.hosts) == best  # fewest moves, then least memory moved
+        assert len(found.moves) == best[0]
+    else:
+        assert found.reason
+
+
+def test_a_fault_moves_the_unit_listed_last_when_moving_either_costs_the_same():
+    capacities = {"host1": Capacity(24, 7.5e9, 1), "host2": Capacity(24, 7.5e9, 1)}
+    units = [Unit(("vm1",), (Demand(0, 7.5e9),), 2048, "host1"),
+             Unit(("vm3",), (Demand(),), 2048, "host1"),
+             Unit(("vm2",), (Demand(0, 4.5e9),), 2048, "host1")]
+    found = plan(capacities, units)
+    assert found.found and found.moves == ((2, "host1", "host2"),)
+
+
+def test_none_found_says_why():
+    capacities = {"host1": Capacity(24, 7.5e9, 1), "host2": Capacity(24, 7.5e9, 1)}
+    alone = plan(capacities, [Unit(("big",), (Demand(0, 8e9),), 2048, None)])
+    assert not alone.found and alone.reason.startswith("big fits no host even alone (host1: 8 Gb/s")
+    three = [Unit((f"vm{i}",), (Demand(0, 5e9),), 2048, None) for i in range(3)]
+    assert "the VMs' ports reserve 15 Gb/s, the hosts' uplinks 15 Gb/s" not in plan(capacities, three).reason
+    assert plan(capacities, three).reason == ("no placement of the 3 VMs on the 2 hosts meets every "
+                                              "reservation (every placement tried)")
+    four = [Unit((f"vm{i}",), (Demand(0, 5e9),), 2048, None) for i in range(4)]
+    assert plan(capacities, four).reason == "the VMs' ports reserve 20 Gb/s, the hosts' uplinks 15 Gb/s for VM traffic"
+
+
+def test_a_search_over_its_budget_says_it_gave_up():
+    capacities = {name: Capacity(24, 7.5e9, 1) for name in ("a", "b", "c")}
+    units = [Unit((f"vm{i}",), (Demand(0, 2.2e9),), 2048, None) for i in range(10)]
+    found = plan(capacities, units, budget=50)
+    assert not found.found and "gave up" in found.reason

@@ -1,0 +1,1 @@
+"""Clusters: several hosts on a distributed switch, admission, DRS-like placement and vMotion."""

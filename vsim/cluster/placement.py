@@ -1,0 +1,148 @@
+"""The balancer's search: a placement of VMs on hosts that meets every reservation, moving fewest.
+
+DRS (fully automated) places a VM at power-on, restarts a failed host's VMs elsewhere and, when
+a host can no longer meet a VM's reservation (a reservation fault), migrates VMs so that every
+reservation is met. All three ask one question of this module: given each host's capacity
+(``vsim.cluster.admission``), the VMs to place and the VMs already running where they run, which
+assignment of VMs to hosts meets every VM's reservation, with the fewest migrations and, among
+those, the least memory to copy? VMs that run together (``same_host_as``) are one *unit*; units
+kept apart (``apart_from``) never share a host.
+
+The search is a depth-first branch and bound over the units, those to place first, each trying
+its own host before the others in the cluster's order; a branch is cut when a host would be
+over its capacity or the branch already costs as much as the best found. It is exact: when a
+placement exists it finds one of least cost, and when it has tried everything and found none it
+says so, with a reason. A search that would try more than ``budget`` partial placements stops
+and says it gave up (a cluster of hundreds of hosts and VMs in one fault needs a heuristic this
+module does not have).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from vsim.cluster.admission import Capacity, Demand, refusal
+
+BUDGET = 200_000
+"""Most partial placements one search tries before giving up."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """VMs that run together: their names, each one's reservation, the memory a move copies (MB),
+    where they run now (None: to be placed), the hosts they may run on (None: any) and the units
+    (by index) they must not share a host with."""
+
+    vms: tuple[str, ...]
+    demands: tuple[Demand, ...]
+    memory: float = 0.0
+    current: str | None = None
+    allowed: tuple[str, ...] | None = None
+    apart: frozenset[int] = field(default_factory=frozenset)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A search's answer: ``hosts[i]``, the host of unit ``i`` (None when ``found`` is False),
+    the moves (unit index, from, to), and why none was found."""
+
+    found: bool
+    hosts: tuple[str | None, ...]
+    moves: tuple[tuple[int, str, str], ...] = ()
+    reason: str = ""
+    tried: int = 0
+
+
+def plan(capacities: dict[str, Capacity], units: Sequence[Unit], budget: int = BUDGET) -> Plan:
+    """The least-cost placement of ``units`` on the hosts of ``capacities`` (cluster order) meeting
+    every reservation; cost: the moves, then the memory moved. Units placed now may stay or move;
+    units to place count no move."""
+    names = list(capacities)
+    impossible = _unplaceable(capacities, units)
+    if impossible:
+        return Plan(False, (None,) * len(units), reason=impossible)
+    order = sorted(range(len(units)), key=lambda i: (units[i].current is not None, i))
+    options = {i: _options(units[i], names) for i in order}
+    loads: dict[str, list[Demand]] = {name: [] for name in names}
+    chosen: list[str | None] = [None] * len(units)
+    best: dict = {"cost": None, "hosts": None}
+    tried = 0
+
+    def descend(k: int, moves: int, memory: float) -> None:
+        nonlocal tried
+        if tried > budget:
+            return
+        if best["cost"] is not None and (moves, memory) >= best["cost"]:
+            return
+        if k == len(order):
+            best["cost"], best["hosts"] = (moves, memory), tuple(chosen)
+            return
+        i = order[k]
+        unit = units[i]
+        for host in options[i]:
+            tried += 1
+            if any(chosen[j] == host for j in unit.apart):
+                continue
+            trial = loads[host] + list(unit.demands)
+            if refusal(capacities[host], trial) is not None:
+                continue
+            moved = unit.current is not None and host != unit.current
+            loads[host], previous = trial, loads[host]
+            chosen[i] = host
+            descend(k + 1, moves + moved, memory + (unit.memory if moved else 0.0))
+            chosen[i] = None
+            loads[host] = previous
+
+    descend(0, 0, 0.0)
+    if best["hosts"] is None:
+        if tried > budget:
+            return Plan(False, (None,) * len(units), tried=tried,
+                        reason=f"no placement found within {budget} tries (the search gave up; "
+                               f"one may exist)")
+        return Plan(False, (None,) * len(units), tried=tried,
+                    reason=f"no placement of the {sum(len(u.vms) for u in units)} VMs on the "
+                           f"{len(names)} hosts meets every reservation (every placement tried)")
+    hosts = best["hosts"]
+    moves = []
+    for i, unit in enumerate(units):
+        if unit.current is not None and hosts[i] != unit.current:
+            moves.append((i, unit.current, hosts[i]))
+    return Plan(True, hosts, tuple(moves), tried=tried)
+
+
+def _options(unit: Unit, names: list[str]) -> list[str]:
+    """The hosts ``unit`` may take, its own first."""
+    allowed = [name for name in names if unit.allowed is None or name in unit.allowed]
+    if unit.current in allowed:
+        allowed.remove(unit.current)
+        allowed.insert(0, unit.current)
+    return allowed
+
+
+def _unplaceable(capacities: dict[str, Capacity], units: Sequence[Unit]) -> str:
+    """Why no placement can exist, found without a search (a unit no host takes even alone, more
+    reserved than the cluster has), or ""."""
+    for unit in units:
+        hosts = [name for name in capacities if unit.allowed is None or name in unit.allowed]
+        reasons = [refusal(capacities[name], list(unit.demands)) for name in hosts]
+        if not hosts:
+            return f"{_names(unit)}: none of the hosts it may run on is up"
+        if all(reasons):
+            return f"{_names(unit)} fits no host even alone ({hosts[0]}: {reasons[0]})"
+    demands = [d for unit in units for d in unit.demands]
+    cpu = sum(d.cpu for d in demands)
+    have = sum(c.cpu for c in capacities.values())
+    if cpu > have * (1 + 1e-9):
+        return f"the VMs reserve {cpu:g} CPUs, the hosts have {have:g}"
+    bandwidth = sum(d.bandwidth for d in demands)
+    room = sum(c.bandwidth() for c in capacities.values())
+    if bandwidth > room * (1 + 1e-9) + 1e-9:
+        return (f"the VMs' ports reserve {bandwidth / 1e9:.4g} Gb/s, the hosts' uplinks "
+                f"{room / 1e9:.4g} Gb/s for VM traffic")
+    return ""
+
+
+def _names(unit: Unit) -> str:
+    """The VMs of a unit, for a reason."""
+    return " with ".join(unit.vms)
