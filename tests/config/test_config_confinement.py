@@ -6,7 +6,10 @@ from pathlib import Path
 import pytest
 
 from vsim.build.load import load_scenario
+from vsim.cluster.load import load_cluster
 from vsim.config.models import DEFAULT_MODELS_DIR
+from vsim.config.schema_cluster import is_cluster_file
+from vsim.config.toml_io import load_toml
 from vsim.core.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,5 +118,9 @@ def test_a_file_that_is_not_toml_is_not_quoted(tmp_path):
 @pytest.mark.parametrize("config", sorted(path.relative_to(ROOT).as_posix()
                                           for path in (ROOT / "configs").glob("**/*.toml")))
 def test_every_shipped_config_reads_what_it_names(config):
-    """vsim's own scenarios read vsim's own data, a steal trace of validation/ included."""
+    """vsim's own scenarios and cluster files read vsim's own data, a steal trace of validation/
+    included."""
+    if is_cluster_file(load_toml(ROOT / config)):
+        assert load_cluster(ROOT / config).config.name
+        return
     assert load_scenario(ROOT / config).scenario.name

@@ -17,11 +17,12 @@ from vsim.config.claims import study_names
 from vsim.config.models import DEFAULT_MODELS_DIR, load_model
 from vsim.config.named_tables import naming_tables, scenario_table_names, split_named_key, with_named_value
 from vsim.config.readable import confine, given_on_command_line, is_file
+from vsim.config.schema_cluster import is_cluster_file
 from vsim.config.schema_scenario import Scenario
 from vsim.config.schema_sweep import MODEL_REF_KEYS
 from vsim.config.typed import check_field, fail, from_dict, scalar_fields
 from vsim.config.value_origins import FROM_CONFIG, ValueOrigins
-from vsim.core.errors import did_you_mean
+from vsim.core.errors import InputError, did_you_mean
 from vsim.traces.steal_trace import read_steal_trace
 
 # checker(scenario, models, source, models_dir): raises InputError where they disagree
@@ -107,6 +108,9 @@ def read_scenario(source, data, models_dir=DEFAULT_MODELS_DIR, checker=None, swe
     ``given`` holds the ``--set`` assignments that overrode ``data``: the paths they set may lie
     anywhere, the file's own only in its folder and vsim's data (``vsim.config.readable``)."""
     given = tuple(given)
+    if is_cluster_file(data):
+        raise InputError(source, "host", "expected one [host] table: [[host]] tables make a cluster "
+                         "file, run by vsim cluster")
     scenario = from_dict(Scenario, data, source=source)
     check_study(scenario, source)
     models = apply_params(resolve_models(scenario, source, Path(models_dir), given), scenario.params, source)

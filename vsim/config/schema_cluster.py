@@ -47,6 +47,12 @@ class ClusterModel:
         "min": 1, "doc": "MTU frames per TSO segment the VMkernel's vMotion stream sends"})
 
 
+def is_cluster_file(data) -> bool:
+    """Whether parsed TOML ``data`` is a cluster file: its hosts are ``[[host]]`` tables, where a
+    scenario has one ``[host]`` table."""
+    return isinstance(data, dict) and isinstance(data.get("host"), list)
+
+
 NETIOC_CLASSES = ("management", "vm", "vmotion", "nfs", "iscsi", "ft", "vsan", "replication", "backup")
 """NetIOC v3's system traffic classes (vSphere 6): VM ports go under "vm", migrations under "vmotion"."""
 
