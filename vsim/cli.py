@@ -1,4 +1,4 @@
-"""Command line: ``vsim run``, ``reproduce``, ``sweep``, ``capacity``, ``describe``, ``jitter``, ``validate`` and ``probe``.
+"""Command line: ``vsim run``, ``reproduce``, ``sweep``, ``capacity``, ``cluster``, ``describe``, ``jitter``, ``validate`` and ``probe``.
 
 Exit codes: 0 success; 2 bad input (an ``InputError`` or a malformed command
 line), reported as one line ``vsim: error: ...`` on stderr; 130 interrupted
@@ -154,6 +154,7 @@ def build_parser():
     _add_reproduce_parser(commands)
     _add_sweep_parser(commands)
     _add_capacity_parser(commands)
+    _add_cluster_parser(commands)
     _add_describe_parser(commands)
     _add_jitter_parser(commands)
     _add_validate_parser(commands)
@@ -271,6 +272,27 @@ def _add_capacity_parser(commands):
                                "parent must exist) and read back those already there, as vsim sweep --store")
     capacity.add_argument("--quiet", action="store_true", help="no progress lines")
     capacity.set_defaults(handler=_capacity)
+
+
+def _add_cluster_parser(commands):
+    """``vsim cluster CONFIG``: a cluster of hosts, its decisions and each VM's throughput over time."""
+    cluster = commands.add_parser(
+        "cluster", help="run a cluster file: hosts on a distributed switch, admission, DRS, vMotion",
+        description="Run one replication of a cluster file (hosts with their uplinks on a distributed "
+                    "switch, VMs with CPU and bandwidth reservations, DRS, HA and events at set times) "
+                    "and print what was admitted, refused or faulted and why, each VM's goodput and "
+                    "host between changes, and each migration.")
+    cluster.add_argument("config", metavar="CONFIG", help="cluster TOML file ([[host]], [[vm]], [[event]] tables)")
+    cluster.add_argument("--seed", type=_bounded(int, 0, True), help="random seed (default: run.seed)")
+    cluster.add_argument("--duration", type=_bounded(float, 0, False), metavar="S",
+                         help="simulated seconds (default: run.duration)")
+    cluster.add_argument("--json", metavar="PATH|-",
+                         help="write the run as JSON to PATH (its directory must exist), or stdout for - "
+                              "(the report then goes to stderr)")
+    cluster.add_argument("--out", type=Path, metavar="DIR",
+                         help="write the figure (PNG, SVG), report.txt and results.json into DIR (created "
+                              "if missing, its parent must exist)")
+    cluster.set_defaults(handler=_cluster)
 
 
 def _add_describe_parser(commands):
@@ -677,6 +699,27 @@ def _capacity(args):
         _note(f"vsim: capacity: {verdict(search)}")
         return 1
     return 0
+
+
+# -------------------------------------------------------------- cluster
+def _cluster(args):
+    from vsim.cluster.engine import ClusterRun
+    from vsim.cluster.load import load_cluster
+    from vsim.cluster.report import output_files, report_json, report_text, write_outputs
+    stem = Path(args.config).stem
+    if args.out is not None:
+        check_output_dir(args.out, "--out", files=output_files(stem))
+    if args.json is not None:
+        check_output_file(args.json, "--json", created=args.out)
+    check_outside([("--json", args.json), ("--out", args.out)], program_folders())
+    config = resolve_config(args.config)
+    loaded = load_cluster(config)
+    check_apart([("--json", args.json)] + _in_dir(args.out, output_files(stem)), loaded.files_read())
+    seed = loaded.config.run.seed if args.seed is None else args.seed
+    result = ClusterRun(loaded, seed, args.duration).run()
+    (sys.stderr if args.json == "-" else sys.stdout).write(report_text(loaded, result))
+    _write_out_and_json(args.out, lambda: write_outputs(args.out, stem, loaded, result),
+                        args.json, lambda: report_json(loaded, result))
 
 
 # --------------------------------------------------------------- jitter

@@ -13,6 +13,7 @@ reported by the run, with its reason.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,8 +61,15 @@ class LoadedCluster:
         return {claim for model in self.models.values() for claim in model.fitted_claims()}
 
     def model_files(self) -> dict[str, str]:
-        """{model ref: file} of every model the cluster reads."""
-        return {model.ref: str(model.path) for model in self.models.values()}
+        """Per key that names a model, the model it ran with: its ref and the start of its
+        SHA-256, as a scenario's results give them (``vsim.config.load.Loaded.model_files``)."""
+        return {key: f"{model.ref} sha256:{hashlib.sha256(model.path.read_bytes()).hexdigest()[:12]}"
+                for key, model in sorted(self.models.items())}
+
+    def files_read(self) -> list[tuple[str, Path]]:
+        """(what, path) of every file the cluster was read from, which no output may replace."""
+        return [("the cluster file", Path(self.source))] + [
+            (f"the model of {key}", model.path) for key, model in sorted(self.models.items())]
 
     def demand(self, vm) -> Demand:
         """A VM's reservations as written in its [[vm]] table."""
@@ -70,9 +78,13 @@ class LoadedCluster:
 
 def load_cluster(path) -> LoadedCluster:
     """The cluster file at ``path``, typed, with its models and checked (``InputError`` otherwise)."""
-    source = str(path)
-    config = from_dict(ClusterConfig, load_toml(path), source=source)
-    base = Path(path).parent
+    return read_cluster(load_toml(path), str(path), Path(path).parent)
+
+
+def read_cluster(data, source: str, base: Path) -> LoadedCluster:
+    """The cluster of parsed TOML ``data`` read from ``source``, its own model files relative to
+    ``base``: typed, with its models and checked (``InputError`` otherwise)."""
+    config = from_dict(ClusterConfig, data, source=source)
     models: dict[str, Model] = {}
 
     def model(key, ref, cls):
