@@ -84,6 +84,9 @@ def load_cluster(path) -> LoadedCluster:
 def read_cluster(data, source: str, base: Path) -> LoadedCluster:
     """The cluster of parsed TOML ``data`` read from ``source``, its own model files relative to
     ``base``: typed, with its models and checked (``InputError`` otherwise)."""
+    if isinstance(data.get("host"), dict):
+        raise InputError(source, "host", "expected [[host]] tables (a cluster file): one [host] table "
+                         "makes a scenario, run by vsim run")
     config = from_dict(ClusterConfig, data, source=source)
     models: dict[str, Model] = {}
 
@@ -95,7 +98,7 @@ def read_cluster(data, source: str, base: Path) -> LoadedCluster:
     cluster_model = model("model", config.model, ClusterModel)
     classes = tuple(SwitchClass(c.name, c.shares, c.reservation_mbps * MBPS,
                                 math.inf if c.limit_mbps is None else c.limit_mbps * MBPS)
-                    for c in config.switch.traffic_class)
+                    for c in config.switch.classes())
     pools = tuple(Pool(p.name, p.shares) for p in config.switch.pool)
     vm_class = next(c for c in classes if c.name == "vm")
     hosts = {}

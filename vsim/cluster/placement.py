@@ -9,8 +9,9 @@ those, the least memory to copy? VMs that run together (``same_host_as``) are on
 kept apart (``apart_from``) never share a host.
 
 The search is a depth-first branch and bound over the units, those to place first, each trying
-its own host before the others in the cluster's order; a branch is cut when a host would be
-over its capacity or the branch already costs as much as the best found. It is exact: when a
+its own host first, then the others from the least loaded (so that, among placements of equal
+cost, the first found spreads the VMs); a branch is cut when a host would be over its capacity
+or the branch already costs as much as the best found. It is exact: when a
 placement exists it finds one of least cost, and when it has tried everything and found none it
 says so, with a reason. A search that would try more than ``budget`` partial placements stops
 and says it gave up (a cluster of hundreds of hosts and VMs in one fault needs a heuristic this
@@ -80,7 +81,7 @@ def plan(capacities: dict[str, Capacity], units: Sequence[Unit], budget: int = B
             return
         i = order[k]
         unit = units[i]
-        for host in options[i]:
+        for host in _by_load(options[i], unit.current, loads, capacities):
             tried += 1
             if any(chosen[j] == host for j in unit.apart):
                 continue
@@ -112,12 +113,24 @@ def plan(capacities: dict[str, Capacity], units: Sequence[Unit], budget: int = B
 
 
 def _options(unit: Unit, names: list[str]) -> list[str]:
-    """The hosts ``unit`` may take, its own first."""
-    allowed = [name for name in names if unit.allowed is None or name in unit.allowed]
-    if unit.current in allowed:
-        allowed.remove(unit.current)
-        allowed.insert(0, unit.current)
-    return allowed
+    """The hosts ``unit`` may take, in the cluster's order."""
+    return [name for name in names if unit.allowed is None or name in unit.allowed]
+
+
+def _by_load(options: list[str], current: str | None, loads: dict[str, list[Demand]],
+             capacities: dict[str, Capacity]) -> list[str]:
+    """``options`` in the order a unit tries them: its own host first, then the least loaded
+    (reserved shares of CPU and bandwidth, then VMs placed), so that among placements of equal
+    cost the first found spreads the VMs, as DRS's initial placement balances its hosts."""
+    def load(name: str) -> tuple[float, int]:
+        capacity, held = capacities[name], loads[name]
+        cpu = sum(d.cpu for d in held) / capacity.cpu if capacity.cpu else 0.0
+        room = capacity.bandwidth()
+        bandwidth = sum(d.bandwidth for d in held) / room if room else 0.0
+        return cpu + bandwidth, len(held)
+
+    others = sorted((name for name in options if name != current), key=load)  # stable: ties in order
+    return ([current] if current in options else []) + others
 
 
 def _unplaceable(capacities: dict[str, Capacity], units: Sequence[Unit]) -> str:

@@ -13,6 +13,7 @@ import typing
 
 from vsim.config.describe_config import toml_text
 from vsim.config.models import MODEL_KINDS
+from vsim.config.schema_cluster import ClusterConfig
 from vsim.config.schema_models import MODEL_ROLES
 from vsim.config.schema_scenario import Scenario
 from vsim.config.typed import describe
@@ -46,7 +47,11 @@ def configuration_reference() -> str:
              "changed for one run with `--set KEY=VALUE` (the value read as TOML); a table of "
              "`[[group]]`, `[[netioc.node]]` or `[[htb.node]]` is reached by its name "
              "(`--set group.flood.count=2`).", ""]
-    lines += _scenario_tables()
+    lines += _file_tables(Scenario)
+    lines += ["## Cluster files", "",
+              "A cluster file (`vsim cluster`, [clusters](clusters.md)) has these keys and tables "
+              "instead of a scenario's: its hosts are `[[host]]` tables.", ""]
+    lines += _file_tables(ClusterConfig, "###", "cluster file")
     lines += ["## Models", "",
               "A model file (`models/KIND/NAME.toml`, or a file of your own named by its path "
               "ending in `.toml`) holds a `[meta]` table with an optional `description` and one "
@@ -65,12 +70,13 @@ def configuration_reference() -> str:
     return "\n".join(lines)
 
 
-def _scenario_tables() -> list[str]:
-    """One heading and table per table of a scenario (top-level keys first)."""
-    rows = describe(Scenario)
-    sections = {field.name: _section_class(field.name) for field in dataclasses.fields(Scenario)}
+def _file_tables(root, level: str = "##", what: str = "") -> list[str]:
+    """One heading (at ``level``) and table per table of a file of schema ``root`` (top-level
+    keys first; ``what`` names the file in the first heading when it is not a scenario)."""
+    rows = describe(root)
+    sections = {field.name: _section_class(root, field.name) for field in dataclasses.fields(root)}
     top = [row for row in rows if "." not in row[0] and "[" not in row[0] and sections[row[0]] is None]
-    lines = ["## Top-level keys", "", *_table(top, "")]
+    lines = [f"{level} Top-level keys{f' of a {what}' if what else ''}", "", *_table(top, "")]
     for name, cls in sections.items():
         if cls is None:
             continue
@@ -84,7 +90,7 @@ def _scenario_tables() -> list[str]:
             inner = [row for row in inner if row[0] != arrays[0]]
         doc = _first_line(cls.__doc__)
         doc = doc.split(": ", 1)[1] if doc.startswith("[") else doc
-        lines += [f"## `{heading}`", "", doc[:1].upper() + doc[1:], ""]
+        lines += [f"{level} `{heading}`{f' (a {what})' if what else ''}", "", doc[:1].upper() + doc[1:], ""]
         lines += _table(inner, prefix)
     return lines
 
@@ -97,10 +103,10 @@ def _table(rows, prefix: str) -> list[str]:
     return lines + [""]
 
 
-def _section_class(name: str):
-    """The dataclass of the scenario's table ``name`` (through ``X | None`` and ``list[X]``), or
-    None for a key that holds no table of the schema's own (a string, ``params``)."""
-    pending = [typing.get_type_hints(Scenario)[name]]
+def _section_class(root, name: str):
+    """The dataclass of the table ``name`` of a ``root`` file (through ``X | None`` and
+    ``list[X]``), or None for a key that holds no table of the schema's own (a string, ``params``)."""
+    pending = [typing.get_type_hints(root)[name]]
     while pending:
         annotation = pending.pop()
         if dataclasses.is_dataclass(annotation):

@@ -117,9 +117,9 @@ class SwitchSection:
     """[switch]: the distributed switch joining the hosts' uplinks, with its NetIOC settings."""
 
     name: str = field(default="dvs", metadata={"doc": "the switch's name, for reports"})
-    traffic_class: tuple[TrafficClassSection, ...] = field(default_factory=_default_classes, metadata={
-        "doc": "the traffic classes ([[switch.traffic_class]]; default: vm with shares 100, vmotion "
-               "with 50, nothing reserved); vm and vmotion must be among them"})
+    traffic_class: tuple[TrafficClassSection, ...] = field(default_factory=tuple, metadata={
+        "doc": "the traffic classes ([[switch.traffic_class]]; none: vm with shares 100 and vmotion "
+               "with 50, nothing reserved, vSphere 6's defaults); vm and vmotion must be among them"})
     pool: tuple[NetworkPoolSection, ...] = field(default_factory=tuple, metadata={
         "doc": "network resource pools of VM traffic ([[switch.pool]])"})
 
@@ -127,12 +127,17 @@ class SwitchSection:
         """Each class and pool named once; the classes VMs and migrations need are there."""
         _unique([c.name for c in self.traffic_class], source, join_path(path, "traffic_class"), "class")
         _unique([p.name for p in self.pool], source, join_path(path, "pool"), "pool")
-        names = {c.name for c in self.traffic_class}
+        names = {c.name for c in self.classes()}
         for needed in ("vm", "vmotion"):
             if needed not in names:
                 fail(source, join_path(path, "traffic_class"),
                      f"expected a traffic class named {needed!r} (VM ports go under vm, vMotion's "
                      f"copies under vmotion)")
+
+
+    def classes(self) -> tuple[TrafficClassSection, ...]:
+        """The traffic classes the switch applies: those given, or vSphere 6's defaults."""
+        return self.traffic_class or _default_classes()
 
 
 @dataclass(frozen=True)
