@@ -5,7 +5,7 @@ import itertools
 from hypothesis import given, settings, strategies as st
 
 from vsim.cluster.admission import Capacity, Demand, refusal
-from vsim.cluster.placement import Unit, plan
+from vsim.cluster.placement import Unit, plan, waves
 
 HOSTS = ("h1", "h2", "h3")
 
@@ -21,7 +21,8 @@ def _valid(capacities, units, hosts):
             return False
         if any(hosts[j] == hosts[i] for j in unit.apart):
             return False
-    return True
+    moved = any(unit.current is not None and host != unit.current for unit, host in zip(units, hosts))
+    return not moved or waves(capacities, units, hosts) is not None
 
 
 def _cost(units, hosts):
@@ -51,11 +52,13 @@ def clusters(draw):
         current = draw(st.sampled_from((None,) + names))
         allowed = draw(st.sampled_from([None, (current,) if current else None, (names[0],)]))
         apart = frozenset(j for j in range(i) if draw(st.booleans()) and draw(st.booleans()))
+        held = None if current is None or draw(st.booleans()) else tuple(
+            Demand(d.cpu, d.bandwidth / 2) for d in demands)  # a faulted unit holds less than it wants
         units.append(Unit((f"vm{i}",), demands, draw(st.sampled_from([1024.0, 2048.0])), current,
-                          allowed, apart))
+                          allowed, apart, held))
     # apart_from is symmetric
     units = [Unit(u.vms, u.demands, u.memory, u.current, u.allowed,
-                  u.apart | frozenset(j for j, v in enumerate(units) if i in v.apart))
+                  u.apart | frozenset(j for j, v in enumerate(units) if i in v.apart), u.held)
              for i, u in enumerate(units)]
     return capacities, units
 
@@ -101,3 +104,19 @@ def test_a_search_over_its_budget_says_it_gave_up():
     units = [Unit((f"vm{i}",), (Demand(0, 2.2e9),), 2048, None) for i in range(10)]
     found = plan(capacities, units, budget=50)
     assert not found.found and "gave up" in found.reason
+
+
+def test_two_full_hosts_cannot_swap_vms_at_once_but_can_one_after_the_other():
+    capacities = {"host1": Capacity(24, 7.5e9, 1), "host2": Capacity(24, 7.5e9, 1)}
+    gbps = lambda *rates: tuple(Demand(0, r * 1e9) for r in rates)
+    # host1 holds 2.5 + 1, host2 2.5 (wanting 6) + 4.5: swapping vm2 and vm4 ends valid, but
+    # neither host can take its newcomer before the other has left
+    units = [Unit(("vm1",), gbps(2.5), 2048, "host1"), Unit(("vm2",), gbps(1), 2048, "host1"),
+             Unit(("vm3",), gbps(6), 2048, "host2", held=gbps(2.5)), Unit(("vm4",), gbps(4.5), 2048, "host2")]
+    assert waves(capacities, units, ["host2", "host1", "host1", "host1"]) is None
+    assert waves(capacities, units, ["host1", "host2", "host2", "host1"]) is None
+    # vm3 moves first holding its 2.5, then vm1, and vm3's 6 fits once vm1 has gone
+    steps = waves(capacities, units, ["host2", "host1", "host1", "host2"])
+    assert steps == (((2, gbps(2.5)),), ((0, gbps(2.5)),))
+    found = plan(capacities, units)
+    assert found.found and found.hosts == ("host2", "host1", "host1", "host2") and found.waves == steps

@@ -28,7 +28,7 @@ and why. Everything random is drawn from streams named after what draws (``vsim.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -69,6 +69,19 @@ class VmState:
     migration: Migration | None = None
 
 
+@dataclass
+class Moves:
+    """A plan's moves under way, wave by wave (``vsim.cluster.placement.waves``): each wave's
+    (VMs, destination, reservations held there), the wave moving now and its vMotions, and its
+    state ("running", "done", or "dropped" when a wave could no longer start as planned)."""
+
+    steps: list[list[tuple[tuple[str, ...], str, tuple[Demand, ...]]]]
+    reasons: dict[tuple[str, ...], str]
+    wave: int = -1
+    keys: list[str] = field(default_factory=list)
+    state: str = "running"
+
+
 class ClusterRun:
     """Replication ``seed`` of ``loaded`` (a ``LoadedCluster``), ``duration`` s (default: the file's)."""
 
@@ -90,7 +103,8 @@ class ClusterRun:
         self.alive = {name: True for name in loaded.hosts}
         self.migrations: list[Migration] = []
         self.holds: dict[str, Demand] = {}  # migration key -> the destination's held reservations
-        self.waiting: dict[str, tuple[str, set[str]]] = {}  # VM -> (host, migrations it waits for)
+        self.plans: list[Moves] = []
+        self.waiting: dict[str, tuple[str, Moves]] = {}  # VM -> (host, the moves it waits for)
         self.generation: dict[str, int] = {}
         self.copy_stream = TcpStream()
         self.segments: list[Segment] = []
@@ -98,6 +112,7 @@ class ClusterRun:
         self.faults: list[Fault] = []
         self.rates: dict[str, float] = {name: 0.0 for name in self.vms}
         self.hosts_now: dict[str, str | None] = {name: None for name in self.vms}
+        self.reserved_now: dict[str, float] = {name: 0.0 for name in self.vms}
         self.copy_rates: dict[str, float] = {}
         self.segment_start = 0.0
         self.window = {}
@@ -148,14 +163,13 @@ class ClusterRun:
         return {name: host.capacity for name, host in self.loaded.hosts.items() if self.alive[name]}
 
     def _committed(self, host: str, without: str | None = None) -> list[Demand]:
-        """Reservations ``host`` holds: its VMs' in force, the migrations and power-ons coming
-        to it (less VM ``without``'s own)."""
+        """Reservations ``host`` holds: its VMs' in force and the migrations' coming to it (less
+        VM ``without``'s own). A VM waiting for the moves that make room on it holds nothing
+        there until it powers on, when it is admitted again (``_release_waiting``)."""
         held = [vm.in_force for name, vm in self.vms.items()
                 if vm.host == host and vm.status in ON_HOST and name != without]
         held += [self.holds[m.key] for m in self.migrations
                  if m.key in self.holds and m.target == host and m.vm != without]
-        held += [self.vms[name].wanted for name, (target, _) in self.waiting.items()
-                 if target == host and name != without]
         return held
 
     def _pool_room(self, name: str, bandwidth: float) -> str | None:
@@ -207,11 +221,14 @@ class ClusterRun:
         if now > self.segment_start:
             last = self.segments[-1] if self.segments else None
             if (last is not None and last.end == self.segment_start and last.rates == self.rates
-                    and last.hosts == self.hosts_now and last.copies == self.copy_rates):
-                self.segments[-1] = Segment(last.start, now, last.rates, last.hosts, last.copies)
+                    and last.hosts == self.hosts_now and last.copies == self.copy_rates
+                    and last.reserved == self.reserved_now):
+                self.segments[-1] = Segment(last.start, now, last.rates, last.hosts, last.copies,
+                                            last.reserved)
             else:
                 self.segments.append(Segment(self.segment_start, now, dict(self.rates),
-                                             dict(self.hosts_now), dict(self.copy_rates)))
+                                             dict(self.hosts_now), dict(self.copy_rates),
+                                             dict(self.reserved_now)))
         self.segment_start = max(self.segment_start, now)
 
     def _reallocate(self) -> None:
@@ -244,6 +261,8 @@ class ClusterRun:
             caps.update(held)
         self.rates = {name: streams.get(name, 0.0) for name in self.vms}
         self.hosts_now = {name: vm.host if vm.status in ON_HOST else None for name, vm in self.vms.items()}
+        self.reserved_now = {name: vm.in_force.bandwidth if vm.status in ON_HOST else 0.0
+                             for name, vm in self.vms.items()}
         self.copy_rates = copies
         for m in active:
             m.set_rate(now, copies.get(m.key, 0.0) / 8)
@@ -268,8 +287,54 @@ class ClusterRun:
             self.env.call_later(left, self._stage_done, (m, self.generation[m.key]))
 
     # ------------------------------------------------------------------ vMotion
-    def _migrate(self, name: str, target: str, reason: str, fault_at: float | None = None) -> Migration:
-        """Start the vMotion of VM ``name`` to ``target``, holding its reservations there."""
+    def _carry_out(self, found, units: list[Unit], reason) -> Moves | None:
+        """Carry out the moves of plan ``found`` of ``units`` in its waves, each move's reason
+        ``reason(unit)``; None when it has none."""
+        if not found.moves:
+            return None
+        steps = [[(units[i].vms, found.hosts[i], hold) for i, hold in wave] for wave in found.waves]
+        moves = Moves(steps, {units[i].vms: reason(units[i]) for i, _, _ in found.moves})
+        self.plans.append(moves)
+        self._next_wave(moves)
+        return moves
+
+    def _next_wave(self, moves: Moves) -> None:
+        """Once the wave under way has ended, let waiting reservations in where they now fit and
+        start the next wave, each move checked again against its destination (a move that no
+        longer fits, its VMs or host changed, drops the rest of the plan; the next DRS pass
+        plans again)."""
+        if moves.state != "running":
+            return
+        if any(m.phase not in ("done", "aborted") for m in self.migrations if m.key in moves.keys):
+            return
+        for host in self.alive:
+            self._admit_pending(host)
+        moves.wave += 1
+        moves.keys = []
+        if moves.wave == len(moves.steps):
+            moves.state = "done"
+            return
+        for vms, target, holds in moves.steps[moves.wave]:
+            states = [self.vms[name] for name in vms]
+            capacity = self.loaded.hosts[target].capacity
+            if (not self.alive[target] or any(vm.status != "running" or vm.migration is not None
+                                              or vm.host == target for vm in states)
+                    or refusal(capacity, self._committed(target) + list(holds)) is not None):
+                moves.state = "dropped"
+                self._mark("drs", f"move of {' with '.join(vms)} to {target} dropped: its VMs or the "
+                           f"hosts changed before it could start", vms[0], target)
+                return
+            for name, hold in zip(vms, holds):
+                moves.keys.append(self._migrate(name, target, moves.reasons[vms], hold).key)
+
+    def _moves_ended(self) -> None:
+        """Start the plans' next waves where theirs have ended; release the power-ons waiting."""
+        for moves in self.plans:
+            self._next_wave(moves)
+        self._release_waiting()
+
+    def _migrate(self, name: str, target: str, reason: str, hold: Demand) -> Migration:
+        """Start the vMotion of VM ``name`` to ``target``, holding ``hold`` there."""
         vm = self.vms[name]
         spec = vm.spec
         assert vm.host is not None  # only a VM on a host migrates
@@ -278,7 +343,7 @@ class ClusterRun:
                       spec.memory_mb * MB, dirty * MB, self.model.vmotion_switchover_target,
                       self.model.vmotion_max_rounds, reason)
         self.migrations.append(m)
-        self.holds[m.key] = vm.wanted
+        self.holds[m.key] = hold
         vm.migration = m
         self._mark("vmotion", f"vMotion of {name} from {vm.host} to {target} starts ({reason}; "
                    f"{spec.memory_mb:g} MB of memory)", name, target)
@@ -305,22 +370,25 @@ class ClusterRun:
             return
         vm = self.vms[m.vm]
         m.finish(self.env.now)
-        self.holds.pop(m.key, None)
+        hold = self.holds.pop(m.key)
         vm.migration, vm.host, vm.status = None, m.target, "running"
         capacity = self.loaded.hosts[m.target].capacity
         others = self._committed(m.target, without=m.vm)
-        before = vm.in_force
         if refusal(capacity, others + [vm.wanted]) is None:
             vm.in_force = vm.wanted
             if vm.fault is not None:
                 self._clear_fault(vm, f"migrated to {m.target}")
-        elif refusal(capacity, others + [before]) is not None:
-            vm.in_force = Demand()
+        else:  # what the destination held for it
+            vm.in_force = hold
+            if vm.fault is None:
+                vm.fault = Fault(m.vm, m.target, self.env.now, vm.wanted.bandwidth, vm.wanted.cpu,
+                                 refusal(capacity, others + [vm.wanted]) or "")
+                self.faults.append(vm.fault)
         self._mark("resume", f"{m.vm} runs on {m.target} (paused {m.pause() * 1000:.0f} ms; vMotion "
                    f"{self.env.now - m.started:.1f} s, {m.sent / MB:.0f} MB sent)", m.vm, m.target)
         self._team(m.target)
         self._admit_pending(m.source)
-        self._release_waiting()
+        self._moves_ended()
         self._reallocate()
 
     def _clear_fault(self, vm: VmState, how: str) -> None:
@@ -412,7 +480,7 @@ class ClusterRun:
                        f"admit {' with '.join(unit)} ({why})", event.vm, event.host)
             return
         for name in unit:
-            self._migrate(name, event.host, "asked for")
+            self._migrate(name, event.host, "asked for", self.vms[name].wanted)
         self._reallocate()
 
     def _host_failure(self, event) -> None:
@@ -442,7 +510,9 @@ class ClusterRun:
                 vm.fault.cleared_at, vm.fault.cleared_by = self.env.now, f"{host} failed"
                 vm.fault = None
             vm.status, vm.host, vm.in_force = "off", None, Demand()
-        self._release_waiting()
+        self._moves_ended()
+        for other in self.alive:
+            self._admit_pending(other)
         self._reallocate()
         if self.config.ha.enabled and lost:
             delay = self.config.ha.restart_delay_s
@@ -505,8 +575,16 @@ class ClusterRun:
                 allowed = (key[2],) if key[3] else None
             units.append(Unit(tuple(members), tuple(self.vms[n].wanted for n in members),
                               sum(self.vms[n].spec.memory_mb for n in members), current, allowed,
-                              frozenset(apart - {i})))
+                              frozenset(apart - {i}), tuple(self._holding(n) for n in members)))
         return units, placed
+
+    def _holding(self, name: str) -> Demand:
+        """What VM ``name`` holds where it runs (or is going): in force, held by its move, or
+        nothing while it waits to power on."""
+        vm = self.vms[name]
+        if vm.migration is not None:
+            return self.holds[vm.migration.key]
+        return vm.in_force if vm.status in ON_HOST else Demand()
 
     def _power_on_where_placed(self, names: list[str], why: str, boot: float, partial: bool,
                                pins: bool = True) -> None:
@@ -539,19 +617,17 @@ class ClusterRun:
         if not found.found:
             self._mark("refused", f"{', '.join(names)} not powered on ({why}): {found.reason}", names[0])
             return
-        keys = set()
-        for i, source, target in found.moves:
-            for name in units[i].vms:
-                keys.add(self._migrate(name, target, f"room for {', '.join(names)}").key)
+        moves = self._carry_out(found, units, lambda unit: f"room for {', '.join(names)}")
         for unit, host in zip(units[:placed], found.hosts[:placed]):
             assert host is not None  # a placement found places every unit
             for name in unit.vms:
-                if keys:
-                    self.waiting[name] = (host, set(keys))
+                if moves is not None:
+                    self.waiting[name] = (host, moves)
                     self.vms[name].status = "waiting"
                     self._mark("drs", f"{name} waits for room on {host} ({why})", name, host)
                 else:
                     self._power_on(name, host, why, boot)
+        self._release_waiting()  # moves dropped at once release their waiting VMs
         self._reallocate()
 
     def _power_on(self, name: str, host: str, why: str, boot: float) -> None:
@@ -571,9 +647,8 @@ class ClusterRun:
 
     def _release_waiting(self) -> None:
         """Power on the VMs whose room-making migrations have all ended, where they fit."""
-        for name, (host, keys) in list(self.waiting.items()):
-            ended = all(m.phase in ("done", "aborted") for m in self.migrations if m.key in keys)
-            if not ended:
+        for name, (host, moves) in list(self.waiting.items()):
+            if moves.state == "running":
                 continue
             del self.waiting[name]
             vm = self.vms[name]
@@ -590,18 +665,20 @@ class ClusterRun:
         if self.env.now + self.period < self.duration:
             self.env.call_later(self.period, self._drs_pass, None)
         faulted = [name for name, vm in self.vms.items() if vm.fault is not None and vm.migration is None]
-        if not faulted:
-            return
+        if not faulted or any(moves.state == "running" for moves in self.plans):
+            return  # nothing to do, or the last plan's moves are still under way
         units, _ = self._units([])
         found = plan(self._capacities(), units)
         if not found.found:
             self._mark("drs", f"DRS pass: no placement meets {', '.join(faulted)}'s reservations: {found.reason}")
             return
-        for i, source, target in found.moves:
-            for name in units[i].vms:
-                fault = self.vms[name].fault
-                self._migrate(name, target, f"DRS, for {name}'s reservation fault" if fault is not None
-                              else f"DRS, making room for {', '.join(faulted)}")
+
+        def reason(unit):
+            if any(self.vms[name].fault is not None for name in unit.vms):
+                return f"DRS, for {' and '.join(unit.vms)}'s reservation fault"
+            return f"DRS, making room for {', '.join(faulted)}"
+
+        self._carry_out(found, units, reason)
         self._reallocate()
 
 

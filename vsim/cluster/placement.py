@@ -8,11 +8,17 @@ assignment of VMs to hosts meets every VM's reservation, with the fewest migrati
 those, the least memory to copy? VMs that run together (``same_host_as``) are one *unit*; units
 kept apart (``apart_from``) never share a host.
 
-The search is a depth-first branch and bound over the units, those to place first, each trying
-its own host first, then the others from the least loaded (so that, among placements of equal
-cost, the first found spreads the VMs); a branch is cut when a host would be over its capacity
-or the branch already costs as much as the best found. It is exact: when a
-placement exists it finds one of least cost, and when it has tried everything and found none it
+A placement that needs moves counts only if its moves can be carried out (``waves``): a host
+holds, while a VM moves in, both the VM's reservations there and those of the VMs still to
+leave it, so two full hosts cannot swap VMs at once, and a plan whose moves could never start
+is passed over for one whose can.
+
+The search is a depth-first branch and bound over the units, those placed now first (in the
+order given: the caller lists last those it would rather move), each trying its own host
+first, then the others from the least loaded (so that, among placements of equal cost, the
+first found spreads the VMs); a branch is cut when a host would be over its capacity or the
+branch already costs as much as the best found. It is exact: when a placement exists it
+finds one of least cost, and when it has tried everything and found none it
 says so, with a reason. A search that would try more than ``budget`` partial placements stops
 and says it gave up (a cluster of hundreds of hosts and VMs in one fault needs a heuristic this
 module does not have).
@@ -31,9 +37,10 @@ BUDGET = 200_000
 
 @dataclass(frozen=True)
 class Unit:
-    """VMs that run together: their names, each one's reservation, the memory a move copies (MB),
-    where they run now (None: to be placed), the hosts they may run on (None: any) and the units
-    (by index) they must not share a host with."""
+    """VMs that run together: their names, each one's reservation wanted, the memory a move
+    copies (MB), where they run now (None: to be placed), the hosts they may run on (None: any),
+    the units (by index) they must not share a host with, and the reservations they hold now
+    where they run (None: those wanted)."""
 
     vms: tuple[str, ...]
     demands: tuple[Demand, ...]
@@ -41,18 +48,28 @@ class Unit:
     current: str | None = None
     allowed: tuple[str, ...] | None = None
     apart: frozenset[int] = field(default_factory=frozenset)
+    held: tuple[Demand, ...] | None = None
+
+    def holding(self) -> tuple[Demand, ...]:
+        """The reservations it holds where it runs now."""
+        return self.demands if self.held is None else self.held
+
+
+Wave = tuple[tuple[int, tuple[Demand, ...]], ...]
+"""Moves started together: (unit index, the reservations its destination holds for it)."""
 
 
 @dataclass(frozen=True)
 class Plan:
     """A search's answer: ``hosts[i]``, the host of unit ``i`` (None when ``found`` is False),
-    the moves (unit index, from, to), and why none was found."""
+    the moves (unit index, from, to), the waves that carry them out, and why none was found."""
 
     found: bool
     hosts: tuple[str | None, ...]
     moves: tuple[tuple[int, str, str], ...] = ()
     reason: str = ""
     tried: int = 0
+    waves: tuple[Wave, ...] = ()
 
 
 def plan(capacities: dict[str, Capacity], units: Sequence[Unit], budget: int = BUDGET) -> Plan:
@@ -63,11 +80,11 @@ def plan(capacities: dict[str, Capacity], units: Sequence[Unit], budget: int = B
     impossible = _unplaceable(capacities, units)
     if impossible:
         return Plan(False, (None,) * len(units), reason=impossible)
-    order = sorted(range(len(units)), key=lambda i: (units[i].current is not None, i))
+    order = sorted(range(len(units)), key=lambda i: (units[i].current is None, i))  # placed first
     options = {i: _options(units[i], names) for i in order}
     loads: dict[str, list[Demand]] = {name: [] for name in names}
     chosen: list[str | None] = [None] * len(units)
-    best: dict = {"cost": None, "hosts": None}
+    best: dict = {"cost": None, "hosts": None, "waves": ()}
     tried = 0
 
     def descend(k: int, moves: int, memory: float) -> None:
@@ -77,7 +94,9 @@ def plan(capacities: dict[str, Capacity], units: Sequence[Unit], budget: int = B
         if best["cost"] is not None and (moves, memory) >= best["cost"]:
             return
         if k == len(order):
-            best["cost"], best["hosts"] = (moves, memory), tuple(chosen)
+            steps = waves(capacities, units, chosen) if moves else ()
+            if steps is not None:
+                best["cost"], best["hosts"], best["waves"] = (moves, memory), tuple(chosen), steps
             return
         i = order[k]
         unit = units[i]
@@ -109,7 +128,49 @@ def plan(capacities: dict[str, Capacity], units: Sequence[Unit], budget: int = B
     for i, unit in enumerate(units):
         if unit.current is not None and hosts[i] != unit.current:
             moves.append((i, unit.current, hosts[i]))
-    return Plan(True, hosts, tuple(moves), tried=tried)
+    return Plan(True, hosts, tuple(moves), tried=tried, waves=best["waves"])
+
+
+def waves(capacities: dict[str, Capacity], units: Sequence[Unit],
+          hosts: Sequence[str | None]) -> tuple[Wave, ...] | None:
+    """The moves from each unit's host to ``hosts`` as waves a cluster can carry out without a
+    host ever holding more than it can meet, or None when some move could never start.
+
+    A move starts when its destination, beside what it holds then (the units there, the moves
+    into it already started), can hold the unit's wanted reservations, else those it holds now
+    (it then waits there for room). The moves that can start go together; once all have ended
+    (each unit held where it went, no longer where it came from), each unit holding less than
+    it wants takes what it wants where that fits, in order, and the next wave starts."""
+    where = {i: unit.current for i, unit in enumerate(units) if unit.current is not None}
+    holding = {i: units[i].holding() for i in where}
+    pending = [i for i in where if hosts[i] != where[i]]
+    steps: list[Wave] = []
+    while pending:
+        wave: list[tuple[int, tuple[Demand, ...]]] = []
+        for i in pending:
+            target = hosts[i]
+            assert target is not None
+            there = [d for j, host in where.items() if host == target for d in holding[j]]
+            there += [d for j, hold in wave if hosts[j] == target for d in hold]
+            for hold in (units[i].demands, holding[i]):
+                if refusal(capacities[target], there + list(hold)) is None:
+                    wave.append((i, hold))
+                    break
+        if not wave:
+            return None
+        for i, hold in wave:
+            target = hosts[i]
+            assert target is not None
+            where[i], holding[i] = target, hold
+        started = {i for i, _ in wave}
+        pending = [i for i in pending if i not in started]
+        for i in sorted(where):
+            if holding[i] != units[i].demands:
+                others = [d for j, host in where.items() if host == where[i] and j != i for d in holding[j]]
+                if refusal(capacities[where[i]], others + list(units[i].demands)) is None:
+                    holding[i] = units[i].demands
+        steps.append(tuple(wave))
+    return tuple(steps)
 
 
 def _options(unit: Unit, names: list[str]) -> list[str]:

@@ -17,14 +17,15 @@ from dataclasses import asdict, dataclass
 
 @dataclass(frozen=True)
 class Segment:
-    """From ``start`` to ``end`` (s): each VM's goodput (b/s) and host (None: not on one), each
-    copy's goodput (b/s)."""
+    """From ``start`` to ``end`` (s): each VM's goodput (b/s), host (None: not on one) and port
+    reservation in force there (b/s), each copy's goodput (b/s)."""
 
     start: float
     end: float
     rates: dict
     hosts: dict
     copies: dict
+    reserved: dict
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,7 @@ class ClusterResult:
                 "segments": [{"start_s": s.start, "end_s": s.end,
                               "gbps": {vm: s.rates[vm] / 1e9 for vm in self.vms},
                               "host": {vm: s.hosts[vm] for vm in self.vms},
+                              "reserved_gbps": {vm: s.reserved[vm] / 1e9 for vm in self.vms},
                               "vmotion_gbps": {key: rate / 1e9 for key, rate in s.copies.items()}}
                              for s in self.segments],
                 "marks": [asdict(mark) for mark in self.marks],
