@@ -1,4 +1,5 @@
-"""The netioc-vsphere6 recipe: single-host claims from short runs, cluster claims not modelled."""
+"""The netioc-vsphere6 recipe: single-host claims from short runs (the cluster's in
+test_experiments_netioc_vsphere6_fig2.py), Olio's not modelled."""
 
 import json
 
@@ -15,6 +16,8 @@ SINGLE_HOST = ("netioc6.reservation_cap_fraction", "netioc6.fig2.equal_shares.vm
                "netioc6.fig2.a.vm1_gbps", "netioc6.fig2.a.vm2_gbps", "netioc6.exp1.min_vm_mbps",
                "netioc6.exp1.vm_throughput_cv", "netioc6.exp3.cpu_overhead.small",
                "netioc6.exp3.cpu_overhead.vm100", "netioc6.fig6.rr_latency_overhead_us")
+CLUSTER = ("netioc6.fig2.b.after_migration_gbps", "netioc6.fig2.c.after_migration_gbps",
+           "netioc6.fig2.migration_delay_s")
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +35,8 @@ def test_single_host_claims_have_values_and_the_rest_are_not_modelled(reproduced
     for claim_id, row in rows.items():
         if claim_id in SINGLE_HOST:
             assert row.value is not None and row.kind != "not modelled", claim_id
+        elif claim_id in CLUSTER:  # a 20 s cluster run ends before DRS's first pass moves a VM
+            assert row.value is None and row.kind == "predicted", claim_id
         else:
             assert row.value is None and row.kind == "not modelled", claim_id
     assert rows["netioc6.reservation_cap_fraction"].kind == "by construction"

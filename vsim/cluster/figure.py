@@ -21,9 +21,10 @@ HOST_STYLES = ("-", "--", ":", "-.")
 
 @dataclass(frozen=True)
 class Band:
-    """A paper value's acceptance band for one VM over a period: label, VM, start, end, low, high (Gb/s)."""
+    """A paper value's acceptance band for one VM over a period: label (None: unlabelled), VM,
+    start, end, low, high (Gb/s)."""
 
-    label: str
+    label: str | None
     vm: str
     start: float
     end: float

@@ -31,7 +31,8 @@ class Simulated:
     """The simulated value of a claim, its 95% interval where one applies, its sweep and a note
     on how to read the value (empty when there is nothing to say)."""
 
-    value: float | None  # None: the runs do not give it (too short to hold a whole second, say)
+    value: float | list[float] | None  # None: the runs do not give it (too short, say); a list:
+    # a claim of several values (one per VM)
     ci: tuple | None
     sweep: str
     note: str = ""

@@ -7,9 +7,10 @@ and at step a (VM1 reserving 7.5 Gb/s, ``fig2_reservation.toml``); Experiment
 (host CPU of 1 to 100 VMs' streams under the default scheduler and NetIOC,
 ``exp3_default.toml`` and ``exp3_netioc.toml``: NetIOC's interleaving
 defeats interrupt coalescing, ``vsim.net.txpath.completions``). The steps of
-Figure 2 that DRS resolves by migrating a VM to host 2, the migration delay
-and Experiment 2 (Olio's response time) need a cluster and an application
-model and are not modelled. Figure 6 (twelve VMs' TCP_RR one-way latency,
+Figure 2 that DRS resolves by migrating a VM to host 2 and the migration delay
+come from the cluster run of ``fig2.toml`` (``vsim.experiments.netioc_vsphere6_fig2``);
+Experiment 2 (Olio's response time) needs an application model and is not
+modelled. Figure 6 (twelve VMs' TCP_RR one-way latency,
 default scheduler vs NetIOC, ``fig6.toml``) is: its overhead comes from
 NetIOC's dispatch waiting for the NIC's held transmit completions
 (``vsim.net.uplink.completion_gate``). A TCP stream's
@@ -24,6 +25,7 @@ from vsim.core.errors import InputError
 from vsim.config.claims import Simulated
 from vsim.results.plotting import Curve, Marks, Timeline, plot_sweep, plot_timeline
 from vsim.net.hclock.tree import Node, Tree
+from vsim.experiments import netioc_vsphere6_fig2 as fig2
 
 NAME = "netioc-vsphere6"
 CONFIGS = {
@@ -34,6 +36,8 @@ CONFIGS = {
     "exp3_netioc": "configs/netioc-vsphere6/exp3_netioc.toml",
     "fig6": "configs/netioc-vsphere6/fig6.toml",
 }
+CLUSTERS = {fig2.CLUSTER: fig2.CONFIG}
+"""Cluster files, run by vsim.cluster (vsim.experiments.reproduce)."""
 UPLINK = "netioc"
 FIG2_VMS = ("vm1", "vm2", "vm3")
 
@@ -90,6 +94,7 @@ def claim_values(sweeps):
             f"mean of the three VMs ({', '.join(f'{v:.3f}' for v in shares)} Gb/s)"),
         "netioc6.fig2.a.vm1_gbps": Simulated(vm_gbps(reserved, "vm1"), None, "fig2_a", RESERVATION_NOTE),
         "netioc6.fig2.a.vm2_gbps": Simulated(vm_gbps(reserved, "vm2"), None, "fig2_a", RESERVATION_NOTE),
+        **fig2.fig2_claims(sweeps[fig2.CLUSTER]),
         "netioc6.exp1.min_vm_mbps": Simulated(netperf.min_second_mbps, None, "exp1",
                                               "lowest goodput of any VM in any second after warm-up"),
         "netioc6.exp1.vm_throughput_cv": Simulated(coefficient_of_variation(netperf.per_vm_mbps),
@@ -246,8 +251,10 @@ def _fig6_figure(stem, sweep, claims):
 
 
 def draw_figures(outdir, sweeps, claims):
-    """Fig 2 (host 1), Fig 3, Fig 5 and Fig 6 in ``outdir``; returns the paths written."""
+    """Fig 2 (host 1, and across both hosts), Fig 3, Fig 5 and Fig 6 in ``outdir``; returns the
+    paths written."""
     return (_fig2_figure(outdir / "fig2_host1", sweeps, claims)
+            + fig2.fig2_cluster_figure(outdir / "fig2_cluster", sweeps[fig2.CLUSTER], claims)
             + _exp1_figure(outdir / "exp1", sweeps["exp1"], claims)
             + _exp3_figure(outdir / "exp3_cpu", sweeps["exp3_default"], sweeps["exp3_netioc"],
                            claims)

@@ -22,6 +22,7 @@ from vsim.experiments.comparison import (BY_CONSTRUCTION, FITTED, NOT_MODELLED, 
 from vsim.experiments.ledger import load_design_choices, selected_on
 from vsim.experiments.registry import STUDIES
 from vsim.build.load import load_scenario
+from vsim.cluster.replications import run_cluster_sweep
 from vsim.build.memory import check_memory
 from vsim.build.work import check_work
 from vsim.config.run_length import RunPlan
@@ -76,7 +77,10 @@ def run_studies(names, plan=RunPlan(), jobs=1, progress=None, store=None):
     that can finish (``vsim.build.work``), before any runs. A recipe with an ``evaluate``
     function computes its sweeps from its loaded configs itself (a closed-form model, no runs):
     ``evaluate({sweep name: (config, loaded)})`` returns {sweep name: sweep}, each with the
-    ``config``, ``fitted``, ``stamp()`` and ``to_json()`` of a ``Sweep``. With ``store`` (a
+    ``config``, ``fitted``, ``stamp()`` and ``to_json()`` of a ``Sweep``. A recipe's
+    ``CLUSTERS`` ({name: cluster file}) are run by ``vsim.cluster`` as ``ClusterSweep``s,
+    which have those too (serially: a cluster run is a few hundred decisions; not kept in
+    ``store``). With ``store`` (a
     ``vsim.sweep.store.Store``), the replications it holds are read back instead of run, and
     those run are kept in it as each ends.
     """
@@ -114,14 +118,19 @@ def run_studies(names, plan=RunPlan(), jobs=1, progress=None, store=None):
                                                    loaded.model_files())
     for name, configs in evaluated.items():
         sweeps[name].update(recipe(name).evaluate(configs))
+    for name in names:
+        for cluster_name, relative in getattr(recipe(name), "CLUSTERS", {}).items():
+            sweeps[name][cluster_name] = run_cluster_sweep(cluster_name, relative, REPO, name, plan)
     return [StudyResult(name, sweeps[name], recipe(name).claim_values(sweeps[name])) for name in names]
 
 
 def _number(value):
-    """A claim value for JSON: a float, or None when it is missing (a run too short to give it)
-    or not finite."""
+    """A claim value for JSON: a float (a list of them for a claim of several), or None when it
+    is missing (a run too short to give it) or not finite."""
     if value is None:
         return None
+    if isinstance(value, (list, tuple)):  # a claim of several values (one per VM)
+        return [_number(v) for v in value]
     value = float(value)
     return value if math.isfinite(value) else None
 
