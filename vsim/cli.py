@@ -790,7 +790,9 @@ def _probe(args):
 # ------------------------------------------------------------- describe
 def _describe(args):
     from vsim.build.load import load_scenario
-    from vsim.config.describe_config import describe_config
+    from vsim.config.describe_config import describe_config, describe_file
+    from vsim.config.schema_cluster import ClusterConfig, is_cluster_file
+    from vsim.config.toml_io import load_toml
     from vsim.config.describe_model import describe_model, model_file_ref, own_model_kind
     from vsim.config.readable import is_file
     target = resolve_config(args.target)
@@ -800,6 +802,12 @@ def _describe(args):
         print(describe_model(ref, models_dir))
     elif args.target.endswith(".toml"):
         kind = own_model_kind(target) if is_file(target) else None
-        print(describe_model(str(Path(target).resolve()), kind=kind) if kind else describe_config(load_scenario(target)))
+        if kind:
+            print(describe_model(str(Path(target).resolve()), kind=kind))
+        elif is_file(target) and is_cluster_file(load_toml(target)):
+            from vsim.cluster.load import load_cluster
+            print(describe_file(target, ClusterConfig, load_cluster(target).config))
+        else:
+            print(describe_config(load_scenario(target)))
     else:
         print(describe_model(args.target))

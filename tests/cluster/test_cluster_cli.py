@@ -119,3 +119,10 @@ def test_a_scenario_is_not_a_cluster_file_nor_a_cluster_file_a_scenario(capsys):
 def test_outputs_that_are_inputs_are_refused(capsys):
     code, _, err = vsim(capsys, "cluster", FIG2, "--json", FIG2)
     assert code == 2 and "--json" in one_line_error(err)
+
+
+def test_describe_gives_a_cluster_files_keys_with_its_values(capsys):
+    code, out, err = vsim(capsys, "describe", FIG2)
+    assert code == 0, err
+    assert out.startswith(f"{FIG2}: netioc-vsphere6 Fig 2")
+    assert "[[vm]]" in out and 'kind = "reservation"' in out and "reservation_mbps = 4500.0" in out

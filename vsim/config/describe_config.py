@@ -1,4 +1,4 @@
-"""The text ``vsim describe CONFIG`` prints: every key a scenario takes, with its value.
+"""The text ``vsim describe CONFIG`` prints: every key a scenario (or a cluster file) takes, with its value.
 
 Sections come under their ``[table]`` heading with one line per key (value, type, whether the
 file sets it or the default applies, and what it means). Each table of an array of tables
@@ -34,16 +34,21 @@ def toml_text(value):
 
 def describe_config(loaded):
     """The description of a scenario, ``loaded`` and checked (``vsim.build.load.load_scenario``)."""
-    path = loaded.source
+    return describe_file(loaded.source, Scenario, loaded.scenario)
+
+
+def describe_file(path, schema, config):
+    """The description of the file at ``path`` of ``schema`` (a scenario's, a cluster file's),
+    read and checked as ``config``."""
     raw = load_toml(path)
-    rows = [row for row in describe(Scenario) if not row[0].startswith("params.")]
+    rows = [row for row in describe(schema) if not row[0].startswith("params.")]
     arrays = {key for key, *_ in rows if any(other.startswith(f"{key}[].") for other, *_ in rows)}
     sections = {key for key, *_ in rows if any(other.startswith(f"{key}.") for other, *_ in rows)}
-    lines = [f"{path}: {loaded.scenario.name}"]
+    lines = [f"{path}: {config.name}"]
     for key, kind, default, doc in rows:
         if "[]" in key:
             continue  # a key of a table of an array: shown in that table's block
-        value = _lookup(loaded.scenario, key)
+        value = _lookup(config, key)
         if key in arrays:
             lines += _array_blocks(key, doc, value, _lookup_raw(raw, key), rows)
             continue
