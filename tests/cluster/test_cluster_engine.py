@@ -307,3 +307,11 @@ def test_vms_swapping_hosts_move_one_after_the_other_so_no_host_ever_holds_too_m
     assert result.hosts_at(590.0) == {"vm1": "host1", "vm2": "host2", "vm3": "host1", "vm4": "host2"}
     assert result.segments[-1].reserved == {"vm1": 1e9, "vm2": 2.5e9, "vm3": 4.5e9, "vm4": 4.5e9}
     assert result.faults[0].cleared_by == "room on host1"
+
+
+def test_a_vmotion_still_copying_at_the_end_has_sent_what_its_segments_carried():
+    result = ClusterRun(load_cluster(FIG2), 1, duration=360.0).run()
+    (m,) = result.migrations
+    assert m["outcome"] == "precopy" and 0 < m["sent_bytes"] < m["memory_bytes"]
+    carried = sum(s.copies.get(m["key"], 0.0) / 8 * (s.end - s.start) for s in result.segments)
+    assert carried == pytest.approx(m["sent_bytes"], rel=1e-9)

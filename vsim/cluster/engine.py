@@ -136,6 +136,8 @@ class ClusterRun:
         if self.automated and self.first_pass < self.duration:
             call(self.first_pass, self._drs_pass, None)
         self.env.run(until=self.duration)
+        for m in self.migrations:  # a copy still on the wire has sent up to the end
+            m.advance(self.duration)
         self._close_segment(self.duration)
         return ClusterResult(self.config.name, self.loaded.source, self.seed, self.duration,
                              list(self.loaded.hosts), list(self.vms), self.segments, self.marks,
