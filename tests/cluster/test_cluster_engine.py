@@ -315,3 +315,15 @@ def test_a_vmotion_still_copying_at_the_end_has_sent_what_its_segments_carried()
     assert m["outcome"] == "precopy" and 0 < m["sent_bytes"] < m["memory_bytes"]
     carried = sum(s.copies.get(m["key"], 0.0) / 8 * (s.end - s.start) for s in result.segments)
     assert carried == pytest.approx(m["sent_bytes"], rel=1e-9)
+
+
+def test_two_copies_into_one_host_share_its_receive_side():
+    """Each copy leaves an idle uplink of its own, which would give it the line; the destination
+    receives both, so each gets half of what one stream gets through it."""
+    vms = [{"name": "a", "host": "host1", "memory_mb": 4096.0}, {"name": "b", "host": "host2", "memory_mb": 4096.0}]
+    events = [{"at": 10.0, "kind": "migrate", "vm": name, "host": "host3"} for name in ("a", "b")]
+    loaded = read_cluster({"name": "rx", "run": {"duration": 100.0}, "host": [{"name": f"host{i}"} for i in (1, 2, 3)],
+                           "vm": vms, "event": events}, "rx.toml", ROOT)  # VMs without traffic
+    result = run(loaded)
+    copying = [s for s in result.segments if len(s.copies) == 2]
+    assert copying and all(rate / 1e9 == pytest.approx(ALONE / 2) for s in copying for rate in s.copies.values())
