@@ -120,3 +120,27 @@ def test_two_full_hosts_cannot_swap_vms_at_once_but_can_one_after_the_other():
     assert steps == (((2, gbps(2.5)),), ((0, gbps(2.5)),))
     found = plan(capacities, units)
     assert found.found and found.hosts == ("host2", "host1", "host1", "host2") and found.waves == steps
+
+
+def test_a_search_over_its_budget_falls_back_on_moving_vms_one_by_one():
+    """vm0 (6 Gb/s wanted, 1 held) cannot stay beside vm1's 2; with no budget the search finds
+    nothing, and the greedy placement moves vm1 (listed last) to host2, where it fits."""
+    capacities = {"host1": Capacity(24, 7.5e9, 1), "host2": Capacity(24, 7.5e9, 1)}
+    units = [Unit(("vm0",), (Demand(0, 6e9),), 2048, "host1", held=(Demand(0, 1e9),)),
+             Unit(("vm2",), (Demand(0, 5e9),), 2048, "host2"),
+             Unit(("vm1",), (Demand(0, 2e9),), 2048, "host1")]
+    exact = plan(capacities, units)
+    assert exact.how == "exact" and exact.hosts == ("host1", "host2", "host2")
+    quick = plan(capacities, units, budget=0)
+    assert quick.found and quick.how == "greedy" and _valid(capacities, units, quick.hosts)
+    assert quick.moves == ((2, "host1", "host2"),)
+
+
+@settings(max_examples=300)
+@given(clusters())
+def test_a_greedy_placement_meets_every_reservation_and_rule(cluster):
+    capacities, units = cluster
+    quick = plan(capacities, units, budget=0)
+    if quick.found:
+        assert quick.how == "greedy" and _valid(capacities, units, quick.hosts)
+        assert waves(capacities, units, quick.hosts) == quick.waves

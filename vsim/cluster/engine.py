@@ -15,7 +15,8 @@ What happens, in the order vSphere does it:
   host; one the host cannot meet is a *fault* when DRS is fully automated (the VM keeps what it
   had in force; DRS migrates at its next pass) and refused otherwise;
 - a DRS pass, every ``drs_period`` from a first pass drawn within the first period (seeded),
-  plans for the faults and starts the vMotions, the destination's room held from the start;
+  plans for the faults and starts the vMotions in waves that never overfill a host, each
+  destination's room held from the start of its move;
 - a host failure powers its VMs off and aborts the vMotions through it; HA restarts them after
   ``ha_detection`` where a placement admits them (moving others if DRS is on), and their
   traffic resumes after ``ha_boot``;
@@ -532,10 +533,12 @@ class ClusterRun:
         self._power_on_where_placed([event.vm], "added", 0.0, partial=False)
 
     # ------------------------------------------------------------------ power-on and DRS
-    def _units(self, placing: list[str], pins: bool = True) -> tuple[list[Unit], int]:
+    def _units(self, placing: list[str], pins: bool = True, wanting: bool = True) -> tuple[list[Unit], int]:
         """The running VMs (and ``placing``, first: on the host their [[vm]] names when ``pins``)
-        as units for the placement search, faulted units last so that the search keeps the
-        others where they are first; and how many of them are ``placing``'s."""
+        as units for the placement search, each with the reservations it wants (``wanting``: a
+        DRS pass meets every fault) or else those it holds (a power-on leaves the faults to DRS),
+        faulted units last so that the search keeps the others where they are first; and how
+        many of them are ``placing``'s."""
         groups: dict[tuple, list[str]] = {}
         for name in placing:
             groups.setdefault(("place", self.anchor[name]), []).append(name)
@@ -575,10 +578,20 @@ class ClusterRun:
             else:
                 current = key[2]
                 allowed = (key[2],) if key[3] else None
-            units.append(Unit(tuple(members), tuple(self.vms[n].wanted for n in members),
-                              sum(self.vms[n].spec.memory_mb for n in members), current, allowed,
-                              frozenset(apart - {i}), tuple(self._holding(n) for n in members)))
+            held = tuple(self._holding(n) for n in members)
+            wanted = tuple(self.vms[n].wanted for n in members) if wanting or key[0] == "place" else held
+            units.append(Unit(tuple(members), wanted, sum(self.vms[n].spec.memory_mb for n in members),
+                              current, allowed, frozenset(apart - {i}), held))
         return units, placed
+
+    def _note_search(self, found, what: str) -> None:
+        """Mark a placement that the search did not prove the least cost (it stopped at its budget)."""
+        if found.found and found.how == "best found":
+            self._mark("drs", f"{what}: the search stopped after {found.tried} tries; the placement used "
+                       f"is the best it found, not proven the fewest moves")
+        elif found.found and found.how == "greedy":
+            self._mark("drs", f"{what}: the search found none in {found.tried} tries; the placement used "
+                       f"moves VMs one by one (greedy), not proven the fewest moves")
 
     def _holding(self, name: str) -> Demand:
         """What VM ``name`` holds where it runs (or is going): in force, held by its move, or
@@ -608,8 +621,9 @@ class ClusterRun:
                  or self.vms[self.anchor[name]].status in ON_HOST]
         if not names:
             return
-        units, placed = self._units(names, pins)
+        units, placed = self._units(names, pins, wanting=False)
         found = plan(self._capacities(), units)
+        self._note_search(found, f"placing {', '.join(names)}")
         if not found.found and partial:
             self._mark("drs", f"no placement admits all of {', '.join(names)} ({why}): {found.reason}; "
                        f"placing them one by one where they fit")
@@ -671,6 +685,7 @@ class ClusterRun:
             return  # nothing to do, or the last plan's moves are still under way
         units, _ = self._units([])
         found = plan(self._capacities(), units)
+        self._note_search(found, "DRS pass")
         if not found.found:
             self._mark("drs", f"DRS pass: no placement meets {', '.join(faulted)}'s reservations: {found.reason}")
             return

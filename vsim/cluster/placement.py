@@ -18,10 +18,12 @@ order given: the caller lists last those it would rather move), each trying its 
 first, then the others from the least loaded (so that, among placements of equal cost, the
 first found spreads the VMs); a branch is cut when a host would be over its capacity or the
 branch already costs as much as the best found. It is exact: when a placement exists it
-finds one of least cost, and when it has tried everything and found none it
-says so, with a reason. A search that would try more than ``budget`` partial placements stops
-and says it gave up (a cluster of hundreds of hosts and VMs in one fault needs a heuristic this
-module does not have).
+finds one of least cost, and when it has tried everything and found none it says so, with a
+reason. A search that would try more than ``budget`` partial placements (tens of hosts and
+VMs with several faults at once) stops there: the best placement found so far is used, and
+when it has found none, a greedy one (``greedy``: VMs moved one by one, each to the least
+loaded host that takes it, making room by one move where none does); each answer says how it
+was found (``Plan.how``), and a search that found nothing either way says it gave up.
 """
 
 from __future__ import annotations
@@ -70,6 +72,9 @@ class Plan:
     reason: str = ""
     tried: int = 0
     waves: tuple[Wave, ...] = ()
+    how: str = "exact"
+    """"exact" (the least cost, every placement tried), "best found" (the search stopped at its
+    budget) or "greedy" (``greedy``'s, the search having found none within its budget)."""
 
 
 def plan(capacities: dict[str, Capacity], units: Sequence[Unit], budget: int = BUDGET) -> Plan:
@@ -115,11 +120,16 @@ def plan(capacities: dict[str, Capacity], units: Sequence[Unit], budget: int = B
             loads[host] = previous
 
     descend(0, 0, 0.0)
-    if best["hosts"] is None:
-        if tried > budget:
+    how = "exact" if tried <= budget else "best found"
+    if best["hosts"] is None and tried > budget:
+        quick = greedy(capacities, units)
+        steps = None if quick is None else waves(capacities, units, quick)
+        if quick is None or steps is None:
             return Plan(False, (None,) * len(units), tried=tried,
-                        reason=f"no placement found within {budget} tries (the search gave up; "
-                               f"one may exist)")
+                        reason=f"no placement found within {budget} tries, nor by moving VMs one by one "
+                               f"(the search gave up; one may exist)")
+        best["hosts"], best["waves"], how = quick, steps, "greedy"
+    if best["hosts"] is None:
         return Plan(False, (None,) * len(units), tried=tried,
                     reason=f"no placement of the {sum(len(u.vms) for u in units)} VMs on the "
                            f"{len(names)} hosts meets every reservation (every placement tried)")
@@ -128,7 +138,81 @@ def plan(capacities: dict[str, Capacity], units: Sequence[Unit], budget: int = B
     for i, unit in enumerate(units):
         if unit.current is not None and hosts[i] != unit.current:
             moves.append((i, unit.current, hosts[i]))
-    return Plan(True, hosts, tuple(moves), tried=tried, waves=best["waves"])
+    return Plan(True, hosts, tuple(moves), tried=tried, waves=best["waves"], how=how)
+
+
+def greedy(capacities: dict[str, Capacity], units: Sequence[Unit]) -> tuple[str, ...] | None:
+    """A placement found by moving VMs one by one, for a search too large to finish: the units
+    to place, then on each host the units it may not hold (by the units' rules) and, while the
+    host is over its capacity, the units listed last (the caller lists last those it would
+    rather move), each go, largest first, to the least loaded host
+    that takes them, or where a host takes them once one of its own units (smallest first) has
+    moved to another that takes it; None when some unit finds no host so."""
+    names = list(capacities)
+    hosts: list[str | None] = [unit.current for unit in units]
+    fixed = {i for i, unit in enumerate(units) if unit.allowed is not None and unit.allowed == (unit.current,)}
+
+    def on(host: str, without: int = -1) -> list[int]:
+        return [j for j, at in enumerate(hosts) if at == host and j != without]
+
+    def fits(i: int, host: str) -> bool:
+        unit = units[i]
+        if unit.allowed is not None and host not in unit.allowed:
+            return False
+        if any(hosts[j] == host for j in unit.apart):
+            return False
+        held = [d for j in on(host, i) for d in units[j].demands] + list(unit.demands)
+        return refusal(capacities[host], held) is None
+
+    def size(i: int) -> float:
+        cpu = max(c.cpu for c in capacities.values()) or 1.0
+        room = max(c.port_bandwidth for c in capacities.values()) or 1.0
+        return sum(d.cpu / cpu + d.bandwidth / room for d in units[i].demands)
+
+    def loads() -> dict[str, list[Demand]]:
+        return {name: [d for j in on(name) for d in units[j].demands] for name in names}
+
+    todo = [i for i, unit in enumerate(units) if unit.current is None]
+    for name in names:
+        movable = [j for j in on(name) if j not in fixed]
+        for j in reversed(movable):  # a unit on a host it may not run on, or beside one it must
+            allowed = units[j].allowed  # keep apart from, goes
+            if (allowed is not None and name not in allowed) or any(hosts[k] == name for k in units[j].apart):
+                hosts[j] = None
+                todo.append(j)
+        movable = [j for j in movable if hosts[j] is not None]
+        while refusal(capacities[name], loads()[name]) is not None and movable:
+            j = movable.pop()
+            hosts[j] = None
+            todo.append(j)
+    for i in sorted(todo, key=lambda i: (-size(i), i)):
+        order = _by_load(names, None, loads(), capacities)
+        target = next((name for name in order if fits(i, name)), None)
+        if target is None:
+            target = _make_room(i, order, hosts, fixed, fits, size, capacities)
+        if target is None:
+            return None
+        hosts[i] = target
+    placed = tuple(host for host in hosts if host is not None)
+    if len(placed) < len(units) or not all(fits(i, host) for i, host in enumerate(placed)):
+        return None  # units it may not move break a rule or a capacity
+    return placed
+
+
+def _make_room(i, order, hosts, fixed, fits, size, capacities) -> str | None:
+    """A host of ``order`` that takes unit ``i`` once one of its units has moved to another that
+    takes it (``hosts`` changed so), or None."""
+    for host in order:
+        for j in sorted((j for j, at in enumerate(hosts) if at == host and j not in fixed),
+                        key=lambda j: (size(j), j)):
+            hosts[j] = None
+            for other in order:
+                if other != host and fits(j, other):
+                    hosts[j] = other
+                    if fits(i, host):
+                        return host
+            hosts[j] = host
+    return None
 
 
 def waves(capacities: dict[str, Capacity], units: Sequence[Unit],
