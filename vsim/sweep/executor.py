@@ -16,6 +16,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Iterator, Protocol, Sequence
 
 from vsim.core.interrupts import interrupts_held
 from vsim.core.parent_death import die_with_parent
@@ -152,23 +153,50 @@ def run_tasks(tasks, jobs=1, progress=None, runner=None, finished_one=None):
             progress(f"[{done}/{len(tasks)}] {tasks[index].label()}  {seconds:.1f} s  "
                      f"({_duration(elapsed)} so far, about {_duration(left)} left)")
 
-    if jobs == 1:
-        for index, task in enumerate(tasks):
-            finished(index, runner(task))
-        return results
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=die_with_parent, initargs=(os.getpid(),))
-    try:
-        with interrupts_held():  # the workers start here and inherit it
-            futures = {pool.submit(runner, task): index for index, task in enumerate(tasks)}
-        for future in as_completed(futures):
-            finished(futures[future], future.result())
-    except BaseException:  # Ctrl-C, SIGTERM or a task's error: stop at once, leave no worker behind
-        with interrupts_held():  # a second Ctrl-C must not cut the stopping short
-            _stop(pool)
-        raise
-    pool.shutdown()
+    executor = Serial() if jobs == 1 else LocalProcesses(jobs)
+    for index, outcome in executor.outcomes(runner, tasks):
+        finished(index, outcome)
     return results
+
+
+class Executor(Protocol):
+    """Where a command's replications run: ``outcomes`` runs ``runner`` on every task and
+    yields (task index, runner's result) as each ends, in the order they end; it leaves
+    nothing running behind it when it returns or raises, so a caller may stop reading
+    (Ctrl-C, a task's error) at any moment."""
+
+    def outcomes(self, runner: Callable, tasks: Sequence) -> Iterator[tuple[int, tuple]]:
+        ...
+
+
+class Serial:
+    """Every task in this process, one after another, in task order."""
+
+    def outcomes(self, runner: Callable, tasks: Sequence) -> Iterator[tuple[int, tuple]]:
+        for index, task in enumerate(tasks):
+            yield index, runner(task)
+
+
+@dataclass(frozen=True)
+class LocalProcesses:
+    """``jobs`` worker processes of this machine ("spawn" start method), a task each at a time."""
+
+    jobs: int
+
+    def outcomes(self, runner: Callable, tasks: Sequence) -> Iterator[tuple[int, tuple]]:
+        pool = ProcessPoolExecutor(max_workers=self.jobs,
+                                   mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=die_with_parent, initargs=(os.getpid(),))
+        try:
+            with interrupts_held():  # the workers start here and inherit it
+                futures = {pool.submit(runner, task): index for index, task in enumerate(tasks)}
+            for future in as_completed(futures):
+                yield futures[future], future.result()
+        except BaseException:  # Ctrl-C, SIGTERM, a task's error or the caller stopping early:
+            with interrupts_held():  # stop at once, leave no worker behind; a second Ctrl-C
+                _stop(pool)          # must not cut the stopping short
+            raise
+        pool.shutdown()
 
 
 def _stop(pool):
