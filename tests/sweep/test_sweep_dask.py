@@ -2,6 +2,8 @@
 is named before any task runs."""
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,3 +30,34 @@ def test_a_local_cluster_gives_the_serial_runs_summaries():
 def test_an_unreachable_scheduler_is_named():
     with pytest.raises(SchedulerUnreachable, match="tcp://127.0.0.1:1"):
         list(DaskDistributed("tcp://127.0.0.1:1", connect_timeout=1.0).outcomes(run_task, []))
+
+
+def _cli(*args):
+    """``vsim ARGS`` in a process of its own (a Dask cluster starts and ends in it): status, stdout, stderr."""
+    done = subprocess.run([sys.executable, "-m", "vsim", *map(str, args)], capture_output=True, text=True,
+                          timeout=300)
+    return done.returncode, done.stdout, done.stderr
+
+
+SWEEP = ["sweep", CONFIG, "--duration", "1", "--replications", "1", "--set", "sweep.values=[1, 2]"]
+
+
+def test_a_sweep_on_a_local_dask_cluster_writes_the_bytes_of_local_processes(tmp_path):
+    local, dask = tmp_path / "local.json", tmp_path / "dask.json"
+    assert _cli(*SWEEP, "--jobs", "2", "--json", local)[0] == 0
+    code, _, err = _cli(*SWEEP, "--jobs", "2", "--executor", "dask", "--json", dask)
+    assert code == 0, err
+    assert dask.read_bytes() == local.read_bytes()
+
+
+def test_an_unreachable_scheduler_is_one_line_and_status_2_before_any_run(tmp_path):
+    code, out, err = _cli(*SWEEP, "--executor", "dask", "--scheduler", "tcp://127.0.0.1:1",
+                          "--json", tmp_path / "s.json")
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "--scheduler" in lines[0] and "tcp://127.0.0.1:1" in lines[0]
+    assert "[1/" not in err and not (tmp_path / "s.json").exists()
+
+
+def test_a_scheduler_without_the_dask_executor_is_refused(tmp_path):
+    code, _, err = _cli(*SWEEP, "--scheduler", "tcp://127.0.0.1:1")
+    assert code == 2 and "--scheduler: needs --executor dask" in err

@@ -15,6 +15,16 @@ class SchedulerUnreachable(Exception):
     """The scheduler at the address given did not answer: raised before any task is sent."""
 
 
+def check_reachable(address: str, timeout: float) -> None:
+    """Raise ``SchedulerUnreachable`` unless a Dask scheduler answers at ``address`` within ``timeout`` s."""
+    from distributed import Client
+
+    try:
+        Client(address, timeout=timeout).close()
+    except (OSError, TimeoutError, ValueError) as error:
+        raise SchedulerUnreachable(f"no Dask scheduler answered at {address}: {error}") from None
+
+
 @dataclass(frozen=True)
 class DaskDistributed:
     """Tasks sent to the Dask scheduler at ``scheduler`` (else a ``LocalCluster`` of ``workers``
@@ -38,7 +48,7 @@ class DaskDistributed:
             address = self.scheduler
         try:
             client = Client(address, timeout=self.connect_timeout)
-        except (OSError, TimeoutError) as error:
+        except (OSError, TimeoutError, ValueError) as error:
             if cluster is not None:
                 cluster.close()
             raise SchedulerUnreachable(f"no Dask scheduler answered at {address}: {error}") from None

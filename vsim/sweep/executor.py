@@ -8,6 +8,7 @@ under the "spawn" start method. Results come back in task order whatever the
 completion order, so serial and parallel runs give identical output.
 """
 
+import contextlib
 import json
 import multiprocessing
 import os
@@ -112,8 +113,9 @@ def run_task(task):
     return summary, time.perf_counter() - start
 
 
-def run_tasks(tasks, jobs=1, progress=None, runner=None, finished_one=None):
-    """Summaries of ``tasks`` in task order, using ``jobs`` worker processes.
+def run_tasks(tasks, jobs=1, progress=None, runner=None, finished_one=None, executor=None):
+    """Summaries of ``tasks`` in task order, using ``jobs`` worker processes (or ``executor``,
+    an ``Executor`` running ``jobs`` tasks at a time, e.g. ``vsim.sweep.dask_executor``'s).
 
     ``progress``, when given, is called with a line before the first task starts (how many
     tasks, how many at once) and one line per finished task: what
@@ -153,9 +155,13 @@ def run_tasks(tasks, jobs=1, progress=None, runner=None, finished_one=None):
             progress(f"[{done}/{len(tasks)}] {tasks[index].label()}  {seconds:.1f} s  "
                      f"({_duration(elapsed)} so far, about {_duration(left)} left)")
 
-    executor = Serial() if jobs == 1 else LocalProcesses(jobs)
-    for index, outcome in executor.outcomes(runner, tasks):
-        finished(index, outcome)
+    if executor is None:
+        executor = Serial() if jobs == 1 else LocalProcesses(jobs)
+    # closed at once when this loop stops early (an error, Ctrl-C, SIGTERM), not when the
+    # traceback that holds this frame is dropped: the executor's workers end with it
+    with contextlib.closing(executor.outcomes(runner, tasks)) as outcomes:
+        for index, outcome in outcomes:
+            finished(index, outcome)
     return results
 
 
