@@ -2,6 +2,7 @@
 is named before any task runs."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -61,3 +62,23 @@ def test_an_unreachable_scheduler_is_one_line_and_status_2_before_any_run(tmp_pa
 def test_a_scheduler_without_the_dask_executor_is_refused(tmp_path):
     code, _, err = _cli(*SWEEP, "--scheduler", "tcp://127.0.0.1:1")
     assert code == 2 and "--scheduler: needs --executor dask" in err
+
+
+def _dies_once(task):
+    """The runner of a worker that is lost mid-task the first time it meets task 1 (its marker
+    file not yet written), then runs it."""
+    index, marker = task
+    if index == 1 and not os.path.exists(marker):
+        open(marker, "w").close()
+        os._exit(1)  # the worker process ends under its task, as a lost node does
+    return index * 10, 0.0
+
+
+def test_a_task_whose_worker_is_lost_is_run_again_and_kept_once(tmp_path):
+    import cloudpickle
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import tests/
+    marker = str(tmp_path / "lost-once")
+    tasks = [(index, marker) for index in range(3)]
+    outcomes = list(DaskDistributed(workers=2, processes=True).outcomes(_dies_once, tasks))
+    assert os.path.exists(marker)  # a worker was lost
+    assert sorted(outcomes) == [(0, (0, 0.0)), (1, (10, 0.0)), (2, (20, 0.0))]
