@@ -135,7 +135,32 @@ def _add_run_options(command, default_from, quick_purpose):
     command.add_argument("--replications", type=_bounded(int, 1, True), metavar="N",
                          help=f"runs per point (default: {default_from}replications)")
     command.add_argument("--jobs", type=_bounded(int, 1, True), default=1, metavar="N",
-                         help="worker processes (default: 1)")
+                         help="worker processes (default: 1); with --executor dask and no --scheduler, "
+                              "the local Dask cluster's workers")
+    command.add_argument("--executor", choices=("local", "dask"), default="local",
+                         help="where the runs go: this machine's processes (default) or a Dask cluster "
+                              "(docs/distributed.md)")
+    command.add_argument("--scheduler", metavar="ADDRESS",
+                         help="with --executor dask: the scheduler to send runs to, e.g. tcp://HOST:8786 "
+                              "(default: a local cluster of --jobs workers, started and ended with the command)")
+
+
+def _executor(args):
+    """The executor ``args`` ask for: None (this machine's processes) or a Dask cluster, whose
+    scheduler is reached here, before any work, so an address with nothing behind it is one line."""
+    if args.executor == "local":
+        if args.scheduler is not None:
+            raise InputError("--scheduler", None, "needs --executor dask")
+        return None
+    from vsim.sweep.dask_executor import DaskDistributed, SchedulerUnreachable, check_reachable
+    executor = DaskDistributed(args.scheduler, workers=args.jobs)
+    if args.scheduler is not None:
+        try:
+            check_reachable(args.scheduler, executor.connect_timeout)
+        except SchedulerUnreachable as exc:
+            raise InputError("--scheduler", None, f"{exc}; expected the address of a running Dask "
+                             f"scheduler (tcp://HOST:PORT)") from None
+    return executor
 
 
 def build_parser():
@@ -520,7 +545,8 @@ def _reproduce(args):
         _note(f"vsim: note: study '{name}' is not modelled yet; its claims are reported as null")
     from vsim.sweep.store import Store
     results = run_studies(modelled, plan, args.jobs, None if args.quiet else _note,
-                          store=None if args.store is None else Store(args.store, _note))
+                          store=None if args.store is None else Store(args.store, _note),
+                          executor=_executor(args))
     rows = claim_rows(claims, results)
     with output_set():
         if args.json is not None:
@@ -604,8 +630,9 @@ def _sweep(args):
     tasks = sweep_tasks(config, loaded, duration, warmup, replications, args.set)
     store = None if args.store is None else Store(args.store, _note)
     keys = None if store is None else sweep_keys(loaded, tasks)
+    executor = _executor(args)
     summaries = run_stored(tasks, keys, store, lambda todo, finished: run_tasks(
-        todo, args.jobs, None if args.quiet else _note, finished_one=finished), _note)
+        todo, args.jobs, None if args.quiet else _note, finished_one=finished, executor=executor), _note)
     result = Sweep.from_runs(stem, str(args.config), tasks, summaries, loaded.fitted_claims(),
                              *sweep_model_files(loaded))
     metrics = sweep_metrics(result)
@@ -681,7 +708,8 @@ def _capacity(args):
             raise InputError("--high", None, f"at {key.key} = {key.high:g}, {exc.expected}") from None
     runner = ProbeRunner(str(config), loaded, tuple(args.set), key.key, requirements, length.duration,
                          length.warmup, length.replications, args.jobs, None if args.quiet else _note,
-                         store=None if args.store is None else Store(args.store, _note))
+                         store=None if args.store is None else Store(args.store, _note),
+                         executor=_executor(args))
     search = bisect(key, runner)
     seed = loaded.scenario.run.seed
     stamp = (f"{length.replications} x {length.duration:g} s ({length.warmup:g} s warm-up) per probe, "

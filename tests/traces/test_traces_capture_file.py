@@ -180,7 +180,7 @@ def test_each_pcapng_interface_keeps_its_link_type_and_resolution(tmp_path):
     assert records.time_ns.tolist() == [7_000, 2**32 + 5]
 
 
-@pytest.mark.parametrize("caplen", [0x7FFFFFFF, 300_000])
+@pytest.mark.parametrize("caplen", [0x7FFFFFFF, 300_000, 200_000, 60_000])
 def test_a_record_length_corrupt_before_the_end_is_a_damaged_file_not_a_cut(tmp_path, caplen):
     """It was read as if the file ended there: 7 of 283 packets kept, exit 0, a "truncated?" note."""
     raw = bytearray(_capture(tmp_path, count=283).read_bytes())

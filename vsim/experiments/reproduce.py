@@ -70,7 +70,7 @@ def select_studies(names, claims):
     return [n for n in chosen if n in STUDIES], [n for n in chosen if n not in STUDIES]
 
 
-def run_studies(names, plan=RunPlan(), jobs=1, progress=None, store=None):
+def run_studies(names, plan=RunPlan(), jobs=1, progress=None, store=None, executor=None):
     """Run the sweeps of the modelled studies ``names``; one ``StudyResult`` each.
 
     Every point is checked to fit in memory, ``jobs`` at a time, and the whole to be work
@@ -82,7 +82,8 @@ def run_studies(names, plan=RunPlan(), jobs=1, progress=None, store=None):
     which have those too (serially: a cluster run is a few hundred decisions; not kept in
     ``store``). With ``store`` (a
     ``vsim.sweep.store.Store``), the replications it holds are read back instead of run, and
-    those run are kept in it as each ends.
+    those run are kept in it as each ends. ``executor`` (an ``Executor``, default local
+    processes) is where the runs go.
     """
     studied, runs, counts, evaluated = [], [], [], {}
     for name in names:
@@ -108,7 +109,7 @@ def run_studies(names, plan=RunPlan(), jobs=1, progress=None, store=None):
     every = [task for *_, tasks, _ in planned for task in tasks]
     keys = None if store is None else [key for *_, tasks, loaded in planned for key in sweep_keys(loaded, tasks)]
     summaries = run_stored(every, keys, store, lambda todo, finished: run_tasks(
-        todo, jobs, progress, finished_one=finished), None if store is None else store.note)
+        todo, jobs, progress, finished_one=finished, executor=executor), None if store is None else store.note)
     sweeps = {name: {} for name in names}
     start = 0
     for name, sweep_name, relative, tasks, loaded in planned:

@@ -255,6 +255,8 @@ class ProbeRunner:
     readers: dict | None = None
     store: object = None
     """A ``vsim.sweep.store.Store`` the probes' replications are kept in and read back from."""
+    executor: object = None
+    """Where the probes' runs go (a ``vsim.sweep.executor.Executor``; default local processes)."""
 
     def __call__(self, xs):
         point = replace(self.loaded.scenario, sweep=SweepSection(self.key, list(xs)))
@@ -262,7 +264,7 @@ class ProbeRunner:
                             self.replications, self.overrides)
         keys = None if self.store is None else sweep_keys(replace(self.loaded, scenario=point), tasks)
         summaries = run_stored(tasks, keys, self.store, lambda todo, finished: run_tasks(
-            todo, self.jobs, self.progress, finished_one=finished), self.progress)
+            todo, self.jobs, self.progress, finished_one=finished, executor=self.executor), self.progress)
         sweep = Sweep.from_runs("capacity", self.config, tasks, summaries, ())
         if self.readers is None:
             self.readers = self._readers(sweep)

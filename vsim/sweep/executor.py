@@ -8,6 +8,7 @@ under the "spawn" start method. Results come back in task order whatever the
 completion order, so serial and parallel runs give identical output.
 """
 
+import contextlib
 import json
 import multiprocessing
 import os
@@ -16,6 +17,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Iterator, Protocol, Sequence
 
 from vsim.core.interrupts import interrupts_held
 from vsim.core.parent_death import die_with_parent
@@ -111,8 +113,9 @@ def run_task(task):
     return summary, time.perf_counter() - start
 
 
-def run_tasks(tasks, jobs=1, progress=None, runner=None, finished_one=None):
-    """Summaries of ``tasks`` in task order, using ``jobs`` worker processes.
+def run_tasks(tasks, jobs=1, progress=None, runner=None, finished_one=None, executor=None):
+    """Summaries of ``tasks`` in task order, using ``jobs`` worker processes (or ``executor``,
+    an ``Executor`` running ``jobs`` tasks at a time, e.g. ``vsim.sweep.dask_executor``'s).
 
     ``progress``, when given, is called with a line before the first task starts (how many
     tasks, how many at once) and one line per finished task: what
@@ -152,23 +155,54 @@ def run_tasks(tasks, jobs=1, progress=None, runner=None, finished_one=None):
             progress(f"[{done}/{len(tasks)}] {tasks[index].label()}  {seconds:.1f} s  "
                      f"({_duration(elapsed)} so far, about {_duration(left)} left)")
 
-    if jobs == 1:
-        for index, task in enumerate(tasks):
-            finished(index, runner(task))
-        return results
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=die_with_parent, initargs=(os.getpid(),))
-    try:
-        with interrupts_held():  # the workers start here and inherit it
-            futures = {pool.submit(runner, task): index for index, task in enumerate(tasks)}
-        for future in as_completed(futures):
-            finished(futures[future], future.result())
-    except BaseException:  # Ctrl-C, SIGTERM or a task's error: stop at once, leave no worker behind
-        with interrupts_held():  # a second Ctrl-C must not cut the stopping short
-            _stop(pool)
-        raise
-    pool.shutdown()
+    if executor is None:
+        executor = Serial() if jobs == 1 else LocalProcesses(jobs)
+    # closed at once when this loop stops early (an error, Ctrl-C, SIGTERM), not when the
+    # traceback that holds this frame is dropped: the executor's workers end with it
+    with contextlib.closing(executor.outcomes(runner, tasks)) as outcomes:
+        for index, outcome in outcomes:
+            finished(index, outcome)
     return results
+
+
+class Executor(Protocol):
+    """Where a command's replications run: ``outcomes`` runs ``runner`` on every task and
+    yields (task index, runner's result) as each ends, in the order they end; it leaves
+    nothing running behind it when it returns or raises, so a caller may stop reading
+    (Ctrl-C, a task's error) at any moment."""
+
+    def outcomes(self, runner: Callable, tasks: Sequence) -> Iterator[tuple[int, tuple]]:
+        ...
+
+
+class Serial:
+    """Every task in this process, one after another, in task order."""
+
+    def outcomes(self, runner: Callable, tasks: Sequence) -> Iterator[tuple[int, tuple]]:
+        for index, task in enumerate(tasks):
+            yield index, runner(task)
+
+
+@dataclass(frozen=True)
+class LocalProcesses:
+    """``jobs`` worker processes of this machine ("spawn" start method), a task each at a time."""
+
+    jobs: int
+
+    def outcomes(self, runner: Callable, tasks: Sequence) -> Iterator[tuple[int, tuple]]:
+        pool = ProcessPoolExecutor(max_workers=self.jobs,
+                                   mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=die_with_parent, initargs=(os.getpid(),))
+        try:
+            with interrupts_held():  # the workers start here and inherit it
+                futures = {pool.submit(runner, task): index for index, task in enumerate(tasks)}
+            for future in as_completed(futures):
+                yield futures[future], future.result()
+        except BaseException:  # Ctrl-C, SIGTERM, a task's error or the caller stopping early:
+            with interrupts_held():  # stop at once, leave no worker behind; a second Ctrl-C
+                _stop(pool)          # must not cut the stopping short
+            raise
+        pool.shutdown()
 
 
 def _stop(pool):

@@ -127,16 +127,20 @@ def _read_pcap(path, raw):
 
 def _refuse_damaged_records(path, raw, offsets, order, largest):
     """``InputError`` naming the first record (packet number and byte offset) among those starting
-    at ``offsets`` whose captured length is over ``largest``: a corrupt record, not a cut."""
+    at ``offsets`` whose captured length is over ``largest`` or over the packet's original length
+    (a writer captures at most the whole packet): a corrupt record, not a cut."""
     if not offsets:
         return
-    caplens = np.frombuffer(raw, dtype=np.uint8)[np.asarray(offsets, dtype=np.int64)[:, None] + 8 + np.arange(4)]
-    caplens = caplens.copy().view(np.dtype(order + "u4")).ravel()
-    damaged = np.flatnonzero(caplens > largest)
+    fields = np.frombuffer(raw, dtype=np.uint8)[np.asarray(offsets, dtype=np.int64)[:, None] + 8 + np.arange(8)]
+    caplens, origlens = fields.copy().view(np.dtype(order + "u4")).T
+    damaged = np.flatnonzero((caplens > largest) | (caplens > origlens))
     if damaged.size:
         index = int(damaged[0])
+        caplen, origlen = int(caplens[index]), int(origlens[index])
+        limit = (f"at most {largest} bytes" if caplen > largest
+                 else f"at most the packet's original length of {origlen} bytes")
         _damaged(path, f"packet {index + 1} (byte {offsets[index]})", f"expected a captured length of "
-                 f"at most {largest} bytes, the record says {int(caplens[index])}")
+                 f"{limit}, the record says {caplen}")
 
 
 def _damaged(path, where, expected):
