@@ -1,5 +1,6 @@
 """netioc-vsphere6 Fig 2 across both hosts: the cluster's claims, their kinds and the figure."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from vsim.config.schema_cluster import ClusterRunSection
 from vsim.core.errors import InputError
 from vsim.experiments import netioc_vsphere6_fig2 as fig2
 from vsim.experiments.reproduce import StudyResult, claim_rows
+from vsim.sweep.executor import LocalProcesses
 
 ROOT = Path(__file__).resolve().parents[2]
 CLAIMS = {claim.id: claim for claim in load_claims()}
@@ -76,3 +78,14 @@ def test_the_figure_is_written(tmp_path, sweep):
     written = fig2.fig2_cluster_figure(tmp_path / "fig2_cluster", sweep, list(CLAIMS.values()))
     assert [path.name for path in written] == ["fig2_cluster.png", "fig2_cluster.svg"]
     assert "after each migration (steps b, c)" in (tmp_path / "fig2_cluster.svg").read_text()
+
+
+def test_replications_on_worker_processes_are_those_run_here(sweep):
+    """A replication is a task of plain values (the file, the seed, the length): run on two
+    worker processes, the sweep is byte for byte the serial one."""
+    parallel = run_cluster_sweep(fig2.CLUSTER, fig2.CONFIG, ROOT, "netioc-vsphere6", RunPlan(replications=4),
+                                 executor=LocalProcesses(2))
+    serial = run_cluster_sweep(fig2.CLUSTER, fig2.CONFIG, ROOT, "netioc-vsphere6", RunPlan(replications=4))
+    assert json.dumps(parallel.to_json()) == json.dumps(serial.to_json())
+    assert [run.seed for run in parallel.runs] == [1, 2, 3, 4]
+    assert json.dumps(serial.runs[1].to_json()) == json.dumps(sweep.runs[1].to_json())

@@ -22,6 +22,30 @@ from vsim.core.errors import InputError
 
 
 @dataclass(frozen=True)
+class ClusterTask:
+    """One replication of a cluster file as plain values, from which a worker process (or a
+    Dask worker with the same files) runs it: the repository, the file in it, seed, length."""
+
+    root: str
+    relative: str
+    seed: int
+    duration: float
+
+
+def run_cluster_task(task: ClusterTask) -> ClusterResult:
+    """Run one replication from its task (the file loaded where it runs)."""
+    path = Path(task.root) / task.relative
+    loaded = read_cluster(load_toml(path), task.relative, path.parent)  # named as the recipe names it
+    return ClusterRun(loaded, task.seed, task.duration).run()
+
+
+def _serial(runner, tasks):
+    """Each task here, in order: what an executor's ``outcomes`` yields."""
+    for index, task in enumerate(tasks):
+        yield index, runner(task)
+
+
+@dataclass(frozen=True)
 class ClusterSweep:
     """The replications of one cluster file: its name in the recipe, the file (as the recipe
     names it), the runs, the claims its models were fitted to and the models it read."""
@@ -59,9 +83,12 @@ def cluster_length(plan: RunPlan, run: ClusterRunSection) -> tuple[float, int]:
     return duration, run.replications if plan.replications is None else plan.replications
 
 
-def run_cluster_sweep(name: str, relative: str, root: Path, study: str, plan: RunPlan = RunPlan()) -> ClusterSweep:
+def run_cluster_sweep(name: str, relative: str, root: Path, study: str, plan: RunPlan = RunPlan(),
+                      executor=None) -> ClusterSweep:
     """The replications of the cluster file ``relative`` (under ``root``) of study ``study``'s
-    recipe, as long and as many as ``plan`` says."""
+    recipe, as long and as many as ``plan`` says, a task each on ``executor`` (anything with the
+    ``outcomes(runner, tasks)`` of ``vsim.sweep.executor.Executor``; default: here, in order).
+    The runs are kept in seed order whatever order they end in."""
     path = Path(root) / relative
     loaded = read_cluster(load_toml(path), relative, path.parent)  # named as the recipe names it
     if loaded.config.study != study:
@@ -70,5 +97,8 @@ def run_cluster_sweep(name: str, relative: str, root: Path, study: str, plan: Ru
                          f"recipe), got {got}")
     duration, replications = cluster_length(plan, loaded.config.run)
     first = loaded.config.run.seed
-    runs = tuple(ClusterRun(loaded, seed, duration).run() for seed in range(first, first + replications))
+    tasks = [ClusterTask(str(root), relative, seed, duration) for seed in range(first, first + replications)]
+    outcomes = _serial if executor is None else executor.outcomes
+    ended = dict(outcomes(run_cluster_task, tasks))
+    runs = tuple(ended[index] for index in range(len(tasks)))
     return ClusterSweep(name, relative, runs, frozenset(loaded.fitted_claims()), loaded.model_files(), duration)

@@ -79,8 +79,9 @@ def run_studies(names, plan=RunPlan(), jobs=1, progress=None, store=None, execut
     ``evaluate({sweep name: (config, loaded)})`` returns {sweep name: sweep}, each with the
     ``config``, ``fitted``, ``stamp()`` and ``to_json()`` of a ``Sweep``. A recipe's
     ``CLUSTERS`` ({name: cluster file}) are run by ``vsim.cluster`` as ``ClusterSweep``s,
-    which have those too (serially: a cluster run is a few hundred decisions; not kept in
-    ``store``). With ``store`` (a
+    which have those too, a task per replication on ``executor`` when one is given, else in
+    this process (a cluster run takes milliseconds: worker processes for ``jobs`` would cost
+    more than they save); they are not kept in ``store``. With ``store`` (a
     ``vsim.sweep.store.Store``), the replications it holds are read back instead of run, and
     those run are kept in it as each ends. ``executor`` (an ``Executor``, default local
     processes) is where the runs go.
@@ -121,7 +122,7 @@ def run_studies(names, plan=RunPlan(), jobs=1, progress=None, store=None, execut
         sweeps[name].update(recipe(name).evaluate(configs))
     for name in names:
         for cluster_name, relative in getattr(recipe(name), "CLUSTERS", {}).items():
-            sweeps[name][cluster_name] = run_cluster_sweep(cluster_name, relative, REPO, name, plan)
+            sweeps[name][cluster_name] = run_cluster_sweep(cluster_name, relative, REPO, name, plan, executor)
     return [StudyResult(name, sweeps[name], recipe(name).claim_values(sweeps[name])) for name in names]
 
 
