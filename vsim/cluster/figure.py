@@ -2,7 +2,7 @@
 
 Each VM is a step line of its goodput (one colour per VM, a line style per host it runs on, so a
 migrated VM's line changes style where it moves); reservation changes are dashed verticals,
-faults red dotted ones, host failures black; each vMotion is a shaded span from its start to the
+faults red dotted ones, host failures black, power-ons after the start dash-dotted; each vMotion is a shaded span from its start to the
 end of its switch-over, and the moving VM's switch-over pause (its throughput dip) is a marker
 at its end, labelled with the pause. ``bands`` adds the paper's acceptance bands over the
 periods a claim is about (the study's recipe draws them).
@@ -40,8 +40,9 @@ def plot_cluster(stem, result: ClusterResult, *, title: str, caption: str, bands
     for band in bands:
         ax.fill_between([band.start, band.end], [band.low] * 2, [band.high] * 2, color=colours[band.vm],
                         alpha=0.18, linewidth=0, label=band.label)
+    last = max(len(result.vms) - 1, 1)
     for index, vm in enumerate(result.vms):  # the first thickest, so equal lines all show
-        _draw_vm(ax, result, vm, colours[vm], styles, 1.0 + 0.7 * (len(result.vms) - 1 - index))
+        _draw_vm(ax, result, vm, colours[vm], styles, 1.0 + 1.4 * (last - index) / last)
     for host, style in styles.items():
         ax.plot([], [], color="grey", linestyle=style, linewidth=1, label=f"on {host}")
     _draw_marks(ax, result)
@@ -95,6 +96,9 @@ def _draw_marks(ax, result: ClusterResult) -> None:
         elif mark.kind == "host_failure":
             ax.axvline(mark.t, color="black", linestyle="-", linewidth=1.0, label=once("host failure"))
             note(mark.t, mark.text.split(":")[0], "black")
+        elif mark.kind == "power_on" and mark.t > 0:
+            ax.axvline(mark.t, color="tab:cyan", linestyle="-.", linewidth=0.8, label=once("power-on"))
+            note(mark.t, mark.text.split(" (")[0], "teal")
     for fault in result.faults:
         ax.axvline(fault.at, color="tab:red", linestyle=":", linewidth=1.0, label=once("reservation fault"))
         note(fault.at, f"{fault.vm} reserves {fault.bandwidth / 1e9:.4g} Gb/s: fault on {fault.host}", "tab:red")
@@ -107,4 +111,4 @@ def _draw_marks(ax, result: ClusterResult) -> None:
                     label=once("switch-over pause (the moving VM's dip)"))
             ax.annotate(f"{migration['vm']} -> {migration['target']}, paused "
                         f"{migration['pause_s'] * 1000:.0f} ms", (end, 0.0), textcoords="offset points",
-                        xytext=(3, 4), fontsize=5.5)
+                        xytext=(2, 6), fontsize=5.5, rotation=90, va="bottom")
