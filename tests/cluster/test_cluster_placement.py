@@ -5,7 +5,7 @@ import itertools
 from hypothesis import given, settings, strategies as st
 
 from vsim.cluster.admission import Capacity, Demand, refusal
-from vsim.cluster.placement import Unit, plan, waves
+from vsim.cluster.placement import DEPTH, Unit, plan, waves
 
 HOSTS = ("h1", "h2", "h3")
 
@@ -144,3 +144,12 @@ def test_a_greedy_placement_meets_every_reservation_and_rule(cluster):
     if quick.found:
         assert quick.how == "greedy" and _valid(capacities, units, quick.hosts)
         assert waves(capacities, units, quick.hosts) == quick.waves
+
+
+def test_more_units_than_the_search_takes_are_placed_greedily():
+    capacities = {"host1": Capacity(24, 7.5e9, 1), "host2": Capacity(24, 7.5e9, 1)}
+    units = [Unit((f"vm{i}",), (Demand(0, 1e7),), 512, None) for i in range(DEPTH + 1)]
+    found = plan(capacities, units)
+    assert found.found and found.how == "greedy" and "too many to try" in found.how_found()
+    assert _valid(capacities, units, found.hosts)
+    assert abs(found.hosts.count("host1") - found.hosts.count("host2")) <= 1  # the least loaded first

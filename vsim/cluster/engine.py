@@ -586,12 +586,8 @@ class ClusterRun:
 
     def _note_search(self, found, what: str) -> None:
         """Mark a placement that the search did not prove the least cost (it stopped at its budget)."""
-        if found.found and found.how == "best found":
-            self._mark("drs", f"{what}: the search stopped after {found.tried} tries; the placement used "
-                       f"is the best it found, not proven the fewest moves")
-        elif found.found and found.how == "greedy":
-            self._mark("drs", f"{what}: the search found none in {found.tried} tries; the placement used "
-                       f"moves VMs one by one (greedy), not proven the fewest moves")
+        if found.found and found.how != "exact":
+            self._mark("drs", f"{what}: {found.how_found()}")
 
     def _holding(self, name: str) -> Demand:
         """What VM ``name`` holds where it runs (or is going): in force, held by its move, or

@@ -89,11 +89,13 @@ def read_cluster(data, source: str, base: Path) -> LoadedCluster:
                          "makes a scenario, run by vsim run")
     config = from_dict(ClusterConfig, data, source=source)
     models: dict[str, Model] = {}
+    read: dict[tuple, Model] = {}  # each model file read once, however many keys name it
 
     def model(key, ref, cls):
-        loaded = load_model(DEFAULT_MODELS_DIR, ref, cls, referrer=source, key=key, base=base)
-        models[key] = loaded
-        return loaded.values
+        if (ref, cls) not in read:
+            read[(ref, cls)] = load_model(DEFAULT_MODELS_DIR, ref, cls, referrer=source, key=key, base=base)
+        models[key] = read[(ref, cls)]
+        return models[key].values
 
     cluster_model = model("model", config.model, ClusterModel)
     classes = tuple(SwitchClass(c.name, c.shares, c.reservation_mbps * MBPS,

@@ -36,6 +36,9 @@ from vsim.cluster.admission import Capacity, Demand, refusal
 BUDGET = 200_000
 """Most partial placements one search tries before giving up."""
 
+DEPTH = 400
+"""Most units the depth-first search takes (one level of recursion each); more go to ``greedy``."""
+
 
 @dataclass(frozen=True)
 class Unit:
@@ -74,7 +77,19 @@ class Plan:
     waves: tuple[Wave, ...] = ()
     how: str = "exact"
     """"exact" (the least cost, every placement tried), "best found" (the search stopped at its
-    budget) or "greedy" (``greedy``'s, the search having found none within its budget)."""
+    budget) or "greedy" (``greedy``'s: the search found none within its budget, or had too many
+    units to take)."""
+
+    def how_found(self) -> str:
+        """How a placement not proven the least cost was found, for a report ("" for an exact one)."""
+        if self.how == "best found":
+            return (f"the search stopped after {self.tried} tries; the placement used is the best it "
+                    f"found, not proven the fewest moves")
+        if self.how == "greedy":
+            why = (f"the search found none in {self.tried} tries" if self.tried
+                   else f"over {DEPTH} units are too many to try every placement")
+            return f"{why}; the placement used moves VMs one by one (greedy), not proven the fewest moves"
+        return ""
 
 
 def plan(capacities: dict[str, Capacity], units: Sequence[Unit], budget: int = BUDGET) -> Plan:
@@ -85,6 +100,15 @@ def plan(capacities: dict[str, Capacity], units: Sequence[Unit], budget: int = B
     impossible = _unplaceable(capacities, units)
     if impossible:
         return Plan(False, (None,) * len(units), reason=impossible)
+    if len(units) > DEPTH:
+        quick = greedy(capacities, units)
+        steps = None if quick is None else waves(capacities, units, quick)
+        if quick is None or steps is None:
+            return Plan(False, (None,) * len(units), reason=f"no placement found moving VMs one by one "
+                        f"(over {DEPTH} VMs that run together or alone: too many to try every placement)")
+        moved = tuple((i, unit.current, quick[i]) for i, unit in enumerate(units)
+                      if unit.current is not None and quick[i] != unit.current)
+        return Plan(True, quick, moved, waves=steps, how="greedy")
     order = sorted(range(len(units)), key=lambda i: (units[i].current is None, i))  # placed first
     options = {i: _options(units[i], names) for i in order}
     loads: dict[str, list[Demand]] = {name: [] for name in names}
@@ -145,74 +169,90 @@ def greedy(capacities: dict[str, Capacity], units: Sequence[Unit]) -> tuple[str,
     """A placement found by moving VMs one by one, for a search too large to finish: the units
     to place, then on each host the units it may not hold (by the units' rules) and, while the
     host is over its capacity, the units listed last (the caller lists last those it would
-    rather move), each go, largest first, to the least loaded host
-    that takes them, or where a host takes them once one of its own units (smallest first) has
-    moved to another that takes it; None when some unit finds no host so."""
-    names = list(capacities)
-    hosts: list[str | None] = [unit.current for unit in units]
-    fixed = {i for i, unit in enumerate(units) if unit.allowed is not None and unit.allowed == (unit.current,)}
-
-    def on(host: str, without: int = -1) -> list[int]:
-        return [j for j, at in enumerate(hosts) if at == host and j != without]
-
-    def fits(i: int, host: str) -> bool:
-        unit = units[i]
-        if unit.allowed is not None and host not in unit.allowed:
-            return False
-        if any(hosts[j] == host for j in unit.apart):
-            return False
-        held = [d for j in on(host, i) for d in units[j].demands] + list(unit.demands)
-        return refusal(capacities[host], held) is None
-
-    def size(i: int) -> float:
-        cpu = max(c.cpu for c in capacities.values()) or 1.0
-        room = max(c.port_bandwidth for c in capacities.values()) or 1.0
-        return sum(d.cpu / cpu + d.bandwidth / room for d in units[i].demands)
-
-    def loads() -> dict[str, list[Demand]]:
-        return {name: [d for j in on(name) for d in units[j].demands] for name in names}
-
+    rather move), each go, largest first, to the least loaded host that takes them, or where a
+    host takes them once one of its own units (smallest first) has moved to another that takes
+    it; None when some unit finds no host so."""
+    state = _Greedy(capacities, units)
     todo = [i for i, unit in enumerate(units) if unit.current is None]
-    for name in names:
-        movable = [j for j in on(name) if j not in fixed]
+    for name in state.names:
+        movable = [j for j in state.members[name] if j not in state.fixed]
         for j in reversed(movable):  # a unit on a host it may not run on, or beside one it must
             allowed = units[j].allowed  # keep apart from, goes
-            if (allowed is not None and name not in allowed) or any(hosts[k] == name for k in units[j].apart):
-                hosts[j] = None
+            if (allowed is not None and name not in allowed) or any(state.hosts[k] == name for k in units[j].apart):
+                state.move(j, None)
                 todo.append(j)
-        movable = [j for j in movable if hosts[j] is not None]
-        while refusal(capacities[name], loads()[name]) is not None and movable:
+        movable = [j for j in movable if state.hosts[j] is not None]
+        while refusal(capacities[name], state.load(name)) is not None and movable:
             j = movable.pop()
-            hosts[j] = None
+            state.move(j, None)
             todo.append(j)
-    for i in sorted(todo, key=lambda i: (-size(i), i)):
-        order = _by_load(names, None, loads(), capacities)
-        target = next((name for name in order if fits(i, name)), None)
+    for i in sorted(todo, key=lambda i: (-state.size(i), i)):
+        order = _by_load(state.names, None, {name: state.load(name) for name in state.names}, capacities)
+        target = next((name for name in order if state.fits(i, name)), None)
         if target is None:
-            target = _make_room(i, order, hosts, fixed, fits, size, capacities)
+            target = state.make_room(i, order)
         if target is None:
             return None
-        hosts[i] = target
-    placed = tuple(host for host in hosts if host is not None)
-    if len(placed) < len(units) or not all(fits(i, host) for i, host in enumerate(placed)):
+        state.move(i, target)
+    placed = tuple(host for host in state.hosts if host is not None)
+    if len(placed) < len(units) or not all(state.fits(i, host) for i, host in enumerate(placed)):
         return None  # units it may not move break a rule or a capacity
     return placed
 
 
-def _make_room(i, order, hosts, fixed, fits, size, capacities) -> str | None:
-    """A host of ``order`` that takes unit ``i`` once one of its units has moved to another that
-    takes it (``hosts`` changed so), or None."""
-    for host in order:
-        for j in sorted((j for j, at in enumerate(hosts) if at == host and j not in fixed),
-                        key=lambda j: (size(j), j)):
-            hosts[j] = None
-            for other in order:
-                if other != host and fits(j, other):
-                    hosts[j] = other
-                    if fits(i, host):
-                        return host
-            hosts[j] = host
-    return None
+class _Greedy:
+    """``greedy``'s placement as it goes: each unit's host and each host's units."""
+
+    def __init__(self, capacities: dict[str, Capacity], units: Sequence[Unit]):
+        self.capacities, self.units = capacities, units
+        self.names = list(capacities)
+        self.hosts: list[str | None] = [unit.current for unit in units]
+        self.members: dict[str, list[int]] = {name: [] for name in self.names}
+        for i, host in enumerate(self.hosts):
+            if host is not None:
+                self.members[host].append(i)
+        self.fixed = {i for i, unit in enumerate(units) if unit.allowed is not None and unit.allowed == (unit.current,)}
+        self.most_cpu = max(c.cpu for c in capacities.values()) or 1.0
+        self.most_port = max(c.port_bandwidth for c in capacities.values()) or 1.0
+
+    def move(self, i: int, host: str | None) -> None:
+        """Unit ``i`` to ``host`` (None: off every host)."""
+        current = self.hosts[i]
+        if current is not None:
+            self.members[current].remove(i)
+        self.hosts[i] = host
+        if host is not None:
+            self.members[host].append(i)
+
+    def load(self, host: str, without: int = -1) -> list[Demand]:
+        return [d for j in self.members[host] if j != without for d in self.units[j].demands]
+
+    def fits(self, i: int, host: str) -> bool:
+        unit = self.units[i]
+        if unit.allowed is not None and host not in unit.allowed:
+            return False
+        if any(self.hosts[j] == host for j in unit.apart):
+            return False
+        return refusal(self.capacities[host], self.load(host, i) + list(unit.demands)) is None
+
+    def size(self, i: int) -> float:
+        return sum(d.cpu / self.most_cpu + d.bandwidth / self.most_port for d in self.units[i].demands)
+
+    def make_room(self, i: int, order: list[str]) -> str | None:
+        """A host of ``order`` that takes unit ``i`` once one of its units has moved to another
+        that takes it (that unit moved so), or None."""
+        for host in order:
+            for j in sorted((j for j in self.members[host] if j not in self.fixed),
+                            key=lambda j: (self.size(j), j)):
+                self.move(j, None)
+                for other in order:
+                    if other != host and self.fits(j, other):
+                        self.move(j, other)
+                        if self.fits(i, host):
+                            return host
+                        self.move(j, None)
+                self.move(j, host)
+        return None
 
 
 def waves(capacities: dict[str, Capacity], units: Sequence[Unit],
