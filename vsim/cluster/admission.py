@@ -52,10 +52,17 @@ def within(total: float, capacity: float) -> bool:
     return total <= capacity * (1 + TOLERANCE) + TOLERANCE
 
 
+EXACT_PACKING = 24
+"""Most reserved ports on one host whose packing onto its uplinks is searched exactly; beyond,
+first-fit decreasing alone decides (it may refuse a set an exact search would pack, never the
+other way)."""
+
+
 def pack(capacity: float, bins: int, sizes: Sequence[float]) -> list[int] | None:
     """An uplink for each of ``sizes`` (reservations, b/s) such that no uplink of ``bins`` holds
-    more than ``capacity``, or None when none exists (exact: a search over the reserved ones,
-    largest first; unreserved ports take the uplink with fewest ports). Deterministic."""
+    more than ``capacity``, or None when none is found: first fit, largest first, then (up to
+    ``EXACT_PACKING`` reserved ports) a search over every packing; unreserved ports take the
+    uplink with fewest ports. Deterministic."""
     order = sorted((i for i, size in enumerate(sizes) if size > 0), key=lambda i: (-sizes[i], i))
     where = [0] * len(sizes)
     loads = [0.0] * bins
@@ -63,6 +70,11 @@ def pack(capacity: float, bins: int, sizes: Sequence[float]) -> list[int] | None
         return None
     if bins == 1:
         return where if within(sum(sizes[i] for i in order), capacity) else None
+    if _first_fit(capacity, sizes, order, where, loads):
+        return _spread(bins, sizes, order, where)
+    if len(order) > EXACT_PACKING:
+        return None
+    loads = [0.0] * bins
 
     def place(k: int) -> bool:
         if k == len(order):
@@ -81,6 +93,24 @@ def pack(capacity: float, bins: int, sizes: Sequence[float]) -> list[int] | None
 
     if not place(0):
         return None
+    return _spread(bins, sizes, order, where)
+
+
+def _first_fit(capacity: float, sizes: Sequence[float], order: list[int], where: list[int],
+               loads: list[float]) -> bool:
+    """Each of ``order`` on the first uplink with room (``where`` and ``loads`` filled in);
+    whether all found one."""
+    for i in order:
+        b = next((b for b, load in enumerate(loads) if within(load + sizes[i], capacity)), None)
+        if b is None:
+            return False
+        where[i] = b
+        loads[b] += sizes[i]
+    return True
+
+
+def _spread(bins: int, sizes: Sequence[float], order: list[int], where: list[int]) -> list[int]:
+    """``where`` with each unreserved port on the uplink with fewest ports so far."""
     counts = [0] * bins
     for i in order:
         counts[where[i]] += 1
