@@ -327,3 +327,16 @@ def test_two_copies_into_one_host_share_its_receive_side():
     result = run(loaded)
     copying = [s for s in result.segments if len(s.copies) == 2]
     assert copying and all(rate / 1e9 == pytest.approx(ALONE / 2) for s in copying for rate in s.copies.values())
+
+
+def test_a_vm_added_where_only_a_move_makes_room_powers_on_once_the_move_has_ended():
+    vms = [{"name": "a", "host": "host1", "reservation_mbps": 4000.0}, {"name": "b", "host": "host2", "reservation_mbps": 4000.0},
+           {"name": "c", "host": "host3", "reservation_mbps": 2000.0, "memory_mb": 512.0},
+           {"name": "e", "host": "host3", "reservation_mbps": 2000.0},
+           {"name": "d", "powered_on": False, "reservation_mbps": 5000.0}]
+    result = Checked(cluster(3, vms, [{"at": 20.0, "kind": "vm_added", "vm": "d"}]), 1).run()
+    (move,) = result.migrations
+    assert move["vm"] == "c" and move["reason"] == "room for d"
+    on = next(m for m in result.marks if m.kind == "power_on" and m.vm == "d")
+    assert on.host == "host3" and on.t == move["ended_s"]
+    assert result.segments[-1].reserved["d"] == 5e9 and result.rates_at(590.0)["d"] > 5e9 * 0.995
