@@ -34,6 +34,7 @@ def test_the_report_says_what_happened_and_the_json_is_the_same_for_the_same_see
     assert code == 0, err
     assert out.startswith("netioc-vsphere6 Fig 2") and "DRS every 300 s from" in out
     assert "fault: host1 cannot meet vm2's 4.5 Gb/s" in out and "vm2 runs on host2" in out
+    assert "while its copy left host1: vm1 8.133 -> 7.920 Gb/s, vm3 0.641 -> 0.427 Gb/s" in out
     code, first, report = vsim(capsys, "cluster", FIG2, "--json", "-", "--seed", "2")
     assert code == 0 and "what happened" in report
     again = vsim(capsys, "cluster", FIG2, "--json", "-", "--seed", "2")[1]

@@ -3,7 +3,8 @@
 The text report lists every decision of the run with its reason (power-ons, reservation
 changes admitted, refused or faulted, DRS passes, vMotions and their switch-overs, failures and
 restarts), then each VM's goodput and host in every period between two changes, then each
-migration (its rounds, bytes and pause) and each fault (how long until it was met). The JSON
+migration (its rounds, bytes and pause, and what its copy took from the other VMs on the
+uplink it left) and each fault (how long until it was met). The JSON
 is the run's plain data (``ClusterResult.to_json``) with the models read; ``--out`` adds the
 figure (``vsim.cluster.figure``) and the report as a file.
 """
@@ -60,6 +61,10 @@ def report_text(loaded: LoadedCluster, result: ClusterResult) -> str:
                          f"{m['started_s']:.2f} s to {end}, {rounds} pre-copy round{'s' * (rounds != 1)}, "
                          f"{m['sent_bytes'] / MB:.0f} MB of {m['memory_bytes'] / MB:.0f} MB memory sent, "
                          f"paused {m['pause_s'] * 1000:.0f} ms")
+            changed = copy_effect(result, m)
+            if changed:
+                lines.append(f"    while its copy left {m['source']}: " + ", ".join(
+                    f"{vm} {before / 1e9:.3f} -> {during / 1e9:.3f} Gb/s" for vm, before, during in changed))
     if result.faults:
         lines.append("faults")
         for fault in result.faults:
@@ -68,6 +73,19 @@ def report_text(loaded: LoadedCluster, result: ClusterResult) -> str:
             lines.append(f"  {fault.at:9.2f} s  {fault.vm} on {fault.host}: {fault.bandwidth / 1e9:.4g} Gb/s "
                          f"wanted ({fault.reason}); {cleared}")
     return "\n".join(lines) + "\n"
+
+
+def copy_effect(result: ClusterResult, migration: dict) -> list[tuple[str, float, float]]:
+    """(VM, goodput before, goodput once the copy started), b/s, of the other VMs on the source
+    host whose goodput the copy changed."""
+    start = migration["started_s"]
+    before = next((s for s in reversed(result.segments) if s.end <= start), None)
+    during = next((s for s in result.segments if s.start >= start and migration["key"] in s.copies), None)
+    if before is None or during is None:
+        return []
+    return [(vm, before.rates[vm], during.rates[vm]) for vm in result.vms
+            if vm != migration["vm"] and during.hosts.get(vm) == migration["source"]
+            and before.hosts.get(vm) == migration["source"] and before.rates[vm] != during.rates[vm]]
 
 
 def report_doc(loaded: LoadedCluster, result: ClusterResult) -> dict:
