@@ -183,6 +183,9 @@ def _check_reservations(loaded: LoadedCluster) -> None:
     asked += [(f"event[{i}]", vms[e.vm], e.cpu_reservation, e.reservation_mbps)
               for i, e in enumerate(config.event) if e.kind == "reservation" and e.vm is not None]
     for where, vm, cpu, mbps in asked:
+        if cpu is not None and cpu > vm.vcpus:
+            raise InputError(source, f"{where}.cpu_reservation", f"expected at most {vm.vcpus} CPU"
+                             f"{'s' * (vm.vcpus != 1)}, one per vCPU of {vm.name!r}, got {cpu:g}")
         if cpu is not None and cpu > most_cpu * (1 + 1e-12):
             raise InputError(source, f"{where}.cpu_reservation", f"expected at most {most_cpu:g} CPUs, "
                              f"the most cores of a host of the cluster (no host could ever admit it), "
