@@ -344,11 +344,12 @@ def _add_validate_parser(commands):
     validate = commands.add_parser(
         "validate", help="compare a scenario's replications with measured traces, metric by metric",
         description="Run the scenario's replications and compare them with measured traces (pcap/pcapng "
-                    "RTP captures, vsim packets, timer or cpu_ticks traces): per metric the quantile errors, KS statistic, "
-                    "Wasserstein distance and means with 95 % intervals, checked against the tolerances "
-                    "of the scenario's [validate] table and --tolerance. Exit 0: every check within "
-                    f"tolerance; 1: a check outside it; 2: bad input; {NOTHING_VALIDATED}: nothing "
-                    "validated (no stated tolerance applies to these traces).")
+                    "RTP captures, vsim packets, timer or cpu_ticks traces, SIPp -trace_rtt files): per "
+                    "metric the quantile errors, KS statistic, Wasserstein distance and means with 95 % "
+                    "intervals, checked against the tolerances of the scenario's [validate] table and "
+                    f"--tolerance. Exit 0: every check within tolerance; 1: a check outside it; 2: bad "
+                    f"input; {NOTHING_VALIDATED}: nothing validated (no stated tolerance applies to these "
+                    "traces).")
     validate.add_argument("traces", nargs="+", metavar="TRACE", help="measured trace files")
     validate.add_argument("--scenario", required=True, metavar="CONFIG", help="scenario TOML file")
     validate.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",

@@ -684,3 +684,25 @@ def test_the_files_read_include_the_trace_a_replay_group_replays():
     loaded = load_scenario(ROOT / "configs" / "whatif" / "replayed_flood.toml")
     read = {Path(path).resolve() for _, path in loaded.files_read()}
     assert (ROOT / "validation" / "net_pfifo" / "packets.csv") in read
+
+
+SIP_GC = ROOT / "configs" / "whatif" / "sip_gc_call_rate.toml"
+
+
+def test_a_sweep_may_vary_a_sip_groups_collector_and_server_model_each_point_loading_its_own():
+    loaded = load_scenario(SIP_GC)
+    profiles = [loaded.with_value("group.proxy.gc", value).models["group.proxy.gc"]
+                for value in loaded.scenario.sweep.values]
+    assert [model.ref for model in profiles] == list(loaded.scenario.sweep.values)
+    assert len({model.values.young_bytes for model in profiles}) == 3  # three collectors, not one
+    read = {Path(path).resolve() for _, path in loaded.files_read()}
+    assert {model.path.resolve() for model in profiles} <= read
+    server = loaded.with_value("group.proxy.model", "sip_servers/sipp_uas_3_6_1")
+    assert server.models["group.proxy.workload"].ref == "sip_servers/sipp_uas_3_6_1"
+    assert server.scenario.group[0].model == "sip_servers/sipp_uas_3_6_1"
+
+
+def test_a_swept_collector_that_is_not_one_is_refused_at_its_point():
+    with pytest.raises(InputError) as caught:
+        load_scenario(SIP_GC, ['sweep.values=["jvm_gc/default_jdk142", "jvm_gc/serial_parallel"]'])
+    assert caught.value.where == "sweep.values[1]" and "jvm_gc/serial_parallel" in caught.value.expected

@@ -185,3 +185,21 @@ def test_a_sip_servers_response_times_read_back_as_sipp_files_are(tmp_path):
     assert len(rtt) == round(section.calls_successful_per_s * 15.0)
     assert np.percentile(rtt.response_time_ms, 50) == pytest.approx(section.response_time_p50_ms)
     assert (rtt.date_ms >= 5e3).all() and (np.diff(rtt.date_ms) >= 0).all()
+
+
+def test_a_sip_servers_sipp_rtt_trace_holds_what_its_file_holds(tmp_path):
+    """The ``sipp_rtt`` trace ``vsim validate`` compares is the -trace_rtt file read back: the same
+    response times, and none from before the warm-up."""
+    from vsim.results.simulation_trace import simulation_trace, write_simulation_trace
+    from vsim.traces.sipp_rtt import rtt_trace
+    loaded = load_scenario(CONFIGS / "sip-jvm-gc" / "fig8.toml", sweep_points=False)
+    sim = Simulation(loaded, 1)
+    sim.run(10.0, 2.0)
+    meta = run_meta(loaded.scenario, "fig8.toml", 1, 10.0, 2.0, sim.engine)
+    path = tmp_path / "uac_rtt.csv"
+    write_simulation_trace(path, sim, meta, "sipp_rtt")
+    trace = simulation_trace("sipp_rtt", sim, meta)
+    _, rtt = read_any(path)
+    assert trace.kind == "sipp_rtt" and trace.meta["warmup_s"] == "2.0"
+    assert np.array_equal(trace.columns["response_time_ms"], rtt_trace(rtt).columns["response_time_ms"])
+    assert (trace.columns["date_s"] >= 2.0).all() and len(rtt) > 0

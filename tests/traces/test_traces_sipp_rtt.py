@@ -49,3 +49,15 @@ def test_sipp_3_6_1s_own_file_is_read():
 def test_dates_past_1000_s_in_sipps_six_digit_form_are_read():
     rtt = parse_sipp_rtt("Date_ms;response_time_ms;rtd_no\n999996;4;1\n1e+06;0;1\n1.00001e+06;8;1\n")
     assert rtt.date_ms.tolist() == [999996.0, 1e6, 1000010.0]
+
+
+def test_a_sipp_file_as_a_trace_gives_its_response_times_in_time_order():
+    """``rtt_trace`` makes the file a ``sipp_rtt`` trace whose one metric is every response time,
+    timed by when SIPp measured it; a warm-up in the header drops the rows measured before it."""
+    from vsim.traces.sipp_rtt import rtt_trace
+    from vsim.traces.trace_metrics import trace_samples
+    rtt = parse_sipp_rtt("Date_ms;response_time_ms;rtd_no\n500;4;1\n1500;0;1\n2500;8;1\n")
+    samples = trace_samples(rtt_trace(rtt), "rtt.csv")["response_time_ms"]
+    assert samples.values.tolist() == [4.0, 0.0, 8.0] and samples.times.tolist() == [0.5, 1.5, 2.5]
+    kept = trace_samples(rtt_trace(rtt, {"warmup_s": "1"}), "rtt.csv")["response_time_ms"]
+    assert kept.values.tolist() == [0.0, 8.0]

@@ -41,7 +41,8 @@ def test_every_metric_belongs_to_a_trace_kind():
     assert metrics_of_kind("packets") == ["jitter_ms", "transit_ms", "interarrival_ms", "loss_fraction"]
     assert metrics_of_kind("timer") == ["lateness_ms"]
     assert set(metrics_of_kind("cpu_ticks")) == {"tick_start_lateness_ms", "tick_duration_ms", "overrun_fraction"}
-    assert sum(len(metrics_of_kind(kind)) for kind in ("packets", "timer", "cpu_ticks")) == len(METRICS)
+    assert metrics_of_kind("sipp_rtt") == ["response_time_ms"]
+    assert sum(len(metrics_of_kind(kind)) for kind in ("packets", "timer", "cpu_ticks", "sipp_rtt")) == len(METRICS)
 
 
 def test_a_constant_delay_has_no_jitter_and_no_transit_variation():

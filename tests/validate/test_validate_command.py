@@ -237,3 +237,26 @@ def test_one_measurement_given_twice_under_other_names_is_refused_before_simulat
     assert one_line_error(err) == (f"vsim: error: {copy}: expected each measurement once; it gives the "
                                    f"same samples as {traces['same']} (a copy, or a capture and its "
                                    f"trace of one run?)")
+
+
+def test_a_sipp_rtt_file_is_compared_with_the_simulated_clients_and_p95_is_checked(capsys, tmp_path):
+    """A -trace_rtt file of a SIP scenario's own client, written by ``vsim run --trace-kind sipp_rtt``,
+    validates against that scenario at its p95; the same file against the scenario at 200 calls/s
+    (where the default collector's full collections delay more calls) fails that check."""
+    fig8 = Path(__file__).resolve().parents[2] / "configs" / "sip-jvm-gc" / "fig8.toml"
+    measured = tmp_path / "uac_rtt.csv"
+    rate = ["--set", "group.proxy.traffic.params.rate=120"]
+    assert cli.main(["run", str(fig8), "--duration", "10", *rate, "--trace", str(measured),
+                     "--trace-kind", "sipp_rtt"]) == 0
+    capsys.readouterr()
+    checks = ["--tolerance", "response_time_ms.p95=1", "--tolerance", "response_time_ms.p50_rel=0.05"]
+    code, out, err = vsim(capsys, "validate", measured, "--scenario", fig8, *rate, "--duration", "10",
+                          "--replications", "1", "--quiet", *checks, "--json", "-")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["kind"] == "sipp_rtt" and set(result["metrics"]) == {"response_time_ms"}
+    assert result["metrics"]["response_time_ms"]["p95"]["error"] == 0
+    faster = ["--set", "group.proxy.traffic.params.rate=200"]
+    code, _, err = vsim(capsys, "validate", measured, "--scenario", fig8, *faster, "--duration", "10",
+                        "--replications", "1", "--quiet", *checks)
+    assert code == 1 and err.startswith("vsim: validation failed")

@@ -47,8 +47,8 @@ def test_several_measured_traces_count_as_independent_runs(tmp_path):
 def test_other_trace_formats_are_refused_by_name(tmp_path):
     esxtop = tmp_path / "host.csv"
     esxtop.write_text(esxtop_text())
-    with pytest.raises(InputError, match="host.csv: expected a capture or a vsim trace to compare with a "
-                                         "simulation, found esxtop batch-mode CSV"):
+    with pytest.raises(InputError, match="host.csv: expected a capture, a SIPp -trace_rtt file or a vsim "
+                                         "trace to compare with a simulation, found esxtop batch-mode CSV"):
         measured_trace(esxtop)
 
 

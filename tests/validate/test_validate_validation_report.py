@@ -9,7 +9,7 @@ from vsim.validate.validation_report import report_markdown, report_text, result
 def doc(checks=(), skipped=None):
     entry = {"measured": 1.0, "simulated": 1.5, "error": 0.5, "rel_error": 0.5}
     metric = {"unit": "ms", "definition": "d", "samples": {"measured": 10, "simulated": 20},
-              "p50": entry, "p90": entry, "p99": entry,
+              "p50": entry, "p90": entry, "p95": entry, "p99": entry,
               "mean": {**entry, "measured_interval": [0.9, 1.1], "simulated_interval": [1.4, 1.6]},
               "ks": {"statistic": 0.25, "pvalue": 0.01}, "wasserstein": 0.5}
     return {"scenario": "s", "config": "s.toml", "overrides": [], "measured": ["m.csv"], "kind": "packets",

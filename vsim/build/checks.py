@@ -24,7 +24,7 @@ from vsim.config.load import logical_cpus, with_point
 from vsim.config.models import DEFAULT_MODELS_DIR
 from vsim.config.named_tables import named_where, scenario_table_names
 from vsim.config.override_source import depending_on
-from vsim.config.schema_sweep import MODEL_REF_KEYS
+from vsim.config.schema_sweep import names_a_model
 from vsim.config.typed import fail
 from vsim.core.errors import InputError, did_you_mean
 from vsim.net.sources import SOURCES, make_source
@@ -185,7 +185,7 @@ def check_sweep_points(scenario, models, source, models_dir=DEFAULT_MODELS_DIR):
     """Every point of the sweep must pass the cross-checks, so no run fails halfway through."""
     key = scenario.sweep.key
     for index, value in enumerate(scenario.sweep.values):
-        loads_models = key in MODEL_REF_KEYS
+        loads_models = names_a_model(key)
         if not loads_models:  # a table the key names but the scenario lacks: the key's fault
             point, point_models = with_point(scenario, models, key, value, source, models_dir)
         try:

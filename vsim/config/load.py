@@ -19,7 +19,7 @@ from vsim.config.named_tables import naming_tables, scenario_table_names, split_
 from vsim.config.readable import confine, given_on_command_line, is_file
 from vsim.config.schema_cluster import is_cluster_file
 from vsim.config.schema_scenario import Scenario
-from vsim.config.schema_sweep import MODEL_REF_KEYS
+from vsim.config.schema_sweep import MODEL_REF_KEYS, names_a_model
 from vsim.config.typed import check_field, fail, from_dict, scalar_fields
 from vsim.config.value_origins import FROM_CONFIG, ValueOrigins
 from vsim.core.errors import InputError, did_you_mean
@@ -73,7 +73,7 @@ class Loaded:
         files = [("the config", Path(self.source))]
         loads = [self.models]
         sweep = self.scenario.sweep
-        if sweep_points and sweep is not None and sweep.key in MODEL_REF_KEYS:
+        if sweep_points and sweep is not None and names_a_model(sweep.key):
             loads += [self.with_value(sweep.key, value).models for value in sweep.values]
         for models in loads:
             files += [(f"the {role} model", model.path) for role, model in sorted(models.items())]
@@ -252,8 +252,8 @@ def with_point(scenario, models, key, value, source, models_dir=DEFAULT_MODELS_D
     """(scenario, models) with the dotted ``key`` set to ``value``: a scenario key
     (``vm.instances``), a key of a named table of an array (``group.flood.count``,
     ``netioc.node.voip.shares``), a model parameter (``params.host.ht_rate``), which changes
-    the model too, or a key naming a model (``host.scheduler``), whose models are loaded again
-    from ``models_dir`` with the scenario's [params] applied (a model file's path as
+    the model too, or a key naming a model (``host.scheduler``, ``group.proxy.gc``), whose models
+    are loaded again from ``models_dir`` with the scenario's [params] applied (a model file's path as
     ``resolve_models`` reads it, with ``given``)."""
     if key in MODEL_REF_KEYS:
         section, name = key.split(".")
@@ -266,6 +266,9 @@ def with_point(scenario, models, key, value, source, models_dir=DEFAULT_MODELS_D
         return (replace(scenario, params=params),
                 apply_params(models, {role: {name: value}}, source))
     named = split_named_key(key)
+    if named is not None and names_a_model(key):
+        changed = with_named_value(scenario, named, value, source, "sweep.key")
+        return changed, apply_params(resolve_models(changed, source, models_dir, given), changed.params, source)
     if named is not None:
         return with_named_value(scenario, named, value, source, "sweep.key"), models
     section, name = key.split(".")

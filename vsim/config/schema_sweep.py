@@ -3,7 +3,8 @@
 A sweep varies one key: a number, true/false or choice key of ``[host]``,
 ``[vm]``, ``[measured_vm]`` or ``[client]``, one naming a component model
 (``host.scheduler``, ``host.model``, ...), a number key of one named table of
-an array (``group.NAME.count``, ``netioc.node.NAME.shares``), a number parameter
+an array (``group.NAME.count``, ``netioc.node.NAME.shares``), a [[group]]'s key
+naming one of its models (``group.NAME.gc``), a number parameter
 of a [[group]]'s traffic source (``group.NAME.traffic.params.KEY``) or a model
 parameter (``params.ROLE.NAME``). Each value is checked as the key itself is (a
 traffic parameter: a number here, then by its source at every point of the sweep).
@@ -45,6 +46,21 @@ MODEL_REF_KEYS = {"host.model": (HostSection, "model"), "host.scheduler": (HostS
                   "vm.workload": (VmSection, "workload"), "client.model": (ClientSection, "model")}
 
 
+# The [[group]] keys naming a model of the group's own (``group.proxy.gc``, ``group.proxy.model``):
+# a sweep may vary them as the keys of MODEL_REF_KEYS, each point loading its models again.
+GROUP_MODEL_FIELDS = ("model", "gc", "vnic")
+
+
+def names_a_model(key):
+    """Whether the sweep ``key`` names a component model (``host.scheduler``, ``group.proxy.gc``):
+    each of its points runs with the scenario's models loaded again."""
+    if key in MODEL_REF_KEYS:
+        return True
+    named = split_named_key(key)
+    return (named is not None and named.array == "group" and len(named.rest) == 1
+            and named.rest[0] in GROUP_MODEL_FIELDS)
+
+
 def sweepable_keys():
     """Dotted keys a ``[sweep]`` may vary: every number, true/false or choice key of [host],
     [vm], [measured_vm], [client], the keys naming their models (``MODEL_REF_KEYS``), and every
@@ -73,6 +89,8 @@ def sweep_field(key):
         return TrafficParamValue, "value"
     if len(named.rest) != 1:
         return None
+    if names_a_model(key):
+        return GroupSection, named.rest[0]
     cls = NAMED_TABLE_CLASSES[named.array]
     return (cls, named.rest[0]) if named.rest[0] in scalar_fields(cls) else None
 
@@ -85,8 +103,10 @@ class SweepSection:
                                       "key of [host], [vm], [measured_vm] or [client] (vm.instances, "
                                       "host.hyperthreading, host.uplink, measured_vm.shares, "
                                       "...), a model of theirs (host.scheduler, host.model, ...), "
-                                      "a number key of a [[group]] (group.NAME.count, ...) "
-                                      "or of a tree node (netioc.node.NAME.reservation_mbps, ...), "
+                                      "a number key of a [[group]] (group.NAME.count, ...) or "
+                                      "one naming a model of its own (group.NAME.gc, group.NAME.model, "
+                                      "group.NAME.vnic), a number key of a tree node "
+                                      "(netioc.node.NAME.reservation_mbps, ...), "
                                       "a number parameter of a [[group]]'s traffic source "
                                       "(group.NAME.traffic.params.pps, ...) or a model "
                                       "parameter (params.host.ht_rate, ...)"})
@@ -100,7 +120,8 @@ class SweepSection:
             hint = did_you_mean(self.key, list(sweepable_keys()))
             fail(source, f"{path}.key", "expected a number, true/false or choice key of [host], "
                  "[vm], [measured_vm] or [client] (vm.instances) or its model (host.scheduler), a "
-                 "number key of a [[group]] (group.NAME.count) or tree node (netioc.node.NAME.KEY), a "
+                 "[[group]]'s number key or model (group.NAME.count, group.NAME.gc) or a tree node's "
+                 "(netioc.node.NAME.KEY), a "
                  "group's traffic parameter (group.NAME.traffic.params.KEY) or a model parameter "
                  f"(params.ROLE.NAME; vsim describe lists them), got {self.key!r}"
                  + (f"; {hint}" if hint else ""))

@@ -4,9 +4,9 @@ A scenario states them in its ``[validate]`` table and the command line adds
 or replaces them (``--tolerance jitter_ms.p99=0.2``). METRIC is one of
 ``vsim.traces.trace_metrics.METRICS``; STAT is one of ``STATS``:
 
-* ``p50``, ``p90``, ``p99``, ``mean``: the simulated value may differ from
+* ``p50``, ``p90``, ``p95``, ``p99``, ``mean``: the simulated value may differ from
   the measured one by at most VALUE, in the metric's unit (ms for ``*_ms``);
-* ``p50_rel``, ``p90_rel``, ``p99_rel``, ``mean_rel``: the same difference
+* ``p50_rel``, ``p90_rel``, ``p95_rel``, ``p99_rel``, ``mean_rel``: the same difference
   over the measured value (0.1 = 10 %);
 * ``ks``: the two-sample Kolmogorov-Smirnov statistic is at most VALUE (0-1);
 * ``ks_pvalue``: its p-value is at least VALUE (0-1); it assumes independent
@@ -55,7 +55,7 @@ def _abs_error(quantity, relative):
 
 STATS = {}
 READERS = {}
-for _quantity in ("p50", "p90", "p99", "mean"):
+for _quantity in ("p50", "p90", "p95", "p99", "mean"):
     STATS[_quantity] = Stat(f"|simulated - measured| {_quantity} at most VALUE (the metric's unit)")
     READERS[_quantity] = _abs_error(_quantity, relative=False)
     STATS[f"{_quantity}_rel"] = Stat(f"|simulated - measured| {_quantity} over the measured one, at most VALUE")

@@ -40,7 +40,7 @@ import numpy as np
 
 from vsim.net.frames import frame_bytes
 from vsim.outputs.atomic import write_text
-from vsim.traces.sipp_rtt import format_sipp_rtt
+from vsim.traces.sipp_rtt import format_sipp_rtt, parse_sipp_rtt, rtt_trace
 from vsim.traces.vsim_trace import Trace, write_trace
 from vsim.results.finished_run import FinishedRun
 
@@ -118,7 +118,18 @@ def cpu_ticks_trace(sim: FinishedRun, meta):
     return Trace("cpu_ticks", {key: str(value) for key, value in {**header, **meta}.items()}, columns)
 
 
-TRACES = {"packets": packets_trace, "timer": timer_trace, "cpu_ticks": cpu_ticks_trace}
+def sipp_rtt_trace(sim: FinishedRun, meta):
+    """The ``sipp_rtt`` trace of ``sim``'s first SIP server's client: its ``-trace_rtt`` text (calls
+    started after the header's ``warmup_s``) read back by SIPp's reader, as a measured file is."""
+    header = {key: str(value) for key, value in meta.items()}
+    text = sipp_rtt_text(sim, float(meta["warmup_s"]))
+    if text.count("\n") == 1:  # the header alone: no call answered
+        return Trace("sipp_rtt", header, {"date_s": np.zeros(0), "response_time_ms": np.zeros(0)})
+    return rtt_trace(parse_sipp_rtt(text, "the simulated -trace_rtt"), header)
+
+
+TRACES = {"packets": packets_trace, "timer": timer_trace, "cpu_ticks": cpu_ticks_trace,
+          "sipp_rtt": sipp_rtt_trace}
 
 
 def simulation_trace(kind, sim: FinishedRun, meta):

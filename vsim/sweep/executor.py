@@ -23,7 +23,7 @@ from vsim.core.interrupts import interrupts_held
 from vsim.core.parent_death import die_with_parent
 from vsim.metrics.stats import interval_caveat, trimmed_mean, trimmed_mean_interval
 from vsim.build.load import load_scenario
-from vsim.config.schema_sweep import MODEL_REF_KEYS
+from vsim.config.schema_sweep import names_a_model
 from vsim.engines.simulation import simulate
 from vsim.results.run_summary_types import summary_field
 
@@ -338,7 +338,7 @@ def sweep_model_files(loaded):
     sweep: the scenario's own for every point, unless the sweep varies a key naming a model."""
     files = loaded.model_files()
     sweep = loaded.scenario.sweep
-    if sweep.key not in MODEL_REF_KEYS:
+    if not names_a_model(sweep.key):
         return files, ()
     per_point = [loaded.with_value(sweep.key, x).model_files() for x in sweep.values]
     common = {role: file for role, file in files.items() if all(own[role] == file for own in per_point)}

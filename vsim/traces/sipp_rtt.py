@@ -21,6 +21,7 @@ import numpy as np
 
 from vsim.core.errors import InputError
 from vsim.traces.text_file import read_text
+from vsim.traces.vsim_trace import Trace
 
 HEADER = ("Date_ms", "response_time_ms", "rtd_no")
 
@@ -78,3 +79,12 @@ def format_sipp_rtt(date_ms, response_time_ms, rtd="1"):
     rows = [";".join(HEADER)]
     rows += [f"{date:.3f};{time:.3f};{rtd}" for date, time in zip(date_ms, response_time_ms)]
     return "\n".join(rows) + "\n"
+
+
+def rtt_trace(rtt, meta=None):
+    """``rtt`` as a ``sipp_rtt`` ``Trace`` for ``vsim.traces.trace_metrics``: ``date_s`` (when each
+    response time was measured, s since SIPp started) and ``response_time_ms``. Every timer's rows
+    are kept: SIPp's built-in scenarios measure one (``rtd_no`` 1)."""
+    return Trace("sipp_rtt", dict(meta or {}), {"date_s": np.asarray(rtt.date_ms, dtype=float) / 1e3,
+                                                "response_time_ms": np.asarray(rtt.response_time_ms,
+                                                                               dtype=float)})

@@ -23,6 +23,11 @@ Metrics per trace kind (``METRICS``), times in ms:
     first to its last that never arrived.
 
 * ``timer``: ``lateness_ms``, how late each wakeup came.
+* ``sipp_rtt`` (SIPp's ``-trace_rtt`` file, measured or written by a simulated
+  client, as ``vsim.traces.sipp_rtt.rtt_trace`` makes it a trace):
+  ``response_time_ms``, each call's response time as SIPp measured it (the
+  built-in ``uac`` scenario's: first INVITE sent to its 200 received), timed
+  by when it was measured.
 * ``cpu_ticks``: ``tick_start_lateness_ms`` (start - scheduled),
   ``tick_duration_ms`` (end - start) and ``overrun_fraction``, per worker the
   share of its ticks that ended after the next tick was due (the period is
@@ -83,6 +88,8 @@ METRICS = {
     "loss_fraction": Metric("packets", "", "share of a stream's sequence numbers never received",
                             timed=False),
     "lateness_ms": Metric("timer", "ms", "how late a periodic thread woke"),
+    "response_time_ms": Metric("sipp_rtt", "ms", "SIPp's response time of a call (-trace_rtt: the built-in "
+                                                 "uac scenario's first INVITE sent to its 200)"),
     "tick_start_lateness_ms": Metric("cpu_ticks", "ms", "when a tick's work started, after it was due"),
     "tick_duration_ms": Metric("cpu_ticks", "ms", "how long a tick's work took"),
     "overrun_fraction": Metric("cpu_ticks", "", "per worker, share of ticks ending after the next was due",
@@ -105,7 +112,8 @@ class Samples:
         return Samples(self.values[order], self.times[order])
 
 
-_ROW_TIMES = {"packets": "send_s", "timer": "scheduled_s", "cpu_ticks": "scheduled_s"}  # what a warm-up cuts
+_ROW_TIMES = {"packets": "send_s", "timer": "scheduled_s", "cpu_ticks": "scheduled_s",
+              "sipp_rtt": "date_s"}  # what a warm-up cuts
 
 
 def metrics_of_kind(kind):
@@ -122,6 +130,8 @@ def trace_samples(trace, source):
         samples = _packet_samples(trace.columns, warmup, clock_rate)
     elif trace.kind == "timer":
         samples = _timer_samples(trace.columns, warmup)
+    elif trace.kind == "sipp_rtt":
+        samples = _rtt_samples(trace.columns, warmup)
     else:
         period = _meta_number(trace, "period_s", source, None, "a period in seconds > 0", positive=True)
         samples = _tick_samples(trace.columns, warmup, period)
@@ -212,6 +222,11 @@ def _packet_samples(columns, warmup, clock_rate):
 def _timer_samples(columns, warmup):
     kept = _kept(columns["scheduled_s"], warmup)
     return {"lateness_ms": Samples(columns["lateness_s"][kept] * _MS, columns["scheduled_s"][kept])}
+
+
+def _rtt_samples(columns, warmup):
+    kept = _kept(columns["date_s"], warmup)
+    return {"response_time_ms": Samples(columns["response_time_ms"][kept], columns["date_s"][kept])}
 
 
 def _tick_samples(columns, warmup, period):

@@ -39,7 +39,7 @@ import warnings
 import numpy as np
 from scipy.stats import bootstrap, ks_2samp, wasserstein_distance
 
-QUANTILES = {"p50": 0.50, "p90": 0.90, "p99": 0.99}
+QUANTILES = {"p50": 0.50, "p90": 0.90, "p95": 0.95, "p99": 0.99}
 BATCHES = 10
 RESAMPLES = 9999
 SEED = 3550

@@ -1,5 +1,5 @@
 """The simulated side of ``vsim validate``: a scenario's replications, each as a trace of the kind
-measured (``packets``, ``timer`` or ``cpu_ticks``).
+measured (``packets``, ``timer``, ``cpu_ticks`` or ``sipp_rtt``).
 
 Replication ``r`` runs with seed ``seed + r``, as sweeps do; the tasks hold
 only plain values, so ``vsim.sweep.executor.run_tasks`` can run them in

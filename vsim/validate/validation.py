@@ -28,6 +28,7 @@ from vsim.config.run_length import RunPlan
 from vsim.config import tolerances as tolerance_rules
 from vsim.traces.capture_packets import capture_trace
 from vsim.traces.detect import describe_format, read_any
+from vsim.traces.sipp_rtt import rtt_trace
 from vsim.validate.distributions import compare
 from vsim.validate.replications import simulated_traces, trace_tasks
 from vsim.traces.trace_metrics import METRICS, metrics_of_kind, trace_samples
@@ -62,15 +63,18 @@ class Validation:
 
 
 def measured_trace(path):
-    """A measured trace as a vsim ``Trace``: a capture's RTP streams become a ``packets`` trace."""
+    """A measured trace as a vsim ``Trace``: a capture's RTP streams become a ``packets`` trace, a
+    SIPp ``-trace_rtt`` file a ``sipp_rtt`` one."""
     fmt, trace = read_any(path)
     if fmt in ("pcap", "pcapng"):
         if len(trace) == 0:
             raise InputError(path, None, "expected RTP packets over UDP (version 2 headers), found none")
         return capture_trace(trace)
+    if fmt == "sipp-rtt":
+        return rtt_trace(trace)
     if fmt != "vsim":
-        raise InputError(path, None, f"expected a capture or a vsim trace to compare with a simulation, "
-                                     f"found {describe_format(fmt)}")
+        raise InputError(path, None, f"expected a capture, a SIPp -trace_rtt file or a vsim trace to "
+                                     f"compare with a simulation, found {describe_format(fmt)}")
     if not metrics_of_kind(trace.kind):
         compared = sorted({metric.kind for metric in METRICS.values()})
         raise InputError(path, "kind", f"expected a trace to compare ({', '.join(compared)}), got a "

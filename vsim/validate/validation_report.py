@@ -10,7 +10,7 @@ import math
 
 from vsim.metrics.stats import interval_caveat
 
-_STATS = ("p50", "p90", "p99")
+_STATS = ("p50", "p90", "p95", "p99")
 
 
 def _clean(value):
@@ -80,9 +80,8 @@ def _metric_rows(doc):
     return rows
 
 
-_HEADER = ["metric", "samples meas/sim", "p50 meas/sim (rel. error)", "p90 meas/sim (rel. error)",
-           "p99 meas/sim (rel. error)", "measured mean [95%]", "simulated mean [95%]", "KS (p-value)",
-           "KS rank p (runs)", "Wasserstein"]
+_HEADER = ["metric", "samples meas/sim", *[f"{q} meas/sim (rel. error)" for q in _STATS],
+           "measured mean [95%]", "simulated mean [95%]", "KS (p-value)", "KS rank p (runs)", "Wasserstein"]
 
 
 def _rank(rank):
