@@ -14,7 +14,8 @@ from vsim.net.uplink import make_uplink_scheduler
 
 
 def test_registry():
-    assert sorted(SOURCES) == ["packets_replay", "sipp_uac", "tcp_rr", "tcp_stream", "udp_flood"]
+    assert sorted(SOURCES) == ["nfs_read", "packets_replay", "sipp_uac", "tcp_rr", "tcp_stream",
+                               "udp_flood"]
     with pytest.raises(InputError, match=r"s.toml: vm.traffic.kind: one of .*got 'sctp'"):
         make_source("sctp", {}, source="s.toml", where="vm.traffic")
     with pytest.raises(InputError, match=r"vm.traffic.ppps: a parameter of udp_flood: one of .*; did you mean 'pps'\?"):
@@ -43,6 +44,25 @@ def test_tcp_window_limits_the_rate():
     stream = make_source("tcp_stream", {"window_bytes": 65536, "rtt": 1e-3})
     assert stream.goodput_bps(stream.demand_pps(10e9)) == pytest.approx(65536 * 8 / 1e-3)
     assert stream.demand_pps(1e8) == pytest.approx(stream.line_pps(1e8))
+
+
+def test_nfs_reads_offer_their_workers_blocks_per_round_trip_up_to_the_line():
+    reads = make_source("nfs_read", {"rtt": 1e-3})
+    assert reads.window_bytes == 4 * (32768 + 128)  # four 32 KB replies, each behind 128 bytes
+    blocks_per_s = 4 / 1e-3
+    assert reads.goodput_bps(reads.demand_pps(10e9)) == pytest.approx(blocks_per_s * 32768 * 8)
+    fast = make_source("nfs_read", {"rtt": 20e-6})  # a RAMDisk next door: the line is the limit
+    assert fast.goodput_bps(fast.demand_pps(10e9)) == pytest.approx(
+        9.415e9 * 32768 / (32768 + 128), rel=1e-3)
+    assert fast.in_flight_packets() == pytest.approx(4 * (32768 + 128) / 1448)
+
+
+@pytest.mark.parametrize("params, key", [({}, "rtt"), ({"rtt": 1e-4, "workers": 0}, "workers"),
+                                         ({"rtt": -1.0}, "rtt"),
+                                         ({"rtt": 1e-4, "block_bytes": 0.5}, "block_bytes")])
+def test_bad_nfs_read_parameters_name_their_key(params, key):
+    with pytest.raises(InputError, match=rf"s.toml: group.nfs.traffic.params.{key}: "):
+        make_source("nfs_read", params, "s.toml", "group.nfs.traffic.params")
 
 
 def test_tcp_follows_its_allocation_beside_a_flood():

@@ -215,8 +215,10 @@ class Host:
         port = self.uplink.add_port(spec.name)
         counted = probe.counted_bytes(vnic.tso_frames) if hasattr(probe, "counted_bytes") else None
         traffic_class = VOICE_CLASS + 1 + index
+        window = probe.in_flight_packets() if hasattr(probe, "in_flight_packets") else 0.0
         flow = self.uplink.add_flow(port, probe.ip_bytes, traffic_class, elastic=probe.elastic,
-                                    discrete=probe.discrete, counted_bytes=counted)
+                                    discrete=probe.discrete, counted_bytes=counted,
+                                    in_flight=window, rtt=getattr(probe, "rtt", None) or 0.0)
         if not (probe.elastic or probe.discrete):  # a flood: its packets' arrivals
             assert isinstance(probe, Flood)
             self.uplink.scheduler.declare_arrivals(port, traffic_class, probe.arrivals)

@@ -194,13 +194,15 @@ class ClientSection:
 class TrafficSection:
     """Traffic a group's VMs send, one source each, from the registry of sources."""
 
-    kind: str = field(metadata={"doc": "traffic source: udp_flood, tcp_stream (bulk fluids), "
+    kind: str = field(metadata={"doc": "traffic source: udp_flood, tcp_stream, nfs_read (bulk "
+                                       "fluids), "
                                        "tcp_rr (request/response transactions, closed loop) or "
                                        "packets_replay (a packets trace's packets at their "
                                        "recorded send times, open loop) (vsim.net.sources)"})
     params: dict[str, bool | int | float | str] = field(default_factory=dict, metadata={
         "doc": "the source's parameters per VM (udp_flood: pps, ip_bytes, on, off, arrivals "
-               "(\"paced\" or \"poisson\"), ...; tcp_stream: mtu, window_bytes, rtt; tcp_rr: "
+               "(\"paced\" or \"poisson\"), ...; tcp_stream: mtu, window_bytes, rtt; nfs_read: "
+               "rtt, block_bytes, workers, mtu; tcp_rr: "
                "request_bytes, response_bytes, outstanding, think_time, timestamps; packets_replay: "
                "trace (a packets trace, path relative to this file), stream, traffic_class (keep "
                "one stream's or class's packets), offset (s from the traffic's start to the first "

@@ -61,7 +61,8 @@ class SharedUplink:
         self.sent = 0
         self.dropped = 0
         self.busy_time = 0.0
-        self._flows: list[tuple] = []  # (ip_bytes, class, port, elastic, discrete, counted)
+        self._flows: list[tuple] = []  # (ip_bytes, class, port, elastic, discrete, counted,
+        #                                 in_flight, rtt)
         self._pps: list[float] = []
         self._offered: list[float] = []
         self._delivered: list[float] = []
@@ -92,11 +93,13 @@ class SharedUplink:
         self.delivered_per_s = np.zeros((len(self._flows), self.bins))
 
     def add_flow(self, port, ip_bytes, traffic_class, elastic=False, discrete=False,
-                 counted_bytes=None):
+                 counted_bytes=None, in_flight=0.0, rtt=0.0):
         """A new flow from ``port``, silent until ``set_rate``; returns its index.
-        ``counted_bytes``: bytes a metering scheduler counts per packet (``Flows``)."""
+        ``counted_bytes``: bytes a metering scheduler counts per packet; ``in_flight`` and
+        ``rtt``: a window-limited flow's packets in flight and round trip (``Flows``)."""
         counted = packet_bytes(ip_bytes) if counted_bytes is None else counted_bytes
-        self._flows.append((ip_bytes, traffic_class, port, elastic, discrete, counted))
+        self._flows.append((ip_bytes, traffic_class, port, elastic, discrete, counted, in_flight,
+                            rtt))
         self._pps.append(0.0)
         self._offered.append(0.0)
         self._delivered.append(0.0)
@@ -134,9 +137,10 @@ class SharedUplink:
         if not self._flows[flow][4]:
             self._bulk_sending += (pps > 0) - (self._pps[flow] > 0)
         self._pps[flow] = float(pps)
-        ip_bytes, classes, ports, elastic, discrete, counted = zip(*self._flows)
+        ip_bytes, classes, ports, elastic, discrete, counted, in_flight, rtt = zip(*self._flows)
         self.scheduler.set_flows(t, Flows.of(self._pps, ip_bytes, classes, ports, elastic=elastic,
-                                             discrete=discrete, counted_bytes=counted))
+                                             discrete=discrete, counted_bytes=counted,
+                                             in_flight=in_flight, rtt=rtt))
 
     def _integrate(self, t):
         """Add the packets offered and delivered since the last change up to ``t``."""

@@ -8,7 +8,10 @@ source hands to ``transmit`` one by one, so that the allocation and the
 queue's overload account for them. ``counted_bytes`` is what a scheduler
 that meters bytes in software (NetIOC) counts per wire packet: the packet as
 the virtual switch holds it, Ethernet header and IP packet, a TSO segment's
-share for a TCP sender (``vsim.net.sources.tcp_stream``).
+share for a TCP sender (``vsim.net.sources.tcp_stream``). ``in_flight`` is
+the packets a window-limited elastic flow keeps outstanding and ``rtt`` its
+round trip without queueing: what its rate times ``rtt`` does not hold waits
+in its queue (0: a flow taken as never queueing).
 """
 
 from dataclasses import dataclass
@@ -29,11 +32,15 @@ class Flows:
     elastic: np.ndarray
     discrete: np.ndarray
     counted_bytes: np.ndarray
+    in_flight: np.ndarray
+    rtt: np.ndarray
 
     @classmethod
-    def of(cls, pps, ip_bytes, classes, ports, elastic=False, discrete=False, counted_bytes=None):
+    def of(cls, pps, ip_bytes, classes, ports, elastic=False, discrete=False, counted_bytes=None,
+           in_flight=0.0, rtt=0.0):
         """Flows from sequences (or scalars broadcast to the length of ``pps``); ``counted_bytes``
-        defaults to each packet's Ethernet header and IP packet."""
+        defaults to each packet's Ethernet header and IP packet, ``in_flight`` and ``rtt`` to 0
+        (no flow keeps packets queued)."""
         pps = np.atleast_1d(np.asarray(pps, dtype=float))
         shape = pps.shape
         ip_bytes = np.broadcast_to(np.asarray(ip_bytes, dtype=float), shape).copy()
@@ -43,6 +50,8 @@ class Flows:
         discrete = np.broadcast_to(np.asarray(discrete, dtype=bool), shape).copy()
         counted_bytes = (packet_bytes(ip_bytes) if counted_bytes is None else
                          np.broadcast_to(np.asarray(counted_bytes, dtype=float), shape).copy())
+        in_flight = np.broadcast_to(np.asarray(in_flight, dtype=float), shape).copy()
+        rtt = np.broadcast_to(np.asarray(rtt, dtype=float), shape).copy()
         if pps.ndim != 1:
             raise ValueError("flows are one-dimensional arrays")
         if not (np.all(np.isfinite(pps)) and np.all(pps >= 0)):
@@ -51,7 +60,9 @@ class Flows:
             raise ValueError("flow packet sizes must be positive")
         if not np.all(counted_bytes > 0):
             raise ValueError("counted bytes per packet must be positive")
-        return cls(pps, ip_bytes, classes, ports, elastic, discrete, counted_bytes)
+        if not (np.all(in_flight >= 0) and np.all(rtt >= 0)):
+            raise ValueError("packets in flight and round trips must be non-negative")
+        return cls(pps, ip_bytes, classes, ports, elastic, discrete, counted_bytes, in_flight, rtt)
 
     @classmethod
     def none(cls):

@@ -18,6 +18,7 @@ from typing import Any, Dict, Mapping, Optional
 import numpy as np
 
 from vsim.core.errors import InputError, did_you_mean
+from vsim.net.sources.nfs_read import NfsRead
 from vsim.net.sources.packets_replay import PacketsReplay
 from vsim.net.sources.protocol import SourceFactory, TrafficSource
 from vsim.net.sources.sipp_uac import SippUac
@@ -28,6 +29,7 @@ from vsim.net.sources.udp_flood import UdpFlood
 SOURCES: Dict[str, SourceFactory] = {
     "udp_flood": UdpFlood,
     "tcp_stream": TcpStream,
+    "nfs_read": NfsRead,
     "tcp_rr": TcpRequestResponse,
     "packets_replay": PacketsReplay,
     "sipp_uac": SippUac,

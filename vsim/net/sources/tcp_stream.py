@@ -9,6 +9,13 @@ window/RTT (a window-limited sender cannot have more than a window in
 flight per round trip) and, being elastic, follows the rate the uplink
 scheduler leaves it (``UplinkScheduler.flow_rates``) without loss; its
 goodput is that rate in segments times the data per segment.
+
+A window-limited sender has its whole window in flight: what the path's
+bandwidth-delay product (its rate times ``rtt``, the round trip without
+queueing) does not hold waits in its bottleneck's queue
+(``in_flight_packets``; the uplink schedulers keep it there,
+``vsim.net.uplink.base``). A sender without a window given is taken as
+never queueing.
 """
 
 from vsim.core.errors import InputError
@@ -51,6 +58,11 @@ class TcpStream:
         TSO segments of ``segment_frames`` frames: one Ethernet, IP and TCP header per
         segment, the data of every frame."""
         return self.payload + (packet_bytes(self.mtu) - self.payload) / segment_frames
+
+    def in_flight_packets(self):
+        """Segments a window-limited sender keeps in flight (its window over the data per
+        segment); 0 without a window, a sender taken as never queueing."""
+        return 0.0 if self.window_bytes is None else self.window_bytes / self.payload
 
     def line_pps(self, rate_bps):
         """Segments/s that fill a link of ``rate_bps``."""

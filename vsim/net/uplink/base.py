@@ -22,6 +22,12 @@ A frame's service (its *work*) is the longer of its wire time and the
 transmit stage's per-frame time (``vsim.net.txpath.cost``); queue limits
 count packets or frame bytes, as the real queue does.
 
+A window-limited elastic flow (``Flows.in_flight``, ``Flows.rtt``) keeps the
+packets it has in flight beyond its rate times its round trip waiting in its
+queue, as a window-limited TCP sender fills its bottleneck's buffer: a
+frame reaching that queue waits for them (``standing``), a frame of a queue
+of its own does not. Flows that declare no window never queue.
+
 A flow's packets arrive as its source declares (``declare_arrivals``:
 evenly paced or Poisson; undeclared flows are Poisson), which a queue
 follows where it draws them one by one (``vsim.net.fluid.arrivals``).
@@ -71,6 +77,9 @@ class UplinkScheduler:
         self._elastic_t = 0.0
         self._elastic_offered = np.zeros(self.n_queues)
         self._acceptance_mark = np.zeros((3, self.n_queues))
+        self.standing = np.zeros(self.n_queues)
+        """Per queue, link-seconds (at the full rate) of the packets its window-limited elastic
+        flows keep queued (``_standing_work``)."""
 
     # ------------------------------------------------------------ subclass hooks
     def queue_index(self, classes: np.ndarray, ports: np.ndarray) -> np.ndarray:
@@ -152,9 +161,25 @@ class UplinkScheduler:
         with np.errstate(over="ignore"):  # a vanishing fluid keeps all of itself
             kept = np.minimum(1.0, room / np.where(fluid_work > 0, fluid_work, 1.0))
         self.flow_rates = np.where(fluid, offered * kept[queue], flows.pps)
+        self.standing = self._standing_work(flows, queue, per_packet)
         self._neighbours(np.minimum(fluid_work + packet_work, self.rates),
                          np.divide(fluid_work, fluid_pps, out=np.zeros(self.n_queues),
                                    where=fluid_pps > 0))
+
+    def _standing_work(self, flows, queue, per_packet):
+        """Per queue, the link time of the packets its window-limited elastic flows keep queued:
+        each flow's packets in flight beyond its rate times its round trip without queueing (what
+        the path holds), at most the queue's limit."""
+        queued = np.where(flows.elastic & ~flows.discrete,
+                          np.maximum(0.0, flows.in_flight - self.flow_rates * flows.rtt), 0.0)
+        if not queued.any():
+            return np.zeros(self.n_queues)
+        work = np.bincount(queue, weights=queued * per_packet, minlength=self.n_queues)
+        units = np.bincount(queue, weights=queued * self.units(flows.ip_bytes),
+                            minlength=self.n_queues)
+        limits = np.asarray(self.queue_limits(), dtype=float)
+        room = np.divide(limits, units, out=np.ones(self.n_queues), where=units > limits)
+        return work * np.minimum(room, 1.0)
 
     def _integrate_elastic(self, t):
         """Add the elastic fluid's offered work up to ``t`` to each queue's total."""
@@ -238,7 +263,8 @@ class UplinkScheduler:
         units = self.units(ip_bytes)
         if self.n_queues == 1:
             self.t = float(times[-1])
-            return self.queues[0].offer(times, work, units) + self.latency
+            return self.queues[0].offer(times, work, units, self._wire_rests(0, times.size)) \
+                + self.latency
         out = np.full(times.size, np.nan)
         classes = np.broadcast_to(np.asarray(classes, dtype=np.int64), times.shape)
         ports = np.broadcast_to(np.asarray(ports, dtype=np.int64), times.shape)
@@ -255,15 +281,19 @@ class UplinkScheduler:
         or None to let the queue draw its own: a non-preemptive scheduler's burst may find
         another queue's frame there, whose rest its first frame waits out (nothing is drawn
         where the others' frames leave no rest), beside the queue's own fluid packet in service
-        (``FluidPacketQueue.wire_rest``). The queue takes the waits as its own, so the frames
-        behind the first wait for it too, and none overtakes a frame of its queue."""
-        if not (self.non_preemptive and self._other_busy[q] > 0 and self._other_work[q] > 0):
+        (``FluidPacketQueue.wire_rest``); every frame also waits for the packets the queue's
+        window-limited flows keep in it (``standing``, at the queue's rate). The queue takes the
+        waits as its own, so the frames behind the first wait for it too, and none overtakes a
+        frame of its queue."""
+        others = self.non_preemptive and self._other_busy[q] > 0 and self._other_work[q] > 0
+        standing = self.standing[q]
+        if not (others or standing > 0):
             return None
         queue = self.queues[q]
         rests = queue.wire_rest(self.rng.random((2, n))) if queue.wire_busy() else np.zeros(n)
-        if self.rng.random() < self._other_busy[q]:
+        if others and self.rng.random() < self._other_busy[q]:
             rests[0] += self.rng.random() * self._other_work[q]
-        return rests
+        return rests + standing / self.rates[q] if standing > 0 else rests
 
     def frame_lanes(self, queues, frames, units, work=None, spacing=None, until=math.inf):
         """A ``FrameLanes`` sending lone frames as ``transmit`` would, for frames of ``queues``
@@ -277,6 +307,8 @@ class UplinkScheduler:
         return self._lanes(queues, frames, units, work, spacing, until)
 
     def _lanes(self, queues, frames, units, work, spacing, until, gate=None, sending=False):
+        if np.any(self.standing[np.asarray(queues, dtype=np.int64)] > 0):
+            return None  # lanes know no standing backlog: the frames go through transmit
         if not FrameLanes.fit(self, queues, frames, units, work, spacing, until):
             return None
         if self.non_preemptive and self.n_queues > 1:
