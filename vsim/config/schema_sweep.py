@@ -173,7 +173,8 @@ class AxisSection:
                 fail(source, f"{path}.{end}", f"expected a whole number for {self.key}, got {value}")
             check_field(cls, name, int(value) if accepts_only_integers(cls, name) else value,
                         source=source, path=f"{path}.{end}")
-        if not float(self.low) < float(self.high):
+        assert self.low is not None and self.high is not None
+        if not self.low < self.high:
             fail(source, f"{path}.high", f"expected more than low ({self.low}), got {self.high}")
 
     def design_axis(self):

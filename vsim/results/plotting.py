@@ -330,7 +330,7 @@ def plot_panels(stem, *, title, xlabel, ylabel, panels, xticks=None, caption=Non
     top = max(ax.dataLim.y1 for ax in axes)
     span = max(top, 0.0) - bottom
     axes[0].set_ylim(bottom - HEADROOM * span if bottom < 0 else 0.0, top + HEADROOM * span if top > 0 else 1)
-    fig.suptitle("\n".join(textwrap.wrap(title, TITLE_CHARS)), fontsize=10)
+    fig.suptitle("\n".join(textwrap.wrap(title, TITLE_CHARS_BESIDE_LEGEND)), fontsize=10)
     if caption:
         fig.supxlabel(caption, fontsize=6.5, color="dimgrey", wrap=True)
     handles, labels = {}, []
