@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -14,6 +15,7 @@ from vsim.config.sweep_design import Axis, design_points
 from vsim.config.typed import from_dict
 from vsim.config.vary import vary_table
 from vsim.core.errors import InputError
+from vsim.sweep import open_store, run_sweep
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -100,8 +102,11 @@ def sweep(tmp_path, name, *extra):
 def test_a_two_key_grid_is_the_same_serial_and_in_two_processes(tmp_path):
     serial, done = sweep(tmp_path, "serial")
     parallel, _ = sweep(tmp_path, "parallel", "--jobs", "2")
-    for name in ("points.csv", "runs.csv", "summary.md"):
+    for name in ("points.csv", "runs.csv", "summary.md", "points.parquet", "runs.parquet"):
         assert (serial / name).read_bytes() == (parallel / name).read_bytes()
+    runs = pandas.read_parquet(serial / "runs.parquet")
+    assert list(runs.columns[:3]) == ["host.hyperthreading", "vm.instances", "seed"] and len(runs) == 8
+    assert runs["host.hyperthreading"].dtype == bool and runs["vm.instances"].tolist() == [1, 1, 2, 2] * 2
     rows = (serial / "points.csv").read_text().splitlines()
     assert rows[0].startswith("host.hyperthreading,vm.instances,replications,")
     assert [row.split(",")[:2] for row in rows[1:]] == [["true", "1"], ["true", "2"], ["false", "1"], ["false", "2"]]
@@ -113,3 +118,13 @@ def test_a_bad_vary_is_one_line_naming_the_key(tmp_path):
                            "--vary", "vm.instances=1:4", "--quiet"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "sweep.axis[0].values" in done.stderr
+
+
+def test_the_python_api_returns_the_replications_and_reads_the_store_back(tmp_path):
+    config = ROOT / "configs" / "whatif" / "hyperthreading.toml"
+    runs = run_sweep(config, vary=["host.hyperthreading=true,false", "vm.instances=1,2"], design="zip",
+                     duration=1.5, replications=1, store=tmp_path / "store")
+    assert runs[["host.hyperthreading", "vm.instances", "seed"]].values.tolist() == [[True, 1, 1], [False, 2, 1]]
+    stored = open_store(tmp_path / "store").sort_values("vm.instances")
+    assert stored["host.hyperthreading"].tolist() == [True, False]
+    assert stored["jitter.p99_ms"].tolist() == runs["jitter_p99_ms"].tolist()

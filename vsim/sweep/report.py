@@ -497,7 +497,7 @@ UNITS = {"host": "Host CPU: esxtop's PCPU UTIL, the mean over logical CPUs of th
 
 def report_files(stem):
     """Names of every file ``write_report`` may write for a config named ``stem``."""
-    return ["results.json", "summary.md", "points.csv", "runs.csv"] + [f"{stem}_{suffix}.{ext}" for suffix in FIGURES
+    return ["results.json", "summary.md", "points.csv", "runs.csv", "points.parquet", "runs.parquet"] + [f"{stem}_{suffix}.{ext}" for suffix in FIGURES
                                              for ext in ("png", "svg")]
 
 
@@ -664,7 +664,8 @@ def title_with_overrides(title, overrides):
 
 
 def write_report(outdir, stem, title, sweep, reports):
-    """results.json, summary.md, points.csv, runs.csv and the figures of a sweep in ``outdir``;
+    """results.json, summary.md, points.csv, runs.csv, their Parquet twins (points.parquet,
+    runs.parquet, ``vsim.sweep.tidy``) and the figures of a sweep in ``outdir``;
     the paths written.
 
     results.json lists the files written (``files``) and their digests (``sha256``), so that the
@@ -679,6 +680,9 @@ def write_report(outdir, stem, title, sweep, reports):
     write_text(written[1], table_markdown(title, sweep, reports))
     write_text(written[2], points_csv(sweep, reports))
     write_text(written[3], runs_csv(sweep))
+    from vsim.sweep.tidy import points_columns, runs_columns, write_parquet  # pyarrow: only here
+    written += [write_parquet(outdir / "points.parquet", points_columns(sweep, reports)),
+                write_parquet(outdir / "runs.parquet", runs_columns(sweep))]
     write_text(written[0], report_json(title, sweep, reports, files=[path.name for path in written],
                                        digests=written_digests(written[1:])))
     after_commit(lambda: remove_stale(outdir, previous, written))
