@@ -128,3 +128,18 @@ def test_the_python_api_returns_the_replications_and_reads_the_store_back(tmp_pa
     stored = open_store(tmp_path / "store").sort_values("vm.instances")
     assert stored["host.hyperthreading"].tolist() == [True, False]
     assert stored["jitter.p99_ms"].tolist() == runs["jitter_p99_ms"].tolist()
+
+
+def test_a_two_key_grid_resumes_from_its_store_and_a_larger_one_reuses_it(tmp_path):
+    store = str(tmp_path / "store")
+    first, _ = sweep(tmp_path, "first", "--store", store)
+    out = tmp_path / "larger"
+    done = subprocess.run([sys.executable, "-m", "vsim", "sweep", "configs/whatif/hyperthreading.toml",
+                           "--vary", "host.hyperthreading=true,false", "--vary", "vm.instances=1,2,3",
+                           "--duration", "1.5", "--replications", "2", "--store", store, "--out", str(out)],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "8 replications reused, 4 to run" in done.stderr
+    rows = {tuple(row.split(",")[:3]): row for row in (out / "runs.csv").read_text().splitlines()[1:]}
+    for row in (first / "runs.csv").read_text().splitlines()[1:]:
+        assert rows[tuple(row.split(",")[:3])] == row
