@@ -626,8 +626,8 @@ def test_sweep_out_writes_the_report_and_figures(capsys, tmp_path):
     assert code == 0, err
     assert sorted(p.name for p in (tmp_path / "ht").iterdir()) == [
         "hyperthreading_cpu.png", "hyperthreading_cpu.svg", "hyperthreading_host.png", "hyperthreading_host.svg",
-        "hyperthreading_jitter.png", "hyperthreading_jitter.svg", "points.csv", "results.json", "runs.csv",
-        "summary.md"]
+        "hyperthreading_jitter.png", "hyperthreading_jitter.svg", "points.csv", "points.parquet",
+        "results.json", "runs.csv", "runs.parquet", "summary.md"]
     assert "| true |" in (tmp_path / "ht" / "summary.md").read_text()
     assert "seed 1, --set vm.instances=2." in (tmp_path / "ht" / "summary.md").read_text()
     assert json.loads((tmp_path / "ht" / "results.json").read_text())["overrides"] == ["vm.instances=2"]

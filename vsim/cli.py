@@ -248,6 +248,16 @@ def _add_sweep_parser(commands):
     sweep.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                        help="override a dotted key of the config, sweep.key and sweep.values "
                             "included (repeatable)")
+    sweep.add_argument("--vary", action="append", default=[], metavar="KEY=V1,V2|KEY=LOW:HIGH",
+                       help="a key of the sweep and its values, or its range for a random, lhs or "
+                            "sobol design (repeatable: one axis each, the first the figures' x axis); "
+                            "replaces the config's [sweep]")
+    sweep.add_argument("--design", choices=("grid", "zip", "random", "lhs", "sobol"),
+                       help="how the keys combine (sweep.design; default grid)")
+    sweep.add_argument("--points", type=_bounded(int, 1, True), metavar="N",
+                       help="points a random, lhs or sobol design samples (sweep.points)")
+    sweep.add_argument("--design-seed", type=_bounded(int, 0, True), metavar="S",
+                       help="the seed such a design samples with (sweep.design_seed; default 0)")
     _add_run_options(sweep, "run.", "short runs")
     sweep.add_argument("--json", metavar="PATH|-",
                        help="write the report and every run's summary as JSON to PATH (its directory "
@@ -597,10 +607,11 @@ def _plan(args):
 
 # ---------------------------------------------------------------- sweep
 def _sweep(args):
-    from vsim.build.load import load_scenario
+    from vsim.build.load import FROM_FILE, load_scenario
     from vsim.build.memory import check_memory
     from vsim.build.work import check_work
     from vsim.config.override_source import blaming_overrides
+    from vsim.config.vary import design_overrides, vary_table
     from vsim.sweep.executor import Sweep, overrides_text, point_runs, run_tasks, sweep_model_files, sweep_tasks
     from vsim.sweep.no_effect import held_settings_notes, no_effect_notes
     from vsim.sweep.report import point_report, report_files, report_json, sweep_metrics, table_text, write_report
@@ -614,7 +625,11 @@ def _sweep(args):
         check_output_file(args.json, "--json", created=args.out)
     check_outside([("--json", args.json), ("--out", args.out), ("--store", args.store)], program_folders())
     config = resolve_config(args.config)
-    loaded = load_scenario(config, args.set)
+    options = (args.design, args.points, args.design_seed)
+    design_table = vary_table(args.vary, *options)
+    if design_table is None:
+        args.set = list(args.set) + design_overrides(*options)
+    loaded = load_scenario(config, args.set, sweep=FROM_FILE if design_table is None else design_table)
     check_apart([("--json", args.json), ("--store", args.store)] + _in_dir(args.out, report_files(stem)),
                 loaded.files_read())
     scenario = loaded.scenario
@@ -641,8 +656,9 @@ def _sweep(args):
     title = (f"{scenario.name}  ({args.config}; {replications} x {duration:g} s per point, "
              f"warm-up {warmup:g} s{overrides_text(args.set)}, "
              f"trimmed mean [95% interval])")
-    table = table_text(title, result, reports, no_effect_notes(result.key, reports, loaded)
-                       + held_settings_notes(result.key, loaded))
+    identical = no_effect_notes(result.key, reports, loaded) if len(result.keys()) == 1 else []
+    table = table_text(title, result, reports,
+                       identical + [line for key in result.keys() for line in held_settings_notes(key, loaded)])
     if args.json == "-":
         sys.stderr.write(table)
     else:

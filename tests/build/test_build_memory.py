@@ -88,13 +88,13 @@ def test_the_group_holding_most_vcpus_is_the_key_blamed():
 def test_a_sweeps_point_is_blamed_when_its_value_is_the_key_to_change():
     loaded = scenario(1)
     big = scenario(12)
-    runs = [("fig3.toml", loaded, 300.0, (0, "vm.instances", 1)),
-            ("fig3.toml", big, 300.0, (1, "vm.instances", 12))]
+    runs = [("fig3.toml", loaded, 300.0, (("sweep.values[0]", "vm.instances", 1),)),
+            ("fig3.toml", big, 300.0, (("sweep.values[1]", "vm.instances", 12),))]
     with pytest.raises(InputError) as error:
         check_memory(runs, jobs=1, available=estimate_bytes(big, 300.0) / 100)
     assert str(error.value).startswith("fig3.toml: sweep.values[1]: at vm.instances = 12, a run of 12 VMs")
     with pytest.raises(InputError) as error:  # swept along another key: the VM count is blamed
-        check_memory([("fig3.toml", big, 300.0, (0, "vm.vcpus", 4))], jobs=1, available=1)
+        check_memory([("fig3.toml", big, 300.0, (("sweep.values[0]", "vm.vcpus", 4),))], jobs=1, available=1)
     assert str(error.value).startswith("fig3.toml: vm.instances: a run of 12 VMs")
 
 

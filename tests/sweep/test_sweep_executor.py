@@ -6,8 +6,11 @@ import re
 import signal
 from dataclasses import replace
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from processes import Vsim, wait_for
 from vsim.build.load import load_scenario
@@ -155,3 +158,35 @@ def test_the_workers_end_with_a_parallel_run_whatever_stops_it(tmp_path, command
     if signum == signal.SIGTERM:  # handled as Ctrl-C is: one line after the progress, nothing written
         assert out == "" and err.splitlines()[1:] == ["vsim: interrupted by SIGTERM"]
     assert list(tmp_path.iterdir()) == []
+
+
+def _seconds(text):
+    """``3 min 05 s`` or ``42 s`` as seconds."""
+    minutes = re.match(r"(\d+) min (\d+) s", text)
+    return int(minutes[1]) * 60 + int(minutes[2]) if minutes else int(text.removesuffix(" s"))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.floats(1.0, 20.0), st.floats(0.9, 1.1)), min_size=10, max_size=60),
+       st.floats(1.0, 30.0))
+def test_the_time_left_is_within_a_factor_of_the_truth_after_a_tenth_of_the_work(runs, rate):
+    """On a synthetic clock, tasks whose wall time is their cost times a rate, off by up to 10 %
+    each (the cost model's error): from the first tenth of the tasks on, the time left said is
+    within a factor of 1.5 of the time the remaining tasks then take."""
+    clock = [0.0]
+    walls = [cost * rate * error for cost, error in runs]
+
+    def runner(task):
+        clock[0] += walls[task.replication]
+        return task.replication, walls[task.replication]
+
+    tasks = [Task("c.toml", (), "vm.instances", 1, i, len(runs), 1, 1.0, 0.5, cost)
+             for i, (cost, _) in enumerate(runs)]
+    lines = []
+    with patch.object(executor.time, "perf_counter", lambda: clock[0]):
+        run_tasks(tasks, jobs=1, progress=lines.append, runner=runner)
+    for done, line in enumerate(lines[1:], start=1):
+        truth = sum(walls[done:])
+        said = _seconds(re.search(r"about (.*) left", line).group(1))
+        if done >= len(runs) / 10 and truth >= 30:  # whole seconds: a short rest is all rounding
+            assert truth / 1.5 <= said <= truth * 1.5, (done, said, truth)

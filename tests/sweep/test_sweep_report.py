@@ -252,7 +252,8 @@ def test_figures_are_written_and_identical_when_redrawn(tmp_path):
     (tmp_path / "b").mkdir()
     second = plot_report(tmp_path / "b" / "whatif", "title", sweep, reports)
     names = sorted(path.name for path in first)
-    assert names == ["points.csv", "results.json", "runs.csv", "summary.md", "whatif_cpu.png", "whatif_cpu.svg",
+    assert names == ["points.csv", "points.parquet", "results.json", "runs.csv", "runs.parquet",
+                     "summary.md", "whatif_cpu.png", "whatif_cpu.svg",
                      "whatif_host.png", "whatif_host.svg", "whatif_jitter.png", "whatif_jitter.svg"]
     assert len(second) == 6
     for path in second:

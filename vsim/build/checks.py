@@ -182,20 +182,42 @@ def check_one_discrete_kind(scenario, source):
 
 
 def check_sweep_points(scenario, models, source, models_dir=DEFAULT_MODELS_DIR):
-    """Every point of the sweep must pass the cross-checks, so no run fails halfway through."""
-    key = scenario.sweep.key
-    for index, value in enumerate(scenario.sweep.values):
-        loads_models = names_a_model(key)
-        if not loads_models:  # a table the key names but the scenario lacks: the key's fault
-            point, point_models = with_point(scenario, models, key, value, source, models_dir)
+    """Every point of the sweep must pass the cross-checks, so no run fails halfway through.
+    A point of one key is blamed at its ``sweep.values[i]``; one of a design of several keys at
+    ``sweep.axis[i]`` of its first key whose value the point needs (naming every value it had)."""
+    sweep = scenario.sweep
+    for index, setting in enumerate(sweep.settings()):
+        loads_models = any(names_a_model(key) for key, _ in setting)
+        if not loads_models:  # a table a key names but the scenario lacks: the key's fault
+            point, point_models = _at(scenario, models, setting, source, models_dir)
         try:
             if loads_models:  # a model the point names but cannot load: the point's fault
-                point, point_models = with_point(scenario, models, key, value, source, models_dir)
+                point, point_models = _at(scenario, models, setting, source, models_dir)
             check_against_models(replace(point, sweep=None), point_models, source, models_dir)
         except InputError as error:
-            shown = str(value).lower() if isinstance(value, bool) else value
             where = named_where(error.where, scenario_table_names(scenario))
-            fail(source, f"sweep.values[{index}]", f"at {key} = {shown}, {where}: {error.expected}")
+            values = ", ".join(f"{key} = {_shown(value)}" for key, value in setting)
+            blamed = f"sweep.values[{index}]" if not sweep.axis else _blamed_axis(sweep, setting, error)
+            fail(source, blamed, f"at {values}, {where}: {error.expected}")
+
+
+def _at(scenario, models, setting, source, models_dir):
+    """The scenario and models with every (key, value) of ``setting`` changed."""
+    for key, value in setting:
+        scenario, models = with_point(scenario, models, key, value, source, models_dir)
+    return scenario, models
+
+
+def _shown(value):
+    """A swept value as TOML writes it (``false``, ``12``)."""
+    return str(value).lower() if isinstance(value, bool) else value
+
+
+def _blamed_axis(sweep, setting, error):
+    """``sweep.axis[i]`` of the key the refusal names, else of the first axis."""
+    keys = [key for key, _ in setting]
+    named = next((i for i, key in enumerate(keys) if error.where and error.where.startswith(key)), 0)
+    return f"sweep.axis[{named}]"
 
 
 def _vms_per_node(instances, host):

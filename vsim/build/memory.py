@@ -152,9 +152,9 @@ def available_bytes(meminfo=MEMINFO):
 def check_memory(runs, jobs, available=None, duration_key="run.duration"):
     """Refuse, before simulating, runs that cannot fit in the available memory.
 
-    ``runs`` are (source, loaded, duration), or with a fourth item (index, key,
-    value) for a sweep's point, blamed at that ``sweep.values[index]`` when the
-    key to change is the swept one; ``jobs`` of them run at once, so
+    ``runs`` are (source, loaded, duration), or with a fourth item for a sweep's point: a
+    (where, key, value) per key it varies, blamed at that ``where`` (``sweep.values[2]``,
+    ``sweep.axis[1]``) when the key to change is that one; ``jobs`` of them run at once, so
     the largest needs at most the available memory divided by ``jobs``.
     ``available`` defaults to ``MemAvailable``; without it nothing is checked.
     The refusal blames what to change: ``--jobs`` when one run would fit, else the value
@@ -186,9 +186,9 @@ def check_memory(runs, jobs, available=None, duration_key="run.duration"):
     expected = (f"{needs}; most of it is {largest.what}, from "
                 f"{', '.join(factor.text() for factor in largest.factors)}; expected "
                 f"{scaled_to_fit(blamed, need - share, share, available / jobs)}")
-    if point and point[0][1] == blamed.key:
-        index, _, value = point[0]
-        raise InputError(source, f"sweep.values[{index}]", f"at {blamed.key} = {value}, {expected}")
+    for where, key, value in (point[0] if point else ()):
+        if key == blamed.key:
+            raise InputError(source, where, f"at {key} = {value}, {expected}")
     raise InputError(source, blamed.key, expected)
 
 

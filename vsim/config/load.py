@@ -73,8 +73,8 @@ class Loaded:
         files = [("the config", Path(self.source))]
         loads = [self.models]
         sweep = self.scenario.sweep
-        if sweep_points and sweep is not None and names_a_model(sweep.key):
-            loads += [self.with_value(sweep.key, value).models for value in sweep.values]
+        if sweep_points and sweep is not None and any(names_a_model(key) for key in sweep.keys()):
+            loads += [self.at(setting).models for setting in sweep.settings()]
         for models in loads:
             files += [(f"the {role} model", model.path) for role, model in sorted(models.items())]
         if self.scenario.host.steal_trace is not None:
@@ -86,8 +86,16 @@ class Loaded:
     def with_value(self, key, value):
         """The same scenario with one dotted key (``vm.instances``, ``params.host.ht_rate``)
         changed and re-checked."""
-        changed, models = with_point(self.scenario, self.models, key, value, self.source, self.models_dir,
-                                     self.given)
+        return self.at(((key, value),))
+
+    def at(self, setting):
+        """The same scenario with each (dotted key, value) of ``setting`` changed, in order, and
+        re-checked once they all are (one point of a design of several keys: the keys changed
+        one at a time could pass through a scenario that does not hold together)."""
+        changed, models = self.scenario, self.models
+        for key, value in setting:
+            changed, models = with_point(changed, models, key, value, self.source, self.models_dir,
+                                         self.given)
         if self.checker is not None:
             with naming_tables(self.source, scenario_table_names(changed)):
                 self.checker(changed, models, self.source, self.models_dir)

@@ -105,6 +105,27 @@ def scalar_fields(cls, choices=False):
     return names
 
 
+def _number_types(cls, name):
+    """The number types (int, float) field ``name`` of ``cls`` accepts, optional or not."""
+    annotation, _ = _schema(cls)[name]
+    kind, args = _kind(annotation)
+    if kind == "optional":
+        annotation = args[0]
+        kind, args = _kind(annotation)
+    members = args if kind == "scalars" else (annotation,)
+    return {arg for arg in members if arg in (int, float)}
+
+
+def is_number_field(cls, name):
+    """Whether field ``name`` of ``cls`` holds a number (not a boolean or a string)."""
+    return bool(_number_types(cls, name))
+
+
+def accepts_only_integers(cls, name):
+    """Whether field ``name`` of ``cls`` holds whole numbers only."""
+    return _number_types(cls, name) == {int}
+
+
 def describe(cls):
     """Rows of (dotted key, type description, default or "required", doc) for every key of ``cls``.
 

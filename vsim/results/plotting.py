@@ -1,7 +1,7 @@
 """The plotting kit of every command: figures of simulated sweeps against the paper's values
 (matplotlib, Agg backend).
 
-Public: ``plot_sweep``, ``plot_spread``, ``plot_timeline`` (with ``Curve``,
+Public: ``plot_sweep``, ``plot_panels``, ``plot_spread``, ``plot_timeline`` (with ``Curve``, ``Panel``,
 ``Marks``, ``Spread``, ``Timeline``) draw whole figures; ``new_axes``,
 ``palette`` and ``write_figure`` are the pieces for a figure of one's own
 (``vsim.validate.validation_figures`` draws its CDFs with them).
@@ -77,16 +77,21 @@ def _draw_curves(ax, curves, colours, joined=True):
     (points of categories, such as schedulers, have nothing between them), drawn above the
     paper's marks so a simulated point on a paper value stays visible."""
     for colour, curve in zip(colours, curves):
-        centres = [value for value, _ in curve.stats]
-        ax.errorbar(curve.xs, centres, yerr=_yerr(centres, [ci for _, ci in curve.stats]),
-                    color=colour, marker="o", markersize=4, capsize=3, label=f"simulated {curve.label}",
-                    linestyle="-" if joined else "none", zorder=3)
-        if curve.runs is not None:  # beside the point, so the interval does not hide them
-            offset = 0.015 * (max(curve.xs) - min(curve.xs))
-            run_xs = [x + offset for x, values in zip(curve.xs, curve.runs) for _ in values]
-            run_ys = [value for values in curve.runs for value in values]
-            ax.plot(run_xs, run_ys, color=colour, marker="o", markersize=3, alpha=0.45,
-                    linestyle="none", label=f"replications ({curve.label})")
+        _draw_curve(ax, curve, colour, "o", joined)
+
+
+def _draw_curve(ax, curve, colour, marker, joined):
+    """One curve: its points with their intervals (joined by lines, or not) and its replications."""
+    centres = [value for value, _ in curve.stats]
+    ax.errorbar(curve.xs, centres, yerr=_yerr(centres, [ci for _, ci in curve.stats]),
+                color=colour, marker=marker, markersize=4, capsize=3, label=f"simulated {curve.label}",
+                linestyle="-" if joined else "none", zorder=3)
+    if curve.runs is not None:  # beside the point, so the interval does not hide them
+        offset = 0.015 * (max(curve.xs) - min(curve.xs))
+        run_xs = [x + offset for x, values in zip(curve.xs, curve.runs) for _ in values]
+        run_ys = [value for values in curve.runs for value in values]
+        ax.plot(run_xs, run_ys, color=colour, marker=marker, markersize=3, alpha=0.45,
+                linestyle="none", label=f"replications ({curve.label})")
 
 
 def _draw_marks(ax, marks, colours):
@@ -139,6 +144,11 @@ def write_figure(fig, ax, stem, *, title, xlabel, ylabel, caption=None, legend_l
         fig.legend(fontsize=7, loc=legend_loc)
     else:
         ax.legend(fontsize=8, loc=legend_loc)
+    return _save(fig, stem)
+
+
+def _save(fig, stem):
+    """Write ``fig`` as ``stem``.png and ``stem``.svg (no date, fixed ids), atomically."""
     written = []
     with matplotlib.rc_context({"svg.hashsalt": "vsim"}):
         for fmt in FORMATS:
@@ -278,3 +288,57 @@ def plot_timeline(stem, *, title, xlabel, ylabel, timelines, shade=None, band=No
                 label=timeline.label)
     return write_figure(fig, ax, stem, title=title, xlabel=xlabel, ylabel=ylabel, caption=caption,
                   legend_loc=legend_loc)
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One of a figure's side-by-side axes: its title and its curves, each curve drawn in the
+    colour of its ``line`` (an index) with the marker of its ``kind`` (an index)."""
+
+    title: str
+    curves: list
+    lines: list
+    kinds: list
+
+
+MARKERS = "osD^vP"
+"""A marker per kind of curve (a metric) in a figure of panels, whose colours are its lines'."""
+
+
+def plot_panels(stem, *, title, xlabel, ylabel, panels, xticks=None, caption=None, joined=True):
+    """``panels`` (``Panel``) side by side on one y axis, the legend beside them, written as
+    ``stem``.png and .svg: the same line has the same colour in every panel and the same kind
+    the same marker, so a second key reads as lines and a third as panels. ``xticks`` as for
+    ``plot_sweep``; points are joined unless ``joined`` is False. Returns the paths written."""
+    fig = Figure(figsize=(FIGSIZE[0] * (0.4 + 0.6 * len(panels)) + LEGEND_WIDTH, FIGSIZE[1]),
+                 layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
+    colours = palette()
+    for ax, panel in zip(axes, panels):
+        for curve, line, kind in zip(panel.curves, panel.lines, panel.kinds):
+            _draw_curve(ax, curve, colours[line % len(colours)], MARKERS[kind % len(MARKERS)],
+                        joined and xticks is None)
+        if panel.title:
+            ax.set_title(panel.title, fontsize=9)
+        if xticks is not None:
+            ax.set_xticks([position for position, _ in xticks], [text for _, text in xticks])
+        ax.set_xlabel(xlabel)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel(ylabel)
+    bottom = min(min(ax.dataLim.y0 for ax in axes), 0.0)  # as _leave_headroom, over every panel
+    top = max(ax.dataLim.y1 for ax in axes)
+    span = max(top, 0.0) - bottom
+    axes[0].set_ylim(bottom - HEADROOM * span if bottom < 0 else 0.0, top + HEADROOM * span if top > 0 else 1)
+    fig.suptitle("\n".join(textwrap.wrap(title, TITLE_CHARS_BESIDE_LEGEND)), fontsize=10)
+    if caption:
+        fig.supxlabel(caption, fontsize=6.5, color="dimgrey", wrap=True)
+    handles, labels = {}, []
+    for ax in axes:  # every curve once, though several panels draw it
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            if label not in handles:
+                handles[label] = handle
+                labels.append(label)
+    fig.legend([handles[label] for label in labels], labels, fontsize=7, loc="outside right upper")
+    return _save(fig, stem)
+

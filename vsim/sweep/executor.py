@@ -30,7 +30,8 @@ from vsim.results.run_summary_types import summary_field
 
 @dataclass(frozen=True)
 class Task:
-    """One replication of one sweep point."""
+    """One replication of one sweep point: ``key`` at ``x``, and at a point of a design of several
+    keys the (key, value) of each other key in ``held``."""
 
     config: str
     overrides: tuple
@@ -42,11 +43,16 @@ class Task:
     duration: float
     warmup: float
     cost: float = 1.0
+    held: tuple = ()
+
+    def setting(self):
+        """(key, value) of every key the point sets, ``key`` first."""
+        return ((self.key, self.x),) + tuple(self.held)
 
     def label(self):
         """``fig3 vm.instances=8 rep 3/5``: what the progress line names."""
-        return (f"{Path(self.config).stem} {self.key}={json.dumps(self.x)} "
-                f"rep {self.replication + 1}/{self.replications}")
+        values = " ".join(f"{key}={json.dumps(value)}" for key, value in self.setting())
+        return f"{Path(self.config).stem} {values} rep {self.replication + 1}/{self.replications}"
 
 
 # A vCPU's 20 ms ticks cost as much simulation time as this many streams' frames: wall time
@@ -83,32 +89,37 @@ def _traffic_cost(traffic):
 
 
 def sweep_tasks(config, loaded, duration, warmup, replications, overrides=()):
-    """Tasks for every value of the scenario's ``[sweep]`` times ``replications``.
+    """Tasks for every point of the scenario's ``[sweep]`` (each value of its key, or each point
+    of its design) times ``replications``, point by point.
 
     Replication ``r`` uses seed ``run.seed + r`` at every point, so the points
-    of a sweep share their random numbers and differ only in the swept value.
+    of a sweep share their random numbers and differ only in the swept values.
     Each task carries its point's ``run_cost``, for the estimate of the time left.
     """
-    sweep = loaded.scenario.sweep
     base = loaded.scenario.run.seed
-    costs = {x: run_cost(loaded.with_value(sweep.key, x), duration) for x in sweep.values}
-    return [Task(str(config), tuple(overrides), sweep.key, x, r, replications, base + r,
-                 duration, warmup, costs[x])
-            for x in sweep.values for r in range(replications)]
+    settings = loaded.scenario.sweep.settings()
+    costs = [run_cost(loaded.at(setting), duration) for setting in settings]
+    return [Task(str(config), tuple(overrides), setting[0][0], setting[0][1], r, replications, base + r,
+                 duration, warmup, cost, setting[1:])
+            for setting, cost in zip(settings, costs) for r in range(replications)]
 
 
 def point_runs(config, loaded, duration):
-    """(config, scenario at the point, duration, (index, key, value)) for every point of the
-    sweep: what each replication will run, for checks made before running any."""
+    """(config, scenario at the point, duration, ((where, key, value), ...)) for every point of
+    the sweep, ``where`` the key of the config its value comes from (``sweep.values[2]``,
+    ``sweep.axis[1]``): what each replication will run, for checks made before running any."""
     sweep = loaded.scenario.sweep
-    return [(str(config), loaded.with_value(sweep.key, x), duration, (i, sweep.key, x))
-            for i, x in enumerate(sweep.values)]
+    return [(str(config), loaded.at(setting), duration,
+             tuple((f"sweep.axis[{j}]" if sweep.axis else f"sweep.values[{i}]", key, value)
+                   for j, (key, value) in enumerate(setting)))
+            for i, setting in enumerate(sweep.settings())]
 
 
 def run_task(task):
-    """Run ``task`` from its files; return its summary and the wall time it took."""
+    """Run ``task`` from its files (the config's own [sweep] left out: the task is its point);
+    return its summary and the wall time it took."""
     start = time.perf_counter()
-    loaded = load_scenario(task.config, task.overrides).with_value(task.key, task.x)
+    loaded = load_scenario(task.config, task.overrides, sweep=None).at(task.setting())
     summary = simulate(loaded, task.seed, duration=task.duration, warmup=task.warmup)
     return summary, time.perf_counter() - start
 
@@ -231,11 +242,17 @@ def _duration(seconds):
 
 @dataclass(frozen=True)
 class Point:
-    """The replications of one sweep value."""
+    """The replications of one sweep point: its value ``x`` of the sweep's key, and the (key,
+    value) of each other key of a design of several in ``held``."""
 
     x: bool | int | float
     seeds: tuple
     runs: tuple
+    held: tuple = ()
+
+    def setting(self, key):
+        """(key, value) of every key the point sets, the sweep's ``key`` first."""
+        return ((key, self.x),) + tuple(self.held)
 
     def values(self, metric):
         """The dotted ``metric`` (``jitter.p99_ms``, ``summary_field``) of every replication."""
@@ -270,10 +287,11 @@ class Sweep:
     def from_runs(cls, name, config, tasks, summaries, fitted, models=(), point_models=()):
         """Group the summaries of one scenario's ``tasks`` into points; ``models`` as the
         ``Loaded.model_files`` of the scenario, ``point_models`` those that differ per point."""
-        xs = list(dict.fromkeys(task.x for task in tasks))
-        points = tuple(Point(x, tuple(t.seed for t in tasks if t.x == x),
-                             tuple(s for t, s in zip(tasks, summaries) if t.x == x))
-                       for x in xs)
+        settings = list(dict.fromkeys(task.setting() for task in tasks))
+        points = tuple(Point(setting[0][1], tuple(t.seed for t in tasks if t.setting() == setting),
+                             tuple(s for t, s in zip(tasks, summaries) if t.setting() == setting),
+                             setting[1:])
+                       for setting in settings)
         first = tasks[0]
         return cls(name, config, first.key, first.duration, first.warmup, points, frozenset(fitted),
                    tuple(first.overrides), tuple(dict(models).items()), tuple(point_models))
@@ -303,6 +321,10 @@ class Sweep:
     def xs(self):
         return [point.x for point in self.points]
 
+    def keys(self):
+        """Every key the sweep varies: its ``key`` (a figure's x axis), then those of ``held``."""
+        return (self.key,) + tuple(key for key, _ in self.points[0].held)
+
     def series(self, metric):
         """Per point: (trimmed mean, 95% interval) of ``metric``."""
         return [point.stat(metric) for point in self.points]
@@ -318,6 +340,7 @@ class Sweep:
         data = {"config": self.config, "key": self.key, "duration": self.duration,
                 "warmup": self.warmup,
                 "points": [{"x": p.x, "seeds": list(p.seeds), "runs": [run.to_json() for run in p.runs]}
+                           | ({"held": dict(p.held)} if p.held else {})
                            for p in self.points]}
         for entry, own in zip(data["points"], self.point_models):
             entry["models"] = dict(own)
@@ -338,9 +361,9 @@ def sweep_model_files(loaded):
     sweep: the scenario's own for every point, unless the sweep varies a key naming a model."""
     files = loaded.model_files()
     sweep = loaded.scenario.sweep
-    if not names_a_model(sweep.key):
+    if not any(names_a_model(key) for key in sweep.keys()):
         return files, ()
-    per_point = [loaded.with_value(sweep.key, x).model_files() for x in sweep.values]
+    per_point = [loaded.at(setting).model_files() for setting in sweep.settings()]
     common = {role: file for role, file in files.items() if all(own[role] == file for own in per_point)}
     return common, tuple({role: file for role, file in own.items() if role not in common}
                          for own in per_point)

@@ -332,7 +332,7 @@ def _missing_voice_notes(sweep):
     lines = []
     for point in sweep.points:
         runs = [run for run in point.runs if run.voice.offered_pps]
-        where = f"{sweep.key} {show(point.x)}"
+        where = point_text(sweep, point)
         silent = [run for run in runs if run.jitter.measuring_conference and not run.jitter.samples]
         if silent:
             reasons = sorted({no_samples_reason(run, window) for run in silent} - {""})
@@ -357,6 +357,11 @@ def interval_notes(sweep):
 def show(x):
     """A swept value as it is written in TOML (``true``, ``0.005``, ``12``)."""
     return json.dumps(x)
+
+
+def point_text(sweep, point):
+    """``vm.instances 8``, or ``host.hyperthreading false, vm.instances 8``: where a point is."""
+    return ", ".join(f"{key} {show(value)}" for key, value in point.setting(sweep.key))
 
 
 @dataclass(frozen=True)
@@ -399,8 +404,9 @@ def _cell(stat):
 def table_rows(sweep, reports):
     """Heading and rows of the report table (strings)."""
     metrics = sweep_metrics(sweep)
-    heading = [sweep.key] + [metric.heading for metric in metrics]
-    rows = [[show(report.x)] + [_cell(report.stats[m.name]) for m in metrics] for report in reports]
+    heading = list(sweep.keys()) + [metric.heading for metric in metrics]
+    rows = [[show(value) for _, value in point.setting(sweep.key)] + [_cell(report.stats[m.name]) for m in metrics]
+            for point, report in zip(sweep.points, reports)]
     return heading, rows
 
 
@@ -449,7 +455,7 @@ def axis(sweep):
     folder (``schedulers/linux_cfs``) are labelled by their names, the folder in the label."""
     cls, name = sweep_field(sweep.key)
     meta = {f.name: f.metadata for f in dataclasses.fields(cls)}[name]
-    xs = sweep.xs()
+    xs = list(dict.fromkeys(sweep.xs()))  # a design of several keys holds each value many times
     label = sweep.key + (f" ({meta['unit']})" if meta.get("unit") else "")
     if all(isinstance(x, bool) for x in xs):  # in the sweep's order, as the table lists them
         return list(range(len(xs))), label, [(i, show(x)) for i, x in enumerate(xs)]
@@ -491,7 +497,7 @@ UNITS = {"host": "Host CPU: esxtop's PCPU UTIL, the mean over logical CPUs of th
 
 def report_files(stem):
     """Names of every file ``write_report`` may write for a config named ``stem``."""
-    return ["results.json", "summary.md", "points.csv", "runs.csv"] + [f"{stem}_{suffix}.{ext}" for suffix in FIGURES
+    return ["results.json", "summary.md", "points.csv", "runs.csv", "points.parquet", "runs.parquet"] + [f"{stem}_{suffix}.{ext}" for suffix in FIGURES
                                              for ext in ("png", "svg")]
 
 
@@ -500,28 +506,108 @@ def _has_loss(curves):
     return any(value > 0 for curve in curves for values in curve.runs for value in values)
 
 
+MAX_LINES = 6
+"""The most values a second key may take to be drawn as a line per value."""
+MAX_PANELS = 4
+"""The most values a third key may take to be drawn as a panel per value."""
+
+
+def layout(sweep):
+    """How a sweep's figures show its keys: (line key, panel key, scattered). The first key is
+    the x axis; a second key of few values (``MAX_LINES``) is a line per value, a third
+    (``MAX_PANELS``) a panel per value. Keys that take more values than that (a sample over
+    ranges), or a fourth key, leave the figures as unjoined points against the first key
+    (``scattered``): points.csv holds every key."""
+    keys = sweep.keys()
+    if len(keys) == 1:
+        return None, None, False
+    counts = [len({value for point in sweep.points for k, value in point.held if k == key}) for key in keys[1:]]
+    if len(keys) > 3 or counts[0] > MAX_LINES or (len(keys) == 3 and counts[1] > MAX_PANELS):
+        return None, None, True
+    return keys[1], keys[2] if len(keys) == 3 else None, False
+
+
+def _held_value(point, key):
+    """The value ``point`` holds ``key`` at, of the keys beside the sweep's first."""
+    return dict(point.held)[key]
+
+
+def _panels(sweep, reports, metrics, positions):
+    """The ``Panel``s of one figure of a sweep of several keys (``layout``): per panel value,
+    per metric and line value with points, a curve; None where a metric is missing somewhere."""
+    from vsim.results.plotting import Curve, Panel  # matplotlib: imported only to draw
+
+    line_key, panel_key, _ = layout(sweep)
+    metrics = [m for m in metrics if all(report.stats[m.name] is not None for report in reports)]
+    pairs = list(zip(sweep.points, reports))
+    panel_values = [None] if panel_key is None else list(dict.fromkeys(_held_value(p, panel_key) for p in sweep.points))
+    line_values = [None] if line_key is None else list(dict.fromkeys(_held_value(p, line_key) for p in sweep.points))
+    panels = []
+    for panel_value in panel_values:
+        curves, lines, kinds = [], [], []
+        for kind, metric in enumerate(metrics):
+            for line, line_value in enumerate(line_values):
+                chosen = [(p, r) for p, r in pairs
+                          if (panel_key is None or _held_value(p, panel_key) == panel_value)
+                          and (line_key is None or _held_value(p, line_key) == line_value)]
+                if not chosen:
+                    continue
+                label = metric.heading + ("" if line_key is None else f", {line_key} = {show(line_value)}")
+                curves.append(Curve(label, [positions[p.x] for p, _ in chosen],
+                                    [r.stats[metric.name] for _, r in chosen],
+                                    [[metric.read(run) for run in p.runs] for p, _ in chosen]))
+                lines.append(line if line_key is not None else kind)
+                kinds.append(kind)
+        panels.append(Panel("" if panel_key is None else f"{panel_key} = {show(panel_value)}",
+                            curves, lines, kinds))
+    return panels
+
+
+def swept_title(title, sweep):
+    """``title`` with the keys that vary from point to point, so that a name stating one value
+    of them (``HT on``) is not read as holding at every point: ``..., at each point's
+    host.hyperthreading and vm.instances``."""
+    keys = sweep.keys()
+    named = keys[0] if len(keys) == 1 else f"{', '.join(keys[:-1])} and {keys[-1]}"
+    return f"{title}, at each point's {named}"
+
+
 def plot_report(stem, title, sweep, reports):
     """Write ``stem``_SUFFIX (PNG and SVG) for each figure of ``FIGURES`` that has a curve
-    (the loss figure only when some run lost voice); return the paths written."""
-    from vsim.results.plotting import plot_sweep  # matplotlib: imported only to draw
+    (the loss figure only when some run lost voice); return the paths written. A sweep of
+    several keys draws its second key as lines and its third as panels (``layout``)."""
+    from vsim.results.plotting import plot_panels, plot_sweep  # matplotlib: imported only to draw
 
     xs, label, ticks = axis(sweep)
+    positions = dict(zip(dict.fromkeys(sweep.xs()), xs))
     metrics = sweep_metrics(sweep)
+    several = len(sweep.keys()) > 1
     written = []
     for suffix, ylabel in FIGURES.items():
-        curves = _curves(sweep, reports, [m for m in metrics if m.figure == suffix], xs)
+        chosen = [m for m in metrics if m.figure == suffix]
+        panels = _panels(sweep, reports, chosen, positions) if several else None
+        curves = ([curve for panel in panels for curve in panel.curves] if several
+                  else _curves(sweep, reports, chosen, xs))
         if not curves or (suffix == "loss" and not _has_loss(curves)):
             continue
         path = stem.with_name(f"{stem.name}_{suffix}")
         caveat = sweep.interval_caveat()
         caption = (f"Points: trimmed mean over replications; error bars: {INTERVAL}"
                    f"{f' ({caveat})' if caveat else ''}; faint dots: the replications. Runs: {sweep.stamp()}.")
+        if layout(sweep)[2]:
+            caption += (f"\nEach point has its own {', '.join(sweep.keys()[1:])} (points.csv): "
+                        "the points are not joined.")
         if suffix in UNITS:
             caption += f"\n{UNITS[suffix]}"
         if suffix == HOST_CPU.figure:
             caption += "".join(f"\n{line.removeprefix('note: ')}." for line in notes(sweep))
-        written += plot_sweep(path, title=title, xlabel=label, ylabel=ylabel, curves=curves,
-                              marks=[], xticks=ticks, caption=caption, legend_loc="outside right upper")
+        if several:
+            written += plot_panels(path, title=swept_title(title, sweep), xlabel=label, ylabel=ylabel,
+                                   panels=panels, xticks=ticks, caption=caption,
+                                   joined=not layout(sweep)[2])
+        else:
+            written += plot_sweep(path, title=swept_title(title, sweep), xlabel=label, ylabel=ylabel, curves=curves,
+                                  marks=[], xticks=ticks, caption=caption, legend_loc="outside right upper")
     return written
 
 
@@ -542,13 +628,14 @@ def _cell_number(value):
 
 
 def points_csv(sweep, reports):
-    """One row per point: the swept value, the replications, and per metric its trimmed mean and
+    """One row per point: the swept values (a column per key), the replications, and per metric its trimmed mean and
     the low and high ends of its 95 % interval (``NAME``, ``NAME_low``, ``NAME_high``; empty
     where a run lacks the metric)."""
     metrics = sweep_metrics(sweep)
-    rows = [[sweep.key, "replications"] + [f"{m.name}{end}" for m in metrics for end in ("", "_low", "_high")]]
+    rows = [list(sweep.keys()) + ["replications"]
+            + [f"{m.name}{end}" for m in metrics for end in ("", "_low", "_high")]]
     for point, report in zip(sweep.points, reports):
-        row = [_csv_value(report.x), str(len(point.runs))]
+        row = [_csv_value(value) for _, value in point.setting(sweep.key)] + [str(len(point.runs))]
         for metric in metrics:
             stat = report.stats[metric.name]
             row += ["", "", ""] if stat is None else [_cell_number(v) for v in (stat[0], *stat[1])]
@@ -557,13 +644,14 @@ def points_csv(sweep, reports):
 
 
 def runs_csv(sweep):
-    """One row per replication, in sweep order: the swept value, the seed, and each metric's
+    """One row per replication, in sweep order: the swept values (a column per key), the seed, and each metric's
     value in that run (empty where the run lacks it)."""
     metrics = sweep_metrics(sweep)
-    rows = [[sweep.key, "seed"] + [m.name for m in metrics]]
+    rows = [list(sweep.keys()) + ["seed"] + [m.name for m in metrics]]
     for point in sweep.points:
+        setting = [_csv_value(value) for _, value in point.setting(sweep.key)]
         for seed, run in zip(point.seeds, point.runs):
-            rows.append([_csv_value(point.x), str(seed)] + [_cell_number(m.read(run)) for m in metrics])
+            rows.append(setting + [str(seed)] + [_cell_number(m.read(run)) for m in metrics])
     return _csv_text(rows)
 
 
@@ -576,7 +664,8 @@ def title_with_overrides(title, overrides):
 
 
 def write_report(outdir, stem, title, sweep, reports):
-    """results.json, summary.md, points.csv, runs.csv and the figures of a sweep in ``outdir``;
+    """results.json, summary.md, points.csv, runs.csv, their Parquet twins (points.parquet,
+    runs.parquet, ``vsim.sweep.tidy``) and the figures of a sweep in ``outdir``;
     the paths written.
 
     results.json lists the files written (``files``) and their digests (``sha256``), so that the
@@ -591,6 +680,9 @@ def write_report(outdir, stem, title, sweep, reports):
     write_text(written[1], table_markdown(title, sweep, reports))
     write_text(written[2], points_csv(sweep, reports))
     write_text(written[3], runs_csv(sweep))
+    from vsim.sweep.tidy import points_columns, runs_columns, write_parquet  # pyarrow: only here
+    written += [write_parquet(outdir / "points.parquet", points_columns(sweep, reports)),
+                write_parquet(outdir / "runs.parquet", runs_columns(sweep))]
     write_text(written[0], report_json(title, sweep, reports, files=[path.name for path in written],
                                        digests=written_digests(written[1:])))
     after_commit(lambda: remove_stale(outdir, previous, written))

@@ -52,9 +52,12 @@ def point_digest(loaded):
 
 def task_key(point, task):
     """The store key of ``task``, a replication at the point whose ``point_digest`` is ``point``."""
-    text = json.dumps({"format": FORMAT, "vsim": __version__, "engine": ENGINE, "point": point,
-                       "key": task.key, "x": task.x, "seed": task.seed,
-                       "duration": task.duration, "warmup": task.warmup}, sort_keys=True)
+    named = {"format": FORMAT, "vsim": __version__, "engine": ENGINE, "point": point,
+             "key": task.key, "x": task.x, "seed": task.seed,
+             "duration": task.duration, "warmup": task.warmup}
+    if task.held:  # only then: the keys of the replications of one key stay what they were
+        named["held"] = [list(pair) for pair in task.held]
+    text = json.dumps(named, sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -63,9 +66,9 @@ def sweep_keys(loaded, tasks):
     digests = {}
     keys = []
     for task in tasks:
-        if task.x not in digests:
-            digests[task.x] = point_digest(loaded.with_value(task.key, task.x))
-        keys.append(task_key(digests[task.x], task))
+        if task.setting() not in digests:
+            digests[task.setting()] = point_digest(loaded.at(task.setting()))
+        keys.append(task_key(digests[task.setting()], task))
     return keys
 
 
@@ -102,6 +105,8 @@ class Store:
                          "x": task.x, "seed": task.seed, "duration": task.duration,
                          "warmup": task.warmup, "engine": ENGINE},
                 "summary": summary.to_json()}
+        if task.held:
+            data["task"]["held"] = [list(pair) for pair in task.held]
         self.directory.mkdir(parents=True, exist_ok=True)
         # not sort_keys: the summary's own order (vm1, vm2, ..., vm10) is the order sums are taken in
         write_text(self.path(key), json.dumps(data) + "\n")
