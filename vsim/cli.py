@@ -39,7 +39,7 @@ from vsim.core.interrupts import arrived, exit_status, forget_arrived, handle_si
 from vsim.outputs.output_check import check_apart, check_output_dir, check_output_file, check_outside, same_file
 from vsim.outputs.standard_output import GuardedStdout
 from vsim.outputs.progress import simulated_clock_bar
-from vsim.config.claims import load_claims
+from vsim.config.claims import load_claims, study_names
 from vsim.config.run_length import QUICK, RunPlan
 from vsim.engines.choices import ENGINES
 from vsim.experiments.registry import STUDIES
@@ -55,7 +55,21 @@ NOTHING_VALIDATED = 4  # vsim validate compared nothing: neither a pass (0) nor 
 
 
 class Parser(argparse.ArgumentParser):
-    """An argument parser whose usage errors are one line on stderr and exit code 2."""
+    """An argument parser whose usage errors are one line on stderr and exit code 2.
+
+    ``late_help``, if given, is called with the parser before its help is first formatted, to
+    fill in texts that cost something to make (``reproduce``'s list of studies reads the claims
+    file): every command builds every parser, and only a ``--help`` shows them."""
+
+    def __init__(self, *args, late_help=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._late_help = late_help
+
+    def format_help(self):
+        if self._late_help is not None:
+            late_help, self._late_help = self._late_help, None
+            late_help(self)
+        return super().format_help()
 
     def error(self, message):
         self.exit(2, f"vsim: error: {message}\n")
@@ -109,7 +123,7 @@ def _bounded(kind, low, inclusive):
 
 def _study_names():
     """Every study of the claims file and every modelled study, modelled ones first."""
-    studies = {claim.study for claim in load_claims()} | set(STUDIES)
+    studies = set(study_names()) | set(STUDIES)
     return sorted(studies, key=lambda name: (name not in STUDIES, name))
 
 
@@ -120,6 +134,13 @@ def _studies_text():
     if pending:
         text += f" Not modelled yet (their claims are reported as null): {', '.join(pending)}."
     return text
+
+
+def _reproduce_help(reproduce):
+    """``reproduce``'s description and its STUDY argument's help: the studies, modelled or not."""
+    reproduce.description = "Run the studies behind the paper claims. " + _studies_text()
+    studies = next(action for action in reproduce._actions if action.dest == "studies")
+    studies.help = "studies to run (default: all): " + ", ".join(_study_names())
 
 
 def _add_run_options(command, default_from, quick_purpose):
@@ -219,9 +240,8 @@ def _add_run_parser(commands):
 def _add_reproduce_parser(commands):
     """``vsim reproduce [STUDY ...]``: the studies behind the paper claims, their figures and claims JSON."""
     reproduce = commands.add_parser("reproduce", help="run the studies behind the paper claims",
-                                    description="Run the studies behind the paper claims. " + _studies_text())
-    reproduce.add_argument("studies", nargs="*", metavar="STUDY",
-                           help="studies to run (default: all): " + ", ".join(_study_names()))
+                                    late_help=_reproduce_help)
+    reproduce.add_argument("studies", nargs="*", metavar="STUDY")
     _add_run_options(reproduce, "each config's run.", "short runs for CI")
     reproduce.add_argument("--json", metavar="PATH|-",
                            help="write claims JSON to PATH (its directory must exist), or stdout for -")

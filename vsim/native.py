@@ -11,11 +11,8 @@ It is all or none: the compiled modules check the types of each other's
 objects, so a compiled machine cannot drive an interpreted world.
 """
 
-import hashlib
-import importlib.abc
 import importlib.util
 from importlib.machinery import EXTENSION_SUFFIXES
-import json
 import os
 import sys
 import warnings
@@ -35,6 +32,8 @@ def source_path(module, package_dir=PACKAGE_DIR):
 
 def stale_sources(record_path=RECORD, package_dir=PACKAGE_DIR):
     """Sources whose hash differs from the build record (all of them if there is none)."""
+    import hashlib  # here, not at the top: only a build with extensions is checked, and every
+    import json  # command, ``vsim --version`` too, imports this module
     try:
         record = json.loads(Path(record_path).read_text())
     except (OSError, ValueError):
@@ -60,8 +59,9 @@ def extensions_present(package_dir=PACKAGE_DIR):
     return False
 
 
-class _SourceFinder(importlib.abc.MetaPathFinder):
-    """Finds the ``COMPILED`` modules as source files."""
+class _SourceFinder:
+    """Finds the ``COMPILED`` modules as source files (a meta path finder: ``find_spec`` is all
+    the import system asks of one; ``importlib.abc`` would cost every command ``importlib.resources``)."""
 
     def find_spec(self, name, path=None, target=None):
         if name not in COMPILED:

@@ -7,10 +7,8 @@ project's scoring tool does.
 """
 
 import math
-import tomllib
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
 
 @dataclass(frozen=True)
@@ -40,6 +38,8 @@ class Simulated:
 
 def load_claims():
     """Every claim of the packaged ``paper_claims.toml``, in file order."""
+    import tomllib  # here, with importlib.resources: ``vsim --version`` and most
+    from importlib import resources  # ``--help`` pages read no claim
     text = resources.files("vsim.config").joinpath("paper_claims.toml").read_text("utf-8")
     return [Claim(id=c["id"], study=c["study"], figure=c["figure"], metric=c["metric"],
                   paper=c["paper"], band=c["band"], note=c.get("note", ""))

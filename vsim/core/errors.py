@@ -8,7 +8,6 @@ is a short excerpt (``excerpt``), and nothing it prints can drive a terminal:
 control characters are shown escaped.
 """
 
-import difflib
 
 EXCERPT_LIMIT = 40  # characters of a file's text (a key, a value) an error quotes at most
 
@@ -48,6 +47,7 @@ def excerpt(text, limit=EXCERPT_LIMIT):
 
 def did_you_mean(name, names):
     """``did you mean 'x'?`` for the closest of ``names`` to ``name``, or None if none is close."""
+    import difflib  # here: start-up pays for it only when a name is misspelt
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
     return f"did you mean '{close[0]}'?" if close else None
 

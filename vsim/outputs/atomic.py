@@ -24,7 +24,6 @@ to ``after_commit``.
 
 import os
 import stat
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -90,6 +89,7 @@ def atomic_path(path):
 def _temporary_beside(path, special):
     """A new empty file beside ``path`` (in the temporary directory for a device or FIFO), with the
     mode a new file gets; its name."""
+    import tempfile  # here: ``vsim --help`` and ``--version`` write no output
     try:
         if not special:
             path.parent.mkdir(parents=True, exist_ok=True)

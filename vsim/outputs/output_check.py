@@ -26,7 +26,6 @@ later run. Each failure is one ``InputError`` naming the path and the option.
 import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from vsim.core.errors import InputError, excerpt
@@ -155,6 +154,7 @@ def _refuse_read_only(path, option):
 
 def _try_writing_into(directory, named, option):
     """Create and remove an empty file in ``directory``: the one sure test that it takes new files."""
+    import tempfile  # here: ``vsim --help`` and ``--version`` check no output
     try:
         fd, probe = tempfile.mkstemp(prefix=".vsim-check-", dir=directory)
     except OSError as exc:
