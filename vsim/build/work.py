@@ -36,6 +36,10 @@ seconds of fig3.toml's host (Python scheduler, 2026-12):
     each SIP call a SIP server answers: 50 000 calls (250 calls/s for 200 s) took 2 s of wall
     time, some 12 events' worth a call at the engine's speed, taken as 30 (retransmissions and
     collections come on top under overload).
+``EVENTS_PER_ACK``
+    each delayed ACK's burst of a TCP receiver's segments at the wire's goodput: its arrival,
+    Dom0's and the guest's work and the ACK's return, some 7 events and their CPU
+    placements, taken as 12.
 """
 
 from vsim.build.blame import Factor, Term, blamed_factor, scaled_to_fit
@@ -53,6 +57,7 @@ EVENTS_PER_FLOOD_VM_SECOND = 5000.0
 EVENTS_PER_TCP_VM_SECOND = 1000.0
 EVENTS_PER_REPLICATION = 1e4
 EVENTS_PER_CALL = 30.0
+EVENTS_PER_ACK = 12.0
 RESULT_BYTES = 64 * 1024  # a replication's summary and task, kept until the command ends
 
 _RUN = RunSection()
@@ -106,6 +111,10 @@ def _group_terms(loaded, group, ticks):
     elif group.workload == "cpu_bound":
         terms.append(Term(f"{key}'s CPU-bound vCPUs", (EVENTS_PER_TASK_SECOND + EVENTS_PER_BURST / group.cpu_burst)
                           * group.count * group.vcpus, (count, vcpus)))
+    if group.workload == "tcp_receiver":
+        model = loaded.models[f"group.{group.name}.workload"].values
+        bursts = model.line_goodput_bps() / (8.0 * model.mss * model.segments_per_ack)
+        terms.append(Term(f"{key}'s TCP segments", EVENTS_PER_ACK * bursts * group.count, (count,)))
     if group.workload == "sip_server":
         rate = sip_call_rate(group)
         terms.append(Term(f"{key}'s SIP calls", EVENTS_PER_CALL * rate * group.count,

@@ -33,6 +33,7 @@ MODEL_KINDS = {  # the folder of models/ that holds each kind of model
     "workloads": schema_models.MediaServerModel,
     "clients": schema_models.ClientModel,
     "sip_servers": schema_models.SipServerModel,
+    "tcp_receivers": schema_models.TcpReceiverModel,
     "jvm_gc": schema_models.JvmGcModel,
     "netstacks": schema_models.NetStackModel,
     "clusters": ClusterModel,

@@ -304,6 +304,53 @@ class SipServerModel:
 
 
 @dataclass(frozen=True)
+class TcpReceiverModel:
+    """A TCP bulk receiver in a guest fed by a sender on another machine (nttcp's receiving
+    side, ``vsim.guest.tcp_receiver``): the wire, the window, and the CPU each segment and
+    each ACK costs the guest and the driver domain."""
+
+    wire_bps: float = field(metadata=positive("b/s", "the Ethernet link's bit rate from the sender"))
+    mtu_bytes: int = field(metadata={"min": 64, "doc": "IP packet size of a full segment (B)"})
+    header_bytes: int = field(metadata={"min": 40, "doc": "IP and TCP headers (options included) "
+                                                          "of a segment (B): the MSS is mtu_bytes - header_bytes"})
+    frame_overhead_bytes: int = field(metadata={"min": 0, "doc": "Ethernet framing a packet costs the "
+                                                                 "wire beyond its IP bytes (B): header, FCS, "
+                                                                 "preamble and inter-frame gap"})
+    window_bytes: int = field(metadata={"min": 1, "doc": "the receive window the sender may have in "
+                                                         "flight, unacknowledged (B)"})
+    segments_per_ack: int = field(metadata={"min": 1, "doc": "segments one (delayed) ACK "
+                                                             "acknowledges"})
+    path_delay: float = field(metadata=non_negative("s", "one-way delay between the sender and the "
+                                                         "host's NIC beyond the frame's transmission"))
+    guest_segment: float = field(metadata=non_negative("s", "core-seconds of the receiving guest's "
+                                                            "vCPU per segment (its stack and the copy "
+                                                            "to the application)"))
+    dom0_segment: float = field(default=0.0, metadata=non_negative(
+        "s", "core-seconds a driver domain's vCPU (Xen's Dom0) spends on each segment in "
+             "(netback's grant copy, bridging, event channel)"))
+    dom0_ack: float = field(default=0.0, metadata=non_negative(
+        "s", "core-seconds a driver domain's vCPU spends on each ACK out"))
+
+    @property
+    def mss(self) -> int:
+        """Payload bytes of a full segment."""
+        return self.mtu_bytes - self.header_bytes
+
+    def line_goodput_bps(self) -> float:
+        """Payload bits per second a saturated wire carries: what nothing on the host slows."""
+        return self.wire_bps * self.mss / (self.mtu_bytes + self.frame_overhead_bytes)
+
+    def validate(self, source, path):
+        """A segment carries payload and a window holds one ACK's segments."""
+        if self.header_bytes >= self.mtu_bytes:
+            fail(source, f"{path}.header_bytes", f"expected fewer header bytes than mtu_bytes "
+                 f"({self.mtu_bytes}), got {self.header_bytes}")
+        if self.window_bytes < self.segments_per_ack * self.mss:
+            fail(source, f"{path}.window_bytes", f"expected a window of at least segments_per_ack "
+                 f"x MSS ({self.segments_per_ack * self.mss} B), got {self.window_bytes}")
+
+
+@dataclass(frozen=True)
 class JvmGcModel:
     """A JVM's generational collector as a SIP server's stop-the-world pauses
     (``vsim.guest.jvm_gc``): what each message allocates, what survives, how fast it is copied
