@@ -57,16 +57,17 @@ def test_claims_from_the_readings():
     cfg3 = sweep([(100, 100, 10), (400, 400, 40), (600, 540, 90)], debian=lambda r: 100 - r / 20)
     nttcp = NS(points=(NS(x=1, runs=(receiving(89.0), receiving(91.0))),), name="nttcp", stamp=lambda: "")
     values = xen.claim_values({"cfg1": cfg1, "cfg2": cfg1, "cfg3": cfg3, "cfg4": cfg3, "cfg5": cfg1,
-                               "cfg7": cfg1, "nttcp": nttcp})
+                               "cfg6": cfg3, "cfg7": cfg1, "nttcp": nttcp})
     assert values["xen.cfg1.max_cps"].value == pytest.approx(620.0)
     assert values["xen.cfg1.vm_cpu_pct_at_max"].value == pytest.approx(60 + 40 * 20 / 200)
     cfg3_max = 400 + 0.01 * 200 / 0.1
     assert values["xen.cfg3.below_cfg1"].value == pytest.approx(cfg3_max / 620.0)
     assert values["xen.cfg3.superpi_slowdown"].value == pytest.approx(100 / (100 - cfg3_max / 20) - 1)
     assert values["xen.cfg5.max_cps"].value == pytest.approx(620.0)
+    assert values["xen.cfg6.max_cps"].value == pytest.approx(cfg3_max)
     assert values["xen.cfg5.nttcp_overhead"].value == pytest.approx(1 - 90.0 / 94.0)
     assert set(values) == {"xen.cfg1.max_cps", "xen.cfg2.max_cps", "xen.cfg4.max_cps",
-                           "xen.cfg5.max_cps", "xen.cfg7.max_cps_total", "xen.cfg1.vm_cpu_pct_at_max",
+                           "xen.cfg5.max_cps", "xen.cfg6.max_cps", "xen.cfg7.max_cps_total", "xen.cfg1.vm_cpu_pct_at_max",
                            "xen.cfg3.below_cfg1", "xen.cfg3.superpi_slowdown",
                            "xen.cfg5.nttcp_overhead"}
 

@@ -39,7 +39,8 @@ seconds of fig3.toml's host (Python scheduler, 2026-12):
 ``EVENTS_PER_ACK``
     each delayed ACK's burst of a TCP receiver's segments at the wire's goodput: its arrival,
     Dom0's and the guest's work and the ACK's return, some 7 events and their CPU
-    placements, taken as 12.
+    placements, taken as 12; a disk benchmark's request (the guest's, Dom0's and the disk's
+    work) is counted alike.
 """
 
 from vsim.build.blame import Factor, Term, blamed_factor, scaled_to_fit
@@ -115,6 +116,10 @@ def _group_terms(loaded, group, ticks):
         model = loaded.models[f"group.{group.name}.workload"].values
         bursts = model.line_goodput_bps() / (8.0 * model.mss * model.segments_per_ack)
         terms.append(Term(f"{key}'s TCP segments", EVENTS_PER_ACK * bursts * group.count, (count,)))
+    if group.workload == "disk_benchmark":
+        model = loaded.models[f"group.{group.name}.workload"].values
+        per_s = model.disk_rate / model.request_bytes  # at most: sequential requests back to back
+        terms.append(Term(f"{key}'s disk requests", EVENTS_PER_ACK * per_s * group.count, (count,)))
     if group.workload == "sip_server":
         rate = sip_call_rate(group)
         terms.append(Term(f"{key}'s SIP calls", EVENTS_PER_CALL * rate * group.count,

@@ -351,6 +351,26 @@ class TcpReceiverModel:
 
 
 @dataclass(frozen=True)
+class DiskBenchmarkModel:
+    """A disk benchmark in a guest (IOzone's side, ``vsim.guest.disk_benchmark``): its requests,
+    the disk that serves them, and the CPU each costs the guest and the driver domain."""
+
+    request_bytes: float = field(metadata=positive("B", "bytes of one request to the disk"))
+    outstanding: int = field(metadata={"min": 1, "doc": "requests the benchmark keeps issued at once"})
+    random_fraction: float = field(metadata={"min": 0, "max": 1, "doc": "share of requests at a "
+                                                                       "random place of the disk"})
+    disk_rate: float = field(metadata=positive("B/s", "the disk's sequential transfer rate"))
+    seek_time: float = field(metadata=non_negative("s", "the disk's average seek, before a random request"))
+    rpm: float = field(metadata=positive("1/min", "the disk's spindle speed: a random request also "
+                                                  "waits a uniform share of one revolution"))
+    guest_request: float = field(metadata=positive("s", "core-seconds of the guest's vCPU per request "
+                                                        "(the benchmark's record and the block layer)"))
+    dom0_request: float = field(default=0.0, metadata=non_negative(
+        "s", "core-seconds a driver domain's vCPU (Xen's Dom0) spends on each request (blkback "
+             "and the disk driver)"))
+
+
+@dataclass(frozen=True)
 class JvmGcModel:
     """A JVM's generational collector as a SIP server's stop-the-world pauses
     (``vsim.guest.jvm_gc``): what each message allocates, what survives, how fast it is copied

@@ -50,6 +50,7 @@ class Simulation(Host):
         """The engine to run: the one asked for, the closed form for ``"auto"`` where it fits;
         ``EngineError`` when the closed form is asked for and does not fit."""
         components: list[EngineComponent] = ([*self.servers, *self.traffic, *self.cpu_bound, *self.sip, *self.tcp_receivers,
+                                              *self.disk_benchmarks,
                                               self.uplink, self.host_steal]
                       + ([self.rr] if self.rr else [])
                       + ([self.replay] if self.replay else []))
@@ -107,6 +108,7 @@ class Simulation(Host):
                                 w.limited(now)) for w in self.machine.worlds},
             "emitted": sum(s.emitted for s in self.servers),
             "tcp_received": {r.name: r.received_bytes for r in self.tcp_receivers},
+            "disk_done": {d.name: (d.done_bytes, d.requests, d.disk_time) for d in self.disk_benchmarks},
             "ring_drops": sum(v.ring_drops for v in self.vnics),
             "uplink_sent": self.uplink.sent,
             "uplink_dropped": self.uplink.dropped,
@@ -143,7 +145,7 @@ class Simulation(Host):
         self.background_tasks.start()
         for vm in self.cpu_bound:
             vm.start()
-        receivers: Sequence[Workload] = self.tcp_receivers
+        receivers: Sequence[Workload] = [*self.tcp_receivers, *self.disk_benchmarks]
         for receiver in receivers:
             receiver.start()
         self.host_steal.start()

@@ -32,7 +32,7 @@ from vsim.net.frames import frame_bytes
 from vsim.net.shared_uplink import SharedUplink
 from vsim.config.cpu_settings import cpu_settings
 from vsim.results.sip_summary import sip_vm
-from vsim.results.run_summary_types import (ClientStalls, CpuBoundVm, Dom0Vm, GuestBackground, Host,
+from vsim.results.run_summary_types import (ClientStalls, CpuBoundVm, DiskBenchmarkVm, Dom0Vm, GuestBackground, Host,
                                             HostBackgroundTasks, HostSteal, InstancesJitter, Jitter,
                                             MeasuredSetting, MediaVm, RunSummary, TcpReceiverVm,
                                             TrafficVm, VmCpu, Voice)
@@ -78,7 +78,25 @@ def run_summary(sim: FinishedRun, start, end, window, warmup):
              for service in sim.sip} or None,
         dom0=dom0_section(sim, start, end, window),
         tcp_receivers=tcp_receivers_section(sim, start, end, window),
+        disk_benchmarks=disk_benchmarks_section(sim, start, end, window),
     )
+
+
+def disk_benchmarks_section(sim: FinishedRun, start, end, window):
+    """Per disk benchmark (``vsim.guest.disk_benchmark``): what its requests completed over the
+    window, in MB/s (10^6 B), the requests its disk served, the disk's busy share and its CPU;
+    None without one."""
+    benchmarks = getattr(sim, "disk_benchmarks", None)
+    if not benchmarks:
+        return None
+    rows = {}
+    for d in benchmarks:
+        (b0, n0, t0), (b1, n1, t1) = start["disk_done"][d.name], end["disk_done"][d.name]
+        rows[d.name] = DiskBenchmarkVm(group=d.group, throughput_mb_per_s=1e-6 * (b1 - b0) / window,
+                                       requests_per_s=(n1 - n0) / window,
+                                       disk_busy_pct=100 * (t1 - t0) / window,
+                                       cpu=vm_cpu(d.vm, start, end, window))
+    return rows
 
 
 def tcp_receivers_section(sim: FinishedRun, start, end, window):
