@@ -296,6 +296,14 @@ class SipServerModel:
         "s", "core-seconds a driver domain's vCPU (Xen's Dom0, a group of workload = \"dom0\") "
              "spends on each of this server's messages, in and out (netback's grant copy and "
              "bridging); 0 or no dom0 group: the messages cost the host nothing"))
+    ipis_per_message: float = field(default=0.0, metadata=non_negative(
+        None, "synchronous IPIs (TLB shootdowns, smp_call_function) a worker's vCPU sends to "
+              "each of its VM's other vCPUs per message processed, spinning until they answer "
+              "(vsim.guest.smp_ipi); 0, or a VM of one vCPU: none"))
+    ipi_latency: float = field(default=0.0, metadata=non_negative(
+        "s", "time from an IPI to its answer when the vCPU it goes to is running"))
+    ipi_handler: float = field(default=0.0, metadata=non_negative(
+        "s", "core-seconds an idle vCPU woken by an IPI spends on its handler before answering"))
 
     def costs(self) -> dict[str, float]:
         """Core-seconds per message kind, as ``vsim.guest.sip_server.SipServer`` takes them."""
