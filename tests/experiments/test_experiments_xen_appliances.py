@@ -55,15 +55,26 @@ def test_a_server_that_follows_to_its_knee_then_saturates_reads_near_its_knee(kn
 def test_claims_from_the_readings():
     cfg1 = sweep([(100, 100, 10), (600, 600, 60), (800, 720, 100)])
     cfg3 = sweep([(100, 100, 10), (400, 400, 40), (600, 540, 90)], debian=lambda r: 100 - r / 20)
-    values = xen.claim_values({"cfg1": cfg1, "cfg2": cfg1, "cfg3": cfg3, "cfg4": cfg3, "cfg7": cfg1})
+    nttcp = NS(points=(NS(x=1, runs=(receiving(89.0), receiving(91.0))),), name="nttcp", stamp=lambda: "")
+    values = xen.claim_values({"cfg1": cfg1, "cfg2": cfg1, "cfg3": cfg3, "cfg4": cfg3, "cfg5": cfg1,
+                               "cfg6": cfg3, "cfg7": cfg1, "nttcp": nttcp})
     assert values["xen.cfg1.max_cps"].value == pytest.approx(620.0)
     assert values["xen.cfg1.vm_cpu_pct_at_max"].value == pytest.approx(60 + 40 * 20 / 200)
     cfg3_max = 400 + 0.01 * 200 / 0.1
     assert values["xen.cfg3.below_cfg1"].value == pytest.approx(cfg3_max / 620.0)
     assert values["xen.cfg3.superpi_slowdown"].value == pytest.approx(100 / (100 - cfg3_max / 20) - 1)
+    assert values["xen.cfg5.max_cps"].value == pytest.approx(620.0)
+    assert values["xen.cfg6.max_cps"].value == pytest.approx(cfg3_max)
+    assert values["xen.cfg5.nttcp_overhead"].value == pytest.approx(1 - 90.0 / 94.0)
     assert set(values) == {"xen.cfg1.max_cps", "xen.cfg2.max_cps", "xen.cfg4.max_cps",
-                           "xen.cfg7.max_cps_total", "xen.cfg1.vm_cpu_pct_at_max",
-                           "xen.cfg3.below_cfg1", "xen.cfg3.superpi_slowdown"}
+                           "xen.cfg5.max_cps", "xen.cfg6.max_cps", "xen.cfg7.max_cps_total", "xen.cfg1.vm_cpu_pct_at_max",
+                           "xen.cfg3.below_cfg1", "xen.cfg3.superpi_slowdown",
+                           "xen.cfg5.nttcp_overhead"}
+
+
+def receiving(mbps, line=94.0):
+    """A run of the nttcp receiver alone reading ``mbps`` over a wire of ``line`` Mb/s goodput."""
+    return NS(tcp_receivers={"debian[0]": NS(throughput_mbps=mbps, line_mbps=line)})
 
 
 def test_serial_and_parallel_runs_give_the_same_claims():

@@ -32,6 +32,8 @@ RUNS = {
     "replayed flood": ("whatif/replayed_flood.toml", []),
     "SIP server": ("sip-jvm-gc/fig8.toml", []),
     "SIP appliance and Dom0 under Xen": ("xen-appliances/cfg3.toml", []),
+    "SIP appliance beside nttcp through Dom0": ("xen-appliances/cfg5.toml", []),
+    "SIP appliance beside IOzone through Dom0": ("xen-appliances/cfg6.toml", []),
 }
 
 

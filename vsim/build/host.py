@@ -10,8 +10,10 @@ too. ``[[group]]`` VMs follow: more media servers with their own settings,
 VMs sending bulk traffic (``vsim.guest.traffic_vm``), request/response
 transactions (``vsim.guest.request_response``) or a recorded trace's packets
 (``vsim.guest.replayed_traffic``) on the host's uplink
-(``vsim.build.host_uplink``), CPU-bound VMs, and SIP servers called by a SIPp
-client off the host (``vsim.guest.sip_service``). Everything random draws
+(``vsim.build.host_uplink``), CPU-bound VMs, SIP servers called by a SIPp
+client off the host (``vsim.guest.sip_service``), TCP receivers fed from
+off the host (``vsim.guest.tcp_receiver``) and disk benchmarks
+(``vsim.guest.disk_benchmark``). Everything random draws
 from streams named after the component, so the same seed gives the same run.
 An engine (``vsim.engines``) runs what is built here.
 """
@@ -33,6 +35,7 @@ from vsim.cpu.machine import Machine
 from vsim.cpu.policies import make_policy
 from vsim.cpu.world import HYPERVISOR, Group, World
 from vsim.guest.cpu_bound import CpuBoundVm
+from vsim.guest.disk_benchmark import DiskBenchmark
 from vsim.guest.driver_domain import DriverDomain
 from vsim.guest.measuring_client import MeasuringClient
 from vsim.guest.media_server import MediaServer
@@ -41,6 +44,7 @@ from vsim.guest.replayed_traffic import ReplayedTraffic
 from vsim.guest.request_response import RequestResponseTraffic
 from vsim.guest.sender_cpu import SenderCpu
 from vsim.guest.sip_service import SipService
+from vsim.guest.tcp_receiver import TcpReceiver
 from vsim.guest.traffic_vm import TrafficVm
 from vsim.metrics.jitter_buffer import AdaptiveBuffer, FixedBuffer
 from vsim.net.frames import ip_bytes_for_rtp
@@ -133,6 +137,12 @@ class Host:
         self.sip: list[SipService] = [self._add_sip_server(group, index, loaded, streams)
                                       for group in self.scenario.group if group.workload == "sip_server"
                                       for index in range(group.count)]
+        self.tcp_receivers: list[TcpReceiver] = [
+            self._add_tcp_receiver(group, index, loaded) for group in self.scenario.group
+            if group.workload == "tcp_receiver" for index in range(group.count)]
+        self.disk_benchmarks: list[DiskBenchmark] = [
+            self._add_disk_benchmark(group, index, loaded, streams) for group in self.scenario.group
+            if group.workload == "disk_benchmark" for index in range(group.count)]
         self.background_tasks = BackgroundTasks(self.machine, self.scenario.host.background_tasks,
                                                 self.linux)
         self.host_steal = HostSteal(self.machine, loaded.steal, loaded.source)
@@ -270,6 +280,27 @@ class Host:
                           uac, loaded.models[group_role(group.name, "workload")].values,
                           None if gc is None else gc.values, streams.stream(f"{name}.sip"),
                           dom0=self.dom0)
+
+    def _add_tcp_receiver(self, group, index, loaded) -> TcpReceiver:
+        """A [[group]] VM receiving a TCP stream from off the host (``vsim.guest.tcp_receiver``):
+        its first vCPU reads the stream, whose segments cross the driver domain when there is one."""
+        name = f"{group.name}[{index}]"
+        vm = self._add_vm(name, cpu_settings(group), group.vcpus, None)
+        self.vm_group[name] = group.name
+        return TcpReceiver(name, group.name, vm, self.machine, scheduler_for(self.env),
+                           lambda: self.env.now,
+                           loaded.models[group_role(group.name, "workload")].values, dom0=self.dom0)
+
+    def _add_disk_benchmark(self, group, index, loaded, streams) -> DiskBenchmark:
+        """A [[group]] VM running a disk benchmark (``vsim.guest.disk_benchmark``): its first vCPU
+        issues the requests, which cross the driver domain when there is one."""
+        name = f"{group.name}[{index}]"
+        vm = self._add_vm(name, cpu_settings(group), group.vcpus, None)
+        self.vm_group[name] = group.name
+        return DiskBenchmark(name, group.name, vm, self.machine, scheduler_for(self.env),
+                             lambda: self.env.now,
+                             loaded.models[group_role(group.name, "workload")].values,
+                             streams.stream(f"{name}.disk"), dom0=self.dom0)
 
     def _add_request_response(self, spec, source, index, nic, exclusive, rng):
         """A VM of request/response chains (``vsim.guest.request_response``) on a port of its

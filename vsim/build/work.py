@@ -36,6 +36,11 @@ seconds of fig3.toml's host (Python scheduler, 2026-12):
     each SIP call a SIP server answers: 50 000 calls (250 calls/s for 200 s) took 2 s of wall
     time, some 12 events' worth a call at the engine's speed, taken as 30 (retransmissions and
     collections come on top under overload).
+``EVENTS_PER_ACK``
+    each delayed ACK's burst of a TCP receiver's segments at the wire's goodput: its arrival,
+    Dom0's and the guest's work and the ACK's return, some 7 events and their CPU
+    placements, taken as 12; a disk benchmark's request (the guest's, Dom0's and the disk's
+    work) is counted alike.
 """
 
 from vsim.build.blame import Factor, Term, blamed_factor, scaled_to_fit
@@ -53,6 +58,7 @@ EVENTS_PER_FLOOD_VM_SECOND = 5000.0
 EVENTS_PER_TCP_VM_SECOND = 1000.0
 EVENTS_PER_REPLICATION = 1e4
 EVENTS_PER_CALL = 30.0
+EVENTS_PER_ACK = 12.0
 RESULT_BYTES = 64 * 1024  # a replication's summary and task, kept until the command ends
 
 _RUN = RunSection()
@@ -106,6 +112,14 @@ def _group_terms(loaded, group, ticks):
     elif group.workload == "cpu_bound":
         terms.append(Term(f"{key}'s CPU-bound vCPUs", (EVENTS_PER_TASK_SECOND + EVENTS_PER_BURST / group.cpu_burst)
                           * group.count * group.vcpus, (count, vcpus)))
+    if group.workload == "tcp_receiver":
+        model = loaded.models[f"group.{group.name}.workload"].values
+        bursts = model.line_goodput_bps() / (8.0 * model.mss * model.segments_per_ack)
+        terms.append(Term(f"{key}'s TCP segments", EVENTS_PER_ACK * bursts * group.count, (count,)))
+    if group.workload == "disk_benchmark":
+        model = loaded.models[f"group.{group.name}.workload"].values
+        per_s = model.disk_rate / model.request_bytes  # at most: sequential requests back to back
+        terms.append(Term(f"{key}'s disk requests", EVENTS_PER_ACK * per_s * group.count, (count,)))
     if group.workload == "sip_server":
         rate = sip_call_rate(group)
         terms.append(Term(f"{key}'s SIP calls", EVENTS_PER_CALL * rate * group.count,

@@ -211,6 +211,11 @@ def resolve_models(scenario, source, models_dir, given=()):
                         f"group.{group.name}.model")
             servers.append((f"group.{group.name}.model", own))
             models[group_role(group.name, "workload")] = own
+        elif group.workload in ("tcp_receiver", "disk_benchmark"):
+            kind = (schema_models.TcpReceiverModel if group.workload == "tcp_receiver"
+                    else schema_models.DiskBenchmarkModel)
+            models[group_role(group.name, "workload")] = model(
+                group.model, kind, f"{where}.model", f"group.{group.name}.model")
         elif group.workload == "sip_server":
             models[group_role(group.name, "workload")] = model(
                 group.model, schema_models.SipServerModel, f"{where}.model", f"group.{group.name}.model")

@@ -33,6 +33,8 @@ MODEL_KINDS = {  # the folder of models/ that holds each kind of model
     "workloads": schema_models.MediaServerModel,
     "clients": schema_models.ClientModel,
     "sip_servers": schema_models.SipServerModel,
+    "tcp_receivers": schema_models.TcpReceiverModel,
+    "disk_benchmarks": schema_models.DiskBenchmarkModel,
     "jvm_gc": schema_models.JvmGcModel,
     "netstacks": schema_models.NetStackModel,
     "clusters": ClusterModel,

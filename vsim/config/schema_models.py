@@ -296,11 +296,86 @@ class SipServerModel:
         "s", "core-seconds a driver domain's vCPU (Xen's Dom0, a group of workload = \"dom0\") "
              "spends on each of this server's messages, in and out (netback's grant copy and "
              "bridging); 0 or no dom0 group: the messages cost the host nothing"))
+    ipis_per_message: float = field(default=0.0, metadata=non_negative(
+        None, "synchronous IPIs (TLB shootdowns, smp_call_function) a worker's vCPU sends to "
+              "each of its VM's other vCPUs per message processed, spinning until they answer "
+              "(vsim.guest.smp_ipi); 0, or a VM of one vCPU: none"))
+    ipi_latency: float = field(default=0.0, metadata=non_negative(
+        "s", "time from an IPI to its answer when the vCPU it goes to is running"))
+    ipi_handler: float = field(default=0.0, metadata=non_negative(
+        "s", "core-seconds an idle vCPU woken by an IPI spends on its handler before answering"))
 
     def costs(self) -> dict[str, float]:
         """Core-seconds per message kind, as ``vsim.guest.sip_server.SipServer`` takes them."""
         return {"INVITE": self.invite, "ACK": self.ack, "BYE": self.bye,
                 "retransmission": self.retransmission}
+
+
+@dataclass(frozen=True)
+class TcpReceiverModel:
+    """A TCP bulk receiver in a guest fed by a sender on another machine (nttcp's receiving
+    side, ``vsim.guest.tcp_receiver``): the wire, the window, and the CPU each segment and
+    each ACK costs the guest and the driver domain."""
+
+    wire_bps: float = field(metadata=positive("b/s", "the Ethernet link's bit rate from the sender"))
+    mtu_bytes: int = field(metadata={"min": 64, "doc": "IP packet size of a full segment (B)"})
+    header_bytes: int = field(metadata={"min": 40, "doc": "IP and TCP headers (options included) "
+                                                          "of a segment (B): the MSS is mtu_bytes - header_bytes"})
+    frame_overhead_bytes: int = field(metadata={"min": 0, "doc": "Ethernet framing a packet costs the "
+                                                                 "wire beyond its IP bytes (B): header, FCS, "
+                                                                 "preamble and inter-frame gap"})
+    window_bytes: int = field(metadata={"min": 1, "doc": "the receive window the sender may have in "
+                                                         "flight, unacknowledged (B)"})
+    segments_per_ack: int = field(metadata={"min": 1, "doc": "segments one (delayed) ACK "
+                                                             "acknowledges"})
+    path_delay: float = field(metadata=non_negative("s", "one-way delay between the sender and the "
+                                                         "host's NIC beyond the frame's transmission"))
+    guest_segment: float = field(metadata=non_negative("s", "core-seconds of the receiving guest's "
+                                                            "vCPU per segment (its stack and the copy "
+                                                            "to the application)"))
+    dom0_segment: float = field(default=0.0, metadata=non_negative(
+        "s", "core-seconds a driver domain's vCPU (Xen's Dom0) spends on each segment in "
+             "(netback's grant copy, bridging, event channel)"))
+    dom0_ack: float = field(default=0.0, metadata=non_negative(
+        "s", "core-seconds a driver domain's vCPU spends on each ACK out"))
+
+    @property
+    def mss(self) -> int:
+        """Payload bytes of a full segment."""
+        return self.mtu_bytes - self.header_bytes
+
+    def line_goodput_bps(self) -> float:
+        """Payload bits per second a saturated wire carries: what nothing on the host slows."""
+        return self.wire_bps * self.mss / (self.mtu_bytes + self.frame_overhead_bytes)
+
+    def validate(self, source, path):
+        """A segment carries payload and a window holds one ACK's segments."""
+        if self.header_bytes >= self.mtu_bytes:
+            fail(source, f"{path}.header_bytes", f"expected fewer header bytes than mtu_bytes "
+                 f"({self.mtu_bytes}), got {self.header_bytes}")
+        if self.window_bytes < self.segments_per_ack * self.mss:
+            fail(source, f"{path}.window_bytes", f"expected a window of at least segments_per_ack "
+                 f"x MSS ({self.segments_per_ack * self.mss} B), got {self.window_bytes}")
+
+
+@dataclass(frozen=True)
+class DiskBenchmarkModel:
+    """A disk benchmark in a guest (IOzone's side, ``vsim.guest.disk_benchmark``): its requests,
+    the disk that serves them, and the CPU each costs the guest and the driver domain."""
+
+    request_bytes: float = field(metadata=positive("B", "bytes of one request to the disk"))
+    outstanding: int = field(metadata={"min": 1, "doc": "requests the benchmark keeps issued at once"})
+    random_fraction: float = field(metadata={"min": 0, "max": 1, "doc": "share of requests at a "
+                                                                       "random place of the disk"})
+    disk_rate: float = field(metadata=positive("B/s", "the disk's sequential transfer rate"))
+    seek_time: float = field(metadata=non_negative("s", "the disk's average seek, before a random request"))
+    rpm: float = field(metadata=positive("1/min", "the disk's spindle speed: a random request also "
+                                                  "waits a uniform share of one revolution"))
+    guest_request: float = field(metadata=positive("s", "core-seconds of the guest's vCPU per request "
+                                                        "(the benchmark's record and the block layer)"))
+    dom0_request: float = field(default=0.0, metadata=non_negative(
+        "s", "core-seconds a driver domain's vCPU (Xen's Dom0) spends on each request (blkback "
+             "and the disk driver)"))
 
 
 @dataclass(frozen=True)

@@ -232,13 +232,19 @@ class GroupSection:
     name: str = field(metadata={"doc": "group name; its VMs are NAME[0], NAME[1], ..."})
     count: int = field(default=1, metadata={"min": 1, "doc": "VMs in the group"})
     vcpus: int = field(default=1, metadata={"min": 1, "doc": "vCPUs per VM"})
-    workload: Literal["media_server", "idle", "cpu_bound", "sip_server", "dom0"] = field(default="idle", metadata={
+    workload: Literal["media_server", "idle", "cpu_bound", "sip_server", "dom0",
+                      "tcp_receiver", "disk_benchmark"] = field(default="idle", metadata={
         "doc": "what the guest runs: a media server (model, streams), nothing but its traffic, "
                "CPU work at cpu_demand of each vCPU (a noisy neighbour, vsim.guest.cpu_bound), "
                "a SIP server (model: a sip_servers/ model; gc: its JVM's collector) answering the "
                "SIPp client its traffic table names (kind = \"sipp_uac\"), which runs off the host, "
                "or Xen's driver domain (one VM, vsim.guest.driver_domain) whose vCPUs carry every "
-               "SIP server's messages in and out at the server model's dom0_message each"})
+               "SIP server's messages in and out at the server model's dom0_message each, "
+               "or a TCP bulk receiver fed from another machine (model: a tcp_receivers/ model, "
+               "vsim.guest.tcp_receiver: nttcp's receiving side), its segments through the "
+               "driver domain when there is one, or a disk benchmark (model: a disk_benchmarks/ "
+               "model, vsim.guest.disk_benchmark: IOzone's side), its requests through the driver "
+               "domain when there is one to a disk of its model"})
     cpu_demand: float = field(default=1.0, metadata={
         "min": 0, "min_exclusive": True, "max": 1,
         "doc": "a cpu_bound VM's demand: the share of each vCPU's time it wants (1: always runnable)"})
@@ -246,7 +252,8 @@ class GroupSection:
         "s", "a cpu_bound VM's bursts of work when cpu_demand < 1, in core-seconds, between idle "
              "gaps that make the demand"))
     model: str = field(default="workloads/vmcd_g729", metadata={
-        "doc": "workload model of a media server (workloads/...) or of a SIP server (sip_servers/...)"})
+        "doc": "workload model of a media server (workloads/...), of a SIP server (sip_servers/...) "
+               "of a TCP receiver (tcp_receivers/...) or of a disk benchmark (disk_benchmarks/...)"})
     gc: str | None = field(default=None, metadata={
         "doc": "a SIP server's JVM collector model (jvm_gc/...; none: no collection pauses)"})
     streams: int = field(default=0, metadata={"min": 0, "doc": "a media server's streams per VM: "
@@ -301,6 +308,9 @@ class GroupSection:
         if self.workload == "idle" and self.traffic is None:
             fail(source, f"{path}.traffic", "expected a [group.traffic] table for an idle workload "
                  "(a VM with neither work nor traffic changes nothing)")
+        if self.workload in ("tcp_receiver", "disk_benchmark") and self.traffic is not None:
+            fail(source, f"{path}.traffic", f"expected no [group.traffic] for a {self.workload} "
+                 "workload (what it receives or reads is its model's)")
         if self.workload == "dom0" and (self.count != 1 or self.traffic is not None):
             fail(source, f"{path}.workload", "expected one dom0 VM (count = 1) without a "
                  "[group.traffic] table: the driver domain only carries the guests' messages")

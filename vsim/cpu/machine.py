@@ -237,6 +237,17 @@ class Machine:
             return
         self._place(world)
 
+    def cut_short(self, world: World) -> None:
+        """End ``world``'s job now, whatever work it had left (a vCPU spinning on a condition
+        that just came true): a running world completes it at once, in an event of this
+        instant; a waiting one as soon as it next runs; an idle one has no job."""
+        if world.state == RUN:
+            self._settle(world, self.env.now)
+            world.work = 0.0
+            self._schedule_completion(world)
+        elif world.state != IDLE:
+            world.work = 0.0
+
     # ------------------------------------------------------------- accounting
     def _set_state(self, world: World, state: int) -> None:
         """Move ``world`` to ``state``, booking the time spent in the old one.

@@ -49,7 +49,8 @@ class Simulation(Host):
     def _choose_engine(self, engine: str) -> str:
         """The engine to run: the one asked for, the closed form for ``"auto"`` where it fits;
         ``EngineError`` when the closed form is asked for and does not fit."""
-        components: list[EngineComponent] = ([*self.servers, *self.traffic, *self.cpu_bound, *self.sip,
+        components: list[EngineComponent] = ([*self.servers, *self.traffic, *self.cpu_bound, *self.sip, *self.tcp_receivers,
+                                              *self.disk_benchmarks,
                                               self.uplink, self.host_steal]
                       + ([self.rr] if self.rr else [])
                       + ([self.replay] if self.replay else []))
@@ -106,6 +107,8 @@ class Simulation(Host):
             "worlds": {w.name: (self._used(w, now), self._ready(w, now), self._costop(w, now),
                                 w.limited(now)) for w in self.machine.worlds},
             "emitted": sum(s.emitted for s in self.servers),
+            "tcp_received": {r.name: r.received_bytes for r in self.tcp_receivers},
+            "disk_done": {d.name: (d.done_bytes, d.requests, d.disk_time) for d in self.disk_benchmarks},
             "ring_drops": sum(v.ring_drops for v in self.vnics),
             "uplink_sent": self.uplink.sent,
             "uplink_dropped": self.uplink.dropped,
@@ -142,6 +145,9 @@ class Simulation(Host):
         self.background_tasks.start()
         for vm in self.cpu_bound:
             vm.start()
+        receivers: Sequence[Workload] = [*self.tcp_receivers, *self.disk_benchmarks]
+        for receiver in receivers:
+            receiver.start()
         self.host_steal.start()
         if isinstance(self.uplink, SharedUplink):
             self._start_traffic(duration, warmup)

@@ -10,7 +10,8 @@ VM's monitored conference (``instances_jitter``); the media servers' frames
 uplink utilisation (``host``); per media-server VM its CPU, in esxtop's
 per-VM convention (``vms``, ``vms_definition``), and its monitored
 conference's jitter and loss; per bulk traffic VM its CPU (``traffic_vms``), and per CPU-bound
-VM its CPU and demand (``cpu_bound_vms``); each VM's entry names
+VM its CPU and demand (``cpu_bound_vms``), per TCP receiver its throughput and CPU
+(``tcp_receivers``); each VM's entry names
 its scenario group (``group``: ``"vm"`` for [vm]'s VMs); the jitter buffer's view
 (``voice_quality``, ``vsim.results.voice_quality``); and, where they apply,
 the guest background bursts (``guest_background``), the CPU the host's own
@@ -31,10 +32,10 @@ from vsim.net.frames import frame_bytes
 from vsim.net.shared_uplink import SharedUplink
 from vsim.config.cpu_settings import cpu_settings
 from vsim.results.sip_summary import sip_vm
-from vsim.results.run_summary_types import (ClientStalls, CpuBoundVm, Dom0Vm, GuestBackground, Host,
+from vsim.results.run_summary_types import (ClientStalls, CpuBoundVm, DiskBenchmarkVm, Dom0Vm, GuestBackground, Host,
                                             HostBackgroundTasks, HostSteal, InstancesJitter, Jitter,
-                                            MeasuredSetting, MediaVm, RunSummary, TrafficVm, VmCpu,
-                                            Voice)
+                                            MeasuredSetting, MediaVm, RunSummary, TcpReceiverVm,
+                                            TrafficVm, VmCpu, Voice)
 from vsim.results.uplink_summary import uplink_summary
 from vsim.results.voice_quality import voice_quality_summary
 from vsim.results.finished_run import FinishedRun
@@ -76,7 +77,40 @@ def run_summary(sim: FinishedRun, start, end, window, warmup):
                                   len(service.vm.worlds), warmup, warmup + window)
              for service in sim.sip} or None,
         dom0=dom0_section(sim, start, end, window),
+        tcp_receivers=tcp_receivers_section(sim, start, end, window),
+        disk_benchmarks=disk_benchmarks_section(sim, start, end, window),
     )
+
+
+def disk_benchmarks_section(sim: FinishedRun, start, end, window):
+    """Per disk benchmark (``vsim.guest.disk_benchmark``): what its requests completed over the
+    window, in MB/s (10^6 B), the requests its disk served, the disk's busy share and its CPU;
+    None without one."""
+    benchmarks = getattr(sim, "disk_benchmarks", None)
+    if not benchmarks:
+        return None
+    rows = {}
+    for d in benchmarks:
+        (b0, n0, t0), (b1, n1, t1) = start["disk_done"][d.name], end["disk_done"][d.name]
+        rows[d.name] = DiskBenchmarkVm(group=d.group, throughput_mb_per_s=1e-6 * (b1 - b0) / window,
+                                       requests_per_s=(n1 - n0) / window,
+                                       disk_busy_pct=100 * (t1 - t0) / window,
+                                       cpu=vm_cpu(d.vm, start, end, window))
+    return rows
+
+
+def tcp_receivers_section(sim: FinishedRun, start, end, window):
+    """Per TCP receiver (``vsim.guest.tcp_receiver``): the payload its application read over the
+    window, in Mb/s, and its CPU; None without one."""
+    receivers = getattr(sim, "tcp_receivers", None)
+    if not receivers:
+        return None
+    return {r.name: TcpReceiverVm(
+                group=r.group,
+                throughput_mbps=8e-6 * (end["tcp_received"][r.name] - start["tcp_received"][r.name]) / window,
+                line_mbps=1e-6 * r.line_goodput_bps,
+                cpu=vm_cpu(r.vm, start, end, window))
+            for r in receivers}
 
 
 def dom0_section(sim: FinishedRun, start, end, window):

@@ -113,6 +113,31 @@ class Dom0Vm:
 
 
 @dataclass(frozen=True)
+class TcpReceiverVm:
+    """A VM receiving a TCP stream from off the host (``vsim.guest.tcp_receiver``): its
+    scenario group, the payload rate its application read over the window, the wire's
+    goodput (the rate with nothing on the host in the way: natively) and its CPU."""
+
+    group: str
+    throughput_mbps: float
+    line_mbps: float
+    cpu: VmCpu = field(metadata=INLINE)
+
+
+@dataclass(frozen=True)
+class DiskBenchmarkVm:
+    """A VM running a disk benchmark (``vsim.guest.disk_benchmark``): its scenario group, the
+    bytes per second its requests completed over the window, the requests the disk served,
+    the disk's busy share and the VM's CPU."""
+
+    group: str
+    throughput_mb_per_s: float
+    requests_per_s: float
+    disk_busy_pct: float
+    cpu: VmCpu = field(metadata=INLINE)
+
+
+@dataclass(frozen=True)
 class SipVm:
     """A SIP server VM and the SIPp client calling it (``vsim.results.sip_summary``): SIPp's
     counters, its response times, the server's queue, collections and CPU."""
@@ -136,7 +161,7 @@ class SipVm:
     definition: str
 
 
-CpuVm = MediaVm | TrafficVm | CpuBoundVm | SipVm | Dom0Vm
+CpuVm = MediaVm | TrafficVm | CpuBoundVm | SipVm | Dom0Vm | TcpReceiverVm | DiskBenchmarkVm
 """A VM whose CPU a summary gives."""
 
 
@@ -416,13 +441,16 @@ class RunSummary:
     measured_vm: dict[str, MeasuredSetting] | None = optional()
     sip: dict[str, SipVm] | None = optional()
     dom0: dict[str, Dom0Vm] | None = optional()
+    tcp_receivers: dict[str, TcpReceiverVm] | None = optional()
+    disk_benchmarks: dict[str, DiskBenchmarkVm] | None = optional()
 
     def cpu_vms(self) -> list[CpuVm]:
         """Every VM whose CPU the summary gives: the media servers, the bulk traffic senders,
-        the CPU-bound VMs, the SIP servers, then Xen's driver domain."""
+        the CPU-bound VMs, the SIP servers, Xen's driver domain, then the TCP receivers and the disk benchmarks."""
         return [*self.vms.values(), *(self.traffic_vms or {}).values(),
                 *(self.cpu_bound_vms or {}).values(), *(self.sip or {}).values(),
-                *(self.dom0 or {}).values()]
+                *(self.dom0 or {}).values(), *(self.tcp_receivers or {}).values(),
+                *(self.disk_benchmarks or {}).values()]
 
     def measuring_vm(self) -> MediaVm | None:
         """The VM that hosts the measuring conference; None without one."""

@@ -87,6 +87,13 @@ def run_text(name, config, seed, duration, warmup, engine, summary, params=None,
     lines += [f"{vm:<10} used {d.cpu.used_pct:.1f}%  ready {_ready(d.cpu)}  "
               f"(Xen's Dom0: {d.messages} guest messages carried)"
               for vm, d in (summary.dom0 or {}).items()]
+    lines += [f"{vm:<10} used {r.cpu.used_pct:.1f}%  ready {_ready(r.cpu)}  "
+              f"(TCP receiver: {r.throughput_mbps:.2f} Mb/s read)"
+              for vm, r in (summary.tcp_receivers or {}).items()]
+    lines += [f"{vm:<10} used {d.cpu.used_pct:.1f}%  ready {_ready(d.cpu)}  "
+              f"(disk benchmark: {d.throughput_mb_per_s:.2f} MB/s, {d.requests_per_s:.0f} requests/s, "
+              f"disk busy {d.disk_busy_pct:.0f}%)"
+              for vm, d in (summary.disk_benchmarks or {}).items()]
     lines += _quality_lines(summary.voice_quality)
     if summary.uplink is not None:
         lines += _uplink_lines(summary.uplink)
