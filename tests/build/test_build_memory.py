@@ -117,3 +117,15 @@ def test_host_background_tasks_count_and_are_blamed():
         check_memory([("fig3.toml", loaded, 1.0)], jobs=1, available=8 * 1024 ** 3)
     assert error.value.where == "host.background_tasks"
     assert "host.background_tasks = 1e+08 (--set)" in str(error.value)
+
+
+def test_a_sip_ramp_is_bounded_at_its_peak_rate():
+    """A SIPp ramp's calls are counted at the rate it ramps to, not the rate it starts at."""
+    from types import SimpleNamespace
+    from vsim.build.memory import sip_call_rate
+
+    def group(**params):
+        return SimpleNamespace(traffic=SimpleNamespace(params=params))
+    assert sip_call_rate(group(rate=10.0)) == 10.0
+    assert sip_call_rate(group(rate=10.0, rate_period=0.5)) == 20.0
+    assert sip_call_rate(group(rate=10.0, rate_increase=5.0, rate_max=250.0)) == 250.0

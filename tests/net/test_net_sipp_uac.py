@@ -164,3 +164,56 @@ def test_the_default_schedules_are_real_sipps():
         stats = read_sipp_stat(Path(__file__).resolve().parents[2] / "validation" / "sip_uas" / "timers"
                                / f"{name}_stat.csv").columns
         assert (stats["Retransmissions(C)"][-1], stats["FailedMaxUDPRetrans(C)"][-1]) == (retransmissions, 1)
+
+
+def test_a_ramp_steps_as_sipps_rate_task():
+    """-r 10 -rate_increase 10 -rate_interval 5 -rate_max 30: 10, 20, 30 calls/s for 5 s each,
+    then SIPp quits placing calls (the step to 40 would pass 30); each later step's pacing
+    restarts one new interval after its start."""
+    uac = make_source("sipp_uac", {"rate": 10, "rate_increase": 10, "rate_interval": 5.0,
+                                   "rate_max": 30})
+    assert uac.steps(0.0, 100.0) == [(0.0, 5.0, 10.0), (5.0, 10.0, 20.0), (10.0, 15.0, 30.0)]
+    times = uac.call_times(0.0, 100.0, np.random.default_rng(1))
+    assert len(times) == 50 + 99 + 149
+    assert times[50] == pytest.approx(5.05) and times[-1] < 15.0
+    assert uac.peak_calls_per_s == 30.0
+    kept = make_source("sipp_uac", {"rate": 10, "rate_increase": 10, "rate_interval": 5.0,
+                                    "rate_max": 30, "rate_quit": False})
+    assert kept.steps(0.0, 22.0)[-2:] == [(15.0, 20.0, 30.0), (20.0, 22.0, 30.0)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(rate=st.floats(1, 200), increase=st.floats(0.5, 50), interval=st.floats(0.5, 20),
+       steps=st.integers(0, 6), until=st.floats(1, 120), quit=st.booleans())
+def test_ramp_steps_tile_the_run_and_never_pass_rate_max(rate, increase, interval, steps, until, quit):
+    """The steps follow each other without gap, each rate_increase above the last (or at
+    rate_max), never above rate_max; with rate_quit they end at the step that would pass it."""
+    top = rate + steps * increase
+    uac = make_source("sipp_uac", {"rate": rate, "rate_increase": increase,
+                                   "rate_interval": interval, "rate_max": top, "rate_quit": quit})
+    found = uac.steps(0.0, until)
+    assert found[0][0] == 0.0
+    for (b0, e0, r0), (b1, e1, r1) in zip(found, found[1:]):
+        assert e0 == b1 and r1 == pytest.approx(min(r0 + increase, top))
+    assert all(r <= top + 1e-9 for _, _, r in found)
+    assert found[-1][1] == pytest.approx(until) or (quit and len(found) == steps + 1)
+    times = uac.call_times(0.0, until, np.random.default_rng(1))
+    assert np.all(np.diff(times) > 0) and (len(times) == 0 or times[-1] < until)
+    for begin, end, r in found:  # each step's paced calls at its own rate, to within one call
+        assert abs(np.count_nonzero((times >= begin) & (times < end)) - (end - begin) * r) <= 1 + 1e-9
+
+
+def test_bad_ramps():
+    with pytest.raises(InputError, match="g.rate_max: the rate a ramp"):
+        make_source("sipp_uac", {"rate": 1, "rate_increase": 1}, source="t.toml", where="g")
+    with pytest.raises(InputError, match="g.rate_max: only with rate_increase > 0"):
+        make_source("sipp_uac", {"rate": 1, "rate_max": 5}, source="t.toml", where="g")
+    with pytest.raises(InputError, match=r"g.rate_max: at least rate \(10\)"):
+        make_source("sipp_uac", {"rate": 10, "rate_increase": 1, "rate_max": 5}, source="t.toml",
+                    where="g")
+    with pytest.raises(InputError, match="g.rate_interval: at least 0.001 s"):
+        make_source("sipp_uac", {"rate": 1, "rate_increase": 1, "rate_max": 5, "rate_interval": 1e-6},
+                    source="t.toml", where="g")
+    with pytest.raises(InputError, match="g.rate_quit: true or false"):
+        make_source("sipp_uac", {"rate": 1, "rate_increase": 1, "rate_max": 5, "rate_quit": 1},
+                    source="t.toml", where="g")

@@ -69,10 +69,14 @@ MEMINFO = Path("/proc/meminfo")
 
 
 def sip_call_rate(group):
-    """Calls per second a sip_server group's client offers each of its VMs (its sipp_uac
-    source's rate over its rate period, checked when the scenario was loaded)."""
+    """Calls per second a sip_server group's client offers each of its VMs at most (its
+    sipp_uac source's rate, or with a ramp its rate_max, over its rate period, checked when
+    the scenario was loaded)."""
     params = group.traffic.params
-    return params.get("rate", 0) / params.get("rate_period", 1.0)
+    rate = params.get("rate", 0)
+    if params.get("rate_increase", 0) > 0:
+        rate = max(rate, params.get("rate_max", rate))
+    return rate / params.get("rate_period", 1.0)
 
 
 def estimate_bytes(loaded, duration):

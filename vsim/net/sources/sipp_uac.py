@@ -3,7 +3,17 @@
 SIPp's built-in ``uac`` scenario places calls at ``rate`` calls per
 ``rate_period`` seconds (its ``-r`` and ``-rp``), evenly paced as SIPp
 spaces them (``arrivals = "paced"``) or as a Poisson stream (``"poisson"``,
-many independent callers). Each call is the flow of SIPp's default UAC:
+many independent callers). A ramp (SIPp's ``-rate_increase``,
+``-rate_interval`` and ``-rate_max``) adds ``rate_increase`` to the rate every
+``rate_interval`` seconds (SIPp's default: its ``-fd``, 60 s), as SIPp's rate
+task does (src/ratetask.cpp): when the sum would pass ``rate_max`` the rate is
+``rate_max`` and, unless ``rate_quit`` is false (SIPp's ``-no_rate_quit``),
+the client places no more calls from then on. Each step paces its calls
+afresh from its start, as SIPp's ``set_rate`` restarts its count: the first
+call of a later step leaves one new interval after the step begins. A ramp
+here needs its ``rate_max`` (SIPp's may grow without end; a run's memory and
+work are bounded by the rate it reaches). Each call is the flow of SIPp's
+default UAC:
 
     INVITE  ->  100 / 180 (optional)  <-  200  ->  ACK  ->  pause  ->  BYE  <-  200
 
@@ -44,12 +54,12 @@ counting what SIPp's statistics count.
 """
 
 import math
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, List, Optional, Tuple
 
 import numpy as np
 
 from vsim.core.errors import InputError
-from vsim.net.sources.validate import ip_packet, non_negative, positive, text, whole
+from vsim.net.sources.validate import flag, ip_packet, non_negative, positive, text, whole
 from vsim.net.frames import IPV4_HEADER, UDP_HEADER
 
 T1 = 0.5
@@ -60,6 +70,8 @@ TIMEOUT_T1 = 64
 """Timer B and Timer F last 64 T1 (RFC 3261 table 4)."""
 
 ARRIVALS = ("paced", "poisson")
+MIN_RATE_INTERVAL = 1e-3
+"""The shortest step of a ramp, s: SIPp's rate task runs on its millisecond clock."""
 
 INVITE, ACK, BYE = "INVITE", "ACK", "BYE"
 TRYING, RINGING, OK_INVITE, OK_BYE = "100", "180", "200/INVITE", "200/BYE"
@@ -106,9 +118,26 @@ class SippUac:
 
     def __init__(self, rate, rate_period=1.0, call_length=0.0, arrivals="paced", max_retrans=5,
                  max_non_invite_retrans=9, recv_timeout=None, t1=T1, t2=T2, network_delay=1e-4,
-                 loss=0.0, message_bytes=500, source="<input>", where="traffic"):
+                 loss=0.0, message_bytes=500, rate_increase=0.0, rate_interval=60.0, rate_max=None,
+                 rate_quit=True, source="<input>", where="traffic"):
         self.rate = positive(rate, "rate", source, where)
         self.rate_period = positive(rate_period, "rate_period", source, where)
+        self.rate_increase = non_negative(rate_increase, "rate_increase", source, where)
+        self.rate_interval = positive(rate_interval, "rate_interval", source, where)
+        if self.rate_interval < MIN_RATE_INTERVAL:
+            raise InputError(source, f"{where}.rate_interval", f"at least {MIN_RATE_INTERVAL:g} s "
+                             f"(SIPp's clock counts milliseconds), got {rate_interval!r}")
+        self.rate_quit = flag(rate_quit, "rate_quit", source, where)
+        self.rate_max = None if rate_max is None else positive(rate_max, "rate_max", source, where)
+        if self.rate_increase > 0 and self.rate_max is None:
+            raise InputError(source, f"{where}.rate_max", "the rate a ramp (rate_increase > 0) goes "
+                             "up to, as SIPp's -rate_max, got none")
+        if self.rate_max is not None and self.rate_increase == 0:
+            raise InputError(source, f"{where}.rate_max", f"only with rate_increase > 0 (SIPp's "
+                             f"-rate_max bounds a ramp), got rate_max = {rate_max!r} and no ramp")
+        if self.rate_max is not None and self.rate_max < self.rate:
+            raise InputError(source, f"{where}.rate_max", f"at least rate ({self.rate:g}), the "
+                             f"rate the ramp starts at, got {rate_max!r}")
         self.call_length = non_negative(call_length, "call_length", source, where)
         self.arrivals = text(arrivals, "arrivals", source, where)
         if self.arrivals not in ARRIVALS:
@@ -133,17 +162,52 @@ class SippUac:
 
     @property
     def calls_per_s(self) -> float:
-        """The call rate, calls/s."""
+        """The call rate at the start, calls/s."""
         return self.rate / self.rate_period
 
+    @property
+    def peak_calls_per_s(self) -> float:
+        """The highest call rate the client reaches, calls/s: ``rate_max``'s with a ramp."""
+        return (self.rate if self.rate_max is None else self.rate_max) / self.rate_period
+
+    def steps(self, start: float, until: float) -> List[Tuple[float, float, float]]:
+        """(begin, end, calls/s) of each step of the rate in [start, until): one without a
+        ramp; with one, a step every ``rate_interval`` s up to ``rate_max`` (and none after
+        the step that would pass it, with ``rate_quit``)."""
+        if self.rate_increase == 0:
+            return [(start, until, self.calls_per_s)] if until > start else []
+        assert self.rate_max is not None  # checked in __init__: a ramp has its maximum
+        steps: List[Tuple[float, float, float]] = []
+        rate, number = self.rate, 0
+        while True:
+            begin = start + number * self.rate_interval
+            if begin >= until:
+                break
+            end = min(start + (number + 1) * self.rate_interval, until)
+            steps.append((begin, end, rate / self.rate_period))
+            number += 1
+            rate = self.rate + number * self.rate_increase  # no sum of rounded steps
+            if rate > self.rate_max:  # SIPp sets rate_max again at each later step
+                if self.rate_quit:
+                    break
+                rate = self.rate_max
+        return [step for step in steps if step[1] > step[0]]
+
     def call_times(self, start: float, until: float, rng: np.random.Generator) -> np.ndarray:
-        """The times calls start in [start, until): paced one every ``1 / calls_per_s`` s, or
-        Poisson at that rate (drawn from ``rng``)."""
-        gap = 1.0 / self.calls_per_s
-        if self.arrivals == "paced":
-            return start + gap * np.arange(math.ceil((until - start) / gap))
-        count = int(rng.poisson((until - start) * self.calls_per_s))
-        return np.sort(rng.uniform(start, until, count))
+        """The times calls start in [start, until): in each step of the rate (``steps``) paced
+        one every ``1 / rate`` s, or Poisson at that rate (drawn from ``rng``)."""
+        parts = []
+        for number, (begin, end, rate) in enumerate(self.steps(start, until)):
+            gap = 1.0 / rate
+            if self.arrivals == "paced":
+                first = 0 if number == 0 else 1  # a later step's count restarts at its start
+                count = max(0, math.ceil((end - begin) / gap) - first)
+                parts.append(begin + gap * np.arange(first, first + count))
+            else:
+                count = int(rng.poisson((end - begin) * rate))
+                parts.append(np.sort(rng.uniform(begin, end, count)))
+        times = np.concatenate(parts) if parts else np.zeros(0)
+        return times[times < until]
 
     def invite_timeouts(self) -> List[float]:
         """Seconds after the first INVITE its timer fires with no response: the first
