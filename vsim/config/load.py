@@ -203,6 +203,9 @@ def resolve_models(scenario, source, models_dir, given=()):
                         f"group.{group.name}.model")
             servers.append((f"group.{group.name}.model", own))
             models[group_role(group.name, "workload")] = own
+        elif group.workload == "web_app":
+            models[group_role(group.name, "workload")] = model(
+                group.model, schema_models.WebAppModel, f"{where}.model", f"group.{group.name}.model")
         elif group.workload == "sip_server":
             models[group_role(group.name, "workload")] = model(
                 group.model, schema_models.SipServerModel, f"{where}.model", f"group.{group.name}.model")

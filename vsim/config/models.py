@@ -33,6 +33,7 @@ MODEL_KINDS = {  # the folder of models/ that holds each kind of model
     "workloads": schema_models.MediaServerModel,
     "clients": schema_models.ClientModel,
     "sip_servers": schema_models.SipServerModel,
+    "web_apps": schema_models.WebAppModel,
     "jvm_gc": schema_models.JvmGcModel,
     "netstacks": schema_models.NetStackModel,
     "clusters": ClusterModel,
