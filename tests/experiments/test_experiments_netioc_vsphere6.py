@@ -1,5 +1,5 @@
 """The netioc-vsphere6 recipe: single-host claims from short runs (the cluster's in
-test_experiments_netioc_vsphere6_fig2.py), Olio's not modelled."""
+test_experiments_netioc_vsphere6_fig2.py), Olio's Exp 2 among them."""
 
 import json
 
@@ -15,7 +15,8 @@ TINY = RunPlan(duration=20.0, warmup=1.0, replications=1)
 SINGLE_HOST = ("netioc6.reservation_cap_fraction", "netioc6.fig2.equal_shares.vm_gbps",
                "netioc6.fig2.a.vm1_gbps", "netioc6.fig2.a.vm2_gbps", "netioc6.exp1.min_vm_mbps",
                "netioc6.exp1.vm_throughput_cv", "netioc6.exp3.cpu_overhead.small",
-               "netioc6.exp3.cpu_overhead.vm100", "netioc6.fig6.rr_latency_overhead_us")
+               "netioc6.exp3.cpu_overhead.vm100", "netioc6.fig6.rr_latency_overhead_us",
+               "netioc6.exp2.resp_increase_with_reservation", "netioc6.exp2.ordering")
 CLUSTER = ("netioc6.fig2.b.after_migration_gbps", "netioc6.fig2.c.after_migration_gbps",
            "netioc6.fig2.migration_delay_s")
 
@@ -30,7 +31,7 @@ def test_the_study_is_registered():
     assert recipe("netioc-vsphere6") is netioc_vsphere6
 
 
-def test_single_host_claims_have_values_and_the_rest_are_not_modelled(reproduced):
+def test_single_host_claims_have_values_and_the_cluster_s_wait_for_drs(reproduced):
     rows = {row.claim.id: row for row in reproduced[1] if row.claim.study == "netioc-vsphere6"}
     for claim_id, row in rows.items():
         if claim_id in SINGLE_HOST:
@@ -44,6 +45,8 @@ def test_single_host_claims_have_values_and_the_rest_are_not_modelled(reproduced
     assert rows["netioc6.fig6.rr_latency_overhead_us"].kind == "fitted"
     assert rows["netioc6.exp3.cpu_overhead.small"].kind == "fitted"
     assert rows["netioc6.exp3.cpu_overhead.vm100"].kind == "fitted"
+    assert rows["netioc6.exp2.ordering"].kind == "predicted"
+    assert rows["netioc6.exp2.resp_increase_with_reservation"].kind == "predicted"
 
 
 def test_netioc_costs_host_cpu_through_more_interrupts(reproduced):
@@ -78,7 +81,8 @@ def test_outputs_written(tmp_path, reproduced):
     results, rows = reproduced
     written = write_study_outputs(tmp_path, results[0], rows)
     names = {path.name for path in written}
-    assert {"fig2_host1.png", "exp1.svg", "exp3_cpu.png", "comparison.md", "results.json"} <= names
+    assert {"fig2_host1.png", "exp1.svg", "exp2_response_time.png", "exp3_cpu.png", "comparison.md",
+            "results.json"} <= names
     doc = json.loads(claims_json(rows))
     assert any(entry["id"] == "netioc6.exp1.min_vm_mbps" and entry["value"] for entry in doc["claims"])
 

@@ -15,7 +15,7 @@ from vsim.net.uplink import make_uplink_scheduler
 
 def test_registry():
     assert sorted(SOURCES) == ["nfs_read", "packets_replay", "sipp_uac", "tcp_rr", "tcp_stream",
-                               "udp_flood"]
+                               "udp_flood", "web_users"]
     with pytest.raises(InputError, match=r"s.toml: vm.traffic.kind: one of .*got 'sctp'"):
         make_source("sctp", {}, source="s.toml", where="vm.traffic")
     with pytest.raises(InputError, match=r"vm.traffic.ppps: a parameter of udp_flood: one of .*; did you mean 'pps'\?"):

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # Short runs that, between them, have every optional section and key of the summary: an uplink
 # with bulk traffic and voice beside it (offered and configured rates), TCP streams (a demand)
 # and request/response traffic without a measuring conference, CPU-bound VMs, host tasks, steal and the measured VM's own
-# settings, an adaptive jitter buffer's note, and a replayed trace's packets.
+# settings, an adaptive jitter buffer's note, a replayed trace's packets and a web application.
 RUNS = {
     "voice beside a flood": ("voip-vsphere5/fig6.toml", []),
     "netperf beside TCP streams": ("whatif/netperf_beside_tcp_stream.toml",
@@ -34,6 +34,9 @@ RUNS = {
     "SIP appliance and Dom0 under Xen": ("xen-appliances/cfg3.toml", []),
     "SIP appliance beside nttcp through Dom0": ("xen-appliances/cfg5.toml", []),
     "SIP appliance beside IOzone through Dom0": ("xen-appliances/cfg6.toml", []),
+    "web application beside TCP streams": ("netioc-vsphere6/exp2_reserved.toml",
+                                           ["group.olio.traffic.params.users=30",
+                                            "group.olio.traffic.params.think_time=0.5"]),
 }
 
 
@@ -101,7 +104,7 @@ def test_a_key_the_types_do_not_have_is_refused_by_name(run):
 def test_a_dotted_path_reads_the_field_it_names(run):
     assert summary_field(run, "jitter.samples") == run.jitter.samples
     assert summary_field(run, "host.cpu_util_pct") == run.host.cpu_util_pct
-    section = "vms" if run.vms else "sip"
+    section = next(name for name in ("vms", "sip", "traffic_vms") if getattr(run, name))
     vm, entry = next(iter(getattr(run, section).items()))
     assert summary_field(run, f"{section}.{vm}.used_pct") == entry.cpu.used_pct  # a field written inline
 

@@ -158,7 +158,7 @@ def check_traffic(group, where, source):
     if kind not in SOURCES:
         fail(source, f"{where}.traffic.kind", did_you_mean(str(kind), sorted(SOURCES))
              or f"expected one of {', '.join(sorted(SOURCES))}, got {kind!r}")
-    if group.workload not in ("idle", "sip_server"):
+    if group.workload not in ("idle", "sip_server", "web_app"):
         fail(source, f"{where}.traffic", "expected traffic from an idle VM only (a media "
              "server's traffic is its frames)")
     made = make_source(kind, group.traffic.params, source, f"{where}.traffic.params",

@@ -14,6 +14,8 @@ transactions (``vsim.guest.request_response``) or a recorded trace's packets
 client off the host (``vsim.guest.sip_service``), TCP receivers fed from
 off the host (``vsim.guest.tcp_receiver``) and disk benchmarks
 (``vsim.guest.disk_benchmark``). Everything random draws
+client off the host (``vsim.guest.sip_service``) and two-tier web
+applications answering users off the host (``vsim.guest.web_app``). Everything random draws
 from streams named after the component, so the same seed gives the same run.
 An engine (``vsim.engines``) runs what is built here.
 """
@@ -46,12 +48,14 @@ from vsim.guest.sender_cpu import SenderCpu
 from vsim.guest.sip_service import SipService
 from vsim.guest.tcp_receiver import TcpReceiver
 from vsim.guest.traffic_vm import TrafficVm
+from vsim.guest.web_app import WebApp
 from vsim.metrics.jitter_buffer import AdaptiveBuffer, FixedBuffer
 from vsim.net.frames import ip_bytes_for_rtp
 from vsim.net.shared_uplink import VOICE_CLASS, SharedUplink
 from vsim.net.sources import make_source
 from vsim.net.sources.protocol import Flood, Replay
 from vsim.net.sources.sipp_uac import SippUac
+from vsim.net.sources.web_users import WebUsers
 from vsim.net.txpath.completions import CompletionInterrupts
 from vsim.net.vnic_tx import VnicTransmit
 
@@ -93,6 +97,7 @@ class Host:
     measuring client when the scenario has a measuring conference. ``servers``,
     ``traffic``, ``cpu_bound``, ``rr`` (request/response chains or None),
     ``replay`` (VMs replaying packets traces or None), ``sip`` (SIP servers with their clients),
+    ``web_apps`` (web applications with their users),
     ``vnics``, ``uplink``, ``background_tasks`` and ``host_steal`` are the
     components an engine runs (by the protocols of ``vsim.guest.workload``) and
     a summary reads; ``vm_group`` maps each VM's name to its scenario group
@@ -114,8 +119,11 @@ class Host:
         self.background = self.scenario.vm.background(models["workload"])
         specs = list(self._vm_specs(loaded))
         traffic_specs = list(self._traffic_specs(loaded))
+        web_groups = [group for group in self.scenario.group if group.workload == "web_app"
+                      for _ in range(group.count)]
         self.uplink = make_host_uplink(self.scenario, models["nic"], self.ip_bytes,
-                                       [spec.group for spec in specs] + [t.group for t in traffic_specs],
+                                       [spec.group for spec in specs] + [t.group for t in traffic_specs]
+                                       + [group.name for group in web_groups],
                                        streams.stream("uplink"), loaded.source)
         self._add_receivers(specs, models["client"], streams)
         self.vms: list[Group] = []
@@ -129,6 +137,9 @@ class Host:
         for index, spec in enumerate(traffic_specs):
             self._add_traffic_vm(spec, index, models["nic"], loaded.source, streams,
                                  exclusive=not specs)
+        self.web_apps: list[WebApp] = [
+            self._add_web_app(group, index, VOICE_CLASS + 1 + len(traffic_specs) + k, loaded, streams)
+            for k, (group, index) in enumerate(self._web_app_instances())]
         self.cpu_bound: list[CpuBoundVm] = [self._add_cpu_bound_vm(group, index, streams)
                           for group in self.scenario.group if group.workload == "cpu_bound"
                           for index in range(group.count)]
@@ -301,6 +312,31 @@ class Host:
                              lambda: self.env.now,
                              loaded.models[group_role(group.name, "workload")].values,
                              streams.stream(f"{name}.disk"), dom0=self.dom0)
+    def _web_app_instances(self):
+        """(group, index) of each web application, in the order their web VMs' ports were
+        given to the uplink."""
+        return [(group, index) for group in self.scenario.group if group.workload == "web_app"
+                for index in range(group.count)]
+
+    def _add_web_app(self, group, index, traffic_class, loaded, streams) -> WebApp:
+        """A [[group]] web application (``vsim.guest.web_app``): its web VM, with a port on the
+        uplink, and its database VM, each of the group's vCPUs and CPU settings; its users, the
+        group's web_users source, run off the host."""
+        name = f"{group.name}[{index}]"
+        settings = cpu_settings(group)
+        web = self._add_vm(name, settings, group.vcpus, None)
+        db = self._add_vm(f"{name}.db", settings, group.vcpus, None)
+        self.vm_group[name] = self.vm_group[f"{name}.db"] = group.name
+        users = make_source(group.traffic.kind, group.traffic.params, loaded.source,
+                            f"group.{group.name}.traffic.params")
+        assert isinstance(users, WebUsers)  # the schema gives a web application no other client
+        port = self.uplink.add_port(name)
+        flow = self.uplink.add_flow(port, users.ip_bytes, traffic_class, discrete=True)
+        return WebApp(name, group.name, web, db, self.machine, scheduler_for(self.env),
+                      lambda: self.env.now, self.uplink, port, flow, traffic_class,
+                      loaded.models["nic"].values,
+                      loaded.models[group_role(group.name, "workload")].values, users,
+                      streams.stream(f"{name}.users"))
 
     def _add_request_response(self, spec, source, index, nic, exclusive, rng):
         """A VM of request/response chains (``vsim.guest.request_response``) on a port of its

@@ -4,7 +4,7 @@ Scenarios whose only traffic is the media servers' frames on a FIFO uplink
 (every voip-vsphere5 Fig 2-4 scenario) keep the frames-only
 ``UniformFifo``, which resolves a burst in O(1) and which the closed-form
 engine can drive. Any other host (``host.uplink`` multiqueue or netioc, or
-a [[group]] with bulk traffic) gets the uplink scheduler of that name
+a [[group]] with bulk traffic or a web application) gets the uplink scheduler of that name
 (``vsim.net.uplink``) behind a ``SharedUplink``, one port per VM, its
 transmit stage costing ``tx_stage_per_packet`` of the NIC model per frame;
 NetIOC's dispatch waits for the NIC's transmit completions as long as the
@@ -28,7 +28,8 @@ def needs_scheduler(scenario, nic):
     """Whether the host needs an uplink scheduler rather than the frames-only FIFO, which
     counts its limit in packets."""
     return (scenario.host.uplink != "fifo" or nic.queue_bytes is not None
-            or any(group.uplink_traffic is not None for group in scenario.group))
+            or any(group.uplink_traffic is not None or group.workload == "web_app"
+                   for group in scenario.group))
 
 
 def queue_limit(scenario, nic):

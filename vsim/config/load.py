@@ -216,6 +216,9 @@ def resolve_models(scenario, source, models_dir, given=()):
                     else schema_models.DiskBenchmarkModel)
             models[group_role(group.name, "workload")] = model(
                 group.model, kind, f"{where}.model", f"group.{group.name}.model")
+        elif group.workload == "web_app":
+            models[group_role(group.name, "workload")] = model(
+                group.model, schema_models.WebAppModel, f"{where}.model", f"group.{group.name}.model")
         elif group.workload == "sip_server":
             models[group_role(group.name, "workload")] = model(
                 group.model, schema_models.SipServerModel, f"{where}.model", f"group.{group.name}.model")

@@ -35,6 +35,7 @@ MODEL_KINDS = {  # the folder of models/ that holds each kind of model
     "sip_servers": schema_models.SipServerModel,
     "tcp_receivers": schema_models.TcpReceiverModel,
     "disk_benchmarks": schema_models.DiskBenchmarkModel,
+    "web_apps": schema_models.WebAppModel,
     "jvm_gc": schema_models.JvmGcModel,
     "netstacks": schema_models.NetStackModel,
     "clusters": ClusterModel,

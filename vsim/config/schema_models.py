@@ -1,5 +1,5 @@
 """Typed schema of the component models (``models/``): host, scheduler, NIC, vNIC, codec,
-media-server workload, measuring client, SIP server and JVM collector.
+media-server workload, measuring client, SIP server, web application and JVM collector.
 
 ``vsim.config.models`` validates each model file into the class of its role
 (``MODEL_ROLES``); a scenario's ``[params.ROLE]`` tables set the same fields.
@@ -376,6 +376,25 @@ class DiskBenchmarkModel:
     dom0_request: float = field(default=0.0, metadata=non_negative(
         "s", "core-seconds a driver domain's vCPU (Xen's Dom0) spends on each request (blkback "
              "and the disk driver)"))
+class WebAppModel:
+    """A two-tier web application (Olio-like, ``vsim.guest.web_app``): what an operation asks of
+    the web VM, the database VM and the uplink. An operation is a page and the objects on it,
+    fetched one request after another; the page's request runs the application (web CPU, then
+    its database queries one after another), the others are served from the web VM's files."""
+
+    requests_per_operation: int = field(metadata={
+        "min": 1, "doc": "HTTP requests of one operation, its page's first"})
+    page_cpu: float = field(metadata=positive(
+        "s", "web VM core-seconds of a page request (the application's code, the response built)"))
+    object_cpu: float = field(metadata=positive(
+        "s", "web VM core-seconds of each other request (a file or a not-modified answer)"))
+    db_queries: int = field(metadata={"min": 0, "doc": "database queries of a page request, "
+                                                       "sent one after another"})
+    db_query_cpu: float = field(metadata=positive("s", "database VM core-seconds of one query"))
+    page_bytes: float = field(metadata=positive(
+        "B", "bytes of a page's HTTP response (headers and body), sent as TCP segments"))
+    object_bytes: float = field(metadata=positive(
+        "B", "mean bytes of each other request's HTTP response"))
 
 
 @dataclass(frozen=True)

@@ -196,9 +196,11 @@ class TrafficSection:
 
     kind: str = field(metadata={"doc": "traffic source: udp_flood, tcp_stream, nfs_read (bulk "
                                        "fluids), "
-                                       "tcp_rr (request/response transactions, closed loop) or "
+                                       "tcp_rr (request/response transactions, closed loop), "
                                        "packets_replay (a packets trace's packets at their "
-                                       "recorded send times, open loop) (vsim.net.sources)"})
+                                       "recorded send times, open loop), sipp_uac (a SIP "
+                                       "server's client) or web_users (a web application's "
+                                       "closed-loop users) (vsim.net.sources)"})
     params: dict[str, bool | int | float | str] = field(default_factory=dict, metadata={
         "doc": "the source's parameters per VM (udp_flood: pps, ip_bytes, on, off, arrivals "
                "(\"paced\" or \"poisson\"), ...; tcp_stream: mtu, window_bytes, rtt; nfs_read: "
@@ -206,7 +208,7 @@ class TrafficSection:
                "request_bytes, response_bytes, outstanding, think_time, timestamps; packets_replay: "
                "trace (a packets trace, path relative to this file), stream, traffic_class (keep "
                "one stream's or class's packets), offset (s from the traffic's start to the first "
-               "packet))"})
+               "packet); web_users: users, think_time (mean, s))"})
     active_from: float = field(default=0.0, metadata={
         "min": 0, "max": 1, "doc": "fraction of the run after which the traffic starts, so a "
                                    "shortened run keeps the scenario's shape"})
@@ -234,10 +236,15 @@ class GroupSection:
     vcpus: int = field(default=1, metadata={"min": 1, "doc": "vCPUs per VM"})
     workload: Literal["media_server", "idle", "cpu_bound", "sip_server", "dom0",
                       "tcp_receiver", "disk_benchmark"] = field(default="idle", metadata={
+    workload: Literal["media_server", "idle", "cpu_bound", "sip_server", "web_app", "dom0"] = field(
+        default="idle", metadata={
         "doc": "what the guest runs: a media server (model, streams), nothing but its traffic, "
                "CPU work at cpu_demand of each vCPU (a noisy neighbour, vsim.guest.cpu_bound), "
                "a SIP server (model: a sip_servers/ model; gc: its JVM's collector) answering the "
                "SIPp client its traffic table names (kind = \"sipp_uac\"), which runs off the host, "
+               "a two-tier web application (model: a web_apps/ model; each of the group's count "
+               "is a web VM and a database VM of vcpus each, vsim.guest.web_app) answering the "
+               "closed-loop users its traffic table names (kind = \"web_users\"), "
                "or Xen's driver domain (one VM, vsim.guest.driver_domain) whose vCPUs carry every "
                "SIP server's messages in and out at the server model's dom0_message each, "
                "or a TCP bulk receiver fed from another machine (model: a tcp_receivers/ model, "
@@ -254,6 +261,7 @@ class GroupSection:
     model: str = field(default="workloads/vmcd_g729", metadata={
         "doc": "workload model of a media server (workloads/...), of a SIP server (sip_servers/...) "
                "of a TCP receiver (tcp_receivers/...) or of a disk benchmark (disk_benchmarks/...)"})
+               "or of a web application (web_apps/...)"})
     gc: str | None = field(default=None, metadata={
         "doc": "a SIP server's JVM collector model (jvm_gc/...; none: no collection pauses)"})
     streams: int = field(default=0, metadata={"min": 0, "doc": "a media server's streams per VM: "
@@ -280,8 +288,9 @@ class GroupSection:
     @property
     def uplink_traffic(self):
         """The traffic its VMs send on the host's uplink: its traffic table, except a SIP
-        server's, which names the client that calls it from off the host (None)."""
-        return None if self.workload == "sip_server" else self.traffic
+        server's or a web application's, which names the clients that call it from off the host
+        (None)."""
+        return None if self.workload in ("sip_server", "web_app") else self.traffic
 
     def validate(self, source, path):
         """A name of its own, CPU settings that fit its VMs, and work or traffic for them."""
@@ -317,8 +326,9 @@ class GroupSection:
         self._validate_sip(source, path)
 
     def _validate_sip(self, source, path):
-        """A SIP server has its SIPp client (its model's kind the loader checks); a SIPp
-        client and a collector belong to a SIP server."""
+        """A SIP server has its SIPp client (its model's kind the loader checks), a web
+        application its users; a SIPp client and a collector belong to a SIP server, users to a
+        web application."""
         sip = self.workload == "sip_server"
         if sip and (self.traffic is None or self.traffic.kind != "sipp_uac"):
             fail(source, f"{path}.traffic", "expected a [group.traffic] table of kind = \"sipp_uac\" "
@@ -326,6 +336,13 @@ class GroupSection:
         if not sip and self.traffic is not None and self.traffic.kind == "sipp_uac":
             fail(source, f"{path}.traffic.kind", "expected sipp_uac traffic only for workload = "
                  "\"sip_server\" (the client calls a SIP server)")
+        web = self.workload == "web_app"
+        if web and (self.traffic is None or self.traffic.kind != "web_users"):
+            fail(source, f"{path}.traffic", "expected a [group.traffic] table of kind = \"web_users\" "
+                 "for workload = \"web_app\": the users whose requests it answers")
+        if not web and self.traffic is not None and self.traffic.kind == "web_users":
+            fail(source, f"{path}.traffic.kind", "expected web_users traffic only for workload = "
+                 "\"web_app\" (the users ask a web application)")
         if not sip and self.gc is not None:
             fail(source, f"{path}.gc", "expected gc only for workload = \"sip_server\" "
                  "(the collector of a SIP server's JVM)")

@@ -17,7 +17,7 @@ from vsim.cpu.world import COSTOP, READY
 from vsim.engines import closed_form as uncontended
 from vsim.engines.choices import ENGINES
 from vsim.guest.workload import (CallWorkload, EngineComponent, ReplayWorkload, TrafficWorkload,
-                                 TransactionWorkload, Workload)
+                                 TransactionWorkload, UserWorkload, Workload)
 from vsim.net.shared_uplink import SharedUplink
 from vsim.results.run_summary import run_summary
 
@@ -52,6 +52,8 @@ class Simulation(Host):
         components: list[EngineComponent] = ([*self.servers, *self.traffic, *self.cpu_bound, *self.sip, *self.tcp_receivers,
                                               *self.disk_benchmarks,
                                               self.uplink, self.host_steal]
+        components: list[EngineComponent] = ([*self.servers, *self.traffic, *self.cpu_bound, *self.sip,
+                                              *self.web_apps, self.uplink, self.host_steal]
                       + ([self.rr] if self.rr else [])
                       + ([self.replay] if self.replay else []))
         # the closed form plays the VMs' worlds only; the host's other work needs the events
@@ -157,6 +159,9 @@ class Simulation(Host):
         services: Sequence[CallWorkload] = self.sip
         for service in services:
             service.start(duration)
+        apps: Sequence[UserWorkload] = self.web_apps
+        for app in apps:
+            app.start(duration)
         self._run_until(warmup, duration / self.PROGRESS_STEPS, progress)
         start = self._snapshot()
         self._run_until(duration, duration / self.PROGRESS_STEPS, progress)

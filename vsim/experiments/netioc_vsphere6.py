@@ -9,8 +9,9 @@ and at step a (VM1 reserving 7.5 Gb/s, ``fig2_reservation.toml``); Experiment
 defeats interrupt coalescing, ``vsim.net.txpath.completions``). The steps of
 Figure 2 that DRS resolves by migrating a VM to host 2 and the migration delay
 come from the cluster run of ``fig2.toml`` (``vsim.experiments.netioc_vsphere6_fig2``);
-Experiment 2 (Olio's response time) needs an application model and is not
-modelled. Figure 6 (twelve VMs' TCP_RR one-way latency,
+Experiment 2 (Olio's response time beside twelve TCP streams, four cases,
+``exp2_*.toml``) from a two-tier web application's closed-loop users
+(``vsim.experiments.netioc_vsphere6_exp2``). Figure 6 (twelve VMs' TCP_RR one-way latency,
 default scheduler vs NetIOC, ``fig6.toml``) is: its overhead comes from
 NetIOC's dispatch waiting for the NIC's held transmit completions
 (``vsim.net.uplink.completion_gate``). A TCP stream's
@@ -25,6 +26,7 @@ from vsim.core.errors import InputError
 from vsim.config.claims import Simulated
 from vsim.results.plotting import Curve, Marks, Timeline, plot_sweep, plot_timeline
 from vsim.net.hclock.tree import Node, Tree
+from vsim.experiments import netioc_vsphere6_exp2 as exp2
 from vsim.experiments import netioc_vsphere6_fig2 as fig2
 
 NAME = "netioc-vsphere6"
@@ -35,6 +37,7 @@ CONFIGS = {
     "exp3_default": "configs/netioc-vsphere6/exp3_default.toml",
     "exp3_netioc": "configs/netioc-vsphere6/exp3_netioc.toml",
     "fig6": "configs/netioc-vsphere6/fig6.toml",
+    **exp2.CONFIGS,
 }
 CLUSTERS = {fig2.CLUSTER: fig2.CONFIG}
 """Cluster files, run by vsim.cluster (vsim.experiments.reproduce)."""
@@ -99,6 +102,7 @@ def claim_values(sweeps):
                                               "lowest goodput of any VM in any second after warm-up"),
         "netioc6.exp1.vm_throughput_cv": Simulated(coefficient_of_variation(netperf.per_vm_mbps),
                                                    None, "exp1"),
+        **exp2.exp2_claims(sweeps),
         **exp3_claims(sweeps["exp3_default"], sweeps["exp3_netioc"]),
         "netioc6.fig6.rr_latency_overhead_us": fig6_overhead(sweeps["fig6"]),
     }
@@ -251,11 +255,12 @@ def _fig6_figure(stem, sweep, claims):
 
 
 def draw_figures(outdir, sweeps, claims):
-    """Fig 2 (host 1, and across both hosts), Fig 3, Fig 5 and Fig 6 in ``outdir``; returns the
-    paths written."""
+    """Fig 2 (host 1, and across both hosts), Fig 3, Fig 4, Fig 5 and Fig 6 in ``outdir``;
+    returns the paths written."""
     return (_fig2_figure(outdir / "fig2_host1", sweeps, claims)
             + fig2.fig2_cluster_figure(outdir / "fig2_cluster", sweeps[fig2.CLUSTER], claims)
             + _exp1_figure(outdir / "exp1", sweeps["exp1"], claims)
+            + exp2.exp2_figure(outdir / "exp2_response_time", sweeps, claims)
             + _exp3_figure(outdir / "exp3_cpu", sweeps["exp3_default"], sweeps["exp3_netioc"],
                            claims)
             + _fig6_figure(outdir / "fig6", sweeps["fig6"], claims))

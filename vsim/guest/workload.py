@@ -22,6 +22,9 @@ asks each whether the closed form can play it, then starts it:
   them out and schedules their first batch.
 - ``CallWorkload``: a SIP server with its client; ``start(duration)`` lays
   the client's calls out over the run.
+- ``UserWorkload``: an application with its closed-loop users (a web
+  application); ``start(duration)`` declares its frames to the uplink and
+  starts its users, which then run by themselves.
 
 A new kind of guest is a class offering one of these, built by the host and
 listed among the components the engine runs (``Simulation._choose_engine``).
@@ -75,3 +78,10 @@ class CallWorkload(EngineComponent, Protocol):
 
     def start(self, duration: float) -> None:
         """Schedule the calls that start over ``duration``."""
+
+
+class UserWorkload(EngineComponent, Protocol):
+    """An application answering closed-loop users, who start after a first think time."""
+
+    def start(self, duration: float) -> None:
+        """Declare the application's frames and start its users for a run of ``duration``."""

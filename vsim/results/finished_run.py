@@ -21,6 +21,7 @@ from vsim.guest.replayed_traffic import ReplayedTraffic
 from vsim.guest.request_response import RequestResponseTraffic
 from vsim.guest.sip_service import SipService
 from vsim.guest.traffic_vm import TrafficVm
+from vsim.guest.web_app import WebApp
 from vsim.metrics.jitter_buffer import AdaptiveBuffer, FixedBuffer
 from vsim.net.shared_uplink import SharedUplink
 from vsim.net.uniform_fifo import UniformFifo
@@ -137,6 +138,10 @@ class FinishedRun(Protocol):
     @property
     def sip(self) -> Sequence[SipService]:
         """The SIP servers with the clients calling them."""
+
+    @property
+    def web_apps(self) -> Sequence[WebApp]:
+        """The web applications with the users asking them."""
 
     @property
     def rr(self) -> Optional[RequestResponseTraffic]:

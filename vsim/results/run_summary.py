@@ -17,8 +17,9 @@ its scenario group (``group``: ``"vm"`` for [vm]'s VMs); the jitter buffer's vie
 the guest background bursts (``guest_background``), the CPU the host's own
 tasks took (``host_background_tasks``), the uplink scheduler's
 sections (``uplink``, ``vsim.results.uplink_summary``), the time an outer
-hypervisor stole (``host_steal``) and the measured VM's own CPU settings
-(``measured_vm``). Building it apart from the model keeps ``Simulation`` to
+hypervisor stole (``host_steal``), the measured VM's own CPU settings
+(``measured_vm``), the SIP servers (``sip``, ``vsim.results.sip_summary``) and
+the web applications (``web_apps``, ``vsim.results.web_app_summary``). Building it apart from the model keeps ``Simulation`` to
 building and running, and lets each section be checked on its own; the
 sections read the run only through ``vsim.results.finished_run.FinishedRun``, and their
 shape is ``vsim.results.run_summary_types``.
@@ -33,6 +34,8 @@ from vsim.net.shared_uplink import SharedUplink
 from vsim.config.cpu_settings import cpu_settings
 from vsim.results.sip_summary import sip_vm
 from vsim.results.run_summary_types import (ClientStalls, CpuBoundVm, DiskBenchmarkVm, Dom0Vm, GuestBackground, Host,
+from vsim.results.web_app_summary import web_app
+from vsim.results.run_summary_types import (ClientStalls, CpuBoundVm, Dom0Vm, GuestBackground, Host,
                                             HostBackgroundTasks, HostSteal, InstancesJitter, Jitter,
                                             MeasuredSetting, MediaVm, RunSummary, TcpReceiverVm,
                                             TrafficVm, VmCpu, Voice)
@@ -79,6 +82,9 @@ def run_summary(sim: FinishedRun, start, end, window, warmup):
         dom0=dom0_section(sim, start, end, window),
         tcp_receivers=tcp_receivers_section(sim, start, end, window),
         disk_benchmarks=disk_benchmarks_section(sim, start, end, window),
+        web_apps={app.name: web_app(app, vm_cpu(app.web_vm, start, end, window),
+                                    vm_cpu(app.db_vm, start, end, window), warmup, warmup + window)
+                  for app in sim.web_apps} or None,
     )
 
 

@@ -162,6 +162,38 @@ class SipVm:
 
 
 CpuVm = MediaVm | TrafficVm | CpuBoundVm | SipVm | Dom0Vm | TcpReceiverVm | DiskBenchmarkVm
+@dataclass(frozen=True)
+class WebTier:
+    """One VM of a two-tier web application: its scenario group and CPU."""
+
+    group: str
+    cpu: VmCpu = field(metadata=INLINE)
+    cpu_util_pct: float
+
+
+@dataclass(frozen=True)
+class WebApp:
+    """A two-tier web application and its users (``vsim.results.web_app_summary``): the
+    operations they finished, their response times and each tier's CPU."""
+
+    group: str
+    users: int
+    think_time_s: float
+    operations: int
+    operations_per_s: float
+    requests_per_s: float
+    response_time_mean_ms: float | None
+    response_time_p50_ms: float | None
+    response_time_p90_ms: float | None
+    response_time_p95_ms: float | None
+    response_time_p99_ms: float | None
+    retransmissions: int
+    web: WebTier
+    database: WebTier
+    definition: str
+
+
+CpuVm = MediaVm | TrafficVm | CpuBoundVm | SipVm | Dom0Vm | WebTier
 """A VM whose CPU a summary gives."""
 
 
@@ -451,6 +483,16 @@ class RunSummary:
                 *(self.cpu_bound_vms or {}).values(), *(self.sip or {}).values(),
                 *(self.dom0 or {}).values(), *(self.tcp_receivers or {}).values(),
                 *(self.disk_benchmarks or {}).values()]
+    web_apps: dict[str, WebApp] | None = optional()
+
+    def cpu_vms(self) -> list[CpuVm]:
+        """Every VM whose CPU the summary gives: the media servers, the bulk traffic senders,
+        the CPU-bound VMs, the SIP servers, Xen's driver domain, then each web application's
+        web and database VMs."""
+        return [*self.vms.values(), *(self.traffic_vms or {}).values(),
+                *(self.cpu_bound_vms or {}).values(), *(self.sip or {}).values(),
+                *(self.dom0 or {}).values(),
+                *(tier for app in (self.web_apps or {}).values() for tier in (app.web, app.database))]
 
     def measuring_vm(self) -> MediaVm | None:
         """The VM that hosts the measuring conference; None without one."""

@@ -94,6 +94,16 @@ def run_text(name, config, seed, duration, warmup, engine, summary, params=None,
               f"(disk benchmark: {d.throughput_mb_per_s:.2f} MB/s, {d.requests_per_s:.0f} requests/s, "
               f"disk busy {d.disk_busy_pct:.0f}%)"
               for vm, d in (summary.disk_benchmarks or {}).items()]
+    for app, w in (summary.web_apps or {}).items():
+        for tier, vm in (("web", w.web), ("database", w.database)):
+            lines.append(f"{app:<10} used {vm.cpu.used_pct:.1f}%  ready {_ready(vm.cpu)}  "
+                         f"({vm.cpu_util_pct:.1f}% of its vCPUs; {tier} VM)")
+        lines.append(f"{'':<10} {w.users} users, think {w.think_time_s:g} s: "
+                     f"{w.operations_per_s:.1f} operations/s ({w.requests_per_s:.0f} requests/s, "
+                     f"{w.retransmissions} retransmitted)")
+        lines.append(f"{'':<10} response time mean {_ms(w.response_time_mean_ms)}  "
+                     f"p50 {_ms(w.response_time_p50_ms)}  p90 {_ms(w.response_time_p90_ms)}  "
+                     f"p99 {_ms(w.response_time_p99_ms)}")
     lines += _quality_lines(summary.voice_quality)
     if summary.uplink is not None:
         lines += _uplink_lines(summary.uplink)

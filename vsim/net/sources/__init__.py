@@ -25,6 +25,7 @@ from vsim.net.sources.sipp_uac import SippUac
 from vsim.net.sources.tcp_rr import TcpRequestResponse
 from vsim.net.sources.tcp_stream import TcpStream
 from vsim.net.sources.udp_flood import UdpFlood
+from vsim.net.sources.web_users import WebUsers
 
 SOURCES: Dict[str, SourceFactory] = {
     "udp_flood": UdpFlood,
@@ -33,6 +34,7 @@ SOURCES: Dict[str, SourceFactory] = {
     "tcp_rr": TcpRequestResponse,
     "packets_replay": PacketsReplay,
     "sipp_uac": SippUac,
+    "web_users": WebUsers,
 }
 
 

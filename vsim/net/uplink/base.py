@@ -25,8 +25,11 @@ count packets or frame bytes, as the real queue does.
 A window-limited elastic flow (``Flows.in_flight``, ``Flows.rtt``) keeps the
 packets it has in flight beyond its rate times its round trip waiting in its
 queue, as a window-limited TCP sender fills its bottleneck's buffer: a
-frame reaching that queue waits for them (``standing``), a frame of a queue
-of its own does not. Flows that declare no window never queue.
+frame reaching that queue waits for them (``standing``) before it meets the
+queue's frames, a frame of a queue of its own does not. Their windows hold
+such flows to what leaves the queue, so they are not fluid the queue carries:
+the queue's frames drain at its rate, the flows taking what the frames leave.
+Flows that declare no window never queue and are carried as fluid.
 
 A flow's packets arrive as its source declares (``declare_arrivals``:
 evenly paced or Poisson; undeclared flows are Poisson), which a queue
@@ -141,30 +144,35 @@ class UplinkScheduler:
             np.bincount(queue, weights=flows.pps * per_packet, minlength=self.n_queues))
         offered = self._shape_elastic(flows, queue, per_packet)
         fluid = ~flows.discrete
+        # a window-limited elastic flow is held to what leaves its queue by its window: its
+        # packets are the queue's standing backlog (``standing``), not fluid the queue carries
+        carried = fluid & ~(flows.elastic & (flows.in_flight > 0))
         work = offered * per_packet
-        fluid_work = np.bincount(queue[fluid], weights=work[fluid], minlength=self.n_queues)
-        fluid_pps = np.bincount(queue[fluid], weights=offered[fluid], minlength=self.n_queues)
-        fluid_units = np.bincount(queue[fluid], weights=(offered * self.units(flows.ip_bytes))[fluid],
+        all_work = np.bincount(queue[fluid], weights=work[fluid], minlength=self.n_queues)
+        all_pps = np.bincount(queue[fluid], weights=offered[fluid], minlength=self.n_queues)
+        fluid_work = np.bincount(queue[carried], weights=work[carried], minlength=self.n_queues)
+        fluid_pps = np.bincount(queue[carried], weights=offered[carried], minlength=self.n_queues)
+        fluid_units = np.bincount(queue[carried],
+                                  weights=(offered * self.units(flows.ip_bytes))[carried],
                                   minlength=self.n_queues)
         packet_work = np.bincount(queue[~fluid], weights=work[~fluid], minlength=self.n_queues)
-        elastic = fluid & flows.elastic
+        elastic = carried & flows.elastic
         self._elastic_work = np.bincount(queue[elastic], weights=work[elastic], minlength=self.n_queues)
         limits = self.queue_limits()
         for q, fq in enumerate(self.queues):
             fq.set_limit(t, limits[q])
             fq.set_rate(t, self.rates[q])
             fq.set_fluid(t, fluid_work[q], fluid_pps[q], fluid_units[q], packet_work[q],
-                         self._flood_packets(flows, fluid & (queue == q) & (offered > 0),
+                         self._flood_packets(flows, carried & (queue == q) & (offered > 0),
                                              offered, per_packet))
         # a queue's fluid gets through at what the queue's rate leaves after its packets
         room = np.maximum(self.rates - packet_work, 0.0)
         with np.errstate(over="ignore"):  # a vanishing fluid keeps all of itself
             kept = np.minimum(1.0, room / np.where(fluid_work > 0, fluid_work, 1.0))
-        self.flow_rates = np.where(fluid, offered * kept[queue], flows.pps)
+        self.flow_rates = np.where(carried, offered * kept[queue], np.where(fluid, offered, flows.pps))
         self.standing = self._standing_work(flows, queue, per_packet)
-        self._neighbours(np.minimum(fluid_work + packet_work, self.rates),
-                         np.divide(fluid_work, fluid_pps, out=np.zeros(self.n_queues),
-                                   where=fluid_pps > 0))
+        self._neighbours(np.minimum(all_work + packet_work, self.rates),
+                         np.divide(all_work, all_pps, out=np.zeros(self.n_queues), where=all_pps > 0))
 
     def _standing_work(self, flows, queue, per_packet):
         """Per queue, the link time of the packets its window-limited elastic flows keep queued:
@@ -263,8 +271,7 @@ class UplinkScheduler:
         units = self.units(ip_bytes)
         if self.n_queues == 1:
             self.t = float(times[-1])
-            return self.queues[0].offer(times, work, units, self._wire_rests(0, times.size)) \
-                + self.latency
+            return self.queues[0].offer(times, work, units) + (self.latency + self._standing_wait(0))
         out = np.full(times.size, np.nan)
         classes = np.broadcast_to(np.asarray(classes, dtype=np.int64), times.shape)
         ports = np.broadcast_to(np.asarray(ports, dtype=np.int64), times.shape)
@@ -272,7 +279,7 @@ class UplinkScheduler:
         for q in ([queue[0]] if queue.min() == queue.max() else np.unique(queue)):
             mine = np.flatnonzero(queue == q)
             out[mine] = self.queues[q].offer(times[mine], work[mine], units[mine],
-                                             self._wire_rests(q, mine.size))
+                                             self._wire_rests(q, mine.size)) + self._standing_wait(q)
         self.t = float(times[-1])
         return out + self.latency
 
@@ -281,19 +288,22 @@ class UplinkScheduler:
         or None to let the queue draw its own: a non-preemptive scheduler's burst may find
         another queue's frame there, whose rest its first frame waits out (nothing is drawn
         where the others' frames leave no rest), beside the queue's own fluid packet in service
-        (``FluidPacketQueue.wire_rest``); every frame also waits for the packets the queue's
-        window-limited flows keep in it (``standing``, at the queue's rate). The queue takes the
-        waits as its own, so the frames behind the first wait for it too, and none overtakes a
-        frame of its queue."""
-        others = self.non_preemptive and self._other_busy[q] > 0 and self._other_work[q] > 0
-        standing = self.standing[q]
-        if not (others or standing > 0):
+        (``FluidPacketQueue.wire_rest``). The queue takes the waits as its own, so the frames
+        behind the first wait for it too, and none overtakes a frame of its queue."""
+        if not (self.non_preemptive and self._other_busy[q] > 0 and self._other_work[q] > 0):
             return None
         queue = self.queues[q]
         rests = queue.wire_rest(self.rng.random((2, n))) if queue.wire_busy() else np.zeros(n)
-        if others and self.rng.random() < self._other_busy[q]:
+        if self.rng.random() < self._other_busy[q]:
             rests[0] += self.rng.random() * self._other_work[q]
-        return rests + standing / self.rates[q] if standing > 0 else rests
+        return rests
+
+    def _standing_wait(self, q):
+        """Seconds a frame of queue ``q`` waits for the packets its window-limited flows keep
+        queued ahead of it (``standing``, at the queue's rate). The backlog stays while its
+        senders keep their windows full, so every frame waits for it: a delay before the queue
+        of the frames themselves, never their own backlog."""
+        return self.standing[q] / self.rates[q] if self.standing[q] > 0 else 0.0
 
     def frame_lanes(self, queues, frames, units, work=None, spacing=None, until=math.inf):
         """A ``FrameLanes`` sending lone frames as ``transmit`` would, for frames of ``queues``
