@@ -142,16 +142,36 @@ def test_more_than_one_transaction_in_flight_is_refused():
         request_response(end, end, rate_bps=1e9, outstanding=2)
 
 
-@given(st.floats(0, 1e-3), st.lists(st.floats(1e-6, 1e-3), max_size=4))
-def test_a_throttled_round_trip_is_the_fixed_point(base, intervals):
+def one_in_flight_period(hops, transactions=400):
+    """Reference: transactions one after another through ``hops``, each ("time", seconds) or
+    ("nic", interval), a NIC signalling a packet at once unless its last interrupt was less
+    than its interval ago, then when the interval ends; the period of the last transaction."""
+    last = {}
+    t = start = 0.0
+    for _ in range(transactions):
+        start = t
+        for index, (kind, value) in enumerate(hops):
+            if kind == "time":
+                t += value
+            else:
+                t = max(t, last.get(index, -math.inf) + value)
+                last[index] = t
+    return t - start
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["time", "nic"]), st.floats(1e-6, 1e-3)), min_size=1, max_size=6))
+def test_a_throttled_round_trip_is_the_period_of_one_transaction_in_flight(hops):
+    base = sum(v for kind, v in hops if kind == "time")
+    intervals = [v for kind, v in hops if kind == "nic"]
     rtt = throttled_round_trip(base, intervals)
-    assert rtt == pytest.approx(base + sum(max(0.0, t - rtt) for t in intervals), rel=1e-9, abs=1e-15)
+    assert one_in_flight_period(hops) == pytest.approx(rtt, rel=1e-9)
     assert rtt >= base
 
 
-def test_a_lone_throttled_nic_stretches_a_short_round_trip_towards_its_interval():
-    # RTT = 40 us + (125 us - RTT) -> 82.5 us
-    assert throttled_round_trip(40e-6, [125e-6]) == pytest.approx(82.5e-6)
+def test_a_throttled_nic_stretches_a_short_round_trip_to_its_interval():
+    assert throttled_round_trip(40e-6, [125e-6]) == pytest.approx(125e-6)
+    assert throttled_round_trip(40e-6, [125e-6, 125e-6]) == pytest.approx(125e-6)
     assert throttled_round_trip(200e-6, [125e-6]) == pytest.approx(200e-6)
 
 

@@ -7,11 +7,15 @@ receiver's device and stack; every layer adds its CPU time for one small
 packet, a halted vCPU adds its wake-up latency, the receiving application
 its wake-up. The reply piggybacks the ACK, so no other packets flow. A
 throttled NIC (``interrupt_hz``) raises an interrupt at most every
-``1/interrupt_hz``: with one transaction in flight its interrupts come a
-round trip apart, so a round trip shorter than that interval waits out the
-rest, and the round trip is the fixed point of
+``1/interrupt_hz`` after its last one (the 8254x's ITR: a cause arriving
+later is signalled at once, one arriving sooner waits for the interval to
+end). With one transaction in flight each NIC on the path receives one
+packet per transaction, so its interrupts come one round trip apart, and a
+round trip shorter than a throttle's interval is stretched to it: the
+packet waits out what is left of the interval since the NIC's last
+interrupt, which is the interval less the round trip's other time. So
 
-    RTT = base + sum over throttled NICs of max(0, 1/interrupt_hz - RTT).
+    RTT = max(base, largest 1/interrupt_hz of the NICs on the path).
 
 With one transaction outstanding every CPU's work lies on the round trip,
 so the rate is exactly 1/RTT.
@@ -73,15 +77,11 @@ def one_way(src, dst, message_bytes, local=False, rate_bps=None, link_latency=0.
 
 
 def throttled_round_trip(base, intervals):
-    """The RTT with ``RTT = base + sum(max(0, T - RTT) for T in intervals)``: its right side
-    falls as RTT grows, so there is one, found exactly over the sorted intervals."""
-    waiting = sorted(intervals, reverse=True)
-    # try the RTT with the j largest intervals still binding: (base + sum T_j) / (1 + j)
-    for j in range(len(waiting), 0, -1):
-        rtt = (base + sum(waiting[:j])) / (1 + j)
-        if rtt <= waiting[j - 1] and (j == len(waiting) or rtt >= waiting[j]):
-            return rtt
-    return base
+    """The steady round trip of one transaction in flight through NICs throttled to the
+    minimum interrupt ``intervals``: each NIC's interrupts are a round trip apart, so the round
+    trip is at least the longest interval, and ``base`` (its time without throttling) when
+    that is longer. The wait the throttles add lies at whichever NIC's interval binds."""
+    return max([base, *intervals])
 
 
 @dataclass(frozen=True)
