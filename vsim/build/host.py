@@ -221,7 +221,7 @@ class Host:
                                     in_flight=window, rtt=getattr(probe, "rtt", None) or 0.0)
         if not (probe.elastic or probe.discrete):  # a flood: its packets' arrivals
             assert isinstance(probe, Flood)
-            self.uplink.scheduler.declare_arrivals(port, traffic_class, probe.arrivals)
+            self.uplink.scheduler.declare_arrivals(port, traffic_class, probe.arrivals, probe.batches)
         interrupts = CompletionInterrupts(self.uplink, flow, vnic.tso_frames, vnic.wake_rate_hz,
                                           nic.completion_hold())
         # a TCP sender's vSwitch packets are TSO segments of tso_frames frames
