@@ -37,6 +37,12 @@ def tick_rounds(columns):
     return 1e3 * np.asarray(rows)
 
 
+def serial_spacing_ms(rounds, n):
+    """How far apart, ms, the aligned workers start on one CPU: (last start - first start) over
+    the N / 2 - 1 workers that wait on each of the 2 CPUs, median over the ticks (N >= 4)."""
+    return float(np.median((rounds[:, 1] - rounds[:, 0]) / (n / 2 - 1))) if n >= 4 else float("nan")
+
+
 def measured():
     """{(n, work): [(cpu ms per tick, load average before, rounds array) per round]}."""
     from vsim.traces.vsim_trace import read_trace
@@ -78,16 +84,24 @@ def main(argv=None):
     found = measured()
     wake = [cpu - 0.01 for cpu, _, _ in found.get((1, "0.01"), []) + found.get((2, "0.01"), [])
             + found.get((4, "0.01"), []) + found.get((8, "0.01"), []) + found.get((16, "0.01"), [])]
+    spacing = [serial_spacing_ms(rounds, n) - cpu for n in (8, 16) for cpu, load, rounds in found.get((n, "0.01"), [])
+               if load < 10]
+    if spacing:
+        print(f"Start spacing on a CPU beyond the CPU per tick (N = 8, 16 at 0.01 ms, load below 10): median "
+              f"{1e3 * np.median(spacing):.0f} us, range {1e3 * min(spacing):.0f}-{1e3 * max(spacing):.0f} us "
+              f"over {len(spacing)} runs")
     if wake:
         print(f"CPU per wake-up (0.01 ms runs, less the 0.01 ms of work): median {1e3 * np.median(wake):.0f} us, "
               f"range {1e3 * min(wake):.0f}-{1e3 * max(wake):.0f} us over {len(wake)} runs\n")
     for (n, work), runs in found.items():
         for index, (cpu, load, rounds) in enumerate(runs, 1):
             print(line(f"N={n:<2} work {work:>4} ms r{index}", rounds)
-                  + f" | cpu/tick {cpu:.3f} ms, load {load:.1f}")
+                  + f" | spacing {serial_spacing_ms(rounds, n):.3f} | cpu/tick {cpu:.3f} ms, load {load:.1f}")
         if args.model:
             cpu = float(np.median([c for c, _, _ in runs]))
-            print(line(f"N={n:<2} work {work:>4} ms model", simulated(n, cpu, 1)) + f" | cpu/tick {cpu:.3f} ms")
+            rounds = simulated(n, cpu, 1)
+            print(line(f"N={n:<2} work {work:>4} ms model", rounds)
+                  + f" | spacing {serial_spacing_ms(rounds, n):.3f} | cpu/tick {cpu:.3f} ms")
         print()
     return 0
 

@@ -21,7 +21,10 @@ or co-stop), plus the hypervisor's transmit path and the uplink.
 With ``aligned_phases`` every worker's ticks fall due at the same instants
 instead (threads started on one deadline, as ``vsim probe``'s are), and with
 ``phases`` (one per vCPU, the scenario's ``phases`` key) each worker's fall
-due at its own given phase, in place of either.
+due at its own given phase, in place of either. Aligned workers given an
+``expiry`` (a ``vsim.guest.timer.SharedExpiry``, the workload's
+``shared_expiry``) wake together, one lateness per tick for all of them, as
+timers expired in one interrupt do.
 
 Every guest's timer runs off the host's clock, so the workers' phases stay
 where they started for the whole run: which ticks collide on the host is
@@ -38,7 +41,7 @@ import math
 from vsim.core.environment import scheduler_for
 from vsim.cpu.world import IDLE
 from vsim.guest.background import GuestBackground
-from vsim.guest.timer import TimerLatency
+from vsim.guest.timer import SharedExpiry, TimerLatency
 
 
 class FrameCosts:
@@ -178,7 +181,8 @@ class MediaServer:
     def __init__(self, env, machine, vm_group, vnic, rng_streams, name, *, streams,
                  participants, tick, frame_cost, frame_cost_cv, tick_overhead,
                  timer_median, timer_sigma, measuring_conference,
-                 background_burst=0.0, background_interval=1.0, aligned_phases=False, phases=None):
+                 background_burst=0.0, background_interval=1.0, aligned_phases=False, phases=None,
+                 expiry: SharedExpiry | None = None):
         self.env = env
         self.call_later = scheduler_for(env)
         self.machine = machine
@@ -204,6 +208,8 @@ class MediaServer:
             worker = f"{name}.vcpu{i}"
             costs = FrameCosts(rng_streams.stream(f"{worker}.frames"), total, frame_cost, frame_cost_cv)
             timer = TimerLatency(rng_streams.stream(f"{worker}.timer"), timer_median, timer_sigma)
+            if expiry is not None and aligned_phases and phases is None:
+                timer = expiry.view()
             if phases is not None:
                 phase = phases[i]
             else:
