@@ -201,7 +201,7 @@ class Host:
                              measuring_conference=spec.measuring,
                              background_burst=burst, background_interval=interval,
                              aligned_phases=work.aligned_phases, phases=spec.phases,
-                             expiry=self._shared_expiry(work, streams))
+                             expiry=self._shared_expiry(work, streams), emission=work.emission)
         if shared:
             frames = sum(worker.streams for worker in server.workers)
             flow = self.uplink.add_flow(port, self.ip_bytes, VOICE_CLASS, discrete=True)

@@ -244,6 +244,10 @@ class MediaServerModel:
         "s", "core-seconds a worker's wake-up takes of its CPU beyond its own accounting (the "
              "scheduler's pick and the switch to it), added to each tick's work as tick_overhead is "
              "(0: none)"))
+    emission: Literal["tick_end", "per_stream"] = field(default="tick_end", metadata={
+        "doc": "when a worker hands its frames to the vNIC: all of a tick's at the end of its work "
+               "(tick_end), or each stream's when its share of the tick's work is done (per_stream, "
+               "a job per stream on the vCPU)"})
     shared_expiry: bool = field(default=False, metadata={
         "doc": "with aligned_phases, the workers' timers expire in one timer interrupt, so every "
                "worker due at an instant wakes with the same lateness (one draw per tick for the "
