@@ -232,3 +232,53 @@ def test_a_media_server_group_takes_its_own_phases(tmp_path):
         own, values=replace(own.values, timer_median=0.0))})
     wakes = wakeups(replace(loaded, models=models))
     assert [worker[0] for worker in wakes] == [0.0] * 4 + [0.003, 0.0045, 0.006, 0.003]
+
+
+# ------------------------------------------------------------- per-stream emission
+def posts(loaded, seed=2, until=0.5):
+    """Every post of instance 0 (one worker here): (time, count, tick, monitored), in order."""
+    sim = Simulation(loaded, seed, engine="events")
+    server = sim.servers[0]
+    seen = []
+    post = server.vnic.post
+
+    def record(now, count, send_time, tick, monitored):
+        seen.append((now, count, tick, monitored))
+        return post(now, count, send_time, tick, monitored)
+
+    server.vnic.post = record
+    for s in sim.servers:
+        s.start()
+    sim.env.run(until=until)
+    return server, seen
+
+
+def test_per_stream_emission_posts_each_stream_at_its_share_of_the_ticks_work():
+    """One instance with its 20 streams on one vCPU of an idle host (no hyper-threads, no socket
+    contention beside the vNIC's transmit world), no lateness or variation: per tick, the worker
+    posts one frame per stream, the k-th one (k + 1) shares of its frames' work after the overhead,
+    the tick's last where the tick-end emission posts them all, the monitored conference's last."""
+    base = quiet(fig3("vm.streams_per_instance=20", "vm.vcpus=1", "host.hyperthreading=false",
+                      "params.host.socket_contention=0.0"))
+    _, whole = posts(base)
+    server, single = posts(with_workload(base, emission="per_stream"))
+    values = base.models["workload"].values
+    first = server.workers[0]
+    per_tick = {}
+    for now, count, tick, monitored in single:
+        assert count == 1
+        per_tick.setdefault(tick, []).append((now, monitored))
+    ends = {tick: now for now, count, tick, _ in whole if count == first.streams}
+    share = values.frame_cost  # each stream's share of the tick's work, no variation
+    checked = 0
+    for tick, rows in per_tick.items():
+        if len(rows) != first.streams or tick not in ends:
+            continue
+        times = np.array([t for t, _ in rows])
+        start = ends[tick] - values.tick_overhead - first.streams * share
+        want = start + values.tick_overhead + share * np.arange(1, first.streams + 1)
+        assert times == pytest.approx(want, abs=1e-9)
+        assert [m for _, m in rows] == [0] * (first.streams - first.monitored_streams) + [1] * first.monitored_streams
+        checked += 1
+    assert checked > 5
+    assert not server.supports_closed_form()

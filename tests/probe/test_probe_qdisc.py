@@ -33,6 +33,14 @@ def test_htb_sends_the_flood_port_to_the_flood_class():
     assert flood_class[-6:-2] == ["rate", "500000bit", "ceil", "1000000bit"]
 
 
+def test_htb_shared_puts_voice_and_flood_in_one_class_and_one_pfifo():
+    commands = tc_commands("dev0", bottleneck("htb_shared", 100))
+    assert not any("filter" in c for c in commands)
+    leaf = [c for c in commands if "class" in c and "1:10" in c]
+    assert len(leaf) == 1 and leaf[0][-6:-2] == ["rate", "2000000bit", "ceil", "2000000bit"]
+    assert commands[-1][-3:] == ["pfifo", "limit", "100"] and "1:10" in commands[-1]
+
+
 def test_an_unknown_shape_is_refused():
     with pytest.raises(ValueError):
         tc_commands("dev0", bottleneck("red"))
@@ -45,9 +53,11 @@ def test_tc_installs_every_shape(veth_pair, shape):
     for command in tc_commands(veth_pair.sender_if, bottleneck(shape)):
         netns.run(command, veth_pair.sender_ns)
     shown = netns.run(["tc", "qdisc", "show", "dev", veth_pair.sender_if], veth_pair.sender_ns)
-    assert ("htb" if shape == "htb" else "tbf") in shown
+    assert ("htb" if shape.startswith("htb") else "tbf") in shown
     if shape in ("pfifo", "bfifo"):
         assert shape in shown
+    if shape == "htb_shared":
+        assert "pfifo" in shown
 
 
 def test_htbs_buckets_fill_at_the_root_and_class_rates():

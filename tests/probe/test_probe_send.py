@@ -41,6 +41,18 @@ def test_the_flood_logs_every_datagram_it_sends(receiver):
     assert [rtp.parse_flood(p) for p in payloads] == [(int(s), int(t)) for s, t in log[:, [1, 3]]]
 
 
+def test_a_flood_on_a_wakeup_timer_writes_its_due_datagrams_in_batches(receiver):
+    """5000 datagrams/s on 4 ms wake-ups: about 20 datagrams back to back per wake-up, and the mean
+    rate held up to the last wake-up before the schedule's end (what falls due after it is not sent)."""
+    port = receiver.getsockname()[1]
+    log = send_flood("127.0.0.1", port, 100, 5000.0, now_ns(), 0.2, wakeup_s=0.004)
+    assert 1000 - 0.004 * 5000 - 1 <= len(log) <= 1000
+    gaps = np.diff(log[:, 3])
+    assert np.sum(gaps > 1_000_000) <= 1000 / 10  # most datagrams follow the last within 1 ms
+    assert np.sum(gaps > 2_000_000) >= 0.2 / 0.004 * 0.5  # and there are gaps between wake-ups
+    assert len(received(receiver, len(log))) == len(log)
+
+
 def test_voice_streams_send_one_rtp_packet_per_period(receiver):
     port = receiver.getsockname()[1]
     log = send_voice("127.0.0.1", port, 1, 0.01, "tick", now_ns(), 0.05)

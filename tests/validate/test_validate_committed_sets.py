@@ -25,6 +25,7 @@ SETS = {  # set: (scenario, measured traces, kind)
     "timer_load": ("timer_load_cyclictest", ["cyclictest.csv"], "timer"),
     "net_pfifo": ("net_pfifo", ["packets.csv"], "packets"),
     "net_htb": ("net_htb", ["packets.csv"], "packets"),
+    "net_bursty": ("net_bursty", ["data/load1.2_wake0.001_r2.voice.csv"], "packets"),
     "sip_uas": ("sip_uas", ["data/rate_25/uac_rtt.csv"], "sipp_rtt"),
 }
 

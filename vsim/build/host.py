@@ -47,6 +47,7 @@ from vsim.guest.request_response import RequestResponseTraffic
 from vsim.guest.sender_cpu import SenderCpu
 from vsim.guest.sip_service import SipService
 from vsim.guest.tcp_receiver import TcpReceiver
+from vsim.guest.timer import SharedExpiry, TimerLatency
 from vsim.guest.traffic_vm import TrafficVm
 from vsim.guest.web_app import WebApp
 from vsim.metrics.jitter_buffer import AdaptiveBuffer, FixedBuffer
@@ -129,6 +130,7 @@ class Host:
         self.vms: list[Group] = []
         self.vnics: list[VnicTransmit] = []
         self.servers: list[MediaServer] = []
+        self.expiries: dict[tuple[float, float], SharedExpiry] = {}
         self.traffic: list[TrafficVm] = []
         for spec, receiver in zip(specs, self.receivers):
             self._add_media_server(spec, receiver, streams)
@@ -187,6 +189,17 @@ class Host:
         return ReceiveStalls(client_model.stall_rate, client_model.stall_duration,
                              streams.stream(f"client{index}.stalls"))
 
+    def _shared_expiry(self, work, streams):
+        """The host's one timer expiry for the aligned workers of a workload with
+        ``shared_expiry`` (one per timer model, on a stream of its own); None without."""
+        if not (work.shared_expiry and work.aligned_phases):
+            return None
+        key = (work.timer_median, work.timer_sigma)
+        if key not in self.expiries:
+            self.expiries[key] = SharedExpiry(TimerLatency(streams.stream(f"host.expiry{len(self.expiries)}"),
+                                                           *key))
+        return self.expiries[key]
+
     def _add_media_server(self, spec, receiver, streams):
         """A media-server VM: its vCPUs, its vNIC's transmit world sending to ``receiver``
         and, on an uplink scheduler, its port and its frames' flow."""
@@ -203,11 +216,13 @@ class Host:
         server = MediaServer(self.env, self.machine, group, tx, streams, spec.name,
                              streams=spec.streams, participants=work.participants,
                              tick=codec.packet_interval, frame_cost=work.frame_cost,
-                             frame_cost_cv=work.frame_cost_cv, tick_overhead=work.tick_overhead,
+                             frame_cost_cv=work.frame_cost_cv,
+                             tick_overhead=work.tick_overhead + work.wake_cost,
                              timer_median=work.timer_median, timer_sigma=work.timer_sigma,
                              measuring_conference=spec.measuring,
                              background_burst=burst, background_interval=interval,
-                             aligned_phases=work.aligned_phases, phases=spec.phases)
+                             aligned_phases=work.aligned_phases, phases=spec.phases,
+                             expiry=self._shared_expiry(work, streams), emission=work.emission)
         if shared:
             frames = sum(worker.streams for worker in server.workers)
             flow = self.uplink.add_flow(port, self.ip_bytes, VOICE_CLASS, discrete=True)
@@ -242,7 +257,7 @@ class Host:
                                     in_flight=window, rtt=getattr(probe, "rtt", None) or 0.0)
         if not (probe.elastic or probe.discrete):  # a flood: its packets' arrivals
             assert isinstance(probe, Flood)
-            self.uplink.scheduler.declare_arrivals(port, traffic_class, probe.arrivals)
+            self.uplink.scheduler.declare_arrivals(port, traffic_class, probe.arrivals, probe.batches)
         interrupts = CompletionInterrupts(self.uplink, flow, vnic.tso_frames, vnic.wake_rate_hz,
                                           nic.completion_hold())
         # a TCP sender's vSwitch packets are TSO segments of tso_frames frames

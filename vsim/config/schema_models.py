@@ -240,6 +240,18 @@ class MediaServerModel:
     aligned_phases: bool = field(default=False, metadata={
         "doc": "every worker's ticks fall due at the same instants (threads started on one "
                "deadline, as vsim probe's workers are), else each worker's phase is drawn uniformly"})
+    wake_cost: float = field(default=0.0, metadata=non_negative(
+        "s", "core-seconds a worker's wake-up takes of its CPU beyond its own accounting (the "
+             "scheduler's pick and the switch to it), added to each tick's work as tick_overhead is "
+             "(0: none)"))
+    emission: Literal["tick_end", "per_stream"] = field(default="tick_end", metadata={
+        "doc": "when a worker hands its frames to the vNIC: all of a tick's at the end of its work "
+               "(tick_end), or each stream's when its share of the tick's work is done (per_stream, "
+               "a job per stream on the vCPU)"})
+    shared_expiry: bool = field(default=False, metadata={
+        "doc": "with aligned_phases, the workers' timers expire in one timer interrupt, so every "
+               "worker due at an instant wakes with the same lateness (one draw per tick for the "
+               "host's aligned workers of this model), else each worker draws its own"})
     refill_same_socket: float = field(default=0.0, metadata=non_negative(
         "s", "core-seconds a worker vCPU adds to its work when it starts on another core of the "
              "socket it last ran on, refilling its working set into that core's L1 and L2 from "

@@ -203,7 +203,9 @@ class TrafficSection:
                                        "closed-loop users) (vsim.net.sources)"})
     params: dict[str, bool | int | float | str] = field(default_factory=dict, metadata={
         "doc": "the source's parameters per VM (udp_flood: pps, ip_bytes, on, off, arrivals "
-               "(\"paced\" or \"poisson\"), ...; tcp_stream: mtu, window_bytes, rtt; nfs_read: "
+               "(\"paced\", \"poisson\" or \"batched\" on wake-ups: wakeup, wakeup_median, "
+               "wakeup_sigma, write_spacing, stall_share, stall_mean, wakeup_phase), ...; tcp_stream: "
+               "mtu, window_bytes, rtt; nfs_read: "
                "rtt, block_bytes, workers, mtu; tcp_rr: "
                "request_bytes, response_bytes, outstanding, think_time, timestamps; packets_replay: "
                "trace (a packets trace, path relative to this file), stream, traffic_class (keep "

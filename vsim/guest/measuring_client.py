@@ -15,7 +15,14 @@ A tick's packets leave a FIFO uplink evenly spaced, so the recorder keeps
 one row per tick (or per lost part of a tick) and expands the rows into
 packets with numpy only when the arrays are asked for; an uplink scheduler
 answers each frame's departure, kept as it is (``departed_frames``).
+
+A tick's monitored streams may come in several posts (a worker that emits
+each stream when it is done): each post's streams are numbered on from the
+tick's earlier posts, and its departures are matched with it in order, since
+one worker's posts leave its vNIC in the order they were posted.
 """
+
+from collections import deque
 
 import numpy as np
 
@@ -28,30 +35,58 @@ class MeasuringClient:
     def __init__(self, latency, stalls=None):
         self.latency = latency
         self.stalls = stalls  # a ``ReceiveStalls``, or None for a client that never stalls
-        self._send = {}
+        self._send = {}  # tick -> RTP send time: the last KEEP_TICKS ticks posted, and any to depart
+        self._next = {}  # tick -> the number its next post's first stream gets
+        self._bases = {}  # tick -> first stream numbers of its posts not yet departed, in order
         # Each row covers streams first_stream .. first_stream + streams - 1 of one tick;
         # stream k arrives at first_departure + k * spacing + latency if k < accepted.
         self._rows = []
         self._frames = []
 
+    KEEP_TICKS = 64
+    """Ticks whose numbering is kept after they were posted: far more than a post waits in a vNIC."""
+
     def sent(self, tick, send_time, count):
-        self._send[tick] = (send_time, count)
+        """``count`` monitored streams of ``tick`` (RTP time ``send_time``) were posted."""
+        if tick not in self._send:
+            self._send[tick] = send_time
+            while len(self._send) > self.KEEP_TICKS:  # ticks come in order: the oldest first
+                old = next(iter(self._send))
+                if old in self._bases:  # still to depart (the closed form posts far ahead)
+                    break
+                del self._send[old]
+                self._next.pop(old, None)
+        base = self._next.get(tick, 0)
+        self._next[tick] = base + count
+        self._bases.setdefault(tick, deque()).append(base)
 
     def lost(self, tick, first_lost, count):
-        """Streams ``first_lost``.. of ``tick`` never left the host."""
-        send_time, _ = self._send.pop(tick)
-        if first_lost:
-            self._send[tick] = (send_time, first_lost)
-        self._rows.append((send_time, first_lost, count - first_lost, _NO_DEPARTURE, 0.0, 0))
+        """Streams ``first_lost``.. of the post of ``tick`` just sent never left the host."""
+        bases = self._bases[tick]
+        base = bases[-1]
+        if not first_lost:  # nothing of that post will depart
+            bases.pop()
+            if not bases:
+                del self._bases[tick]
+        self._rows.append((self._send[tick], base + first_lost, count - first_lost, _NO_DEPARTURE, 0.0, 0))
+
+    def _departing(self, tick):
+        """(send time, first stream number) of the oldest post of ``tick`` not yet departed."""
+        bases = self._bases[tick]
+        base = bases.popleft()
+        if not bases:
+            del self._bases[tick]
+        return self._send[tick], base
 
     def departed(self, tick, first_departure, spacing, accepted, count):
-        send_time, _ = self._send.pop(tick)
-        self._rows.append((send_time, 0, count, first_departure, spacing, accepted))
+        send_time, base = self._departing(tick)
+        self._rows.append((send_time, base, count, first_departure - base * spacing, spacing, accepted + base))
 
     def departed_frames(self, tick, departures):
-        """Streams 0.. of ``tick`` left the uplink at ``departures`` (NaN: dropped there)."""
-        send_time, _ = self._send.pop(tick)
-        self._frames.append((send_time, np.asarray(departures, dtype=float)))
+        """The streams of the oldest post of ``tick`` left the uplink at ``departures`` (NaN:
+        dropped there)."""
+        send_time, base = self._departing(tick)
+        self._frames.append((send_time, base, np.asarray(departures, dtype=float)))
 
     def arrays(self):
         """(stream ids, send times, receive times) sorted by stream then send time."""
@@ -67,11 +102,12 @@ class MeasuringClient:
 
     def _frame_arrays(self):
         """(streams, send, receive) of the ticks recorded frame by frame."""
-        counts = np.array([departures.size for _, departures in self._frames], dtype=np.int64)
+        counts = np.array([departures.size for _, _, departures in self._frames], dtype=np.int64)
         starts = np.cumsum(counts) - counts
-        stream = np.arange(counts.sum()) - np.repeat(starts, counts)
-        send = np.repeat([send_time for send_time, _ in self._frames], counts).astype(float)
-        recv = np.concatenate([departures for _, departures in self._frames]) + self.latency
+        bases = np.repeat(np.array([base for _, base, _ in self._frames], dtype=np.int64), counts)
+        stream = bases + np.arange(counts.sum()) - np.repeat(starts, counts)
+        send = np.repeat([send_time for send_time, _, _ in self._frames], counts).astype(float)
+        recv = np.concatenate([departures for _, _, departures in self._frames]) + self.latency
         return stream, send, recv
 
     @staticmethod

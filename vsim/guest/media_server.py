@@ -21,7 +21,10 @@ or co-stop), plus the hypervisor's transmit path and the uplink.
 With ``aligned_phases`` every worker's ticks fall due at the same instants
 instead (threads started on one deadline, as ``vsim probe``'s are), and with
 ``phases`` (one per vCPU, the scenario's ``phases`` key) each worker's fall
-due at its own given phase, in place of either.
+due at its own given phase, in place of either. Aligned workers given an
+``expiry`` (a ``vsim.guest.timer.SharedExpiry``, the workload's
+``shared_expiry``) wake together, one lateness per tick for all of them, as
+timers expired in one interrupt do.
 
 Every guest's timer runs off the host's clock, so the workers' phases stay
 where they started for the whole run: which ticks collide on the host is
@@ -31,6 +34,16 @@ the ticks on their vCPU and move them against the other VMs' ticks.
 
 Events per tick and worker: one wakeup and one completion; a tick's work is
 one block-drawn gamma variate (the sum of its streams' frame costs).
+
+With ``emission = "per_stream"`` a worker hands each stream's frame over when
+its share of the tick's work is done, as a real multi-stream worker sends
+each stream's packet when it has encoded it: the tick's work runs as one job
+per stream on the vCPU (the wake-up's overhead with the first), each an equal
+share of the tick's drawn work, and each ending in that stream's post. The
+streams go in their conferences' order, the monitored conference last. That
+is a completion per stream instead of per tick, so a run costs about that
+many times the events; the closed form does not play it. The default,
+``"tick_end"``, posts the whole tick at the end of its work.
 """
 
 import math
@@ -38,7 +51,7 @@ import math
 from vsim.core.environment import scheduler_for
 from vsim.cpu.world import IDLE
 from vsim.guest.background import GuestBackground
-from vsim.guest.timer import TimerLatency
+from vsim.guest.timer import SharedExpiry, TimerLatency
 
 
 class FrameCosts:
@@ -98,6 +111,8 @@ class WorkerVcpu:
         self.wakes = None
         self.ticks = None
         self._head_start = None
+        self._left = 0  # per-stream emission: streams of the head tick not yet done
+        self._share = 0.0  # and the work of each
 
     def record_ticks(self):
         """Keep every tick's start and end in ``ticks`` from now on; call before the run."""
@@ -141,16 +156,43 @@ class WorkerVcpu:
         head = self.backlog[0]
         if isinstance(head, _Burst):
             return head.work
+        if self.server.per_stream:
+            self._share = self.costs.next() / self.streams
+            self._left = self.streams
+            return self.server.tick_overhead + self._share
         return self.server.tick_overhead + self.costs.next()
 
     def _job_done(self, _world):
         now = self.server.env.now
+        if self._left > 1:  # per-stream emission: this stream's frame, then the next stream's work
+            self._post_stream(now, self.backlog[0])
+            self._left -= 1
+            return self._share
+        if self._left == 1:
+            self._post_stream(now, self.backlog.pop(0))
+            self._left = 0
+            return self._tick_finished(now, None)
         tick = self.backlog.pop(0)
         if not isinstance(tick, _Burst):
             send_time = self.phase + tick * self.server.rtp_interval
             self.server.emit(now, self.streams, tick, send_time, self.monitored_streams)
-            if self.ticks is not None:
-                self.ticks.append((tick, self._head_start, now))
+        return self._tick_finished(now, tick)
+
+    def _post_stream(self, now, tick):
+        """Per-stream emission: post the frame of the head tick's next stream (the monitored
+        conference's streams are the last ``monitored_streams``)."""
+        index = self.streams - self._left
+        send_time = self.phase + tick * self.server.rtp_interval
+        monitored = 1 if index >= self.streams - self.monitored_streams else 0
+        self.server.emit(now, 1, tick, send_time, monitored)
+        if self._left == 1 and self.ticks is not None:
+            self.ticks.append((tick, self._head_start, now))
+
+    def _tick_finished(self, now, tick):
+        """The head item is done (``tick``, None when its streams were posted one by one):
+        record it and take the next item, if any, without giving up the vCPU."""
+        if tick is not None and not isinstance(tick, _Burst) and self.ticks is not None:
+            self.ticks.append((tick, self._head_start, now))
         if self.backlog:
             if self.ticks is not None:
                 self._head_start = now  # the vCPU keeps its CPU for the next item
@@ -178,13 +220,15 @@ class MediaServer:
     def __init__(self, env, machine, vm_group, vnic, rng_streams, name, *, streams,
                  participants, tick, frame_cost, frame_cost_cv, tick_overhead,
                  timer_median, timer_sigma, measuring_conference,
-                 background_burst=0.0, background_interval=1.0, aligned_phases=False, phases=None):
+                 background_burst=0.0, background_interval=1.0, aligned_phases=False, phases=None,
+                 expiry: SharedExpiry | None = None, emission="tick_end"):
         self.env = env
         self.call_later = scheduler_for(env)
         self.machine = machine
         self.vnic = vnic
         self.rtp_interval = tick
         self.tick_overhead = tick_overhead
+        self.per_stream = emission == "per_stream"
         vcpus = vm_group.worlds
         conferences = math.ceil(streams / participants)
         sizes = [participants] * conferences
@@ -204,6 +248,8 @@ class MediaServer:
             worker = f"{name}.vcpu{i}"
             costs = FrameCosts(rng_streams.stream(f"{worker}.frames"), total, frame_cost, frame_cost_cv)
             timer = TimerLatency(rng_streams.stream(f"{worker}.timer"), timer_median, timer_sigma)
+            if expiry is not None and aligned_phases and phases is None:
+                timer = expiry.view()
             if phases is not None:
                 phase = phases[i]
             else:
@@ -216,10 +262,10 @@ class MediaServer:
                                               self.workers, background_interval, background_burst)
         self.emitted = 0
 
-    @staticmethod
-    def supports_closed_form() -> bool:
-        """The closed form plays the ticks' recursions, guest background bursts included."""
-        return True
+    def supports_closed_form(self) -> bool:
+        """The closed form plays the ticks' recursions, guest background bursts included, but
+        not a tick's per-stream posts."""
+        return not self.per_stream
 
     def start(self) -> None:
         for worker in self.workers:

@@ -29,3 +29,56 @@ class TimerLatency:
             self._block = self.rng.lognormal(self.mu, self.sigma, self.BLOCK).tolist()
             self._block.reverse()
         return self._block.pop()
+
+
+class SharedExpiry:
+    """One lateness per tick for every worker whose timer falls due at the same instants.
+
+    Linux expires every hrtimer that is due in one timer interrupt
+    (``__hrtimer_run_queues`` in kernel/time/hrtimer.c runs the expired timers of a CPU's
+    queue in one pass), so threads sleeping to one absolute deadline are woken together: how
+    late the interrupt comes is one draw for all of them, and what differs between them is
+    what follows (waiting for a CPU). Each worker reads the draws through its own ``view``,
+    in its own order of ticks, so the event engine and the closed form (which plays one
+    worker's ticks at a time) see the same values.
+    """
+
+    KEEP = 4096
+
+    def __init__(self, latency):
+        self.latency = latency
+        self.values = []
+        self.base = 0
+        self.views = []
+
+    def view(self):
+        """A worker's reader of the shared draws: ``draw()`` gives its next tick's lateness."""
+        view = ExpiryView(self)
+        self.views.append(view)
+        return view
+
+    def value(self, tick):
+        """The lateness of ``tick``, drawn the first time any worker asks for it."""
+        while tick - self.base >= len(self.values):
+            self.values.append(self.latency.draw())
+        value = self.values[tick - self.base]
+        if len(self.values) > 2 * self.KEEP:
+            done = min(view.count for view in self.views) - self.base
+            if done > self.KEEP:
+                del self.values[:done]
+                self.base += done
+        return value
+
+
+class ExpiryView:
+    """One worker's reader of a ``SharedExpiry``: the same interface as ``TimerLatency``."""
+
+    def __init__(self, shared):
+        self.shared = shared
+        self.count = 0
+
+    def draw(self):
+        """The lateness of this worker's next tick, shared with every worker due with it."""
+        value = self.shared.value(self.count)
+        self.count += 1
+        return value

@@ -84,6 +84,10 @@ def add_probe_arguments(probe, bounded):
                                                    "datagram that crosses the veth unfragmented)"),
                      default=1000, metavar="BYTES",
                      help=f"flood datagram payload, bytes (16-{MAX_FLOOD_PAYLOAD_BYTES}, default 1000)")
+    net.add_argument("--flood-wakeup", type=bounded(float, 0, True), default=0.0, metavar="S",
+                     help="the flood sender wakes every S seconds and writes every datagram then due, back to "
+                          "back (iperf3's --pacing-timer, 1000 us by default, works so); 0 (default): it "
+                          "sleeps to each datagram's own deadline"),
     net.add_argument("--duration", type=_duration(bounded), default=30.0, metavar="S",
                      help="seconds of traffic (default 30)")
     net.add_argument("--out", required=True, metavar="TRACE",

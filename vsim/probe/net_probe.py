@@ -48,7 +48,7 @@ START_DELAY_S = 1.0  # senders start together this long after they are launched
 MAX_DRAIN_S = 3.0  # after the senders stop, wait up to this long for the bottleneck's queue to empty
 MARGIN_S = 30.0  # hard deadline: the duration plus this
 SNAPLEN = 80  # bytes kept per frame: a whole voice frame (74 B), a flood datagram's header and more
-DEFAULT_LIMITS = {"pfifo": 100, "htb": 100, "bfifo": 64000, "tbf": 64000}
+DEFAULT_LIMITS = {"pfifo": 100, "htb": 100, "htb_shared": 100, "bfifo": 64000, "tbf": 64000}
 CLASS_OPTIONS = ("voice_rate", "voice_ceil", "flood_rate", "flood_ceil")  # htb's classes; no other shape has any
 MAX_PACKETS = 2_000_000  # the trace's rows: matching them with the capture takes about 1 GB and 10 s a million
 
@@ -118,7 +118,8 @@ def command_line(args):
                  f" --flood-rate {b.flood_rate_bps:g} --flood-ceil {b.flood_ceil_bps:g}")
     return line + (f" --streams {args.streams} --period {args.period:g} --pattern {args.pattern}"
                    f" --flood-fraction {args.flood_fraction:g} --flood-size {args.flood_size}"
-                   f" --duration {args.duration:g} --out {args.out} --pcap {pcap_path(args)}")
+                   + (f" --flood-wakeup {args.flood_wakeup:g}" if args.flood_wakeup else "")
+                   + f" --duration {args.duration:g} --out {args.out} --pcap {pcap_path(args)}")
 
 
 def _python_module(module, *options):
@@ -243,14 +244,16 @@ def _plan_meta(args, plan):
             "voice_offered_bps": f"{args.streams * plan.voice_bytes * 8 / args.period:.0f}",
             "flood_frame_bytes": plan.flood_bytes, "flood_target_pps": f"{plan.flood_pps:.1f}",
             "flood_target_bps": f"{plan.flood_pps * plan.flood_bytes * 8:.0f}",
-            "flood_sender": "python socket.send in a loop paced by absolute deadlines",
+            "flood_sender": ("python socket.send in a loop paced by absolute deadlines" if not args.flood_wakeup
+                             else f"python socket.send of every datagram due, on wake-ups every "
+                                  f"{args.flood_wakeup:g} s (absolute deadlines)"),
             "voice_ports": f"udp {plan.voice_ports.start}-{plan.voice_ports.stop - 1}",
             "flood_port": FLOOD_PORT}
 
 
 def _drain_s(args, plan):
     """How long the bottleneck's full queue takes to empty (capped), plus a margin."""
-    queue_bytes = plan.bottleneck.limit * (plan.flood_bytes if args.qdisc in ("pfifo", "htb") else 1)
+    queue_bytes = plan.bottleneck.limit * (plan.flood_bytes if args.qdisc not in BYTE_LIMITS else 1)
     return min(MAX_DRAIN_S, queue_bytes * 8 / args.rate) + 0.2
 
 
@@ -287,7 +290,7 @@ def _send_and_capture(guard, args, plan, tcpdump, tmp, meta):
     if plan.flood_pps > 0:
         senders.append(guard.start(netns.in_netns(pair.sender_ns, _python_module(
             "vsim.probe.send", "flood", "--port", FLOOD_PORT, "--size", args.flood_size, "--rate-pps",
-            plan.flood_pps, "--log", flood_log, *common))))
+            plan.flood_pps, "--wakeup", args.flood_wakeup, "--log", flood_log, *common))))
     for sender in senders:
         if sender.wait() != 0:
             raise RuntimeError(f"a sender failed with exit code {sender.returncode}")

@@ -9,7 +9,10 @@ A veth is as fast as the CPU, so every shape has a rate:
 - ``htb``: a root class at ``rate_bps`` with two children, voice (1:10, the
   default class) and flood (1:20, selected by a u32 filter on the flood's
   UDP destination port), each with its rate and ceil and a pfifo of
-  ``limit`` packets.
+  ``limit`` packets;
+- ``htb_shared``: a root class at ``rate_bps`` with one child (1:10, the
+  default class, rate and ceil ``rate_bps``) whose pfifo of ``limit``
+  packets voice and flood share: a drop-tail queue behind htb's dequeue.
 
 tc and the kernel bound what a bottleneck can be: a limit or a size is a
 32-bit count (``MAX_U32``), and a token bucket's size is kept as a 32-bit
@@ -19,10 +22,10 @@ sending at its rate; tc silently wraps a larger burst around.
 
 from dataclasses import dataclass
 
-SHAPES = ("pfifo", "bfifo", "tbf", "htb")
+SHAPES = ("pfifo", "bfifo", "tbf", "htb", "htb_shared")
 VOICE_CLASS = "1:10"
 FLOOD_CLASS = "1:20"
-BYTE_LIMITS = ("bfifo", "tbf")  # the shapes whose limit counts bytes; pfifo and htb count packets
+BYTE_LIMITS = ("bfifo", "tbf")  # the shapes whose limit counts bytes; pfifo and the htb ones count packets
 MAX_RATE_BPS = 1e11  # 100 Gbit/s: more than a veth carries, so a faster bottleneck would shape nothing
 MAX_U32 = 2**32 - 1
 TICK_S = 64e-9  # the kernel's packet scheduler tick (PSCHED_SHIFT 6: 2**6 ns)
@@ -56,6 +59,8 @@ class Bottleneck:
         """The rates of the token buckets that hold ``burst_bytes``: the tbf's, or htb's root's and classes'."""
         if self.shape == "htb":
             return (self.rate_bps, self.voice_rate_bps, self.flood_rate_bps)
+        if self.shape == "htb_shared":
+            return (self.rate_bps, self.rate_bps)
         return (self.rate_bps,)
 
 
@@ -82,6 +87,15 @@ def tc_commands(device, bottleneck):
             commands.append(qdisc + ["parent", "1:1", "handle", "10:", b.shape, "limit", str(b.limit)])
         return commands
     cls = ["tc", "class", "add", "dev", device]
+    if b.shape == "htb_shared":
+        return [
+            qdisc + ["root", "handle", "1:", "htb", "default", VOICE_CLASS.split(":")[1]],
+            cls + ["parent", "1:", "classid", "1:1", "htb", "rate", _bit(b.rate_bps), "ceil", _bit(b.rate_bps),
+                   "burst", str(b.burst_bytes)],
+            cls + ["parent", "1:1", "classid", VOICE_CLASS, "htb", "rate", _bit(b.rate_bps),
+                   "ceil", _bit(b.rate_bps), "burst", str(b.burst_bytes)],
+            qdisc + ["parent", VOICE_CLASS, "handle", "10:", "pfifo", "limit", str(b.limit)],
+        ]
     return [
         qdisc + ["root", "handle", "1:", "htb", "default", VOICE_CLASS.split(":")[1]],
         cls + ["parent", "1:", "classid", "1:1", "htb", "rate", _bit(b.rate_bps), "ceil", _bit(b.rate_bps),

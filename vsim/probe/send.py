@@ -5,7 +5,10 @@ pattern ``tick`` all streams send back to back at each tick (a media server
 that mixes every call in one timer tick), with ``spread`` stream i sends
 i * period / streams after the tick. ``flood``: UDP datagrams of ``size``
 bytes at ``rate_pps``, paced against absolute deadlines (a late sender
-catches up at once, so the mean rate holds) with plain ``sendto`` calls.
+catches up at once, so the mean rate holds) with plain ``sendto`` calls:
+each datagram's own deadline, or with ``wakeup`` a wake-up every ``wakeup``
+seconds that writes every datagram due by then back to back (a bulk sender
+on a pacing timer, as iperf3's).
 A sender that cannot keep the pace stops at the end of its schedule with
 what it has not sent left out, so that it never outlasts the probe.
 
@@ -65,7 +68,7 @@ def send_voice(destination, port_base, streams, period_s, pattern, start_ns, dur
     return log[:row]
 
 
-def send_flood(destination, port, size, rate_pps, start_ns, duration_s):
+def send_flood(destination, port, size, rate_pps, start_ns, duration_s, wakeup_s=0.0):
     """Send the flood; a log array with one row (-1, seq, 0, send_ns) per datagram sent."""
     total = int(rate_pps * duration_s)
     end_ns = start_ns + int(duration_s * NS)
@@ -86,7 +89,10 @@ def send_flood(destination, port, size, rate_pps, start_ns, duration_s):
             log[seq, 1] = seq
             log[seq, 3] = sent
             seq += 1
-        if seq < total:
+        if seq < total and wakeup_s > 0:
+            wakeup_ns = int(round(wakeup_s * NS))
+            sleep_until_ns(start_ns + ((now_ns() - start_ns) // wakeup_ns + 1) * wakeup_ns)
+        elif seq < total:
             sleep_until_ns(start_ns + int(seq * gap_ns))
     return log[:seq]
 
@@ -102,6 +108,7 @@ def main(argv=None):
     parser.add_argument("--pattern", choices=("tick", "spread"), default="tick")
     parser.add_argument("--size", type=int, default=1000)
     parser.add_argument("--rate-pps", type=float, default=0.0)
+    parser.add_argument("--wakeup", type=float, default=0.0)
     parser.add_argument("--start-ns", type=int, required=True)
     parser.add_argument("--duration", type=float, required=True)
     parser.add_argument("--log", required=True)
@@ -110,7 +117,8 @@ def main(argv=None):
         log = send_voice(args.destination, args.port, args.streams, args.period, args.pattern,
                          args.start_ns, args.duration)
     else:
-        log = send_flood(args.destination, args.port, args.size, args.rate_pps, args.start_ns, args.duration)
+        log = send_flood(args.destination, args.port, args.size, args.rate_pps, args.start_ns, args.duration,
+                         args.wakeup)
     np.save(args.log, log)
 
 

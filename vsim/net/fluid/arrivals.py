@@ -11,33 +11,138 @@ declares:
   even across the queue's changes of regime;
 - ``poisson``: independent arrivals at rate ``pps`` (the superposition of
   many independent senders; what the free-place law of
-  ``vsim.net.fluid.free_slots`` assumes).
+  ``vsim.net.fluid.free_slots`` assumes);
+- ``batched``: written on a sender's timer wake-ups (``WakeupBatches``): it
+  wakes every ``period`` seconds, late by a log-normal draw, and writes every
+  packet due by then on its schedule of ``1 / pps``, back to back
+  ``spacing`` apart (its send call's cost); a share ``stall_share`` of its
+  wake-ups come later still, by an exponential of mean ``stall_mean`` (the
+  sender kept off a CPU by other work), and then write all that fell due
+  meanwhile at once. A bulk sender on a pacing timer
+  works so (iperf3's ``--pacing-timer``, 1000 µs by default; ``vsim probe
+  net --flood-wakeup``). The first wake-up's phase is random, drawn once, and
+  kept, as a paced flow's is, while the flow's rate holds; or, with
+  ``phase``, the wake-ups are on the run's clock at ``phase + k * period``
+  (a sender timed from the same start as the run's other timers, as the
+  probe's flood and voice are).
 
 A fluid known only by its totals (no flows declared) is one Poisson flow.
 """
 
 import math
+from typing import Optional
 from dataclasses import dataclass
 
 import numpy as np
 
-ARRIVALS = ("paced", "poisson")
+ARRIVALS = ("paced", "poisson", "batched")
 """The arrival processes a source may declare."""
+
+
+@dataclass(frozen=True)
+class WakeupBatches:
+    """A sender's write pattern: a wake-up every ``period`` s, late by a log-normal of
+    ``median`` s and shape ``sigma`` (a share ``stall_share`` of them later still by an
+    exponential of mean ``stall_mean``), writing what is due ``spacing`` s apart."""
+
+    period: float
+    median: float
+    sigma: float
+    spacing: float
+    stall_share: float = 0.0
+    stall_mean: float = 0.0
+    phase: Optional[float] = None
+
+    def __post_init__(self):
+        if not (self.period > 0 and self.median >= 0 and self.sigma >= 0 and self.spacing >= 0
+                and 0 <= self.stall_share <= 1 and self.stall_mean >= 0
+                and (self.phase is None or 0 <= self.phase < self.period)):
+            raise ValueError(f"a wake-up pattern needs a period > 0, a stall share within [0, 1] "
+                             f"and the rest >= 0, got {self}")
+
+
+DUE_SLACK = 1e-9
+"""Packets of slack in counting what is due at a wake-up: one due at the very instant (up to
+rounding) is written then, as the probe's sender counts it."""
+
+
+class BatchedArrivals:
+    """The arrivals of one flow of ``pps`` written on ``batches``'s wake-ups from ``t``.
+
+    Packet j is due at ``origin + j / pps``; wake-up k comes at ``origin + k * period``
+    plus its lateness, never before the previous batch's last write, and writes every
+    packet due by then not yet written.
+    """
+
+    BLOCK = 1024
+
+    def __init__(self, rng, pps, batches, t):
+        self.rng, self.pps, self.b = rng, float(pps), batches
+        if batches.phase is None:
+            self.origin = t + rng.random() * batches.period
+        else:
+            self.origin = batches.phase + math.ceil((t - batches.phase) / batches.period) * batches.period
+        self.k = 0
+        self.sent = 0
+        self.pending = np.empty(0)
+        self._late = []
+        self.next_wake = self.origin + self._lateness()
+
+    def _lateness(self):
+        """One wake-up's lateness: the log-normal, plus a stall for a share of them."""
+        if not self._late:
+            b, n = self.b, self.BLOCK
+            late = self.rng.lognormal(math.log(b.median), b.sigma, n) if b.median > 0 else np.zeros(n)
+            if b.stall_share > 0 and b.stall_mean > 0:
+                late += np.where(self.rng.random(n) < b.stall_share, self.rng.exponential(b.stall_mean, n), 0.0)
+            self._late = late.tolist()
+        return self._late.pop()
+
+    def times(self, until):
+        """The arrivals before ``until`` not yet given, sorted."""
+        chunks = [self.pending]
+        period, spacing = self.b.period, self.b.spacing
+        while self.next_wake < until:
+            wake = self.next_wake
+            due = int(math.floor((wake - self.origin) * self.pps + DUE_SLACK)) + 1
+            count = due - self.sent
+            last = wake
+            if count > 0:
+                chunk = wake + spacing * np.arange(count)
+                chunks.append(chunk)
+                last = float(chunk[-1])
+                self.sent = due
+            self.k += 1
+            self.next_wake = max(self.origin + self.k * period + self._lateness(), last + spacing)
+        every = np.concatenate(chunks)
+        cut = int(np.searchsorted(every, until, side="left"))
+        self.pending = every[cut:]
+        return every[:cut]
 
 
 @dataclass(frozen=True)
 class FloodPackets:
     """One entry per flow: packets/s, each packet's link work and limit units, whether it is
-    paced (else Poisson), and a key naming the flow (its phase is kept under that key)."""
+    paced (else Poisson, or batched where ``batches`` holds its wake-up pattern), and a key
+    naming the flow (its phase is kept under that key)."""
 
     pps: np.ndarray
     work: np.ndarray
     units: np.ndarray
     paced: np.ndarray
     keys: tuple
+    batches: tuple = ()
+
+    def batches_of(self, i):
+        """Flow ``i``'s wake-up pattern, None when it has none."""
+        return self.batches[i] if self.batches else None
+
+    def any_regular(self):
+        """Whether some flow's packets are not Poisson (paced, or batched on wake-ups)."""
+        return bool(np.any(self.paced)) or any(b is not None for b in self.batches)
 
     @classmethod
-    def of(cls, pps, work, units, paced, keys):
+    def of(cls, pps, work, units, paced, keys, batches=None):
         pps = np.atleast_1d(np.asarray(pps, dtype=float))
         shape = pps.shape
         work = np.broadcast_to(np.asarray(work, dtype=float), shape).copy()
@@ -48,7 +153,10 @@ class FloodPackets:
             raise ValueError("every flow needs a key")
         if not (np.all(pps > 0) and np.all(work > 0) and np.all(units > 0)):
             raise ValueError("flows realized as packets need positive rates, work and units")
-        return cls(pps, work, units, paced, keys)
+        batches = tuple(batches) if batches is not None else ()
+        if batches and len(batches) != pps.size:
+            raise ValueError("a wake-up pattern (or None) for every flow, or none at all")
+        return cls(pps, work, units, paced, keys, batches)
 
     @classmethod
     def none(cls):

@@ -188,7 +188,7 @@ class FluidPacketQueue:
         """Whether the fluid alone offers more than the queue's rate and some of its flows
         are evenly paced, which the pinned regime's Poisson free places do not describe."""
         return (self.fluid_work > self.rate and self.flood_packets is not None
-                and bool(np.any(self.flood_packets.paced)))
+                and self.flood_packets.any_regular())
 
     def _begin_joint(self):
         """Realize the fluid packet by packet if the queue is now jointly overloaded, or

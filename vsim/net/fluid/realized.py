@@ -27,7 +27,7 @@ from collections import deque
 
 import numpy as np
 
-from vsim.net.fluid.arrivals import first_paced, paced_times, poisson_times
+from vsim.net.fluid.arrivals import BatchedArrivals, first_paced, paced_times, poisson_times
 
 TOLERANCE = 1e-9
 """Relative slack in the limit test, as in ``vsim.net.fluid.queue``."""
@@ -39,7 +39,8 @@ one loop step per packet, does not)."""
 
 
 def resumed(phases, key, pps):
-    """The next arrival ``phases`` kept for flow ``key`` if it was paced at ``pps``, else None."""
+    """What ``phases`` kept for flow ``key`` if it ran at ``pps`` (a paced flow's next arrival, a
+    batched flow's ``BatchedArrivals``), else None."""
     earlier = phases.get(key)
     return earlier[1] if earlier is not None and earlier[0] == pps else None
 
@@ -62,6 +63,7 @@ class RealizedFlood:
         self.flood_offered_work = 0.0
         self.flood_accepted_work = 0.0
         self._next_at = np.empty(0)  # each paced flow's next arrival
+        self._batched = {}  # flow index -> BatchedArrivals of a flow written on wake-ups
         self._system = deque()  # (departure, service start, units) in departure order
         self._occupied = 0.0
 
@@ -81,6 +83,13 @@ class RealizedFlood:
         self._next_at = np.array([
             first_paced(self.rng, t, 1.0 / pps, resumed(phases, key, pps)) if paced else np.nan
             for pps, paced, key in zip(flood.pps.tolist(), flood.paced.tolist(), flood.keys)])
+        self._batched = {}
+        for i, (pps, key) in enumerate(zip(flood.pps.tolist(), flood.keys)):
+            batches = flood.batches_of(i)
+            if batches is not None:
+                kept = resumed(phases, key, pps)
+                self._batched[i] = kept if isinstance(kept, BatchedArrivals) else \
+                    BatchedArrivals(self.rng, pps, batches, t)
         self.free_at = t + backlog_work / rate
         dep, dwork, dunits = (np.asarray(a, dtype=float) for a in discrete)
         keep = dep > t
@@ -94,10 +103,14 @@ class RealizedFlood:
         self._occupied = float(sum(entry[2] for entry in entries))
 
     def phases(self):
-        """Key -> (packets/s, next arrival) of the paced flows, for a later realization."""
-        return {key: (pps, float(next_at)) for key, pps, paced, next_at in
+        """Key -> (packets/s, next arrival) of the paced flows and (packets/s, their
+        ``BatchedArrivals``) of the batched ones, for a later realization."""
+        kept = {key: (pps, float(next_at)) for key, pps, paced, next_at in
                 zip(self.flood.keys, self.flood.pps.tolist(), self.flood.paced.tolist(),
                     self._next_at) if paced}
+        for i, arrivals in self._batched.items():
+            kept[self.flood.keys[i]] = (float(self.flood.pps[i]), arrivals)
+        return kept
 
     def _flood_in_gaps(self, t, dep, service):
         """Departures of the flood's whole packets in the busy time from ``t`` to ``free_at``
@@ -139,6 +152,8 @@ class RealizedFlood:
         for i in range(len(flood)):
             if flood.paced[i]:
                 arrived, self._next_at[i] = paced_times(self._next_at[i], 1.0 / flood.pps[i], until)
+            elif i in self._batched:
+                arrived = self._batched[i].times(until)
             else:
                 arrived = poisson_times(self.rng, flood.pps[i], self.t, until)
             times.append(arrived)

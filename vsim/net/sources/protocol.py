@@ -29,10 +29,12 @@ present, as a protocol is). A new source is a class of one kind built from its p
 ``TrafficSource``.
 """
 
-from typing import Callable, Protocol, Sequence, Tuple, runtime_checkable
+from typing import Callable, Optional, Protocol, Sequence, Tuple, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike
+
+from vsim.net.fluid.arrivals import WakeupBatches
 
 
 class TrafficSource(Protocol):
@@ -57,7 +59,11 @@ class Flood(TrafficSource, Protocol):
 
     @property
     def arrivals(self) -> str:
-        """How its packets arrive while it sends: "paced" or "poisson"."""
+        """How its packets arrive while it sends: "paced", "poisson" or "batched"."""
+
+    @property
+    def batches(self) -> Optional[WakeupBatches]:
+        """With "batched" arrivals, the sender's wake-ups that write them; else None."""
 
     def rate_changes(self, until: float) -> Tuple[np.ndarray, np.ndarray]:
         """(times, pps): the rate ``pps[i]`` holds from ``times[i]`` to ``times[i+1]``, up to

@@ -11,9 +11,16 @@ piecewise constant, so the uplink sees a handful of changes, not packets.
 While it sends, a flood's packets are evenly paced (``arrivals = "paced"``,
 one every ``1/pps`` seconds, as a sender sleeping to absolute deadlines
 makes them: ``vsim probe net``'s flood) or, if the source says so,
-independent (``"poisson"``: many senders' packets merged). A queue that
-draws the flood's packets one by one follows it
-(``vsim.net.fluid.arrivals``).
+independent (``"poisson"``: many senders' packets merged), or written in
+batches on the sender's timer wake-ups (``"batched"``): it wakes every
+``wakeup`` seconds, late by a log-normal of median ``wakeup_median`` and
+shape ``wakeup_sigma``, and writes every packet due by then back to back,
+``write_spacing`` apart (its send call's cost), a share ``stall_share`` of the
+wake-ups later still by an exponential of mean ``stall_mean`` (the sender
+kept off a CPU), as a bulk sender on a pacing
+timer does (iperf3's ``--pacing-timer``, 1 ms by default; ``vsim probe net
+--flood-wakeup``). A queue that draws the flood's packets one by one follows
+them (``vsim.net.fluid.arrivals``).
 """
 
 import math
@@ -22,7 +29,7 @@ import numpy as np
 
 from vsim.core.errors import InputError
 from vsim.core.units import BITS_PER_BYTE
-from vsim.net.fluid.arrivals import ARRIVALS
+from vsim.net.fluid.arrivals import ARRIVALS, WakeupBatches
 from vsim.net.frames import IPV4_HEADER, UDP_HEADER, frame_bytes, wire_bytes
 from vsim.net.sources.validate import ip_packet, non_negative, packet_rate, positive
 
@@ -37,14 +44,16 @@ def pps_for_bitrate(bitrate_bps, ip_bytes, level="frame"):
 
 class UdpFlood:
     """``pps`` packets/s of ``ip_bytes`` from ``start`` to ``stop``; on/off if ``on`` and ``off``
-    given; packets ``arrivals`` "paced" (evenly spaced) or "poisson"."""
+    given; packets ``arrivals`` "paced" (evenly spaced), "poisson" or "batched" (written on
+    wake-ups every ``wakeup`` s, ``wakeup_median``/``wakeup_sigma`` late, ``write_spacing`` apart)."""
 
     elastic = False
     discrete = False
 
     def __init__(self, pps, ip_bytes, start=0.0, stop=math.inf, on=None, off=None,
-                 random_periods=False, arrivals="paced", rng=None, source="<input>",
-                 where="traffic"):
+                 random_periods=False, arrivals="paced", wakeup=None, wakeup_median=0.0,
+                 wakeup_sigma=0.0, write_spacing=0.0, stall_share=0.0, stall_mean=0.0, wakeup_phase=None,
+                 rng=None, source="<input>", where="traffic"):
         self.pps = packet_rate(pps, "pps", source, where)
         self.ip_bytes = ip_packet(ip_bytes, "ip_bytes", source, where, IPV4_HEADER + UDP_HEADER)
         self.start = non_negative(start, "start", source, where)
@@ -62,7 +71,34 @@ class UdpFlood:
         if arrivals not in ARRIVALS:
             raise InputError(source, f"{where}.arrivals", f"one of {list(ARRIVALS)}, got {arrivals!r}")
         self.arrivals = arrivals
+        self.batches = self._batches(wakeup, (wakeup_median, wakeup_sigma, write_spacing, stall_share, stall_mean),
+                                     wakeup_phase, source, where)
         self.rng = rng
+
+    def _batches(self, wakeup, rest, phase, source, where):
+        """The sender's wake-up pattern for "batched" arrivals (which need ``wakeup``); None for
+        the others, which take none of its parameters (``rest``: median, sigma, spacing, stall
+        share and mean, each 0 when not given)."""
+        names = ("wakeup_median", "wakeup_sigma", "write_spacing", "stall_share", "stall_mean")
+        if self.arrivals != "batched":
+            given = ([] if wakeup is None else ["wakeup"]) + [name for name, value in zip(names, rest) if value != 0.0] \
+                + ([] if phase is None else ["wakeup_phase"])
+            if given:
+                raise InputError(source, f"{where}.{given[0]}",
+                                 f'only with arrivals = "batched" (a sender writing on wake-ups), '
+                                 f"not {self.arrivals!r}")
+            return None
+        if wakeup is None:
+            raise InputError(source, f"{where}.wakeup",
+                             'the sender\'s wake-up period in s, which arrivals = "batched" needs')
+        median, sigma, spacing, share, mean = (non_negative(value, name, source, where)
+                                               for name, value in zip(names, rest))
+        if share > 1:
+            raise InputError(source, f"{where}.stall_share", f"a share of the wake-ups within [0, 1], got {share!r}")
+        period = positive(wakeup, "wakeup", source, where)
+        if phase is not None and not 0 <= non_negative(phase, "wakeup_phase", source, where) < period:
+            raise InputError(source, f"{where}.wakeup_phase", f"a phase within [0, wakeup {period!r}), got {phase!r}")
+        return WakeupBatches(period, median, sigma, spacing, share, mean, phase)
 
     def mean_pps(self):
         """Long-run packet rate while the flood is running."""

@@ -74,6 +74,7 @@ class UplinkScheduler:
         self._other_busy = np.zeros(self.n_queues)
         self._other_work = np.zeros(self.n_queues)
         self.arrivals = {}
+        self.batches = {}
         self.t = 0.0
         self.flow_queues = np.zeros(0, dtype=np.int64)
         self._elastic_work: np.ndarray = np.zeros(self.n_queues)
@@ -125,12 +126,16 @@ class UplinkScheduler:
             return np.ones(np.shape(ip_bytes))
         return np.asarray(frame_bytes(np.asarray(ip_bytes)), dtype=float)
 
-    def declare_arrivals(self, port, traffic_class, arrivals):
+    def declare_arrivals(self, port, traffic_class, arrivals, batches=None):
         """The packets of the flow from ``port`` in ``traffic_class`` arrive ``arrivals``
-        ("paced" or "poisson")."""
+        ("paced", "poisson", or "batched" on the wake-ups ``batches``, a ``WakeupBatches``)."""
         if arrivals not in ARRIVALS:
             raise ValueError(f"arrivals must be one of {ARRIVALS}, got {arrivals!r}")
+        if (arrivals == "batched") != (batches is not None):
+            raise ValueError("batched arrivals, and only they, need their wake-up pattern")
         self.arrivals[(int(port), int(traffic_class))] = arrivals
+        if batches is not None:
+            self.batches[(int(port), int(traffic_class))] = batches
 
     def set_flows(self, t, flows):
         """From ``t`` the bulk flows are ``flows``; elastic ones take what is left them."""
@@ -226,7 +231,7 @@ class UplinkScheduler:
         keys = tuple(zip(flows.ports[mine].tolist(), flows.classes[mine].tolist()))
         paced = [self.arrivals.get(key, "poisson") == "paced" for key in keys]
         return FloodPackets.of(offered[mine], per_packet[mine], self.units(flows.ip_bytes[mine]),
-                               paced, keys)
+                               paced, keys, [self.batches.get(key) for key in keys])
 
     def _shape_elastic(self, flows, queue, per_packet):
         """Packet rates the flows offer: elastic ones share, equally and up to their demand,

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Protocol
 import numpy as np
 from numpy.typing import ArrayLike
 
+from vsim.net.fluid.arrivals import WakeupBatches
 from vsim.net.fluid.flows import Flows
 from vsim.net.txpath.cost import PathCost
 
@@ -77,9 +78,10 @@ class Scheduler(Protocol):
         that the queue took in, every queue brought to ``t`` first (1 where none was offered):
         what a flood's packets got through, its backlog drained after it fell silent included."""
 
-    def declare_arrivals(self, port: int, traffic_class: int, arrivals: str) -> None:
+    def declare_arrivals(self, port: int, traffic_class: int, arrivals: str,
+                         batches: Optional[WakeupBatches] = None) -> None:
         """The packets of the flood from ``port`` in ``traffic_class`` arrive ``arrivals``
-        ("paced" or "poisson")."""
+        ("paced", "poisson", or "batched" on the wake-ups ``batches``)."""
 
     def queue_index(self, classes: np.ndarray, ports: np.ndarray) -> np.ndarray:
         """The queue of each frame or flow of ``classes`` from ``ports`` (integer arrays)."""
