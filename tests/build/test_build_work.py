@@ -5,6 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from vsim.config.schema_cluster import is_cluster_file
+from vsim.config.toml_io import load_toml
+
 from cli_run import one_line_error, vsim
 from vsim import cli
 from vsim.experiments import reproduce as _reproduce  # noqa: F401
@@ -20,7 +23,8 @@ from vsim.sweep.executor import point_runs
 
 REPO = Path(__file__).resolve().parents[2]
 FIG3 = REPO / "configs" / "voip-vsphere5" / "fig3.toml"
-SHIPPED = sorted((REPO / "configs").rglob("*.toml"))
+SHIPPED = sorted(path for path in (REPO / "configs").rglob("*.toml")
+                 if not is_cluster_file(load_toml(path)))  # cluster files run by vsim cluster
 
 
 @pytest.fixture

@@ -12,10 +12,9 @@ transactions (``vsim.guest.request_response``) or a recorded trace's packets
 (``vsim.guest.replayed_traffic``) on the host's uplink
 (``vsim.build.host_uplink``), CPU-bound VMs, SIP servers called by a SIPp
 client off the host (``vsim.guest.sip_service``), TCP receivers fed from
-off the host (``vsim.guest.tcp_receiver``) and disk benchmarks
-(``vsim.guest.disk_benchmark``). Everything random draws
-client off the host (``vsim.guest.sip_service``) and two-tier web
-applications answering users off the host (``vsim.guest.web_app``). Everything random draws
+off the host (``vsim.guest.tcp_receiver``), disk benchmarks
+(``vsim.guest.disk_benchmark``) and two-tier web applications answering
+users off the host (``vsim.guest.web_app``). Everything random draws
 from streams named after the component, so the same seed gives the same run.
 An engine (``vsim.engines``) runs what is built here.
 """

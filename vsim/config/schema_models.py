@@ -388,6 +388,9 @@ class DiskBenchmarkModel:
     dom0_request: float = field(default=0.0, metadata=non_negative(
         "s", "core-seconds a driver domain's vCPU (Xen's Dom0) spends on each request (blkback "
              "and the disk driver)"))
+
+
+@dataclass(frozen=True)
 class WebAppModel:
     """A two-tier web application (Olio-like, ``vsim.guest.web_app``): what an operation asks of
     the web VM, the database VM and the uplink. An operation is a page and the objects on it,

@@ -236,10 +236,8 @@ class GroupSection:
     name: str = field(metadata={"doc": "group name; its VMs are NAME[0], NAME[1], ..."})
     count: int = field(default=1, metadata={"min": 1, "doc": "VMs in the group"})
     vcpus: int = field(default=1, metadata={"min": 1, "doc": "vCPUs per VM"})
-    workload: Literal["media_server", "idle", "cpu_bound", "sip_server", "dom0",
+    workload: Literal["media_server", "idle", "cpu_bound", "sip_server", "web_app", "dom0",
                       "tcp_receiver", "disk_benchmark"] = field(default="idle", metadata={
-    workload: Literal["media_server", "idle", "cpu_bound", "sip_server", "web_app", "dom0"] = field(
-        default="idle", metadata={
         "doc": "what the guest runs: a media server (model, streams), nothing but its traffic, "
                "CPU work at cpu_demand of each vCPU (a noisy neighbour, vsim.guest.cpu_bound), "
                "a SIP server (model: a sip_servers/ model; gc: its JVM's collector) answering the "
@@ -262,7 +260,7 @@ class GroupSection:
              "gaps that make the demand"))
     model: str = field(default="workloads/vmcd_g729", metadata={
         "doc": "workload model of a media server (workloads/...), of a SIP server (sip_servers/...) "
-               "of a TCP receiver (tcp_receivers/...) or of a disk benchmark (disk_benchmarks/...)"})
+               "of a TCP receiver (tcp_receivers/...), of a disk benchmark (disk_benchmarks/...) "
                "or of a web application (web_apps/...)"})
     gc: str | None = field(default=None, metadata={
         "doc": "a SIP server's JVM collector model (jvm_gc/...; none: no collection pauses)"})

@@ -49,10 +49,8 @@ class Simulation(Host):
     def _choose_engine(self, engine: str) -> str:
         """The engine to run: the one asked for, the closed form for ``"auto"`` where it fits;
         ``EngineError`` when the closed form is asked for and does not fit."""
-        components: list[EngineComponent] = ([*self.servers, *self.traffic, *self.cpu_bound, *self.sip, *self.tcp_receivers,
-                                              *self.disk_benchmarks,
-                                              self.uplink, self.host_steal]
         components: list[EngineComponent] = ([*self.servers, *self.traffic, *self.cpu_bound, *self.sip,
+                                              *self.tcp_receivers, *self.disk_benchmarks,
                                               *self.web_apps, self.uplink, self.host_steal]
                       + ([self.rr] if self.rr else [])
                       + ([self.replay] if self.replay else []))

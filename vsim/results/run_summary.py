@@ -33,9 +33,8 @@ from vsim.net.frames import frame_bytes
 from vsim.net.shared_uplink import SharedUplink
 from vsim.config.cpu_settings import cpu_settings
 from vsim.results.sip_summary import sip_vm
-from vsim.results.run_summary_types import (ClientStalls, CpuBoundVm, DiskBenchmarkVm, Dom0Vm, GuestBackground, Host,
 from vsim.results.web_app_summary import web_app
-from vsim.results.run_summary_types import (ClientStalls, CpuBoundVm, Dom0Vm, GuestBackground, Host,
+from vsim.results.run_summary_types import (ClientStalls, CpuBoundVm, DiskBenchmarkVm, Dom0Vm, GuestBackground, Host,
                                             HostBackgroundTasks, HostSteal, InstancesJitter, Jitter,
                                             MeasuredSetting, MediaVm, RunSummary, TcpReceiverVm,
                                             TrafficVm, VmCpu, Voice)

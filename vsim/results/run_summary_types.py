@@ -161,7 +161,6 @@ class SipVm:
     definition: str
 
 
-CpuVm = MediaVm | TrafficVm | CpuBoundVm | SipVm | Dom0Vm | TcpReceiverVm | DiskBenchmarkVm
 @dataclass(frozen=True)
 class WebTier:
     """One VM of a two-tier web application: its scenario group and CPU."""
@@ -193,7 +192,7 @@ class WebApp:
     definition: str
 
 
-CpuVm = MediaVm | TrafficVm | CpuBoundVm | SipVm | Dom0Vm | WebTier
+CpuVm = MediaVm | TrafficVm | CpuBoundVm | SipVm | Dom0Vm | TcpReceiverVm | DiskBenchmarkVm | WebTier
 """A VM whose CPU a summary gives."""
 
 
@@ -476,22 +475,16 @@ class RunSummary:
     tcp_receivers: dict[str, TcpReceiverVm] | None = optional()
     disk_benchmarks: dict[str, DiskBenchmarkVm] | None = optional()
 
-    def cpu_vms(self) -> list[CpuVm]:
-        """Every VM whose CPU the summary gives: the media servers, the bulk traffic senders,
-        the CPU-bound VMs, the SIP servers, Xen's driver domain, then the TCP receivers and the disk benchmarks."""
-        return [*self.vms.values(), *(self.traffic_vms or {}).values(),
-                *(self.cpu_bound_vms or {}).values(), *(self.sip or {}).values(),
-                *(self.dom0 or {}).values(), *(self.tcp_receivers or {}).values(),
-                *(self.disk_benchmarks or {}).values()]
     web_apps: dict[str, WebApp] | None = optional()
 
     def cpu_vms(self) -> list[CpuVm]:
         """Every VM whose CPU the summary gives: the media servers, the bulk traffic senders,
-        the CPU-bound VMs, the SIP servers, Xen's driver domain, then each web application's
-        web and database VMs."""
+        the CPU-bound VMs, the SIP servers, Xen's driver domain, the TCP receivers, the disk
+        benchmarks, then each web application's web and database VMs."""
         return [*self.vms.values(), *(self.traffic_vms or {}).values(),
                 *(self.cpu_bound_vms or {}).values(), *(self.sip or {}).values(),
-                *(self.dom0 or {}).values(),
+                *(self.dom0 or {}).values(), *(self.tcp_receivers or {}).values(),
+                *(self.disk_benchmarks or {}).values(),
                 *(tier for app in (self.web_apps or {}).values() for tier in (app.web, app.database))]
 
     def measuring_vm(self) -> MediaVm | None:
