@@ -79,6 +79,22 @@ def interrupts_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+def command_ended() -> None:
+    """The command has its status: let the process exit with it, whatever arrives meanwhile.
+
+    SIGINT and SIGTERM are ignored from now on, so one arriving as the interpreter shuts down
+    is dropped. Ignored, not held back: a held signal would still reach another thread (a
+    numerical library's) and wake the handler, and Python leaves an ignored signal ignored as
+    it exits, where it sets handled ones back to their default action (death, status -2, with
+    nothing said). And CPython (3.11, 3.12) marks a ``KeyboardInterrupt`` that ends code run
+    from a string (``exec``, ``eval``: namedtuple's and dataclasses' methods are made so, on
+    import) as unhandled even when a caller catches it; under ``python -m`` it then ends the
+    process with SIGINT instead of the status returned. A string ``exec`` clears that mark."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    exec("")
+
+
 def signal_of(interruption: KeyboardInterrupt) -> signal.Signals:
     """The signal behind ``interruption``: SIGTERM for ``Terminated``, else SIGINT."""
     return signal.SIGTERM if isinstance(interruption, Terminated) else signal.SIGINT
