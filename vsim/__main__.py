@@ -7,6 +7,8 @@ import nor a silent death. So this module imports nothing at its top but ``sys``
 loaded before any Python code runs), installs the SIGTERM handler first and then imports
 ``vsim.cli`` and runs it, all under one handler; a Ctrl-C before ``vsim.core.interrupts`` is
 imported (its ``signal`` and ``enum`` take some milliseconds) gets the same line from here.
+One whose exception Python swallows (raised in a finalizer) is sent again
+(``vsim.core.interrupts.redeliver_swallowed``), so that the command does not run to its end.
 
 Once the command has returned its status, SIGINT and SIGTERM are ignored until the process
 exits: the command is done, and one arriving while the interpreter shuts down would otherwise
@@ -33,7 +35,8 @@ def main(argv: list[str] | None = None) -> int:
 
     This is the process's entry point: SIGINT and SIGTERM stay ignored once it returns."""
     try:
-        from vsim.core.interrupts import command_ended, exit_status, handle_sigterm, interrupted_line, signal_of
+        from vsim.core.interrupts import (command_ended, exit_status, handle_sigterm, interrupted_line,
+                                          redeliver_swallowed, signal_of)
     except KeyboardInterrupt:  # no SIGTERM handler yet: only Python's SIGINT one can be here
         exec("")  # clears CPython's mark of an interrupt in string-made code (``command_ended``)
         print("vsim: interrupted", file=sys.stderr)
@@ -41,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         try:
             handle_sigterm()
+            redeliver_swallowed()
             from vsim.cli import main as run_command_line
             return run_command_line(argv)
         finally:  # its status, or the SystemExit of --help, --version or a bad option
