@@ -14,7 +14,10 @@ own, a ``TypeError`` about their arguments. So the handlers also record that the
 (``arrived``): a command that fails after one did reports the interruption, not that error.
 """
 
+import os
 import signal
+import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -51,6 +54,40 @@ def handle_sigterm() -> None:
         signal.signal(signal.SIGINT, _raise_keyboard_interrupt)
 
 
+REDELIVERY_DELAY_S = 0.001
+"""How long a swallowed signal waits before it is sent again: time for the finalizer that
+swallowed it to return, so that the exception is raised in the code that runs after it."""
+
+
+def redeliver_swallowed() -> None:
+    """Send again a signal whose exception Python swallowed, so that the command still stops.
+
+    A handler's exception raised inside a finalizer (``__del__``, a weakref callback: the import
+    system's module locks have one) cannot propagate; Python prints "Exception ignored in ..."
+    with a traceback and goes on, and the command ran to its end and exited 0. A thread sends
+    the signal again a moment later, from outside the finalizer (sent from the hook itself,
+    its exception would be raised in the hook, and swallowed too); should that one land in a
+    finalizer as well, it is sent once more. Other unraisable exceptions go to the hook that
+    was in place. For a command's process (``vsim.__main__``), which has no other use for
+    the hook."""
+    import threading  # here: the entry point imports nothing it does not need before its handler
+
+    previous = sys.unraisablehook
+
+    def send_again(signum: signal.Signals) -> None:
+        time.sleep(REDELIVERY_DELAY_S)
+        os.kill(os.getpid(), signum)
+
+    def hook(unraisable: "sys.UnraisableHookArgs") -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            threading.Thread(target=send_again, args=(signal_of(unraisable.exc_value),), daemon=True,
+                             name="signal sent again").start()
+        else:
+            previous(unraisable)
+
+    sys.unraisablehook = hook
+
+
 def forget_arrived() -> None:
     """Start a command afresh: no interrupting signal has arrived yet."""
     _arrived.clear()
@@ -77,6 +114,22 @@ def interrupts_held() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def command_ended() -> None:
+    """The command has its status: let the process exit with it, whatever arrives meanwhile.
+
+    SIGINT and SIGTERM are ignored from now on, so one arriving as the interpreter shuts down
+    is dropped. Ignored, not held back: a held signal would still reach another thread (a
+    numerical library's) and wake the handler, and Python leaves an ignored signal ignored as
+    it exits, where it sets handled ones back to their default action (death, status -2, with
+    nothing said). And CPython (3.11, 3.12) marks a ``KeyboardInterrupt`` that ends code run
+    from a string (``exec``, ``eval``: namedtuple's and dataclasses' methods are made so, on
+    import) as unhandled even when a caller catches it; under ``python -m`` it then ends the
+    process with SIGINT instead of the status returned. A string ``exec`` clears that mark."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    exec("")
 
 
 def signal_of(interruption: KeyboardInterrupt) -> signal.Signals:
