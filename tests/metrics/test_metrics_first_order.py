@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.signal import lfilter
 
-from vsim.metrics.first_order import first_order_filter, first_order_filter_columns
+from vsim.metrics.first_order import first_order_filter, first_order_filter_rows
 from vsim.metrics.jitter import stream_jitter_samples
 
 series = arrays(np.float64, st.integers(0, 300),
@@ -28,16 +28,16 @@ tables = arrays(np.float64, st.tuples(st.integers(1, 40), st.integers(1, 6)),
 
 @settings(max_examples=300, deadline=None)
 @given(tables, gains)
-def test_columns_are_lfilter_bit_for_bit(table, gain):
-    expected = lfilter([gain], [1.0, gain - 1.0], table, axis=0)
-    assert first_order_filter_columns(table.copy(), gain, gain - 1.0).tobytes() == \
+def test_rows_are_lfilter_bit_for_bit(table, gain):
+    expected = lfilter([gain], [1.0, gain - 1.0], table, axis=1)
+    assert first_order_filter_rows(table.copy(), gain, gain - 1.0).tobytes() == \
         expected.tobytes()
 
 
-def test_a_table_that_is_not_contiguous_float64_is_refused():
-    for bad in (np.zeros((3, 2)).T, np.zeros((3, 2), dtype=np.float32), np.zeros(3)):
+def test_a_table_that_is_not_2d_float64_is_refused():
+    for bad in (np.zeros((3, 2), dtype=np.float32), np.zeros(3)):
         try:
-            first_order_filter_columns(bad, 0.5, -0.5)
+            first_order_filter_rows(bad, 0.5, -0.5)
         except ValueError:
             continue
         raise AssertionError(f"accepted {bad.shape} {bad.dtype}")
