@@ -48,16 +48,15 @@ def first_order_filter_rows(rows, b0, a1):
         raise ValueError("first_order_filter_rows takes a 2-D float64 array")
     b0, a1 = float(b0), float(a1)
     z = np.zeros(rows.shape[0])
-    kept = np.empty(rows.shape[0])
     scratch = np.empty(rows.shape[0])
     with np.errstate(all="ignore"):  # as lfilter: non-finite samples propagate, silently
         for start in range(0, rows.shape[1], _BLOCK):
             block = np.ascontiguousarray(rows[:, start:start + _BLOCK].T)
-            for y in block:
-                np.multiply(y, 0.0, out=kept)  # x_k * 0: 0, or NaN where x_k is not finite
-                np.multiply(y, b0, out=y)
+            kept = block * 0.0  # x_k * 0: 0, or NaN where x_k is not finite
+            block *= b0  # b0 x_k: elementwise, the same bits as step by step
+            for y, kept_k in zip(block, kept):
                 np.add(y, z, out=y)
                 np.multiply(y, a1, out=scratch)
-                np.subtract(kept, scratch, out=z)
+                np.subtract(kept_k, scratch, out=z)
             rows[:, start:start + _BLOCK] = block.T
     return rows
