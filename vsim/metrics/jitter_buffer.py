@@ -27,12 +27,15 @@ Network delays and talkspurt boundaries are taken in whole nanoseconds (the
 resolution of a receiver's clock), so that the rounding noise of
 floating-point times is never mistaken for delay variation (a stream of
 constant delay has none) nor moves a packet sent on a boundary.
-The averages are first-order IIR filters, run with ``scipy.signal.lfilter``.
+The averages are first-order IIR filters, evaluated as ``scipy.signal.lfilter``
+would, bit for bit, by ``vsim.metrics.first_order``.
 """
 
 from typing import NamedTuple
 
 import numpy as np
+
+from vsim.metrics.first_order import first_order_filter
 
 NS = 1e9
 
@@ -126,12 +129,10 @@ def _adaptive_deadlines(send, received, delay_ns, buffer):
     """
     if not delay_ns.size:
         return delay_ns
-    from scipy.signal import lfilter  # imported here: scipy is slow to import for the command line
-
     a = buffer.smoothing
     offset = delay_ns - delay_ns[0]
-    mean = lfilter([1 - a], [1, -a], offset)
-    variation = lfilter([1 - a], [1, -a], np.abs(mean - offset))
+    mean = first_order_filter(offset, 1 - a, -a)
+    variation = first_order_filter(np.abs(mean - offset), 1 - a, -a)
     allowance = mean + buffer.variation_factor * variation
     talkspurt = np.rint((send[received] - send[0]) * NS) // np.rint(buffer.talkspurt * NS)
     starts = np.flatnonzero(np.concatenate(([True], talkspurt[1:] != talkspurt[:-1])))
