@@ -76,6 +76,30 @@ def test_a_steal_trace_outside_the_scenarios_folder_is_refused_unread(tmp_path):
     assert error.where == "host.steal_trace" and "outside" in error.expected and "root:x" not in str(error)
 
 
+def test_a_model_files_codec_outside_its_folder_is_refused_with_a_way_that_exists(tmp_path, secret):
+    """The refusal told to name a workload's codec with ``--set params.codec=PATH``, which no scenario takes."""
+    folder = scenario_naming(tmp_path).parent
+    workload = (DEFAULT_MODELS_DIR / "workloads" / "vmcd_g729.toml").read_text()
+    (folder / "w.toml").write_text(workload.replace('"codecs/g729"', f'"{secret}"'))
+    path = folder / "w_scenario.toml"
+    path.write_text(FIG3.read_text().replace('"workloads/vmcd_g729"', '"w.toml"'))
+    error = refused(path)
+    assert error.where == "params.codec" and "outside" in error.expected
+    assert "--set" not in error.expected and "beside the model file" in error.expected
+
+
+def test_a_cluster_files_model_outside_its_folder_is_refused_with_a_way_that_exists(tmp_path, secret):
+    """vsim cluster takes no --set, which the refusal told to use."""
+    cluster = ROOT / "configs" / "whatif" / "cluster_host_failure.toml"
+    path = tmp_path / "mine" / "cluster.toml"
+    path.parent.mkdir()
+    path.write_text(cluster.read_text().replace('"hosts/hp_dl380g7_x5660"', f'"{secret}"', 1))
+    with pytest.raises(InputError) as caught:
+        load_cluster(path)
+    assert "outside" in caught.value.expected and "--set" not in caught.value.expected
+    assert "hunter2" not in str(caught.value)
+
+
 def test_a_path_named_on_the_command_line_is_read_but_not_quoted(tmp_path):
     passwd = tmp_path / "passwd"
     passwd.write_text("root:x:0:0:root:/root:/bin/bash\n")

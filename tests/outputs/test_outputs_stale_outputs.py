@@ -46,6 +46,15 @@ def test_a_file_the_manifest_merely_names_is_not_removed(tmp_path):
     assert (tmp_path / "my_notes.txt").read_text() == "mine"
 
 
+def test_a_file_of_a_kind_no_command_writes_is_not_removed_whatever_its_recorded_digest(tmp_path):
+    """A manifest written by hand with the right digest of the user's notes made the next run delete them."""
+    (tmp_path / "my_notes.txt").write_text("mine")
+    (tmp_path / "old.png").write_text("figure")
+    manifest_of(tmp_path, ["my_notes.txt", "old.png"], {"my_notes.txt": sha256("mine"), "old.png": sha256("figure")})
+    assert remove_stale(tmp_path, listed_outputs(tmp_path / "results.json"), []) == ["old.png"]
+    assert (tmp_path / "my_notes.txt").read_text() == "mine"
+
+
 def test_stale_files_go_when_unchanged_and_everything_else_stays(tmp_path):
     for name in ("old.png", "new.png", "mine.txt", "edited.png"):
         (tmp_path / name).write_text(name)

@@ -32,6 +32,9 @@ from vsim.net.sources import make_source
 from vsim.net.sources.tcp_stream import TcpStream
 
 MBPS = 1e6
+# how to read a model file outside the cluster file's folder: vsim cluster takes no --set
+_OUTSIDE = ("a cluster file reads no file outside its own folder and vsim's models; to read it, "
+            "put it beside the cluster file, or below")
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,8 @@ def read_cluster(data, source: str, base: Path) -> LoadedCluster:
 
     def model(key, ref, cls):
         if (ref, cls) not in read:
-            read[(ref, cls)] = load_model(DEFAULT_MODELS_DIR, ref, cls, referrer=source, key=key, base=base)
+            read[(ref, cls)] = load_model(DEFAULT_MODELS_DIR, ref, cls, referrer=source, key=key, base=base,
+                                          outside_hint=_OUTSIDE)
         models[key] = read[(ref, cls)]
         return models[key].values
 

@@ -239,7 +239,9 @@ def _common_codec(servers, source, models_dir):
             fail(source, key, f"expected a workload with the codec of {first_key} ({first.values.codec}): "
                               f"one frame size for every media server, got {workload.values.codec}")
     return load_model(models_dir, first.values.codec, schema_models.CodecModel,
-                      referrer=str(first.path), key="params.codec", base=first.path.parent)
+                      referrer=str(first.path), key="params.codec", base=first.path.parent,
+                      outside_hint="a model file reads no file outside its own folder and vsim's models; "
+                                   "to read it, put it beside the model file, or below")
 
 
 def group_role(name, role):

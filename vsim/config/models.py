@@ -71,19 +71,23 @@ def model_path(models_dir, ref):
     return Path(models_dir) / f"{ref}.toml"
 
 
-def load_model(models_dir, ref, cls, *, referrer="scenario", key="model", base=None, given=False):
+def load_model(models_dir, ref, cls, *, referrer="scenario", key="model", base=None, given=False,
+               outside_hint=None):
     """Load ``models/<ref>.toml`` and validate its values into ``cls``; a ref of another kind than
     ``cls``, or one that names no file, is an ``InputError`` blaming ``referrer`` and ``key`` and
     listing the models of the kind wanted. A ref ending in ``.toml`` is a model file of the
     user's own: a path, relative to ``base`` (the referring file's folder) unless absolute, and
     inside that folder or ``models_dir`` unless ``given`` on the command line
-    (``vsim.config.readable``). A ref never leaves ``models_dir``."""
+    (``vsim.config.readable``). A ref never leaves ``models_dir``. ``outside_hint`` says how to
+    read a model file outside anyway, where ``--set`` cannot name it (a model file's own codec,
+    a cluster file's models)."""
     folders = [folder for folder, kind in MODEL_KINDS.items() if kind is cls]
     wanted = f"a {folders[0].removesuffix('s')} model ({folders[0]}/NAME)" if folders else "a model"
     if ref.endswith(".toml"):
         path = Path(base or ".") / ref
         if not given:
-            confine(path, ref, [Path(base or "."), Path(models_dir)], referrer, key, "a model file")
+            confine(path, ref, [Path(base or "."), Path(models_dir)], referrer, key, "a model file",
+                    outside_hint)
         if not is_file(path):
             raise InputError(referrer, key, f"no model file {path}; expected {wanted} or the path of a "
                                             f"model file of your own, relative to {referrer}'s folder")

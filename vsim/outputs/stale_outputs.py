@@ -10,9 +10,12 @@ each but the manifest itself (``sha256``, from ``written_digests``). Once
 the next run's files are in place, a file the previous manifest recorded and
 this run did not write again goes (``listed_outputs`` and ``remove_stale``),
 but only when it is still the file written then: a plain name in the
-directory (no folder, no ``..``), a regular file (not a link), with the
-digest recorded. A manifest cannot make a run delete anything else: a file
-it merely names, one edited since, one copied there under a recorded name.
+directory (no folder, no ``..``) of a kind these folders receive
+(``OUTPUT_SUFFIXES``), a regular file (not a link), with the digest
+recorded. A manifest cannot make a run delete anything else: a file it
+merely names, one edited since, one copied there under a recorded name, nor
+a file of another kind (``my_notes.txt``) whose digest a manifest written by
+hand gives correctly.
 Everything else in the directory is the user's and stays.
 """
 
@@ -26,6 +29,8 @@ from pathlib import Path
 from vsim.outputs.atomic import content_of
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+# what vsim writes into an output folder: figures, tables, reports and manifests
+OUTPUT_SUFFIXES = frozenset({".png", ".svg", ".csv", ".parquet", ".md", ".json"})
 
 
 def _sha256(path):
@@ -40,7 +45,7 @@ def written_digests(paths):
 
 def listed_outputs(manifest):
     """{name: SHA-256} of the files a previous run recorded in its JSON ``manifest`` (its ``sha256``
-    of plain file names among its ``files``), or none when the manifest is absent, unreadable or
+    of plain file names among its ``files`` whose suffix is one of ``OUTPUT_SUFFIXES``), or none when the manifest is absent, unreadable or
     records no digests."""
     try:
         doc = json.loads(Path(manifest).read_text(encoding="utf-8"))
@@ -51,6 +56,7 @@ def listed_outputs(manifest):
         return {}
     return {name: digests[name] for name in names
             if isinstance(name, str) and name == Path(name).name and name not in ("", ".", "..")
+            and Path(name).suffix in OUTPUT_SUFFIXES
             and isinstance(digests.get(name), str) and _SHA256.fullmatch(digests[name])}
 
 
