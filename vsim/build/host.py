@@ -27,9 +27,11 @@ from vsim.build import cgroups
 from vsim.build.host_background import BackgroundTasks
 from vsim.build.host_steal import HostSteal, policy_for
 from vsim.build.host_uplink import make_host_uplink
+from vsim.build.netstack import SenderCosts, stream_sender_costs
 from vsim.build.replayed_trace import with_recorded_packets
 from vsim.config.cpu_settings import cpu_settings
 from vsim.config.load import group_role
+from vsim.core.errors import InputError
 from vsim.core.environment import Environment, scheduler_for
 from vsim.core.rng import RandomStreams
 from vsim.cpu.machine import Machine
@@ -86,6 +88,7 @@ class _TrafficVmSpec(NamedTuple):
     vnic: object
     traffic: object
     where: str
+    stack: SenderCosts | None = None
 
 
 class Host:
@@ -261,10 +264,13 @@ class Host:
                                           nic.completion_hold())
         # a TCP sender's vSwitch packets are TSO segments of tso_frames frames
         segment = vnic.tso_frames if probe.elastic else 1
-        cpu = SenderCpu(self.env, self.machine, group.worlds, tx_world, vnic.tx_cost / segment,
+        tx_cost, frame_cost, interrupt_cost = vnic.tx_cost / segment, vnic.guest_tx_cost, vnic.interrupt_cost
+        if spec.stack is not None:  # the stack's costs per frame, its device's interrupts in them
+            tx_cost, frame_cost, interrupt_cost = spec.stack.world_per_frame, spec.stack.vcpu_per_frame, 0.0
+        cpu = SenderCpu(self.env, self.machine, group.worlds, tx_world, tx_cost,
                         partial(self.uplink.frames_rate, flow), spin=not probe.elastic,
-                        interrupts=interrupts, interrupt_cost=vnic.interrupt_cost,
-                        frame_cost=vnic.guest_tx_cost,
+                        interrupts=interrupts, interrupt_cost=interrupt_cost,
+                        frame_cost=frame_cost,
                         phase=float(streams.stream(f"{spec.name}.cpu_phase").random()),
                         handed=partial(self.uplink.frames_handed, flow))
         self.traffic.append(TrafficVm(
@@ -442,9 +448,14 @@ class Host:
             if group.uplink_traffic is None:
                 continue
             vnic = loaded.models[group_role(group.name, "vnic")].values
+            if group.stack is not None and group.traffic.kind != "tcp_stream":
+                raise InputError(loaded.source, f"group.{group.name}.stack",
+                                 f"expected a stack only for tcp_stream traffic, got {group.traffic.kind!r}")
+            stack = stream_sender_costs(loaded, group, vnic.tso_frames)
             for i in range(group.count):
                 yield _TrafficVmSpec(f"{group.name}[{i}]", group.name, cpu_settings(group),
-                                     group.vcpus, vnic, group.traffic, f"group.{group.name}.traffic.params")
+                                     group.vcpus, vnic, group.traffic, f"group.{group.name}.traffic.params",
+                                     stack)
 
     def _home_node(self, index):
         """Logical CPUs of VM ``index``'s NUMA home node: the sockets in turn.

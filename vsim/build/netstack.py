@@ -6,14 +6,30 @@ host that runs it (``clock_hz`` of its host model). A path needs certain
 costs of each layer (``NEEDS``); a file without one, an MTU the virtual
 device or NIC does not support, or TSO asked of a device that has none, is
 an ``InputError`` naming the file or scenario and the key.
+
+A scenario's bulk TCP sender with a ``stack`` (``stream_sender_costs``)
+takes the same costs into the event engine: its vCPU's and its hypervisor
+worlds' core-seconds per wire frame, from the closed form's work per byte.
 """
 
+import math
+from dataclasses import dataclass
 
+from vsim.config.load import group_role
 from vsim.config.models import DEFAULT_MODELS_DIR, load_model
 from vsim.config.schema_models import HostModel, NetStackModel
 from vsim.core.errors import InputError
 from vsim.net.stack.layers import Layer
-from vsim.net.stack.paths import Endpoint
+from vsim.net.stack.paths import Endpoint, Framing, stream_works
+
+VSWITCH = "netstacks/vswitch_esx35"
+"""The virtual switch's costs (the ESX 3.5 vSwitch)."""
+DEVICES = {"vnics/vmxnet_esx35": "netstacks/vmxnet_esx35", "vnics/vmxnet_esx35_no_tso": "netstacks/vmxnet_esx35",
+           "vnics/e1000_esx35": "netstacks/e1000_esx35"}
+"""The device model (its costs) behind each virtual NIC model (its TSO segments)."""
+TSO_MAX_BYTES = 65536
+"""The largest TSO segment a guest hands down (Linux GSO_MAX_SIZE, 64 KB): fewer, larger frames
+per segment with jumbo frames."""
 
 NEEDS = {
     "guest": ("tx_per_packet", "tx_per_byte", "rx_per_packet", "rx_per_byte", "wakeup", "ack_every",
@@ -88,3 +104,54 @@ def vm_endpoint(name, host, guest, device, vswitch, nic, clock_hz):
 def native_endpoint(name, host, guest, nic, clock_hz):
     """A native machine's end of a path from loaded models."""
     return Endpoint(name, host, layer(guest, clock_hz), layer(nic, clock_hz))
+
+
+@dataclass(frozen=True)
+class SenderCosts:
+    """Core-seconds per wire frame of a bulk TCP sender: on its vCPU (guest stack and virtual
+    device, sending and taking ACKs, the device's interrupts) and on the hypervisor's worlds
+    (virtual switch and NIC driver sending, and taking the ACKs), with the frame's data bytes
+    and the MTU frames per TSO segment they were computed for."""
+
+    vcpu_per_frame: float
+    world_per_frame: float
+    payload: int
+    tso_frames: int
+
+
+def stream_sender_costs(loaded, group, tso_frames):
+    """The ``SenderCosts`` of a [[group]] VM sending a tcp_stream when the group names a
+    ``stack`` (None when it names none): ``stream_works`` of a stream from the VM to a peer with
+    the same stack, each CPU's work per byte times the data of a frame. The throttled physical
+    NIC's interrupts are left out (not a cost per frame); the peer's costs do not reach the
+    sender's CPUs, only its ACK ratio does."""
+    if group.stack is None:
+        return None
+    source, key = loaded.source, f"group.{group.name}.stack"
+    if group.vnic not in DEVICES:
+        raise InputError(source, f"group.{group.name}.vnic", f"expected a virtual NIC with a device model "
+                                                             f"for a stack ({', '.join(DEVICES)}), got {group.vnic!r}")
+    scenario = loaded.scenario
+    guest = load_layer_model(loaded.models[group_role(group.name, "stack")].ref, "guest", source, key)
+    device = load_layer_model(DEVICES[group.vnic], "device", source, f"group.{group.name}.vnic")
+    nic_ref = f"netstacks/{scenario.host.nic.removesuffix('.toml').split('/')[-1]}"
+    nic = load_layer_model(nic_ref, "nic_driver", source, "host.nic")
+    vswitch = load_layer_model(VSWITCH, "vswitch", source, key)
+    params = group.traffic.params if group.traffic else {}
+    mtu = int(params.get("mtu", 1500))
+    for model in (device, nic):
+        check_mtu(model, mtu, source, f"group.{group.name}.traffic.params.mtu")
+    check_tso(device, tso_frames, source, f"group.{group.name}.vnic")
+    framing = Framing(mtu, max(1, min(tso_frames, TSO_MAX_BYTES // Framing(mtu).payload)))
+    clock = host_clock(scenario.host.model, source, "host.model")
+    vm = vm_endpoint("vcpu", "host", guest, device, vswitch, nic, clock)
+    peer = native_endpoint("peer", "peer", guest, nic, clock)
+    works = stream_works(vm, peer, framing)
+
+    def per_frame(cpus):
+        return framing.payload * sum(w.seconds_per_byte + (w.interrupts_per_byte * w.interrupt_cost
+                                                           if math.isinf(w.interrupt_hz) else 0.0)
+                                     for w in works if w.cpu in cpus)
+
+    return SenderCosts(per_frame({"vcpu"}), per_frame({"host tx", "host rx"}),
+                       framing.payload, framing.tso_frames)

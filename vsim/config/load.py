@@ -206,6 +206,9 @@ def resolve_models(scenario, source, models_dir, given=()):
         where = f"group[{index}]"
         models[group_role(group.name, "vnic")] = model(group.vnic, schema_models.VnicModel, f"{where}.vnic",
                                                        f"group.{group.name}.vnic")
+        if group.stack is not None:
+            models[group_role(group.name, "stack")] = model(group.stack, schema_models.NetStackModel,
+                                                            f"{where}.stack", f"group.{group.name}.stack")
         if group.workload == "media_server":
             own = model(group.model, schema_models.MediaServerModel, f"{where}.model",
                         f"group.{group.name}.model")

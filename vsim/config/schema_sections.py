@@ -268,6 +268,10 @@ class GroupSection:
                                                              "> 0 with workload = \"media_server\" "
                                                              "(unused by an idle VM)"})
     vnic: str = field(default="vnics/vmxnet3", metadata={"doc": "virtual NIC model"})
+    stack: str | None = field(default=None, metadata={
+        "doc": "a tcp_stream sender's guest network stack (netstacks/...): its vCPU's and the "
+               "hypervisor's CPU per frame from vsim.net.stack's per-packet and per-byte costs, "
+               "with the device of its vnic (none: the vnic model's tx_cost and guest_tx_cost)"})
     shares: float | None = field(default=None, metadata={"min": 1, "min_exclusive": False,
                                                          "doc": "CPU shares (default 1000 per vCPU)"})
     reservation: float = field(default=0.0, metadata=non_negative("CPUs", "CPU reservation per VM"))

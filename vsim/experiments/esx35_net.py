@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vsim.build.netstack import (check_mtu, check_tso, host_clock, load_layer_model, native_endpoint,
-                                 vm_endpoint)
+from vsim.build.netstack import (DEVICES, TSO_MAX_BYTES, VSWITCH, check_mtu, check_tso, host_clock,
+                                 load_layer_model, native_endpoint, vm_endpoint)
 from vsim.config.claims import Simulated
 from vsim.config.load import group_role
 from vsim.core.errors import InputError
@@ -51,16 +51,9 @@ GUESTS = {"linux64": "netstacks/linux64", "linux32": "netstacks/linux32",
           "win64": "netstacks/win64", "win32": "netstacks/win32"}
 """The study's guest operating systems (Table 1), each run in a VM and natively."""
 LABELS = {"linux64": "Linux 64", "linux32": "Linux 32", "win64": "Win 64", "win32": "Win 32"}
-VSWITCH = "netstacks/vswitch_esx35"
-DEVICES = {"vnics/vmxnet_esx35": "netstacks/vmxnet_esx35", "vnics/vmxnet_esx35_no_tso": "netstacks/vmxnet_esx35",
-           "vnics/e1000_esx35": "netstacks/e1000_esx35"}
-"""The device model (its costs) behind each virtual NIC model (its TSO segments)."""
 CLIENT = {"host": "hosts/dell_pe1800_xeon", "guest": "netstacks/linux32"}
 """The client machine (Table 1: SUSE Linux 10, kernel 2.6.16, on two 2.8 GHz Xeons): a native
 Linux stack, the 32-bit RHEL4 profile's costs, at its own clock."""
-TSO_MAX_BYTES = 65536
-"""The largest TSO segment a guest hands down (Linux GSO_MAX_SIZE, 64 KB): fewer, larger frames
-per segment with jumbo frames."""
 CLIENT_TSO_FRAMES = 45
 """The client's segments when it sends (native Linux with TSO on its e1000): 64 KB."""
 
