@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("distributed")
 
 from vsim.build.load import load_scenario
-from vsim.sweep.dask_executor import DaskDistributed, SchedulerUnreachable
+from vsim.sweep.dask_executor import QUIET_WORKERS, DaskDistributed, SchedulerUnreachable
 from vsim.sweep.executor import Serial, run_task, sweep_tasks
 
 CONFIG = Path(__file__).resolve().parents[2] / "configs" / "voip-vsphere5" / "fig3.toml"
@@ -26,6 +26,17 @@ def _summaries(executor, tasks):
 def test_a_local_cluster_gives_the_serial_runs_summaries():
     tasks = sweep_tasks(CONFIG, load_scenario(CONFIG), 2.0, 0.5, 1)[:3]
     assert _summaries(DaskDistributed(workers=2, processes=False), tasks) == _summaries(Serial(), tasks)
+
+
+def test_the_workers_of_a_local_cluster_keep_their_event_loops_quiet():
+    """Each worker process of the cluster vsim starts holds the settings that keep its profiler
+    and monitors from taking the interpreter from a replication."""
+    import dask
+
+    keys = sorted(QUIET_WORKERS)
+    seen = dict(DaskDistributed(workers=1).outcomes(dask.config.get, keys))
+    assert {keys[index]: value for index, value in seen.items()} == QUIET_WORKERS
+    assert dask.config.get("distributed.worker.profile.enabled") is True  # this process's own stay
 
 
 def test_an_unreachable_scheduler_is_named():

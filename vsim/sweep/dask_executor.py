@@ -4,11 +4,27 @@ A task is one replication (``Task``, plain values), submitted under a key of its
 resubmission cannot run twice side by side; a worker lost mid-task has its task retried
 (``retries``) by the scheduler, and only this process, which gathers the results, writes them
 (the store included), so a retried task is never kept twice. Without an address a
-``LocalCluster`` of this machine is started and ended with the command.
+``LocalCluster`` of this machine is started and ended with the command, its workers told
+to keep their event loops quiet (``QUIET_WORKERS``).
 """
 
 from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
+
+
+QUIET_WORKERS = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.admin.system-monitor.gil.enabled": False,
+}
+"""Dask settings for the workers of a ``LocalCluster`` vsim starts. A replication is pure
+Python holding the GIL for its whole length; a worker's statistical profiler (every 10 ms),
+event-loop tick (20 ms), memory monitor (100 ms) and system monitor (500 ms) each take the GIL
+from it, and together they made each replication some 9 % slower than in a plain process
+(benchmarks/bench_executors.py). None of them is needed to run replications; docs/distributed.md
+gives the same settings for the workers of a cluster of one's own."""
 
 
 class SchedulerUnreachable(Exception):
@@ -37,12 +53,14 @@ class DaskDistributed:
     connect_timeout: float = 10.0
 
     def outcomes(self, runner: Callable, tasks: Sequence) -> Iterator[tuple[int, tuple]]:
+        import dask
         from distributed import Client, LocalCluster, as_completed
 
         cluster = None
         if self.scheduler is None:
-            cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
-                                   processes=self.processes, dashboard_address=None)
+            with dask.config.set(QUIET_WORKERS):
+                cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
+                                       processes=self.processes, dashboard_address=None)
             address = cluster.scheduler_address
         else:
             address = self.scheduler
