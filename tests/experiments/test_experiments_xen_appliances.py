@@ -88,3 +88,33 @@ def test_serial_and_parallel_runs_give_the_same_claims():
     serial, parallel = (claims_json(claim_rows(claims, run_studies(["xen-appliances"], plan, jobs=jobs)))
                         for jobs in (1, 2))
     assert serial == parallel
+
+
+def paneled(rates):
+    """A two-point cfg 5-like sweep: one Asterisk VM, Dom0, a Debian TCP receiver, two PCPUs."""
+    def run(rate):
+        vm = NS(group="asterisk", calls_attempted_per_s=rate, calls_successful_per_s=0.9 * rate,
+                calls_failed_per_s=0.1 * rate, cpu_util_pct=rate / 10, retransmissions=int(rate))
+        return NS(sip={"asterisk[0]": vm}, cpu_bound_vms=None, disk_benchmarks=None,
+                  tcp_receivers={"debian[0]": NS(cpu=NS(used_pct=5.0))},
+                  dom0={"dom0[0]": NS(cpu=NS(used_pct=rate / 20), messages=int(40 * rate))},
+                  host=NS(lcpu_util_pct=[rate / 10, 50.0]))
+    return NS(points=tuple(NS(x=r, runs=(run(r),)) for r in rates), duration=40.0, warmup=10.0,
+              name="cfg5", stamp=lambda: "")
+
+
+def test_the_panels_read_each_quantity_per_offered_rate():
+    quantities = {q.title: q for q in xen.panel_quantities(paneled([200.0, 600.0]))}
+    assert list(quantities) == ["(a) CPU of the VMs", "(b) CPU of Domain-0", "(c) network, as Dom0 carries it",
+                                "(d) physical CPU", "(e) calls", "SIPp retransmissions"]
+    vms = quantities["(a) CPU of the VMs"].curves
+    assert [c.label for c in vms] == ["asterisk[0] (Asterisk)", "debian[0] (competitor)"]
+    assert vms[0].xs == [200.0, 600.0] and [s for s, _ in vms[0].stats] == [20.0, 60.0]
+    assert [s for s, _ in vms[1].stats] == [5.0, 5.0]
+    assert [s for s, _ in quantities["(b) CPU of Domain-0"].curves[0].stats] == [10.0, 30.0]
+    assert [s for s, _ in quantities["(c) network, as Dom0 carries it"].curves[0].stats] == [200.0, 600.0]
+    assert [c.label for c in quantities["(d) physical CPU"].curves] == ["PCPU 0", "PCPU 1"]
+    successful, failed = quantities["(e) calls"].curves
+    assert [s for s, _ in successful.stats] == [180.0, 540.0] and [s for s, _ in failed.stats] == [20.0, 60.0]
+    # retransmissions over the measured window (40 - 10 s)
+    assert [s for s, _ in quantities["SIPp retransmissions"].curves[0].stats] == [200 / 30, 600 / 30]

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from vsim.results.plotting import Curve, plot_sweep
+from vsim.results.plotting import Curve, Quantity, plot_grid, plot_sweep
 
 
 def test_a_mean_a_rounding_error_outside_its_range_still_draws(tmp_path):
@@ -109,3 +109,33 @@ def test_a_long_legend_beside_the_axes_makes_the_figure_taller_and_the_title_nar
                ylabel="y", curves=curves, marks=[], legend_loc="outside right upper")
     assert kept[0].figure.get_size_inches()[1] > 4.4  # 20 entries
     assert len(kept[0].get_title().splitlines()) == 2
+
+
+def grid_axes(monkeypatch):
+    """The figures every later plot_grid saves."""
+    import vsim.results.plotting as figures
+    kept, save = [], figures._save
+    monkeypatch.setattr(figures, "_save", lambda fig, stem: kept.append(fig) or save(fig, stem))
+    return kept
+
+
+def test_a_grid_gives_each_quantity_its_own_axis_and_hides_the_unused_places(tmp_path, monkeypatch):
+    kept = grid_axes(monkeypatch)
+    percent = Curve("cpu", [1, 2], [(50.0, (40.0, 60.0)), (99.0, (98.0, 100.0))])
+    rate = Curve("calls", [1, 2], [(700.0, (700.0, 700.0)), (1400.0, (1400.0, 1400.0))])
+    written = plot_grid(tmp_path / "grid", title="t", xlabel="x",
+                        quantities=[Quantity("a", "%", [percent]), Quantity("b", "calls/s", [rate]),
+                                    Quantity("c", "none", []), Quantity("d", "%", [percent])])
+    assert [path.suffix for path in written] == [".png", ".svg"] and all(p.is_file() for p in written)
+    axes = kept[0].axes
+    visible = [ax for ax in axes if ax.get_visible()]
+    assert len(axes) == 6 and len(visible) == 4
+    assert [ax.get_ylabel() for ax in visible] == ["%", "calls/s", "none", "%"]
+    assert visible[0].get_ylim()[1] < 200 < 1400 <= visible[1].get_ylim()[1]  # one y axis each
+
+
+def test_a_grid_is_written_the_same_twice(tmp_path):
+    curve = Curve("c", [1, 2], [(1.0, (0.5, 1.5)), (2.0, (2.0, 2.0))])
+    first = plot_grid(tmp_path / "one", title="t", xlabel="x", quantities=[Quantity("a", "y", [curve])])
+    again = plot_grid(tmp_path / "two", title="t", xlabel="x", quantities=[Quantity("a", "y", [curve])])
+    assert first[1].read_bytes() == again[1].read_bytes()

@@ -21,7 +21,7 @@ the Asterisk VMs) at which the calls successful per second fall below
 import math
 
 from vsim.config.claims import Simulated
-from vsim.results.plotting import Curve, Marks, plot_sweep
+from vsim.results.plotting import Curve, Marks, Quantity, plot_grid, plot_sweep
 
 NAME = "xen-appliances"
 CONFIGS = {
@@ -195,9 +195,92 @@ def _calls_figure(stem, sweeps):
                               f"succeeded. Runs: {any_sweep.stamp()}.")
 
 
+TITLES = {"cfg1": "one Asterisk VM, one vCPU", "cfg2": "one Asterisk VM, two vCPUs",
+          "cfg3": "beside a CPU-bound Debian VM (Super Pi)", "cfg4": "beside Super Pi, two vCPUs each",
+          "cfg5": "beside a Debian VM receiving nttcp", "cfg6": "beside a Debian VM running IOzone",
+          "cfg7": "two Asterisk VMs"}
+FIGURES = {"cfg1": 6, "cfg2": 7, "cfg3": 8, "cfg4": 9, "cfg5": 10, "cfg6": 11, "cfg7": 12}
+"""The study's figure of each configuration's panels (a)-(e)."""
+
+
+def _per_point(sweep, value):
+    """A curve's (offered calls/s summed, (mean, (lowest, highest))) per point of ``sweep``,
+    ``value(run)`` of each replication, in offered order; points where it is None are left out."""
+    rows = []
+    for point in sweep.points:
+        offered = _mean(sum(vm.calls_attempted_per_s for vm in _servers(run)) for run in point.runs)
+        values = [value(run) for run in point.runs]
+        if offered and values and all(v is not None for v in values):
+            rows.append((offered, (sum(values) / len(values), (min(values), max(values)))))
+    return sorted(rows)
+
+
+def _curve(label, sweep, value):
+    rows = _per_point(sweep, value)
+    return Curve(label, [x for x, _ in rows], [stat for _, stat in rows])
+
+
+def _each_server(sweep, value):
+    """One curve per Asterisk VM (by name, as in the runs), ``value(vm)`` of each."""
+    names = sorted({vm_name for point in sweep.points for run in point.runs
+                    for vm_name, vm in (run.sip or {}).items() if vm.group == SERVER_GROUP})
+    return [(name, lambda run, name=name: value(run.sip[name])) for name in names]
+
+
+def _competitor(run):
+    """The Debian VM's CPU (% of its vCPUs' time), whichever workload it runs, or None."""
+    for section in (run.cpu_bound_vms, run.tcp_receivers, run.disk_benchmarks):
+        vm = (section or {}).get(COMPETITOR)
+        if vm is not None:
+            return vm.cpu.used_pct
+    return None
+
+
+def _dom0(run, field):
+    vm = next(iter((run.dom0 or {}).values()), None)
+    return None if vm is None else field(vm)
+
+
+def panel_quantities(sweep):
+    """The study's panels of one configuration against the offered rate: (a) the VMs' CPU,
+    (b) Dom0's, (c) the network as Dom0 carries it, (d) each physical CPU, (e) the calls,
+    and the SIPp client's retransmissions."""
+    window = sweep.duration - sweep.warmup
+    servers = _each_server(sweep, lambda vm: vm.cpu_util_pct)
+    vms = [_curve(f"{name} (Asterisk)", sweep, value) for name, value in servers]
+    if any(_competitor(run) is not None for point in sweep.points for run in point.runs):
+        vms.append(_curve("debian[0] (competitor)", sweep, _competitor))
+    cpus = max((len(run.host.lcpu_util_pct) for point in sweep.points for run in point.runs), default=0)
+    physical = [_curve(f"PCPU {i}", sweep, lambda run, i=i: run.host.lcpu_util_pct[i]) for i in range(cpus)]
+    calls = [_curve("successful", sweep, lambda run: sum(vm.calls_successful_per_s for vm in _servers(run))),
+             _curve("failed", sweep, lambda run: sum(vm.calls_failed_per_s for vm in _servers(run)))]
+    resent = [_curve(f"{name}", sweep, lambda run, name=name: run.sip[name].retransmissions / window)
+              for name, _ in servers]
+    return [Quantity("(a) CPU of the VMs", "% of one vCPU, summed", vms),
+            Quantity("(b) CPU of Domain-0", "% of one vCPU, summed",
+                     [_curve("Dom0", sweep, lambda run: _dom0(run, lambda vm: vm.cpu.used_pct))]),
+            Quantity("(c) network, as Dom0 carries it", "guest messages/s (whole run)",
+                     [_curve("Dom0", sweep, lambda run: _dom0(run, lambda vm: vm.messages / sweep.duration))]),
+            Quantity("(d) physical CPU", "% busy", physical),
+            Quantity("(e) calls", "calls/s", calls),
+            Quantity("SIPp retransmissions", "retransmissions/s", resent)]
+
+
+def _panels_figure(stem, name, sweep):
+    """Panels (a)-(e) of the configuration's figure in the study, against the offered rate."""
+    return plot_grid(stem, title=f"cfg {name[3:]}, {TITLES[name]} (Figure {FIGURES[name]}, panels a-e)",
+                     xlabel="offered calls/s", quantities=panel_quantities(sweep),
+                     caption="Points: mean over replications, bars from the lowest to the highest; "
+                             "Dom0's messages are every guest message it carried (SIP, nttcp "
+                             "segments, IOzone requests) over the whole run, warm-up included. "
+                             f"Runs: {sweep.stamp()}.")
+
+
 def draw_figures(outdir, sweeps, claims):
-    """Fig 5 and the successful calls against the offered rate in ``outdir``; returns the
-    paths written."""
+    """Fig 5, the successful calls against the offered rate and each configuration's panels
+    in ``outdir``; returns the paths written."""
     chosen = [c for c in claims if c.paper is not None and math.isfinite(c.paper)]
-    return (_fig5(outdir / "fig5_max_calls", sweeps, chosen)
-            + _calls_figure(outdir / "calls", sweeps))
+    written = _fig5(outdir / "fig5_max_calls", sweeps, chosen) + _calls_figure(outdir / "calls", sweeps)
+    for name in CALL_SWEEPS:
+        written += _panels_figure(outdir / f"{name}_panels", name, sweeps[name])
+    return written

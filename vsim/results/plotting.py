@@ -1,8 +1,8 @@
 """The plotting kit of every command: figures of simulated sweeps against the paper's values
 (matplotlib, Agg backend).
 
-Public: ``plot_sweep``, ``plot_panels``, ``plot_spread``, ``plot_timeline`` (with ``Curve``, ``Panel``,
-``Marks``, ``Spread``, ``Timeline``) draw whole figures; ``new_axes``,
+Public: ``plot_sweep``, ``plot_panels``, ``plot_grid``, ``plot_spread``, ``plot_timeline`` (with
+``Curve``, ``Panel``, ``Quantity``, ``Marks``, ``Spread``, ``Timeline``) draw whole figures; ``new_axes``,
 ``palette`` and ``write_figure`` are the pieces for a figure of one's own
 (``vsim.validate.validation_figures`` draws its CDFs with them).
 
@@ -342,3 +342,45 @@ def plot_panels(stem, *, title, xlabel, ylabel, panels, xticks=None, caption=Non
     fig.legend([handles[label] for label in labels], labels, fontsize=7, loc="outside right upper")
     return _save(fig, stem)
 
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One of a grid's axes: a quantity of its own (its title and y label) and its curves,
+    each in the colour of its position in the panel."""
+
+    title: str
+    ylabel: str
+    curves: list
+
+
+GRID_COLUMNS = 3
+"""Axes per row of a ``plot_grid`` figure."""
+
+
+def plot_grid(stem, *, title, xlabel, quantities, caption=None):
+    """``quantities`` (``Quantity``) in a grid of axes, ``GRID_COLUMNS`` a row, each with its own
+    y axis and legend (CPU in %, calls/s and retransmissions/s of one sweep side by side), all
+    against one x; written as ``stem``.png and .svg. Returns the paths written."""
+    rows = -(-len(quantities) // GRID_COLUMNS)
+    columns = min(GRID_COLUMNS, len(quantities))
+    fig = Figure(figsize=(FIGSIZE[0] * 0.62 * columns, FIGSIZE[1] * 0.8 * rows + 0.6), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = list(fig.subplots(rows, columns, squeeze=False).flat)
+    colours = palette()
+    for ax, quantity in zip(axes, quantities):
+        for index, curve in enumerate(quantity.curves):
+            _draw_curve(ax, curve, colours[index % len(colours)], MARKERS[index % len(MARKERS)], True)
+        ax.set_title(quantity.title, fontsize=9)
+        ax.set_xlabel(xlabel, fontsize=8)
+        ax.set_ylabel(quantity.ylabel, fontsize=8)
+        ax.grid(alpha=0.3)
+        _leave_headroom(ax)
+        if quantity.curves:
+            ax.legend(fontsize=6.5, loc="best")
+    for ax in axes[len(quantities):]:  # the grid's unused places
+        ax.set_visible(False)
+    fig.suptitle("\n".join(textwrap.wrap(title, TITLE_CHARS)), fontsize=10)
+    if caption:
+        fig.supxlabel(caption, fontsize=6.5, color="dimgrey", wrap=True)
+    return _save(fig, stem)
