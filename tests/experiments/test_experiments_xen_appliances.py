@@ -94,7 +94,8 @@ def paneled(rates):
     """A two-point cfg 5-like sweep: one Asterisk VM, Dom0, a Debian TCP receiver, two PCPUs."""
     def run(rate):
         vm = NS(group="asterisk", calls_attempted_per_s=rate, calls_successful_per_s=0.9 * rate,
-                calls_failed_per_s=0.1 * rate, cpu_util_pct=rate / 10, retransmissions=int(rate))
+                calls_failed_per_s=0.1 * rate, cpu_util_pct=rate / 20, cpu=NS(used_pct=rate / 10),
+                retransmissions=int(rate))
         return NS(sip={"asterisk[0]": vm}, cpu_bound_vms=None, disk_benchmarks=None,
                   tcp_receivers={"debian[0]": NS(cpu=NS(used_pct=5.0))},
                   dom0={"dom0[0]": NS(cpu=NS(used_pct=rate / 20), messages=int(40 * rate))},

@@ -246,7 +246,7 @@ def panel_quantities(sweep):
     (b) Dom0's, (c) the network as Dom0 carries it, (d) each physical CPU, (e) the calls,
     and the SIPp client's retransmissions."""
     window = sweep.duration - sweep.warmup
-    servers = _each_server(sweep, lambda vm: vm.cpu_util_pct)
+    servers = _each_server(sweep, lambda vm: vm.cpu.used_pct)
     vms = [_curve(f"{name} (Asterisk)", sweep, value) for name, value in servers]
     if any(_competitor(run) is not None for point in sweep.points for run in point.runs):
         vms.append(_curve("debian[0] (competitor)", sweep, _competitor))
