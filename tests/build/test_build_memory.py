@@ -20,7 +20,8 @@ def scenario(instances=12, vcpus=4):
 @pytest.mark.parametrize("run", load_benchmark("bench_memory").SHORT)
 def test_the_estimate_bounds_the_measured_peak(run):
     peak, estimate = load_benchmark("bench_memory").measure(*run)
-    assert 50 * MIB < peak <= estimate
+    # the interpreter with numpy and simpy alone holds some 40 MiB: a smaller peak was not measured
+    assert 30 * MIB < peak <= estimate
 
 
 @given(instances=st.integers(1, 500), vcpus=st.integers(1, 8), duration=st.floats(1, 1000))

@@ -75,7 +75,7 @@ def test_every_request_crosses_dom0_and_the_disk_once(outstanding, fraction, dur
     model = dataclasses.replace(SEQUENTIAL, outstanding=outstanding, random_fraction=fraction)
     _, bench, dom0 = _bench(model, with_dom0=True, duration=duration)
     completed = int(bench.done_bytes // model.request_bytes)
-    assert dom0.forwarded - dom0.delivered == len(dom0.queue) + len(dom0.busy)
+    assert dom0.forwarded - dom0.delivered == dom0.waiting() + len(dom0.busy)
     assert dom0.delivered == bench.requests + len(bench.disk_queue)
     assert 0 <= bench.requests - completed <= 1  # the one in service
     assert bench.disk_time <= duration + 0.1  # one at a time (the last may run past the end)

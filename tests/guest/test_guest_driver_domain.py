@@ -47,6 +47,53 @@ def test_every_message_is_delivered_once_and_costs_its_work(times, work, vcpus):
         assert [m for m, _ in delivered] == list(range(len(times)))
 
 
+def _dom0(vcpus):
+    env = Environment()
+    machine = Machine(env, Topology(1, 2, 1, 1.0), make_policy("proportional_share"))
+    group = Group("dom0", shares=1000)
+    worlds = [World(f"dom0.vcpu{j}", group) for j in range(vcpus)]
+    machine.add_group(group)
+    return env, DriverDomain(machine, _Vm(worlds))
+
+
+@settings(max_examples=25, deadline=None)
+@given(times=st.lists(st.tuples(st.floats(0.0, 0.05), st.sampled_from(["a", "b", None])), min_size=1,
+                      max_size=40),
+       work=st.floats(1e-4, 5e-3))
+def test_a_lane_runs_one_message_at_a_time_in_its_order(times, work):
+    """Two Dom0 vCPUs: each lane's messages are delivered in the order forwarded, each at
+    least its work after the one before it (never two at once); every message once."""
+    env, dom0 = _dom0(2)
+    delivered = []
+    for index, (at, lane) in enumerate(sorted(times, key=lambda pair: pair[0])):
+        env.call_later(at, lambda arg: dom0.forward(work, lambda m: delivered.append((m, env.now)), arg[0], arg[1]),
+                       (index, lane))
+    env.run(until=1.0 + len(times) * work)
+    lanes = [lane for _, lane in sorted(times, key=lambda pair: pair[0])]
+    assert sorted(m for m, _ in delivered) == list(range(len(times)))
+    for lane in ("a", "b"):
+        mine = [(m, t) for m, t in delivered if lanes[m] == lane]
+        assert [m for m, _ in mine] == sorted(m for m, _ in mine)
+        assert all(later - earlier >= work - 1e-9 for (_, earlier), (_, later) in zip(mine, mine[1:]))
+
+
+def test_two_lanes_run_side_by_side_and_one_lane_does_not():
+    """A hundred messages at once on two vCPUs: in one lane they take a hundred works, in two
+    lanes (or none) half as long."""
+    work = 1e-3
+    ends = {}
+    for name, lane_of in (("one", lambda i: "x"), ("two", lambda i: "xy"[i % 2]), ("none", lambda i: None)):
+        env, dom0 = _dom0(2)
+        done = []
+        for i in range(100):
+            dom0.forward(work, lambda m: done.append(env.now), i, lane_of(i))
+        env.run(until=1.0)
+        ends[name] = max(done)
+    assert ends["one"] == pytest.approx(100 * work, rel=1e-6)
+    assert ends["two"] == pytest.approx(50 * work, rel=1e-6)
+    assert ends["none"] == pytest.approx(50 * work, rel=1e-6)
+
+
 def _run(config, rate, duration=20.0, extra=()):
     loaded = load_scenario(config, [f"group.asterisk.traffic.params.rate={rate}", *extra], sweep_points=False)
     return loaded, simulate(loaded, 1, duration=duration, warmup=5.0)

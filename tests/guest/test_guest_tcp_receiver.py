@@ -83,7 +83,7 @@ def test_every_segment_and_ack_crosses_dom0_once(segment, duration):
     bursts_in = receiver.segments_in // model.segments_per_ack
     read = receiver.received_bytes // (model.mss * model.segments_per_ack)
     assert dom0.forwarded == bursts_in + read
-    assert dom0.forwarded - dom0.delivered == len(dom0.queue) + len(dom0.busy)
+    assert dom0.forwarded - dom0.delivered == dom0.waiting() + len(dom0.busy)
     assert 0 <= bursts_in - read <= receiver.window // model.segments_per_ack
     assert dom0.delivered <= dom0.forwarded
     assert receiver.in_flight <= receiver.window

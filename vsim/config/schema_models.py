@@ -308,6 +308,10 @@ class SipServerModel:
         "s", "core-seconds a driver domain's vCPU (Xen's Dom0, a group of workload = \"dom0\") "
              "spends on each of this server's messages, in and out (netback's grant copy and "
              "bridging); 0 or no dom0 group: the messages cost the host nothing"))
+    emulated_nic: bool = field(default=False, metadata={
+        "doc": "the server's VM is fully virtualised (HVM): its NIC is emulated by one device-model "
+               "process in the driver domain (qemu-dm), which handles its messages one at a time "
+               "whatever Dom0's vCPUs; false: paravirtualised, netback on any Dom0 vCPU"})
     ipis_per_message: float = field(default=0.0, metadata=non_negative(
         None, "synchronous IPIs (TLB shootdowns, smp_call_function) a worker's vCPU sends to "
               "each of its VM's other vCPUs per message processed, spinning until they answer "

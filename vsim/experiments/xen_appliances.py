@@ -8,9 +8,10 @@ Debian VM running Super Pi, one and two vCPUs each, Dom0 two in cfg 4) and cfg 7
 stream from another machine, ``vsim.guest.tcp_receiver``), with Table 2's nttcp
 alone (``nttcp.toml``), and cfg 6 (beside IOzone's requests to a disk,
 ``vsim.guest.disk_benchmark``). Dom0 is a VM of its own
-(``vsim.guest.driver_domain``) carrying every SIP message, nttcp segment and
-ACK and IOzone request; all of them share the two cores under Xen's credit
-scheduler.
+(``vsim.guest.driver_domain``) carrying every SIP message (through the HVM
+Asterisk guest's device model, one at a time), nttcp segment and ACK (netback)
+and IOzone request (blkback); all of them share the two cores under Xen's
+credit scheduler.
 
 The study's reading of a maximum is where successful calls stop following the
 offered rate. Here: the offered rate (calls attempted per second, summed over
@@ -119,7 +120,7 @@ def claim_values(sweeps):
     values["xen.cfg1.vm_cpu_pct_at_max"] = Simulated(
         None if cfg1 is None else at_offered(sweeps["cfg1"], cfg1, _server_cpu), None, "cfg1",
         "the Asterisk VM's CPU (% of its vCPU) at cfg 1's maximum, linear between swept rates; "
-        "a fixed cost per message makes the server's CPU the only limit, so it is near 100 %")
+        "the guest's device model in Dom0 saturates first")
     values["xen.cfg3.below_cfg1"] = Simulated(
         _ratio(maxima["cfg3"], cfg1), None, "cfg3",
         "cfg 3's maximum over cfg 1's; memory-bus and cache sharing is not modelled, so only "

@@ -6,7 +6,7 @@ VM. Modelled as a closed loop of ``outstanding`` requests of
 (the benchmark's record and the block layer), then, with a driver domain
 (``vsim.guest.driver_domain``, Xen's Dom0), ``dom0_request`` of a Dom0 vCPU
 (blkback, the backend's mapping of the guest's pages and its disk driver),
-queued with every other guest's packets; then the disk serves it, one at a
+one at a time in the device's blkback thread (``blkback_lane``); then the disk serves it, one at a
 time in arrival order: a sequential request takes its transfer at
 ``disk_rate`` bytes/s, a random one (a share ``random_fraction`` of them,
 drawn from the VM's own random stream) first an average seek and a
@@ -22,6 +22,8 @@ of queued requests, the disk's own cache.
 
 from collections import deque
 from typing import Any, Callable, Deque
+
+from vsim.guest.driver_domain import blkback_lane
 
 
 class DiskBenchmark:
@@ -71,7 +73,7 @@ class DiskBenchmark:
         if self.dom0 is None:
             self._to_disk(None)
         else:
-            self.dom0.forward(self.model.dom0_request, self._to_disk, None)
+            self.dom0.forward(self.model.dom0_request, self._to_disk, None, blkback_lane(self.name))
         if self.to_issue:
             self.to_issue -= 1
             return self.model.guest_request

@@ -7,8 +7,8 @@ sends a delayed ACK's worth of full segments (``segments_per_ack``) at a time,
 back to back on the wire (a frame of ``mtu_bytes + frame_overhead_bytes``
 at ``wire_bps``); after ``path_delay`` the segments reach the host. With a
 driver domain (``vsim.guest.driver_domain``, Xen's Dom0) netback first does
-``dom0_segment`` of work per segment on a Dom0 vCPU, queued behind every
-other guest's packets; then the receiving vCPU spends ``guest_segment`` per
+``dom0_segment`` of work per segment on a Dom0 vCPU, one at a time with every
+other paravirtual packet (``vsim.guest.driver_domain.NETBACK``); then the receiving vCPU spends ``guest_segment`` per
 segment (its stack and the copy to nttcp), the payload counts as received,
 and the ACK goes back, through Dom0 (``dom0_ack``) when there is one, reaching
 the sender ``path_delay`` later and opening the window again.
@@ -22,6 +22,8 @@ as the window bounds every queue), and the sender's own host.
 """
 
 from typing import Any, Callable
+
+from vsim.guest.driver_domain import NETBACK
 
 
 class TcpReceiver:
@@ -75,7 +77,7 @@ class TcpReceiver:
         if self.dom0 is None:
             self._to_guest(None)
         else:  # netback copies them into the guest first
-            self.dom0.forward(self.dom0_in, self._to_guest, None)
+            self.dom0.forward(self.dom0_in, self._to_guest, None, NETBACK)
 
     def _to_guest(self, _message: Any) -> None:
         self.waiting += 1
@@ -90,7 +92,7 @@ class TcpReceiver:
         if self.dom0 is None:
             self._ack_sent(None)
         else:
-            self.dom0.forward(self.dom0_ack, self._ack_sent, None)
+            self.dom0.forward(self.dom0_ack, self._ack_sent, None, NETBACK)
         if self.waiting:
             self.waiting -= 1
             return self.guest_work
