@@ -90,6 +90,34 @@ def test_bulk_traffic_vms_weigh_by_their_kind():
     assert per_tcp_vm == pytest.approx(1 + executor.TCP_VM_COST)
 
 
+def test_a_sip_client_weighs_by_its_call_rate():
+    """A SIPp client's VM costs SIP_CALL_COST per call/s beyond its vCPUs (and DOM0_CALL_COST more
+    through a driver domain), so a sweep of the call rate weighs its fast points more; a ramp by
+    the rate it ramps to."""
+    cfg1 = load_scenario(ROOT / "configs" / "xen-appliances" / "cfg1.toml")
+    slow = cfg1.with_value("group.asterisk.traffic.params.rate", 100.0)
+    fast = cfg1.with_value("group.asterisk.traffic.params.rate", 700.0)
+    assert (run_cost(fast, 10.0) - run_cost(slow, 10.0)) / 10.0 == pytest.approx(
+        600 * (executor.SIP_CALL_COST + executor.DOM0_CALL_COST))
+    fig8 = load_scenario(ROOT / "configs" / "sip-jvm-gc" / "fig8.toml")
+    assert (run_cost(fig8.with_value("group.proxy.traffic.params.rate", 200.0), 10.0)
+            - run_cost(fig8.with_value("group.proxy.traffic.params.rate", 100.0), 10.0)) / 10.0 == pytest.approx(
+        100 * executor.SIP_CALL_COST)
+    ramp = load_scenario(ROOT / "configs" / "xen-appliances" / "cfg1.toml",
+                         ["group.asterisk.traffic.params.rate_increase=10.0",
+                          "group.asterisk.traffic.params.rate_max=900.0"])
+    faster = cfg1.with_value("group.asterisk.traffic.params.rate", 900.0)
+    assert run_cost(ramp.with_value("group.asterisk.traffic.params.rate", 100.0), 10.0) == pytest.approx(
+        run_cost(faster, 10.0))
+
+
+def test_a_web_application_weighs_by_its_operations_a_second():
+    exp2 = load_scenario(ROOT / "configs" / "netioc-vsphere6" / "exp2_alone.toml")
+    few, many = (exp2.with_value("group.olio.traffic.params.users", users) for users in (150, 500))
+    assert (run_cost(many, 10.0) - run_cost(few, 10.0)) / 10.0 == pytest.approx(
+        executor.WEB_OPERATION_COST * 350 / 5.0)
+
+
 def test_time_left_is_shared_by_the_busy_processes_and_leaves_out_their_start(monkeypatch):
     """Five tasks of 10 s on two workers that took 3 s to start: after the first (at 13 s),
     the four left share two workers, 20 s, where the time so far per finished task said 52 s."""

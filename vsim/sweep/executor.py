@@ -67,6 +67,18 @@ STREAMS_PER_VCPU_COST = 33.0
 FLOOD_VM_COST = 14.0
 TCP_VM_COST = 2.0
 
+# What a SIP client's call costs per simulated second, per call/s, in the units above: some 40 us
+# of wall time a call (sip-jvm-gc Fig 8, 200 s at 200 calls/s: 1.2 s), against 0.33 ms a unit
+# (12 instances of Fig 3: 9.2 s for 300 s x 92 units); through a driver domain, whose vCPUs take
+# each of its six messages twice, some 110 us more (xen-appliances, 149.9 s for 40 s runs of
+# 5,300 calls/s in all; benchmarks/bench_time_left.py).
+SIP_CALL_COST = 0.12
+DOM0_CALL_COST = 0.33
+# What a web application's operation costs, per operation/s (users over think time): 1.8 ms of
+# wall time each, a dozen requests between the web and database VMs (netioc-vsphere6 Exp 2 alone,
+# 14.0 s for 60 s runs of 130 operations/s in all).
+WEB_OPERATION_COST = 5.4
+
 
 def run_cost(loaded, duration):
     """The relative wall time of one replication: simulated seconds times the VMs' vCPUs and
@@ -75,16 +87,25 @@ def run_cost(loaded, duration):
     ``TCP_VM_COST``); never zero, since even a host of idle VMs takes some time."""
     vm = loaded.scenario.vm
     per_second = vm.instances * (vm.vcpus + vm.streams_per_instance / STREAMS_PER_VCPU_COST)
+    dom0 = any(group.workload == "dom0" for group in loaded.scenario.group)
     per_second += sum(group.count * (group.vcpus + group.streams / STREAMS_PER_VCPU_COST
-                                     + _traffic_cost(group.traffic))
+                                     + _traffic_cost(group.traffic, dom0))
                       for group in loaded.scenario.group)
     return duration * max(per_second, 1.0)
 
 
-def _traffic_cost(traffic):
-    """Per simulated second, what a group VM's traffic adds to its cost."""
+def _traffic_cost(traffic, dom0=False):
+    """Per simulated second, what a group VM's traffic adds to its cost: a SIP client's by its
+    call rate (the highest it ramps to; more when a driver domain carries its messages), a web
+    application's by its operations a second, other bulk traffic by its kind."""
     if traffic is None:
         return 0.0
+    if traffic.kind == "sipp_uac":
+        rate = traffic.params.get("rate_max") or traffic.params.get("rate", 0.0)
+        return (SIP_CALL_COST + (DOM0_CALL_COST if dom0 else 0.0)) * float(rate)
+    if traffic.kind == "web_users":
+        think = float(traffic.params.get("think_time", 0.0))
+        return WEB_OPERATION_COST * float(traffic.params.get("users", 0)) / think if think > 0 else TCP_VM_COST
     return FLOOD_VM_COST if traffic.kind == "udp_flood" else TCP_VM_COST
 
 
