@@ -92,6 +92,7 @@ def test_interval_bad_level_rejected(level):
 
 @given(VALUES)
 @example([0.0, -795412.9142522448])  # interpolating between resamples overshot the smallest by an ulp
+@example([2.0, 1.4, 1.4, 1.4, 1.4])  # the exact sum of three 1.4s over 3 rounded an ulp below 1.4
 def test_interval_holds_the_trimmed_mean_within_the_range_and_repeats_exactly(values):
     low, high = trimmed_mean_interval(values)
     assert min(values) <= low <= trimmed_mean(values) <= high <= max(values)
@@ -219,3 +220,9 @@ def test_the_range_of_fewer_than_six_runs_holds_the_median_less_than_95_percent_
     rng = np.random.default_rng(5)
     runs = rng.standard_normal((20000, 3))  # the median of the distribution is 0
     assert np.mean((runs.min(axis=1) < 0) & (runs.max(axis=1) > 0)) == pytest.approx(0.75, abs=0.01)
+
+
+@given(st.lists(st.sampled_from([1.4, 0.1, 2.0 / 3.0, 1e-300, 7.0]), min_size=1, max_size=30))
+def test_the_trimmed_mean_lies_within_the_values_it_averages(values):
+    kept = sorted(values)[1:-1] if len(values) >= 3 else values
+    assert min(kept) <= trimmed_mean(values) <= max(kept)

@@ -33,12 +33,13 @@ def trimmed_mean(values):
     With at least 3 values the single highest and the single lowest are
     dropped before averaging, which removes one outlier run at each end;
     with 1 or 2 values nothing can be dropped and the plain mean is returned.
-    Raises ValueError on empty input.
+    The mean is held within the values it averages (dividing their exact sum can round
+    a mean of equal values an ulp below them). Raises ValueError on empty input.
     """
     array = np.sort(_nonempty("trimmed_mean", values))
     if array.size >= 3:
         array = array[1:-1]
-    return _mean(array)
+    return min(max(_mean(array), float(array[0])), float(array[-1]))
 
 
 BOOTSTRAP_RESAMPLES = 9999
