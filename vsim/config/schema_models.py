@@ -307,11 +307,13 @@ class SipServerModel:
     dom0_message: float = field(default=0.0, metadata=non_negative(
         "s", "core-seconds a driver domain's vCPU (Xen's Dom0, a group of workload = \"dom0\") "
              "spends on each of this server's messages, in and out (netback's grant copy and "
-             "bridging); 0 or no dom0 group: the messages cost the host nothing"))
+             "bridging, or the device model's emulation with emulated_nic); 0 or no dom0 group: "
+             "the messages cost the host nothing"))
     emulated_nic: bool = field(default=False, metadata={
         "doc": "the server's VM is fully virtualised (HVM): its NIC is emulated by one device-model "
                "process in the driver domain (qemu-dm), which handles its messages one at a time "
-               "whatever Dom0's vCPUs; false: paravirtualised, netback on any Dom0 vCPU"})
+               "whatever Dom0's vCPUs, beside other guests'; false: paravirtualised, through netback, one "
+               "at a time with every paravirtual guest's packets (vsim.guest.driver_domain)"})
     ipis_per_message: float = field(default=0.0, metadata=non_negative(
         None, "synchronous IPIs (TLB shootdowns, smp_call_function) a worker's vCPU sends to "
               "each of its VM's other vCPUs per message processed, spinning until they answer "

@@ -8,13 +8,15 @@ threads take CPU on the host's scheduler like every guest's work, pausing for
 the JVM's collections (``vsim.guest.jvm_gc``) when the group has a collector.
 With a driver domain (``vsim.guest.driver_domain``, Xen's Dom0) every
 message in and out first waits for a Dom0 vCPU to do the server model's
-``dom0_message`` work on it, one at a time when the guest's NIC is emulated
-(``emulated_nic``: an HVM guest's device model). On a VM of several vCPUs whose server model sends IPIs
+``dom0_message`` work on it, one at a time: in the guest's own device model when
+its NIC is emulated (``emulated_nic``: an HVM guest), else in netback's one lane
+with every paravirtual guest's packets. On a VM of several vCPUs whose server model sends IPIs
 (``ipis_per_message``), the workers' jobs pass by ``vsim.guest.smp_ipi``, which
 makes a vCPU spin until its siblings answer. ``start(duration)`` lays the calls out over the run; the summary reads the
 client's calls and the server's counters (``vsim.results.sip_summary``).
 """
 
+from vsim.guest.driver_domain import NETBACK
 from vsim.guest.jvm_gc import JvmGc
 from vsim.guest.sip_server import SipServer
 from vsim.guest.smp_ipi import SmpIpi
@@ -42,7 +44,7 @@ class SipService:
         self.calls = UacCalls(uac, call_later, now, self._deliver, rng)
         self.dom0_work = server_model.dom0_message
         self.dom0 = dom0 if dom0 is not None and self.dom0_work > 0 else None
-        self.dom0_lane = name if server_model.emulated_nic else None
+        self.dom0_lane = name if server_model.emulated_nic else NETBACK
         self.ipi = (SmpIpi(machine, call_later, vm.worlds, server_model.ipis_per_message,
                            server_model.ipi_latency, server_model.ipi_handler)
                     if len(vm.worlds) > 1 and server_model.ipis_per_message > 0 else None)
