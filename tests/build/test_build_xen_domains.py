@@ -104,3 +104,17 @@ def test_a_refusal_is_one_line_and_exit_2(capsys):
     code, _, err = vsim(capsys, "run", XEN_HOST, "--set", "vm.reservation=0.5")
     assert code == 2
     assert "vm.reservation" in one_line_error(err)
+
+
+@pytest.mark.parametrize("config", ["cfg1", "cfg5", "cfg6"])
+def test_a_guest_whose_io_crosses_dom0_needs_a_dom0_on_a_xen_host(tmp_path, config):
+    """Without its dom0 group a study configuration is refused in one line naming the guest."""
+    text = (ROOT / "configs" / "xen-appliances" / f"{config}.toml").read_text()
+    without = text.replace('[[group]]\nname = "dom0"\nvcpus = 2\nworkload = "dom0"\n', "")
+    assert without != text
+    path = tmp_path / f"{config}.toml"
+    path.write_text(without.replace('"hosts/xeon3060_xenserver"', f'"{ROOT / "models/hosts/xeon3060_xenserver.toml"}"'))
+    with pytest.raises(InputError) as info:
+        load_scenario(path)
+    assert "group.asterisk.workload: " in str(info.value) and "workload = \"dom0\"" in str(info.value)
+    assert "\n" not in str(info.value)

@@ -26,6 +26,23 @@ def xen_weight(shares, vcpus, default_weight):
     return default_weight * shares / (NORMAL_SHARES_PER_VCPU * vcpus)
 
 
+DOM0_IO_WORKLOADS = {"sip_server": "a SIP server's messages", "tcp_receiver": "a TCP stream's segments",
+                     "disk_benchmark": "a disk benchmark's requests"}
+"""Workloads whose I/O vsim sends through Xen's driver domain, and what crosses it."""
+
+
+def check_driver_domain(scenario, source):
+    """On a Xen host a guest whose I/O crosses Dom0 needs a Dom0: without one, its messages,
+    segments or requests would cost the host nothing, a host no Xen install has."""
+    if any(group.workload == "dom0" for group in scenario.group):
+        return
+    for index, group in enumerate(scenario.group):
+        if group.workload in DOM0_IO_WORKLOADS:
+            fail(source, f"group[{index}].workload", f"expected a [[group]] of workload = \"dom0\" beside "
+                 f"group '{group.name}' ({group.workload}) under Xen's credit scheduler: "
+                 f"{DOM0_IO_WORKLOADS[group.workload]} cross Xen's driver domain, and this host has none")
+
+
 def check_xen_settings(scenario, scheduler, source):
     """Refuse what a Xen domain cannot express: reservations, and shares whose weight falls
     outside 1..65535; and a steal trace, not replayed on a Xen host."""
@@ -35,6 +52,7 @@ def check_xen_settings(scenario, scheduler, source):
         fail(source, "host.steal_trace", "expected no steal trace under Xen's credit scheduler "
              "(an outer hypervisor's steal is not replayed on a Xen host yet), got "
              f"{scenario.host.steal_trace!r}")
+    check_driver_domain(scenario, source)
     settings = settings_to_check(scenario)
     low, high = WEIGHT_RANGE
     for section, values, check_reservation, check_shares in settings:
