@@ -58,13 +58,18 @@ def _mean(values):
     return None if not values or any(v is None for v in values) else sum(values) / len(values)
 
 
+def _summed(point, field):
+    """``field`` of the Asterisk VMs summed in each run, averaged over the point's runs."""
+    return _mean(sum(getattr(vm, field) for vm in _servers(run)) for run in point.runs)
+
+
 def offered_and_followed(sweep):
     """[(offered calls/s, successful / offered)] per point, in offered order: the Asterisk
     VMs' calls summed in each run, averaged over the point's runs."""
     rows = []
     for point in sweep.points:
-        offered = _mean(sum(vm.calls_attempted_per_s for vm in _servers(run)) for run in point.runs)
-        done = _mean(sum(vm.calls_successful_per_s for vm in _servers(run)) for run in point.runs)
+        offered = _summed(point, "calls_attempted_per_s")
+        done = _summed(point, "calls_successful_per_s")
         if offered:
             rows.append((offered, done / offered))
     return sorted(rows)
@@ -91,8 +96,8 @@ def max_calls(sweep):
 
 def at_offered(sweep, rate, value):
     """``value(run)`` at offered rate ``rate``, linear between the swept points around it."""
-    rows = sorted((_mean(sum(vm.calls_attempted_per_s for vm in _servers(run)) for run in point.runs),
-                   _mean(value(run) for run in point.runs)) for point in sweep.points)
+    rows = sorted((_summed(point, "calls_attempted_per_s"), _mean(value(run) for run in point.runs))
+                  for point in sweep.points)
     for (x0, y0), (x1, y1) in zip(rows, rows[1:]):
         if x0 <= rate <= x1 and y0 is not None and y1 is not None:
             return y0 if x1 == x0 else y0 + (rate - x0) * (y1 - y0) / (x1 - x0)
@@ -209,7 +214,7 @@ def _per_point(sweep, value):
     ``value(run)`` of each replication, in offered order; points where it is None are left out."""
     rows = []
     for point in sweep.points:
-        offered = _mean(sum(vm.calls_attempted_per_s for vm in _servers(run)) for run in point.runs)
+        offered = _summed(point, "calls_attempted_per_s")
         values = [value(run) for run in point.runs]
         if offered and values and all(v is not None for v in values):
             rows.append((offered, (sum(values) / len(values), (min(values), max(values)))))
@@ -221,11 +226,10 @@ def _curve(label, sweep, value):
     return Curve(label, [x for x, _ in rows], [stat for _, stat in rows])
 
 
-def _each_server(sweep, value):
-    """One curve per Asterisk VM (by name, as in the runs), ``value(vm)`` of each."""
-    names = sorted({vm_name for point in sweep.points for run in point.runs
-                    for vm_name, vm in (run.sip or {}).items() if vm.group == SERVER_GROUP})
-    return [(name, lambda run, name=name: value(run.sip[name])) for name in names]
+def _server_names(sweep):
+    """The Asterisk VMs' names, as in the runs, in order."""
+    return sorted({vm_name for point in sweep.points for run in point.runs
+                   for vm_name, vm in (run.sip or {}).items() if vm.group == SERVER_GROUP})
 
 
 def _competitor(run):
@@ -247,16 +251,17 @@ def panel_quantities(sweep):
     (b) Dom0's, (c) the network as Dom0 carries it, (d) each physical CPU, (e) the calls,
     and the SIPp client's retransmissions."""
     window = sweep.duration - sweep.warmup
-    servers = _each_server(sweep, lambda vm: vm.cpu.used_pct)
-    vms = [_curve(f"{name} (Asterisk)", sweep, value) for name, value in servers]
+    servers = _server_names(sweep)
+    vms = [_curve(f"{name} (Asterisk)", sweep, lambda run, name=name: run.sip[name].cpu.used_pct)
+           for name in servers]
     if any(_competitor(run) is not None for point in sweep.points for run in point.runs):
         vms.append(_curve("debian[0] (competitor)", sweep, _competitor))
     cpus = max((len(run.host.lcpu_util_pct) for point in sweep.points for run in point.runs), default=0)
     physical = [_curve(f"PCPU {i}", sweep, lambda run, i=i: run.host.lcpu_util_pct[i]) for i in range(cpus)]
     calls = [_curve("successful", sweep, lambda run: sum(vm.calls_successful_per_s for vm in _servers(run))),
              _curve("failed", sweep, lambda run: sum(vm.calls_failed_per_s for vm in _servers(run)))]
-    resent = [_curve(f"{name}", sweep, lambda run, name=name: run.sip[name].retransmissions / window)
-              for name, _ in servers]
+    resent = [_curve(name, sweep, lambda run, name=name: run.sip[name].retransmissions / window)
+              for name in servers]
     return [Quantity("(a) CPU of the VMs", "% of one vCPU, summed", vms),
             Quantity("(b) CPU of Domain-0", "% of one vCPU, summed",
                      [_curve("Dom0", sweep, lambda run: _dom0(run, lambda vm: vm.cpu.used_pct))]),

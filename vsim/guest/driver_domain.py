@@ -12,8 +12,8 @@ device-model process in Dom0 (qemu-dm), so that guest's packets are handled one
 at a time too, beside the others. ``DriverDomain`` keeps the messages in the order forwarded:
 ``forward(work, deliver, message, lane)`` queues a message costing ``work``
 core-seconds and calls ``deliver(message)`` once a Dom0 vCPU has run it. A
-message with a ``lane`` (its guest's device model) waits while another of the
-same lane runs; one without may run beside any. A free vCPU takes the earliest
+message with a ``lane`` (netback, a blkback thread, a guest's device model) waits
+while another of the same lane runs; one without may run beside any. A free vCPU takes the earliest
 message it may run, so a message is delayed by Dom0's scheduling, by its work
 and by its lane. Every message forwarded is delivered exactly once, in the order
 forwarded when Dom0 has one vCPU, and in each lane's order always.

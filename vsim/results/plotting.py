@@ -343,7 +343,6 @@ def plot_panels(stem, *, title, xlabel, ylabel, panels, xticks=None, caption=Non
     return _save(fig, stem)
 
 
-
 @dataclass(frozen=True)
 class Quantity:
     """One of a grid's axes: a quantity of its own (its title and y label) and its curves,
