@@ -94,7 +94,7 @@ def paneled(rates):
     """A two-point cfg 5-like sweep: one Asterisk VM, Dom0, a Debian TCP receiver, two PCPUs."""
     def run(rate):
         vm = NS(group="asterisk", calls_attempted_per_s=rate, calls_successful_per_s=0.9 * rate,
-                calls_failed_per_s=0.1 * rate, cpu_util_pct=rate / 20, cpu=NS(used_pct=rate / 10),
+                calls_failed_per_s=0.1 * rate, calls_unfinished_per_s=0.0, cpu_util_pct=rate / 20, cpu=NS(used_pct=rate / 10),
                 retransmissions=int(rate))
         return NS(sip={"asterisk[0]": vm}, cpu_bound_vms=None, disk_benchmarks=None,
                   tcp_receivers={"debian[0]": NS(cpu=NS(used_pct=5.0))},
@@ -115,7 +115,8 @@ def test_the_panels_read_each_quantity_per_offered_rate():
     assert [s for s, _ in quantities["(b) CPU of Domain-0"].curves[0].stats] == [10.0, 30.0]
     assert [s for s, _ in quantities["(c) network, as Dom0 carries it"].curves[0].stats] == [200.0, 600.0]
     assert [c.label for c in quantities["(d) physical CPU"].curves] == ["PCPU 0", "PCPU 1"]
-    successful, failed = quantities["(e) calls"].curves
+    successful, failed, unfinished = quantities["(e) calls"].curves
     assert [s for s, _ in successful.stats] == [180.0, 540.0] and [s for s, _ in failed.stats] == [20.0, 60.0]
+    assert unfinished.label == "unfinished at the run's end" and [s for s, _ in unfinished.stats] == [0.0, 0.0]
     # retransmissions over the measured window (40 - 10 s)
     assert [s for s, _ in quantities["SIPp retransmissions"].curves[0].stats] == [200 / 30, 600 / 30]

@@ -18,9 +18,10 @@ INVITE_S = 0.006
 RATE = 100.0
 
 
-def run(gc=None, duration=300.0, queue=10_000, vcpus=1, handled=None):
-    """Poisson calls at ``RATE`` on a one-vCPU server whose INVITE takes ``INVITE_S`` (ACK and
-    BYE nothing); the mean INVITE response time after a 10 s warm-up, and the server."""
+def run(gc=None, duration=300.0, queue=10_000, vcpus=1, handled=None, invite=INVITE_S, until=None):
+    """Poisson calls at ``RATE`` on a one-vCPU server whose INVITE takes ``invite`` (ACK and
+    BYE nothing), played to ``until`` (by default 40 s past the last call); the mean INVITE
+    response time after a 10 s warm-up, and the server."""
     env = Environment()
     machine = Machine(env, Topology(1, vcpus, 1, 1.0), make_policy("proportional_share"))
     group = Group("sip", shares=1000)
@@ -29,7 +30,7 @@ def run(gc=None, duration=300.0, queue=10_000, vcpus=1, handled=None):
     machine.add_group(group)
     uac = make_source("sipp_uac", {"rate": RATE, "arrivals": "poisson", "call_length": 1.0,
                                    "network_delay": DELAY})
-    cost = {"INVITE": INVITE_S, "ACK": 0.0, "BYE": 0.0, "retransmission": 0.0}
+    cost = {"INVITE": invite, "ACK": 0.0, "BYE": 0.0, "retransmission": 0.0}
     holder = {}
     server = SipServer(machine, env.call_later, lambda: env.now, group.worlds, cost, queue,
                        lambda m: holder["calls"].reply(m), gc)
@@ -39,7 +40,7 @@ def run(gc=None, duration=300.0, queue=10_000, vcpus=1, handled=None):
         handle = server._handle
         server._handle = lambda message: (handled.append(env.now), handle(message))
     calls.start(uac.call_times(0.0, duration, np.random.default_rng(3)))
-    env.run(until=duration + 40)
+    env.run(until=duration + 40 if until is None else until)
     answered = [c.answered - c.invited for c in calls.started_between(10.0, duration)
                 if c.answered is not None]
     assert queue < 10_000 or all(not c.failed for c in calls.calls)
@@ -114,10 +115,25 @@ def test_sip_summary_section():
     assert section.calls_attempted_per_s == pytest.approx(RATE, rel=0.1)
     assert section.calls_failed_per_s == 0 and section.failed_fraction == 0
     assert section.calls_successful_per_s == section.calls_attempted_per_s
+    assert section.calls_unfinished_per_s == 0
     assert INVITE_S * 1e3 < section.response_time_p50_ms < section.response_time_p95_ms
     assert section.setup_p50_ms > section.response_time_p50_ms
     assert section.gc_pauses == 0 and section.queue_dropped == 0 and section.gc_paused_pct == 0
     assert section.cpu_util_pct == 30.0
+
+
+def test_calls_still_waiting_at_the_end_are_unfinished():
+    """A server too slow for its client: the calls it has not answered when the run ends are
+    neither successful nor failed (Timer B is 32 s away), and the summary counts them."""
+    from types import SimpleNamespace
+    from vsim.results.run_summary_types import VmCpu
+    from vsim.results.sip_summary import sip_vm
+    _, server, calls = run(duration=20.0, invite=2.0 / RATE, until=20.0)
+    cpu = VmCpu(used_pct=100.0, ready_pct=0.0, costop_pct=0.0, limited_pct=0.0)
+    section = sip_vm(SimpleNamespace(calls=calls, server=server), "sip", cpu, 1, 5.0, 20.0)
+    assert section.calls_unfinished_per_s > 0
+    assert section.calls_successful_per_s + section.calls_failed_per_s + section.calls_unfinished_per_s \
+        == pytest.approx(section.calls_attempted_per_s)
 
 
 def test_a_pause_stops_every_worker():

@@ -176,3 +176,73 @@ def test_a_flood_written_on_wake_ups_leaves_a_burst_more_room_than_exact_pacing(
     batched = voice_loss_beside(FloodPackets.of(pps, work, 1.0, False, ("f",),
                                                 [WakeupBatches(1e-3, 9e-5, 0.32, 7.4e-6)]))
     assert paced > 0.7 and batched < paced - 0.2, (paced, batched)
+
+
+def blocking_run(send_buffer, seed=5, duration=2.0, pps=1.2 * 2400, limit=100, early_work=0.0):
+    """A batched flood at ``pps`` on a link of 2400 packets/s (work 1/2400 each) beside 12-frame
+    bursts every 20 ms, its socket holding ``send_buffer`` packets, the qdisc handing packets on
+    ``early_work`` before their service; the queue, the frames' departures, and every flood
+    packet's (write time, when it was handed on) as the queue saw it."""
+    from vsim.net.fluid.arrivals import WakeupBatches
+    flood = FloodPackets.of(pps, 1 / 2400, 1.0, False, ("f",),
+                            [WakeupBatches(1e-3, 9e-5, 0.32, 5e-6, send_buffer=send_buffer)])
+    queue = RealizedFlood(limit, False, np.random.default_rng(seed), early_work)
+    queue.begin(0.0, 1.0, flood, 0.0, (np.empty(0), np.empty(0), np.empty(0)))
+    writes = []
+    if send_buffer:
+        write = queue._write
+
+        def recording(flow, when, bound):
+            accepted = queue.flood_accepted
+            write(flow, when, bound)
+            if queue.flood_accepted > accepted:
+                writes.append((when, max(when, queue._system[-1][1] - early_work)))
+        queue._write = recording
+    departures = [queue.offer(0.02 * tick + 1e-5 * np.arange(12), np.full(12, 0.1 / 2400), np.ones(12))
+                  for tick in range(1, int(duration / 0.02))]
+    return queue, np.concatenate(departures), writes
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**31), st.floats(5.0, 95.0))
+def test_a_blocking_senders_socket_never_holds_more_than_its_buffer(seed, send_buffer):
+    """Each accepted write found fewer than ``send_buffer`` of the flow's packets still waiting
+    for service (it was allowed), so at most that many plus itself wait at any time; and the
+    counts of offered and accepted packets are those it wrote."""
+    queue, _, writes = blocking_run(send_buffer, seed)
+    starts = np.array([start for _, start in writes])
+    for when, _ in writes:
+        assert np.count_nonzero((np.array([w for w, _ in writes]) < when) & (starts > when)) < send_buffer
+    assert queue.flood_accepted == len(writes) <= queue.flood_offered
+
+
+@pytest.mark.parametrize("early_work", [0.0, 6 / 2400])
+def test_a_blocked_send_goes_on_when_fewer_than_half_are_left(early_work):
+    """With the queue's 100 places and a buffer of 92.44 packets (Linux 6.18's 212992 B over
+    2304 B per 1000 B datagram), the flood's packets not yet handed on never pass 93 and every
+    gap in its writes longer than 3 ms (a block: its batches are 1 ms apart) ends with 46 of
+    them held: fewer than half, as the kernel wakes the writer; under a bucket that lets six
+    packets through ahead of the queue's service, counted from when it does."""
+    queue, _, writes = blocking_run(92.44, duration=4.0, pps=1.5 * 2400, limit=106, early_work=early_work)
+    times = np.array([w for w, _ in writes])
+    starts = np.array([s for _, s in writes])
+    waiting_at = [np.count_nonzero((times < t) & (starts > t)) for t in times]
+    assert max(waiting_at) <= 93
+    gaps = np.flatnonzero(np.diff(times) > 3e-3)
+    assert gaps.size > 5
+    assert {waiting_at[g + 1] for g in gaps} == {46}
+
+
+def test_a_socket_that_never_fills_writes_as_the_batches_say():
+    """A send buffer no queue can fill: written one at a time, the flood's packets and the frames'
+    fate are those of the same pattern drawn batch by batch."""
+    _, free, _ = blocking_run(0.0)
+    _, unbounded, _ = blocking_run(1e9)
+    assert np.array_equal(free, unbounded, equal_nan=True)
+
+
+def test_a_socket_that_blocks_leaves_a_burst_more_room():
+    """Blocked at 92 of the queue's 100 places and silent until 46 are left, the flood leaves the
+    frames' bursts places a sender that never blocks takes."""
+    lost = [float(np.isnan(blocking_run(buffer, duration=4.0)[1]).mean()) for buffer in (0.0, 92.44)]
+    assert lost[1] < lost[0] - 0.1, lost

@@ -168,8 +168,8 @@ def test_a_flood_declares_its_packets_paced_unless_it_says_poisson():
 def test_a_flood_on_wake_ups_declares_its_write_pattern_and_only_it_takes_one():
     flood = make_source("udp_flood", {"pps": 10.0, "ip_bytes": 100, "arrivals": "batched", "wakeup": 1e-3,
                                       "wakeup_median": 9e-5, "wakeup_sigma": 0.3, "write_spacing": 7e-6,
-                                      "stall_share": 0.01, "stall_mean": 9e-3})
-    assert (flood.batches.period, flood.batches.stall_mean) == (1e-3, 9e-3)
+                                      "stall_share": 0.01, "stall_mean": 9e-3, "send_buffer": 92.44})
+    assert (flood.batches.period, flood.batches.stall_mean, flood.batches.send_buffer) == (1e-3, 9e-3, 92.44)
     assert make_source("udp_flood", {"pps": 10.0, "ip_bytes": 100}).batches is None
     with pytest.raises(InputError, match=r"s.toml: g.traffic.wakeup: .* arrivals = \"batched\" needs"):
         make_source("udp_flood", {"pps": 10.0, "ip_bytes": 100, "arrivals": "batched"},
@@ -177,6 +177,12 @@ def test_a_flood_on_wake_ups_declares_its_write_pattern_and_only_it_takes_one():
     with pytest.raises(InputError, match=r"s.toml: g.traffic.stall_mean: only with arrivals = \"batched\""):
         make_source("udp_flood", {"pps": 10.0, "ip_bytes": 100, "stall_mean": 1e-3},
                     source="s.toml", where="g.traffic")
+    with pytest.raises(InputError, match=r"s.toml: g.traffic.send_buffer: only with arrivals = \"batched\""):
+        make_source("udp_flood", {"pps": 10.0, "ip_bytes": 100, "send_buffer": 92.0},
+                    source="s.toml", where="g.traffic")
+    with pytest.raises(InputError, match=r"s.toml: g.traffic.send_buffer: "):
+        make_source("udp_flood", {"pps": 10.0, "ip_bytes": 100, "arrivals": "batched", "wakeup": 1e-3,
+                                  "send_buffer": -1.0}, source="s.toml", where="g.traffic")
     with pytest.raises(InputError, match=r"g.traffic.stall_share: a share of the wake-ups within \[0, 1\]"):
         make_source("udp_flood", {"pps": 10.0, "ip_bytes": 100, "arrivals": "batched", "wakeup": 1e-3,
                                   "stall_share": 2.0}, source="s.toml", where="g.traffic")

@@ -6,6 +6,7 @@ full-length reports are made by validation/run_reports.sh."""
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from cli_run import vsim
@@ -25,7 +26,7 @@ SETS = {  # set: (scenario, measured traces, kind)
     "timer_load": ("timer_load_cyclictest", ["cyclictest.csv"], "timer"),
     "net_pfifo": ("net_pfifo", ["packets.csv"], "packets"),
     "net_htb": ("net_htb", ["packets.csv"], "packets"),
-    "net_bursty": ("net_bursty", ["data/load1.2_wake0.001_r2.voice.csv"], "packets"),
+    "net_bursty": ("net_bursty", ["data/load1.2_wake0.001_r4.voice.csv"], "packets"),
     "sip_uas": ("sip_uas", ["data/rate_25/uac_rtt.csv"], "sipp_rtt"),
 }
 
@@ -61,3 +62,36 @@ def test_a_sets_capture_validates_as_its_trace_does(capsys, name):
         for statistic in ("p50", "p90", "p99"):
             trace, capture = (result[metric][statistic]["measured"] for result in results)
             assert trace == pytest.approx(capture, abs=1e-6)
+
+
+def test_the_probes_voice_sender_writes_a_ticks_streams_one_after_another(capsys, tmp_path):
+    """vsim probe net's voice sender sends each stream's packet with its own socket.send, so a
+    tick's twelve packets leave frame_cost apart, not at one instant: the spread that decides
+    what a full queue lets in. With the flood all but silent and 100 us a stream (longer than a
+    packet's 31 us on the 20 Mbit/s class), they arrive 100 us apart; at one instant they would
+    arrive a packet's time apart."""
+    from vsim.traces.vsim_trace import read_trace
+    config = ROOT / "configs" / "validation" / "net_bursty.toml"
+    trace = tmp_path / "voice.csv"
+    code, _, err = vsim(capsys, "run", str(config), "--duration", "1", "--trace", str(trace),
+                        "--set", "group.flood.traffic.params.pps=1", "--set", "params.workload.frame_cost=1e-4")
+    assert code == 0, err
+    columns = read_trace(trace).columns
+    send_s, arrival_s = (np.asarray(columns[name], dtype=float) for name in ("send_s", "arrival_s"))
+    gaps = np.concatenate([np.diff(np.sort(arrival_s[send_s == t])) for t in np.unique(send_s)])
+    assert gaps.size == send_s.size - np.unique(send_s).size > 0
+    assert np.median(gaps) == pytest.approx(1e-4, rel=1e-6)
+
+
+def test_voice_written_stream_by_stream_beside_a_batched_flood_loses_what_was_measured(capsys):
+    """validation/net_bursty at 1.2 x the class's rate on the idle machine (round 4): with both
+    senders' write patterns from their own logs and the flood's socket blocking by itself, the
+    voice loses about what it lost (0.465)."""
+    config = ROOT / "configs" / "validation" / "net_bursty.toml"
+    trace = ROOT / "validation" / "net_bursty" / "data" / "load1.2_wake0.001_r4.voice.csv"
+    code, out, err = vsim(capsys, "validate", str(trace), "--scenario", config, "--replications", "1",
+                          "--quiet", "--json", "-")
+    assert code in (0, 1), err
+    loss = json.loads(out)["metrics"]["loss_fraction"]["mean"]
+    assert loss["measured"] == pytest.approx(0.465, abs=0.001)
+    assert loss["simulated"] == pytest.approx(loss["measured"], abs=0.1)

@@ -180,7 +180,9 @@ class VnicModel:
     """A virtual NIC: its transmit ring, transmit-world wakeups and CPU time per frame."""
 
     tx_ring: int = field(metadata={"min": 1, "doc": "transmit ring descriptors"})
-    wake_rate_hz: float = field(metadata=positive("1/s", "most transmit-world wakeups per second"))
+    wake_rate_hz: float = field(metadata={**positive("1/s", "most transmit-world wakeups per second (inf: "
+                                                         "no coalescing, each post forwarded as made)"),
+                                          "infinite": True})
     tx_cost: float = field(metadata=non_negative("s", "hypervisor CPU per transmitted frame"))
     rx_cost: float = field(metadata=non_negative("s", "hypervisor CPU per received frame"))
     tso_frames: int = field(default=1, metadata={

@@ -204,7 +204,7 @@ class TrafficSection:
     params: dict[str, bool | int | float | str] = field(default_factory=dict, metadata={
         "doc": "the source's parameters per VM (udp_flood: pps, ip_bytes, on, off, arrivals "
                "(\"paced\", \"poisson\" or \"batched\" on wake-ups: wakeup, wakeup_median, "
-               "wakeup_sigma, write_spacing, stall_share, stall_mean, wakeup_phase), ...; tcp_stream: "
+               "wakeup_sigma, write_spacing, stall_share, stall_mean, wakeup_phase, send_buffer), ...; tcp_stream: "
                "mtu, window_bytes, rtt; nfs_read: "
                "rtt, block_bytes, workers, mtu; tcp_rr: "
                "request_bytes, response_bytes, outstanding, think_time, timestamps; packets_replay: "

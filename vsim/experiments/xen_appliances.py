@@ -259,7 +259,9 @@ def panel_quantities(sweep):
     cpus = max((len(run.host.lcpu_util_pct) for point in sweep.points for run in point.runs), default=0)
     physical = [_curve(f"PCPU {i}", sweep, lambda run, i=i: run.host.lcpu_util_pct[i]) for i in range(cpus)]
     calls = [_curve("successful", sweep, lambda run: sum(vm.calls_successful_per_s for vm in _servers(run))),
-             _curve("failed", sweep, lambda run: sum(vm.calls_failed_per_s for vm in _servers(run)))]
+             _curve("failed", sweep, lambda run: sum(vm.calls_failed_per_s for vm in _servers(run))),
+             _curve("unfinished at the run's end", sweep,
+                    lambda run: sum(vm.calls_unfinished_per_s for vm in _servers(run)))]
     resent = [_curve(name, sweep, lambda run, name=name: run.sip[name].retransmissions / window)
               for name in servers]
     return [Quantity("(a) CPU of the VMs", "% of one vCPU, summed", vms),

@@ -148,6 +148,7 @@ class SipVm:
     calls_attempted_per_s: float
     calls_successful_per_s: float
     calls_failed_per_s: float
+    calls_unfinished_per_s: float
     failed_fraction: float | None
     retransmissions: int
     response_time_p50_ms: float | None

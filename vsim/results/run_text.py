@@ -79,6 +79,7 @@ def run_text(name, config, seed, duration, warmup, engine, summary, params=None,
                      f"({s.cpu_util_pct:.1f}% of its vCPUs; SIP server)")
         lines.append(f"{'':<10} calls/s {s.calls_attempted_per_s:.1f} attempted  "
                      f"{s.calls_successful_per_s:.1f} successful  {s.calls_failed_per_s:.2f} failed  "
+                     f"{s.calls_unfinished_per_s:.1f} unfinished  "
                      f"({s.retransmissions} retransmitted, {s.queue_dropped} dropped by its queue)")
         lines.append(f"{'':<10} setup (INVITE to ACK) p50 {_ms(s.setup_p50_ms)}  p95 {_ms(s.setup_p95_ms)}  "
                      f"response time p50 {_ms(s.response_time_p50_ms)}  p95 {_ms(s.response_time_p95_ms)}  "

@@ -2,9 +2,10 @@
 
 Kept in a module of its own so the summary's other sections do not depend on
 it. Per SIP server VM (``vsim.guest.sip_service.SipService``) it reads the
-client's calls and the server: calls attempted, successful and failed per
-second (of the calls started in the window), the failed share of those that
-ended, retransmissions, the response time (first INVITE sent to the 200
+client's calls and the server: calls attempted, successful, failed and
+unfinished per second (of the calls started in the window; unfinished: still
+waiting on SIPp's timers when the run ended, which an overloaded server's
+calls do for up to Timer B's 32 s), the failed share of those that ended, retransmissions, the response time (first INVITE sent to the 200
 received, SIPp's ResponseTime1) and the setup time (first INVITE sent to the
 server's handling of its ACK, the time the sip-jvm-gc study's requirement bounds),
 each as p50 and p95 in ms, the messages the server's full queue dropped, its
@@ -18,7 +19,8 @@ import numpy as np
 from vsim.core.units import to_ms
 from vsim.results.run_summary_types import SipVm, VmCpu
 
-SIP_DEFINITION = ("calls started in the window; failed_fraction: failed calls over those that "
+SIP_DEFINITION = ("calls started in the window; unfinished: neither successful nor failed when "
+                  "the run ended; failed_fraction: failed calls over those that "
                   "ended (succeeded or failed); response_time: first INVITE sent to its 200 "
                   "received (SIPp's ResponseTime1); setup: first INVITE sent to the server's "
                   "handling of its ACK; retransmissions: the INVITEs and BYEs of those calls sent again; "
@@ -53,6 +55,7 @@ def sip_vm(service, group: str, cpu: VmCpu, vcpus: int, first: float, last: floa
         calls_attempted_per_s=len(started) / window,
         calls_successful_per_s=successful / window,
         calls_failed_per_s=failed / window,
+        calls_unfinished_per_s=(len(started) - successful - failed) / window,
         failed_fraction=failed / (failed + successful) if failed + successful else None,
         retransmissions=sum(call.retransmits for call in started),
         response_time_p50_ms=response[0], response_time_p95_ms=response[1],

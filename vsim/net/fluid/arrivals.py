@@ -24,7 +24,12 @@ declares:
   kept, as a paced flow's is, while the flow's rate holds; or, with
   ``phase``, the wake-ups are on the run's clock at ``phase + k * period``
   (a sender timed from the same start as the run's other timers, as the
-  probe's flood and voice are).
+  probe's flood and voice are). With ``send_buffer`` the sender's socket
+  holds at most that many of its packets unsent (its send buffer over each
+  packet's truesize): a write finding as many of them still waiting in the
+  queue blocks until fewer than half are left, then the batch goes on from
+  there, and the queue that draws the packets decides when
+  (``vsim.net.fluid.realized``).
 
 A fluid known only by its totals (no flows declared) is one Poisson flow.
 """
@@ -43,7 +48,8 @@ ARRIVALS = ("paced", "poisson", "batched")
 class WakeupBatches:
     """A sender's write pattern: a wake-up every ``period`` s, late by a log-normal of
     ``median`` s and shape ``sigma`` (a share ``stall_share`` of them later still by an
-    exponential of mean ``stall_mean``), writing what is due ``spacing`` s apart."""
+    exponential of mean ``stall_mean``), writing what is due ``spacing`` s apart; its socket
+    holding at most ``send_buffer`` packets unsent (0: no limit)."""
 
     period: float
     median: float
@@ -52,10 +58,11 @@ class WakeupBatches:
     stall_share: float = 0.0
     stall_mean: float = 0.0
     phase: Optional[float] = None
+    send_buffer: float = 0.0
 
     def __post_init__(self):
         if not (self.period > 0 and self.median >= 0 and self.sigma >= 0 and self.spacing >= 0
-                and 0 <= self.stall_share <= 1 and self.stall_mean >= 0
+                and 0 <= self.stall_share <= 1 and self.stall_mean >= 0 and self.send_buffer >= 0
                 and (self.phase is None or 0 <= self.phase < self.period)):
             raise ValueError(f"a wake-up pattern needs a period > 0, a stall share within [0, 1] "
                              f"and the rest >= 0, got {self}")
@@ -87,6 +94,9 @@ class BatchedArrivals:
         self.pending = np.empty(0)
         self._late = []
         self.next_wake = self.origin + self._lateness()
+        self._left = 0  # one write at a time (``peek``, ``wrote``): writes left in this batch
+        self._at = 0.0  # ... the next one's time
+        self._boundary = 0.0  # ... and the next wake-up's, once this batch is written
 
     def _lateness(self):
         """One wake-up's lateness: the log-normal, plus a stall for a share of them."""
@@ -118,6 +128,33 @@ class BatchedArrivals:
         cut = int(np.searchsorted(every, until, side="left"))
         self.pending = every[cut:]
         return every[:cut]
+
+    def peek(self):
+        """When the next write falls, one write at a time: the times ``times`` gives, for a
+        queue that may hold a write back (a blocked send, ``wrote``). A flow uses one way or
+        the other, never both."""
+        period, spacing = self.b.period, self.b.spacing
+        while self._left == 0:
+            wake = self.next_wake
+            due = int(math.floor((wake - self.origin) * self.pps + DUE_SLACK)) + 1
+            count = due - self.sent
+            self.k += 1
+            boundary = self.origin + self.k * period + self._lateness()
+            if count > 0:
+                self._left, self._at, self._boundary, self.sent = count, wake, boundary, due
+            else:
+                self.next_wake = max(boundary, wake + spacing)
+        return self._at
+
+    def wrote(self, at):
+        """The write ``peek`` gave was made at ``at`` (later, when its send blocked): the batch
+        goes on ``spacing`` after it, and the next wake-up comes no earlier."""
+        spacing = self.b.spacing
+        self._left -= 1
+        if self._left:
+            self._at = at + spacing
+        else:
+            self.next_wake = max(self._boundary, at + spacing)
 
 
 @dataclass(frozen=True)

@@ -111,6 +111,7 @@ class FluidPacketQueue:
         self.discrete_work = 0.0
         self.flood_packets = None
         self.realized = None
+        self.early_work = 0.0  # link work by which the qdisc hands a packet on before its service here
         self._phases = {}
         self.run_start_work = 0.0
         self.units_per_work = None
@@ -148,6 +149,17 @@ class FluidPacketQueue:
         if self.work > cap and self.fluid_work > 0:
             self.fluid_accepted_work -= self.work - cap
             self.work = cap
+        self._begin_joint()
+
+    def set_early(self, t, work):
+        """From ``t`` the qdisc hands each packet on ``work`` link-seconds before its service
+        starts here (a token bucket's depth ahead of the queue; 0: at its start), which is when
+        a sender's socket stops holding it (``vsim.net.fluid.realized``)."""
+        if work == self.early_work:
+            return
+        self.advance(t)
+        self._end_joint()
+        self.early_work = float(work)
         self._begin_joint()
 
     def set_fluid(self, t, work_rate, packet_rate, unit_rate, discrete_work=0.0, packets=None):
@@ -196,7 +208,7 @@ class FluidPacketQueue:
         if self.realized is not None or not (self.jointly_overloaded()
                                              or self.overloaded_by_paced_flood()):
             return
-        self.realized = RealizedFlood(self.limit, self.excludes_in_service, self.rng)
+        self.realized = RealizedFlood(self.limit, self.excludes_in_service, self.rng, self.early_work)
         self.realized.begin(self.t, self.rate, self.flood_packets, self.work,
                             (self._dep, self._dwork, self._dunits), self._phases)
 

@@ -20,6 +20,20 @@ overloads the queue on its own, whose few free places the pinned regime's
 Poisson arrivals would overstate. The cost is one loop step per packet (about
 a microsecond of CPU each), so a paced flood that overloads its queue costs
 about a second of CPU per million of its packets.
+
+A batched flow whose sender's socket holds a bounded number of packets
+(``WakeupBatches.send_buffer``, its send buffer over each packet's truesize)
+is written one packet at a time among the others: a write that finds that
+many of its packets still waiting in the queue blocks, as a Linux socket's
+send does while its unsent bytes reach its buffer, and goes on once fewer
+than half are left (the kernel wakes a writer then, ``sock_writeable``), its
+batch following from there. A packet stops counting when the qdisc hands it on
+and it is freed: when its service starts, or ``early_work`` of link work before
+that under a token bucket that lets packets through ahead of this queue's
+service (``vsim.net.uplink.htb``), but not before it arrived; or when it is
+dropped. Its packets
+among a fluid backlog the queue starts from are not known, so they do not
+count.
 """
 
 import math
@@ -48,8 +62,9 @@ def resumed(phases, key, pps):
 class RealizedFlood:
     """Packets in the system of one FIFO of ``limit`` units, the flood's drawn one by one."""
 
-    def __init__(self, limit, excludes_in_service, rng):
+    def __init__(self, limit, excludes_in_service, rng, early_work=0.0):
         self.limit = float(limit)
+        self.early_work = float(early_work)
         self.excludes_in_service = excludes_in_service
         self.rng = rng
         self.t = 0.0
@@ -64,6 +79,9 @@ class RealizedFlood:
         self.flood_accepted_work = 0.0
         self._next_at = np.empty(0)  # each paced flow's next arrival
         self._batched = {}  # flow index -> BatchedArrivals of a flow written on wake-ups
+        self._writers = {}  # ... of those whose socket blocks: flow index -> BatchedArrivals
+        self._waiting = {}  # ... -> when each of its packets in the queue is handed on, in order
+        self._resume = {}  # ... -> when a blocked send may go on
         self._system = deque()  # (departure, service start, units) in departure order
         self._occupied = 0.0
 
@@ -90,6 +108,10 @@ class RealizedFlood:
                 kept = resumed(phases, key, pps)
                 self._batched[i] = kept if isinstance(kept, BatchedArrivals) else \
                     BatchedArrivals(self.rng, pps, batches, t)
+        self._writers = {i: arrivals for i, arrivals in self._batched.items()
+                         if flood.batches_of(i).send_buffer > 0}
+        self._waiting = {i: deque() for i in self._writers}
+        self._resume = dict.fromkeys(self._writers, -math.inf)
         self.free_at = t + backlog_work / rate
         dep, dwork, dunits = (np.asarray(a, dtype=float) for a in discrete)
         keep = dep > t
@@ -150,6 +172,8 @@ class RealizedFlood:
         flood = self.flood
         times, work, units = [], [], []
         for i in range(len(flood)):
+            if i in self._writers:  # written one at a time in the loop (``_write``)
+                continue
             if flood.paced[i]:
                 arrived, self._next_at[i] = paced_times(self._next_at[i], 1.0 / flood.pps[i], until)
             elif i in self._batched:
@@ -159,7 +183,7 @@ class RealizedFlood:
             times.append(arrived)
             work.append(np.full(arrived.size, flood.work[i]))
             units.append(np.full(arrived.size, flood.units[i]))
-        if len(flood) <= 1:
+        if len(times) <= 1:
             return (times[0], work[0], units[0]) if times else (np.empty(0),) * 3
         times, work, units = (np.concatenate(x) for x in (times, work, units))
         order = np.argsort(times, kind="stable")
@@ -197,7 +221,18 @@ class RealizedFlood:
         departures = np.full(at.size, np.nan)
         limit = self.limit * (1 + TOLERANCE)
         system = self._system
-        for i in order.tolist():
+        drawn = order.tolist()
+        ahead = 0
+        while True:
+            if self._writers:  # a blocking sender's next write, if it comes first
+                flow, when = self._next_write()
+                if when < until and (ahead == len(drawn) or when <= at[drawn[ahead]]):
+                    self._write(flow, when, limit)
+                    continue
+            if ahead == len(drawn):
+                break
+            i = drawn[ahead]
+            ahead += 1
             arrival = float(at[i])
             self._leave(arrival)
             occupied = self._occupied
@@ -217,6 +252,41 @@ class RealizedFlood:
         self.t = until
         self._leave(until)
         return departures[count:]
+
+    def _next_write(self):
+        """(flow, time) of the earliest next write of the senders whose socket blocks."""
+        return min(((flow, max(writer.peek(), self._resume[flow])) for flow, writer in self._writers.items()),
+                   key=lambda pair: (pair[1], pair[0]))
+
+    def _write(self, flow, when, limit):
+        """Flow ``flow``'s sender writes its next packet at ``when``, or finds its socket full
+        and blocks until fewer than half of ``send_buffer`` of its packets are left waiting."""
+        self._leave(when)
+        waiting = self._waiting[flow]
+        while waiting and waiting[0] <= when:
+            waiting.popleft()
+        send_buffer = self.flood.batches[flow].send_buffer
+        if len(waiting) >= send_buffer:  # the send may go on once fewer than half are held
+            kept = math.ceil(send_buffer / 2) - 1
+            self._resume[flow] = waiting[len(waiting) - kept - 1]
+            return
+        self._writers[flow].wrote(when)
+        work, units = float(self.flood.work[flow]), float(self.flood.units[flow])
+        self.flood_offered += 1
+        self.flood_offered_work += work
+        occupied = self._occupied
+        system = self._system
+        if self.excludes_in_service and system and system[0][1] <= when:
+            occupied -= system[0][2]
+        if occupied + units > limit:
+            return
+        start = max(when, self.free_at)
+        self.free_at = start + work / self.rate
+        system.append((self.free_at, start, units))
+        self._occupied += units
+        waiting.append(max(when, start - self.early_work / self.rate))
+        self.flood_accepted += 1
+        self.flood_accepted_work += work
 
     def _leave(self, t):
         """Take out of the system what has departed by ``t``."""

@@ -20,7 +20,11 @@ wake-ups later still by an exponential of mean ``stall_mean`` (the sender
 kept off a CPU), as a bulk sender on a pacing
 timer does (iperf3's ``--pacing-timer``, 1 ms by default; ``vsim probe net
 --flood-wakeup``). A queue that draws the flood's packets one by one follows
-them (``vsim.net.fluid.arrivals``).
+them (``vsim.net.fluid.arrivals``). A batched sender's socket may hold at most
+``send_buffer`` of its packets unsent (its send buffer over each packet's
+truesize: 212992 / 2304 = 92.4 for a 1000 B datagram on Linux 6.18,
+``validation/socket_buffer``): a write finding that many still queued blocks
+until fewer than half are left.
 """
 
 import math
@@ -45,7 +49,8 @@ def pps_for_bitrate(bitrate_bps, ip_bytes, level="frame"):
 class UdpFlood:
     """``pps`` packets/s of ``ip_bytes`` from ``start`` to ``stop``; on/off if ``on`` and ``off``
     given; packets ``arrivals`` "paced" (evenly spaced), "poisson" or "batched" (written on
-    wake-ups every ``wakeup`` s, ``wakeup_median``/``wakeup_sigma`` late, ``write_spacing`` apart)."""
+    wake-ups every ``wakeup`` s, ``wakeup_median``/``wakeup_sigma`` late, ``write_spacing`` apart,
+    at most ``send_buffer`` unsent in its socket)."""
 
     elastic = False
     discrete = False
@@ -53,7 +58,7 @@ class UdpFlood:
     def __init__(self, pps, ip_bytes, start=0.0, stop=math.inf, on=None, off=None,
                  random_periods=False, arrivals="paced", wakeup=None, wakeup_median=0.0,
                  wakeup_sigma=0.0, write_spacing=0.0, stall_share=0.0, stall_mean=0.0, wakeup_phase=None,
-                 rng=None, source="<input>", where="traffic"):
+                 send_buffer=0.0, rng=None, source="<input>", where="traffic"):
         self.pps = packet_rate(pps, "pps", source, where)
         self.ip_bytes = ip_packet(ip_bytes, "ip_bytes", source, where, IPV4_HEADER + UDP_HEADER)
         self.start = non_negative(start, "start", source, where)
@@ -71,15 +76,15 @@ class UdpFlood:
         if arrivals not in ARRIVALS:
             raise InputError(source, f"{where}.arrivals", f"one of {list(ARRIVALS)}, got {arrivals!r}")
         self.arrivals = arrivals
-        self.batches = self._batches(wakeup, (wakeup_median, wakeup_sigma, write_spacing, stall_share, stall_mean),
-                                     wakeup_phase, source, where)
+        self.batches = self._batches(wakeup, (wakeup_median, wakeup_sigma, write_spacing, stall_share, stall_mean,
+                                              send_buffer), wakeup_phase, source, where)
         self.rng = rng
 
     def _batches(self, wakeup, rest, phase, source, where):
         """The sender's wake-up pattern for "batched" arrivals (which need ``wakeup``); None for
         the others, which take none of its parameters (``rest``: median, sigma, spacing, stall
-        share and mean, each 0 when not given)."""
-        names = ("wakeup_median", "wakeup_sigma", "write_spacing", "stall_share", "stall_mean")
+        share and mean, send buffer, each 0 when not given)."""
+        names = ("wakeup_median", "wakeup_sigma", "write_spacing", "stall_share", "stall_mean", "send_buffer")
         if self.arrivals != "batched":
             given = ([] if wakeup is None else ["wakeup"]) + [name for name, value in zip(names, rest) if value != 0.0] \
                 + ([] if phase is None else ["wakeup_phase"])
@@ -91,14 +96,14 @@ class UdpFlood:
         if wakeup is None:
             raise InputError(source, f"{where}.wakeup",
                              'the sender\'s wake-up period in s, which arrivals = "batched" needs')
-        median, sigma, spacing, share, mean = (non_negative(value, name, source, where)
-                                               for name, value in zip(names, rest))
+        median, sigma, spacing, share, mean, send_buffer = (non_negative(value, name, source, where)
+                                                            for name, value in zip(names, rest))
         if share > 1:
             raise InputError(source, f"{where}.stall_share", f"a share of the wake-ups within [0, 1], got {share!r}")
         period = positive(wakeup, "wakeup", source, where)
         if phase is not None and not 0 <= non_negative(phase, "wakeup_phase", source, where) < period:
             raise InputError(source, f"{where}.wakeup_phase", f"a phase within [0, wakeup {period!r}), got {phase!r}")
-        return WakeupBatches(period, median, sigma, spacing, share, mean, phase)
+        return WakeupBatches(period, median, sigma, spacing, share, mean, phase, send_buffer)
 
     def mean_pps(self):
         """Long-run packet rate while the flood is running."""

@@ -163,9 +163,10 @@ class UplinkScheduler:
         packet_work = np.bincount(queue[~fluid], weights=work[~fluid], minlength=self.n_queues)
         elastic = carried & flows.elastic
         self._elastic_work = np.bincount(queue[elastic], weights=work[elastic], minlength=self.n_queues)
-        limits = self.queue_limits()
+        limits, early = self.queue_limits(), self.early_work()
         for q, fq in enumerate(self.queues):
             fq.set_limit(t, limits[q])
+            fq.set_early(t, early[q])
             fq.set_rate(t, self.rates[q])
             fq.set_fluid(t, fluid_work[q], fluid_pps[q], fluid_units[q], packet_work[q],
                          self._flood_packets(flows, carried & (queue == q) & (offered > 0),
@@ -223,6 +224,11 @@ class UplinkScheduler:
         """Each queue's limit in its unit at the current rates: the queues' own, which a
         subclass whose queues stand for more than the kernel's queue extends."""
         return [fq.limit for fq in self.queues]
+
+    def early_work(self):
+        """Each queue's link work by which the qdisc hands a packet on before its service
+        starts in the queue: none, unless a subclass's token bucket lets packets out ahead."""
+        return [0.0] * len(self.queues)
 
     def _flood_packets(self, flows, mine, offered, per_packet):
         """The fluid flows ``mine`` (a mask) as packets, each with its declared arrivals."""

@@ -148,6 +148,11 @@ class HtbScheduler(UplinkScheduler):
             ahead = ahead / self.leaf_skb
         return self.kernel_limits + ahead
 
+    def early_work(self):
+        """Each leaf's bucket in link work: a frame leaves the class that much before its
+        service starts in the leaf's queue (``transmit``), and is freed then."""
+        return (self.bucket_bytes() * BITS_PER_BYTE / self.reference_bps).tolist()
+
     def work(self, ip_bytes):
         """A frame's charged bytes at the reference rate."""
         return token_time(ip_bytes, self.reference_bps, self.overhead, self.linklayer)
