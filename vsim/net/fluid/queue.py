@@ -154,13 +154,12 @@ class FluidPacketQueue:
     def set_early(self, t, work):
         """From ``t`` the qdisc hands each packet on ``work`` link-seconds before its service
         starts here (a token bucket's depth ahead of the queue; 0: at its start), which is when
-        a sender's socket stops holding it (``vsim.net.fluid.realized``)."""
-        if work == self.early_work:
-            return
+        a sender's socket stops holding it (``vsim.net.fluid.realized``). Only such a
+        sender's writes read it, so nothing else changes."""
         self.advance(t)
-        self._end_joint()
         self.early_work = float(work)
-        self._begin_joint()
+        if self.realized is not None:
+            self.realized.early_work = self.early_work
 
     def set_fluid(self, t, work_rate, packet_rate, unit_rate, discrete_work=0.0, packets=None):
         """From ``t`` the fluid offers ``work_rate`` link-seconds/s in ``packet_rate``
