@@ -1,8 +1,9 @@
-"""Build hook: compile the CPU scheduler's hot path to C with mypyc.
+"""Build hook: compile the simulation's hot path to C with mypyc.
 
-Scheduling decisions are where a contended host spends its simulation time,
-so ``vsim/native.py``'s ``COMPILED`` modules (typed Python, unchanged) are
-compiled into extension modules; the output of a run is the same to the byte
+Scheduling decisions, and after them a media server's ticks and its vNIC's
+transmit path, are where a contended host spends its simulation time, so
+``vsim/native.py``'s ``COMPILED`` modules (Python, unchanged) are compiled
+into extension modules; the output of a run is the same to the byte
 either way. Where no C compiler is found the extensions are skipped and the
 package runs as Python; ``VSIM_PURE_PYTHON=1`` skips them on purpose. The
 build records a hash of each compiled source, so an edited source is run as

@@ -89,6 +89,19 @@ def test_compiled_and_python_schedulers_give_the_same_bytes(scheduler, extra):
     assert compiled == pure
 
 
+@pytest.mark.skipif(vsim.SCHEDULER_BUILD != "compiled",
+                    reason=f"the scheduler is not compiled here ({vsim.SCHEDULER_BUILD})")
+@pytest.mark.parametrize("config", [
+    "configs/validation/net_bursty.toml",  # a media server emitting stream by stream, through htb
+    "configs/voip-vsphere5/fig6.toml",  # vNICs beside a flood on the shared uplink
+])
+def test_compiled_and_python_network_paths_give_the_same_bytes(config):
+    args = ("run", config, "--duration", "2", "--seed", "3", "--json", "-")
+    compiled, pure = _vsim(*args, pure=False), _vsim(*args, pure=True)
+    assert json.loads(compiled)["summary"]["jitter"]["samples"] > 0
+    assert compiled == pure
+
+
 def test_setup_compiles_exactly_the_modules_the_guard_knows():
     setup_py = Path(__file__).resolve().parents[1] / "setup.py"
     tree = ast.parse(setup_py.read_text())
