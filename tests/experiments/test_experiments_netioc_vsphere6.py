@@ -11,7 +11,7 @@ from vsim.experiments.reproduce import (claim_rows, claims_json, recipe, results
                                         write_study_outputs)
 from vsim.config.run_length import RunPlan
 
-TINY = RunPlan(duration=20.0, warmup=1.0, replications=1)
+TINY = RunPlan(duration=10.0, warmup=1.0, replications=1)
 SINGLE_HOST = ("netioc6.reservation_cap_fraction", "netioc6.fig2.equal_shares.vm_gbps",
                "netioc6.fig2.a.vm1_gbps", "netioc6.fig2.a.vm2_gbps", "netioc6.exp1.min_vm_mbps",
                "netioc6.exp1.vm_throughput_cv", "netioc6.exp3.cpu_overhead.small",
@@ -36,7 +36,7 @@ def test_single_host_claims_have_values_and_the_cluster_s_wait_for_drs(reproduce
     for claim_id, row in rows.items():
         if claim_id in SINGLE_HOST:
             assert row.value is not None and row.kind != "not modelled", claim_id
-        elif claim_id in CLUSTER:  # a 20 s cluster run ends before DRS's first pass moves a VM
+        elif claim_id in CLUSTER:  # a 10 s cluster run ends before DRS's first pass moves a VM
             assert row.value is None and row.kind == "predicted", claim_id
         else:
             assert row.value is None and row.kind == "not modelled", claim_id
