@@ -237,6 +237,11 @@ class LocalProcesses:
         pool.shutdown()
 
 
+MANAGER_JOIN_S = 5.0
+"""At most how long a stopped pool's manager thread is waited for (it ends at once when its
+workers are gone)."""
+
+
 def _stop(pool):
     """Cancel the tasks not started and end the workers now, instead of after their tasks.
 
@@ -246,6 +251,11 @@ def _stop(pool):
     parent, so nothing is left half-done. ``ProcessPoolExecutor`` has no public way to end
     running workers before Python 3.14, so they are taken from its process table. Workers
     also end by themselves if this process dies first (``die_with_parent``).
+
+    The pool's manager thread, which notices the workers gone, is waited for too: left
+    running, it closes its wake-up pipe while the interpreter's exit wakes it through that
+    pipe, and the race now and then ends the process with an "Exception ignored in ...
+    threading" traceback after the command's one line.
     """
     processes = list((pool._processes or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
@@ -253,6 +263,9 @@ def _stop(pool):
         process.kill()
     for process in processes:
         process.join()
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(MANAGER_JOIN_S)
 
 
 def _duration(seconds):
