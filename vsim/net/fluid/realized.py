@@ -220,7 +220,6 @@ class RealizedFlood:
         size = np.concatenate((flood_units, np.asarray(units, dtype=float)))
         departures = np.full(at.size, np.nan)
         limit = self.limit * (1 + TOLERANCE)
-        system = self._system
         drawn = order.tolist()
         ahead = 0
         while True:
@@ -233,19 +232,8 @@ class RealizedFlood:
                 break
             i = drawn[ahead]
             ahead += 1
-            arrival = float(at[i])
-            self._leave(arrival)
-            occupied = self._occupied
-            if self.excludes_in_service and system and system[0][1] <= arrival:
-                occupied -= system[0][2]
-            if occupied + size[i] > limit:
-                continue
-            start = max(arrival, self.free_at)
-            done = start + float(service[i])
-            self.free_at = done
-            system.append((done, start, float(size[i])))
-            self._occupied += float(size[i])
-            departures[i] = done
+            if self._admit(float(at[i]), float(service[i]), float(size[i]), limit) is not None:
+                departures[i] = self.free_at
         accepted = ~np.isnan(departures[:count])
         self.flood_accepted += int(np.count_nonzero(accepted))
         self.flood_accepted_work += float(flood_work[accepted].sum())
@@ -261,7 +249,6 @@ class RealizedFlood:
     def _write(self, flow, when, limit):
         """Flow ``flow``'s sender writes its next packet at ``when``, or finds its socket full
         and blocks until fewer than half of ``send_buffer`` of its packets are left waiting."""
-        self._leave(when)
         waiting = self._waiting[flow]
         while waiting and waiting[0] <= when:
             waiting.popleft()
@@ -274,19 +261,28 @@ class RealizedFlood:
         work, units = float(self.flood.work[flow]), float(self.flood.units[flow])
         self.flood_offered += 1
         self.flood_offered_work += work
-        occupied = self._occupied
-        system = self._system
-        if self.excludes_in_service and system and system[0][1] <= when:
-            occupied -= system[0][2]
-        if occupied + units > limit:
+        start = self._admit(when, work / self.rate, units, limit)
+        if start is None:
             return
-        start = max(when, self.free_at)
-        self.free_at = start + work / self.rate
-        system.append((self.free_at, start, units))
-        self._occupied += units
         waiting.append(max(when, start - self.early_work / self.rate))
         self.flood_accepted += 1
         self.flood_accepted_work += work
+
+    def _admit(self, arrival, service, units, limit):
+        """A packet of ``units`` needing ``service`` s arrives: its service start, the server
+        busy until it is done (``free_at``), or None when the FIFO has no room for it."""
+        self._leave(arrival)
+        occupied = self._occupied
+        system = self._system
+        if self.excludes_in_service and system and system[0][1] <= arrival:
+            occupied -= system[0][2]
+        if occupied + units > limit:
+            return None
+        start = max(arrival, self.free_at)
+        self.free_at = start + service
+        system.append((self.free_at, start, units))
+        self._occupied += units
+        return start
 
     def _leave(self, t):
         """Take out of the system what has departed by ``t``."""
