@@ -30,6 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
+from keep_voice import SEND_BUFFER, tick_gaps
+from vsim.traces.vsim_trace import read_trace
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "validation" / "net_bursty" / "data"
 CONFIG = ROOT / "configs" / "validation" / "net_bursty.toml"
@@ -48,7 +51,7 @@ def meta_of(path):
 
 def send_buffer_of(meta):
     """The flood socket's buffer in packets where the run told its blocks apart, else 0."""
-    return 212992 / 2304 if "flood_blocks" in meta else 0.0
+    return SEND_BUFFER if "flood_blocks" in meta else 0.0
 
 
 def pattern_of(meta):
@@ -65,12 +68,8 @@ def pattern_of(meta):
 
 def voice_gap_s(trace):
     """The mean gap between consecutive voice packets of one tick, from the trace's send times."""
-    from vsim.traces.vsim_trace import read_trace
     loaded = read_trace(trace)
-    send_s = np.asarray(loaded.columns["send_s"], dtype=float)
-    tick = np.floor(send_s / float(loaded.meta["period_s"]))
-    gaps = [np.diff(np.sort(send_s[tick == t])) for t in np.unique(tick)]
-    return float(np.concatenate([g for g in gaps if g.size]).mean())
+    return float(tick_gaps(np.asarray(loaded.columns["send_s"], dtype=float), float(loaded.meta["period_s"])).mean())
 
 
 def simulated(trace, params, voice_gap):

@@ -19,41 +19,29 @@ import numpy as np
 from vsim.traces.vsim_trace import read_trace
 
 
-def fifo_lost(send_s, size_bytes, rate_bps, limit):
-    """Which packets a drop-tail FIFO of ``limit`` packets (beside the one in service) drops."""
+def replay_fifo(send_s, size_bytes, is_flood, rate_bps, limit):
+    """Packets at ``send_s`` through a drop-tail FIFO of ``limit`` packets (beside the one in
+    service) served at ``rate_bps``: which it drops, and after each arrival how many flood
+    packets wait in it (admitted, service not begun: what the flood's socket still holds,
+    ``validation/socket_buffer``)."""
     lost = np.zeros(send_s.size, dtype=bool)
-    departures = deque()  # of the packets in the system, in order
-    for i in np.argsort(send_s, kind="stable"):
-        now = send_s[i]
-        while departures and departures[0] <= now:
-            departures.popleft()
-        if len(departures) > limit:
-            lost[i] = True
-            continue
-        start = departures[-1] if departures else now
-        departures.append(max(now, start) + size_bytes[i] * 8.0 / rate_bps)
-    return lost
-
-
-def flood_waiting(send_s, size_bytes, is_flood, rate_bps, limit):
-    """After each packet's arrival, how many flood packets wait in the FIFO (admitted, service
-    not begun: what the flood's socket still holds, ``validation/socket_buffer``)."""
-    order = np.argsort(send_s, kind="stable")
     waiting = np.zeros(send_s.size, dtype=int)
     departures, starts = deque(), deque()  # every packet in the system; the flood's service starts
-    for i in order:
+    for i in np.argsort(send_s, kind="stable"):
         now = send_s[i]
         while departures and departures[0] <= now:
             departures.popleft()
         while starts and starts[0] <= now:
             starts.popleft()
-        if len(departures) <= limit:
+        if len(departures) > limit:
+            lost[i] = True
+        else:
             start = max(now, departures[-1] if departures else now)
             departures.append(start + size_bytes[i] * 8.0 / rate_bps)
             if is_flood[i]:
                 starts.append(start)
         waiting[i] = len(starts)
-    return waiting
+    return lost, waiting
 
 
 def main(argv=None):
@@ -71,9 +59,9 @@ def main(argv=None):
     period = float(trace.meta["period_s"])
 
     def voice_loss(times):
-        return float(fifo_lost(times, size, args.rate, args.limit)[voice].mean())
+        return float(replay_fifo(times, size, flood, args.rate, args.limit)[0][voice].mean())
 
-    as_sent = fifo_lost(send_s, size, args.rate, args.limit)
+    as_sent = replay_fifo(send_s, size, flood, args.rate, args.limit)[0]
     print(f"measured:        voice {np.isnan(arrival_s[voice]).mean():.4f}  flood {np.isnan(arrival_s[flood]).mean():.4f}")
     print(f"FIFO, as sent:   voice {as_sent[voice].mean():.4f}  flood {as_sent[flood].mean():.4f}")
     collapsed = send_s.copy()

@@ -10,7 +10,7 @@ length beyond the period. The voice sender's own pattern is summarized too: the 
 the packets of one tick (its ``sendto`` per stream, one after another), from rounds 4-6 on.
 
 From rounds 4-6 on, a gap that began while the flood's socket was full is a block, not a stall:
-replaying both classes' send times through the class's FIFO (``fifo_check.flood_waiting``), the
+replaying both classes' send times through the class's FIFO (``fifo_check.replay_fifo``), the
 last write before it left at least ``SEND_BUFFER`` of the flood's packets waiting (its 212992 B
 send buffer over 2304 B a datagram, ``validation/socket_buffer``), less ``REPLAY_SLACK`` (the
 replay's count is a packet or two off the kernel's, whose htb dequeues on its own timer; in the
@@ -24,7 +24,7 @@ import sys
 
 import numpy as np
 
-from fifo_check import flood_waiting
+from fifo_check import replay_fifo
 
 from vsim.traces.vsim_trace import read_trace
 
@@ -67,11 +67,16 @@ def write_pattern(send_s, blocked=None):
                              f"{np.sum(stalls) / (send_s[-1] - send_s[0]):.4f} of the time")}
 
 
-def voice_spacing(send_s, period):
-    """Metadata line of the mean gap between consecutive voice packets of one tick."""
+def tick_gaps(send_s, period):
+    """The gaps between consecutive voice packets of one tick, every tick's, from their send times."""
     tick = np.floor(send_s / period)
     gaps = [np.diff(np.sort(send_s[tick == t])) for t in np.unique(tick)]
-    gaps = np.concatenate([g for g in gaps if g.size]) if gaps else np.zeros(0)
+    return np.concatenate([g for g in gaps if g.size]) if gaps else np.zeros(0)
+
+
+def voice_spacing(send_s, period):
+    """Metadata line of the mean gap between consecutive voice packets of one tick."""
+    gaps = tick_gaps(send_s, period)
     return {"voice_write_spacing_us": f"median={1e6 * np.median(gaps):.2f} mean={1e6 * gaps.mean():.2f}"}
 
 
@@ -85,7 +90,7 @@ def main(source, out):
     if np.count_nonzero(is_flood) > 1:
         rate, limit = (float(x) for x in re.search(r"rate=([\d.e+]+)bit/s limit=(\d+)", meta["bottleneck"]).groups())
         size = np.asarray(trace.columns["size_bytes"], dtype=float)
-        waiting = flood_waiting(send_s, size, is_flood, rate, int(limit))
+        waiting = replay_fifo(send_s, size, is_flood, rate, int(limit))[1]
         order = np.argsort(send_s[is_flood], kind="stable")
         meta.update(write_pattern(send_s[is_flood][order], (waiting[is_flood] >= SEND_BUFFER - REPLAY_SLACK)[order]))
     voice = np.asarray(trace.columns["send_s"], dtype=float)[klass == "voice"]
