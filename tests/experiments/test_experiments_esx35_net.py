@@ -9,9 +9,9 @@ from vsim.config.claims import load_claims
 from vsim.experiments import esx35_net
 from vsim.experiments.reproduce import claim_rows, claims_json, recipe, results_json, run_studies, write_study_outputs
 
-FITTED = {"esx35.vm2native.linux64.recv_mbps", "esx35.vm2vm.linux.mbps", "esx35.vm2vm.win64.mbps",
+FITTED = {"esx35.vm2native.linux64.recv_mbps", "esx35.vm2vm.win64.mbps",
           "esx35.vm2vm.win32.mbps", "esx35.rr.vm2vm.linux.tps", "esx35.rr.vm2vm.windows.tps"}
-PREDICTED = {"esx35.vm2native.linux64.send_mbps", "esx35.rr.vm2vm_latency_reduction"}
+PREDICTED = {"esx35.vm2native.linux64.send_mbps", "esx35.vm2vm.linux.mbps", "esx35.rr.vm2vm_latency_reduction"}
 
 
 @pytest.fixture(scope="module")
