@@ -18,7 +18,7 @@ def sweep(points, servers=1, debian=None):
                for i in range(servers)}
         sip["dom0-like"] = NS(group="other", calls_attempted_per_s=1e6, calls_successful_per_s=0.0,
                               cpu_util_pct=0.0)
-        bound = None if debian is None else {"debian[0]": NS(cpu=NS(used_pct=debian(offered)))}
+        bound = None if debian is None else {"debian[0]": NS(work_pct=debian(offered), cpu=NS(used_pct=100.0))}
         rows.append(NS(x=offered, runs=(NS(sip=sip, cpu_bound_vms=bound),)))
     return NS(points=tuple(rows), name="s", stamp=lambda: "")
 

@@ -97,6 +97,35 @@ def test_a_scenario_s_cpu_bound_group_is_summarised_with_its_demand(tmp_path):
     assert set(summary["vms"]) == {"vm0", "vm1"}  # media servers only
 
 
+TWO_HOGS = """
+name = "two always-runnable VMs on the two cores of one socket"
+[run]
+duration = 3.0
+warmup = 1.0
+[host]
+model = "hosts/xeon3060_xenserver"
+[vm]
+instances = 0
+vcpus = 1
+[[group]]
+name = "hog"
+count = 2
+vcpus = 1
+workload = "cpu_bound"
+cpu_demand = 1.0
+"""
+
+
+@pytest.mark.parametrize("contention", [0.0, 0.09, 0.5])
+def test_work_done_is_the_cpu_used_at_the_speed_a_busy_socket_leaves(tmp_path, contention):
+    """Each hog has a core to itself and the other core is always busy: it uses all of its core's
+    time and gets 1 / (1 + c) of it done, c the host's socket contention."""
+    loaded = scenario(tmp_path, TWO_HOGS, f"params.host.socket_contention={contention}")
+    vms = Simulation(loaded, 1).run(3.0, 1.0).to_json()["cpu_bound_vms"]
+    assert [vm["used_pct"] for vm in vms.values()] == pytest.approx([100.0, 100.0])
+    assert [vm["work_pct"] for vm in vms.values()] == pytest.approx([100.0 / (1 + contention)] * 2)
+
+
 def test_the_same_seed_gives_the_same_run(tmp_path):
     loaded = scenario(tmp_path, CONFIG, "group.hog.cpu_demand=0.5")
     assert Simulation(loaded, 4).run(3.0, 1.0).to_json() == Simulation(loaded, 4).run(3.0, 1.0).to_json()

@@ -108,6 +108,7 @@ class Simulation(Host):
                                 w.limited(now)) for w in self.machine.worlds},
             "emitted": sum(s.emitted for s in self.servers),
             "tcp_received": {r.name: r.received_bytes for r in self.tcp_receivers},
+            "cpu_bound_work": {vm.name: sum(self._progress(w, now) for w in vm.worlds) for vm in self.cpu_bound},
             "disk_done": {d.name: (d.done_bytes, d.requests, d.disk_time) for d in self.disk_benchmarks},
             "ring_drops": sum(v.ring_drops for v in self.vnics),
             "uplink_sent": self.uplink.sent,
@@ -120,6 +121,12 @@ class Simulation(Host):
     @staticmethod
     def _used(world, now):
         return world.used + (now - world.run_start if world.lcpu is not None else 0.0)
+
+    @staticmethod
+    def _progress(world, now):
+        """Work done: the time it ran, each stretch at the speed it ran at (hyper-threading,
+        socket contention), so less than ``_used`` where those slowed it."""
+        return world.progress + (world.rate * (now - world.t_mark) if world.lcpu is not None else 0.0)
 
     @staticmethod
     def _ready(world, now):

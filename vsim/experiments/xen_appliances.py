@@ -108,9 +108,9 @@ def _server_cpu(run):
     return _mean(vm.cpu_util_pct for vm in _servers(run))
 
 
-def _competitor_cpu(run):
+def _competitor_work(run):
     vm = (run.cpu_bound_vms or {}).get(COMPETITOR)
-    return None if vm is None else vm.cpu.used_pct
+    return None if vm is None else vm.work_pct
 
 
 def _ratio(top, bottom):
@@ -128,14 +128,15 @@ def claim_values(sweeps):
         "the guest's device model in Dom0 saturates first")
     values["xen.cfg3.below_cfg1"] = Simulated(
         _ratio(maxima["cfg3"], cfg1), None, "cfg3",
-        "cfg 3's maximum over cfg 1's; memory-bus and cache sharing is not modelled, so only "
-        "the credit scheduler's sharing of the cores with Dom0 and the CPU-bound VM lowers it")
+        "cfg 3's maximum over cfg 1's: the credit scheduler shares the cores with Dom0 and the "
+        "CPU-bound VM, and a core runs slower while the other is busy (the host's socket contention)")
     cfg3 = maxima["cfg3"]
-    share = None if cfg3 is None else at_offered(sweeps["cfg3"], cfg3, _competitor_cpu)
+    work = None if cfg3 is None else at_offered(sweeps["cfg3"], cfg3, _competitor_work)
     values["xen.cfg3.superpi_slowdown"] = Simulated(
-        None if not share else 100.0 / share - 1.0, None, "cfg3",
-        "Super Pi as fixed work: its run time grows as 100 % over the CPU the Debian VM gets "
-        "(at cfg 3's maximum); no HVM overhead on its own instructions")
+        None if not work else 100.0 / work - 1.0, None, "cfg3",
+        "Super Pi as fixed work: its run time grows as 100 % over the work the Debian VM gets "
+        "done (at cfg 3's maximum): the CPU the credit scheduler gives it, at the speed the busy "
+        "other core leaves it (the host's socket contention); no overhead on its own instructions")
     values["xen.cfg5.nttcp_overhead"] = Simulated(
         nttcp_overhead(sweeps["nttcp"]), None, "nttcp",
         "1 - the stream's rate through Dom0 over the wire's goodput (the rate with nothing on the "

@@ -193,8 +193,12 @@ def traffic_vms_section(sim: FinishedRun, start, end, window):
 
 def cpu_bound_vms_section(sim: FinishedRun, start, end, window):
     """Per CPU-bound VM (``vsim.guest.cpu_bound``): its CPU as ``vms`` gives the media servers',
-    and the demand it was given, so used against wanted shows what it was denied."""
+    the demand it was given, so used against wanted shows what it was denied, and the work it
+    got done, so work against used shows what slower cores (a busy sibling thread, a busy
+    socket) took from it."""
     return {vm.name: CpuBoundVm(group=sim.vm_group[vm.name], demand_pct=100 * vm.demand * len(vm.worlds),
+                                work_pct=100 * (end["cpu_bound_work"][vm.name] - start["cpu_bound_work"][vm.name])
+                                / window,
                                 cpu=worlds_cpu(vm.worlds, start, end, window))
             for vm in sim.cpu_bound}
 

@@ -95,10 +95,13 @@ class TrafficVm:
 
 @dataclass(frozen=True)
 class CpuBoundVm:
-    """A CPU-bound VM: its scenario group, the demand it was given and its CPU."""
+    """A CPU-bound VM: its scenario group, the demand it was given, the work it got done (% of
+    one core's time at full speed, summed over its vCPUs: below ``cpu.used_pct`` when a busy
+    hyper-thread sibling or busy cores of its socket slowed it) and its CPU."""
 
     group: str
     demand_pct: float
+    work_pct: float
     cpu: VmCpu = field(metadata=INLINE)
 
 

@@ -72,7 +72,7 @@ def run_text(name, config, seed, duration, warmup, engine, summary, params=None,
               f"costop {t.cpu.costop_pct:.1f}%  (traffic VM)"
               for vm, t in (summary.traffic_vms or {}).items()]
     lines += [f"{vm:<10} used {c.cpu.used_pct:.1f}%  ready {_ready(c.cpu)}  "
-              f"costop {c.cpu.costop_pct:.1f}%  (CPU-bound VM, wants {c.demand_pct:.0f}%)"
+              f"costop {c.cpu.costop_pct:.1f}%  work {c.work_pct:.1f}%  (CPU-bound VM, wants {c.demand_pct:.0f}%)"
               for vm, c in (summary.cpu_bound_vms or {}).items()]
     for vm, s in (summary.sip or {}).items():
         lines.append(f"{vm:<10} used {s.cpu.used_pct:.1f}%  ready {_ready(s.cpu)}  "
