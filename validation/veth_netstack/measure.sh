@@ -5,12 +5,7 @@
 # repository: sh validation/veth_netstack/measure.sh. Sender pinned to CPU 0, receiver to CPU 1.
 set -e
 out=validation/veth_netstack
-ip netns add vsa; ip netns add vsb
-trap 'ip netns del vsa; ip netns del vsb' EXIT
-ip link add va netns vsa type veth peer name vb netns vsb
-ip -n vsa addr add 10.77.0.1/24 dev va; ip -n vsb addr add 10.77.0.2/24 dev vb
-for ns in vsa vsb; do ip -n $ns link set lo up; done
-ip -n vsa link set va up; ip -n vsb link set vb up
+. validation/veth_netstack/pair.sh
 for mtu in 1500 9000; do
   for offload in on off; do
     ip -n vsa link set va mtu $mtu; ip -n vsb link set vb mtu $mtu

@@ -10,12 +10,7 @@
 set -e
 out=validation/veth_netstack/per_cpu
 mkdir -p $out
-ip netns add vsa; ip netns add vsb
-trap 'ip netns del vsa; ip netns del vsb' EXIT
-ip link add va netns vsa type veth peer name vb netns vsb
-ip -n vsa addr add 10.77.0.1/24 dev va; ip -n vsb addr add 10.77.0.2/24 dev vb
-for ns in vsa vsb; do ip -n $ns link set lo up; done
-ip -n vsa link set va up; ip -n vsb link set vb up
+. validation/veth_netstack/pair.sh
 ip netns exec vsa ethtool -K va tso off gso off gro off >/dev/null
 ip netns exec vsb ethtool -K vb tso off gso off gro off >/dev/null
 ip netns exec vsa sh -c 'echo 1 > /sys/class/net/va/queues/rx-0/rps_cpus'

@@ -7,12 +7,7 @@
 set -e
 out=validation/veth_netstack/runs
 mkdir -p $out
-ip netns add vsa; ip netns add vsb
-trap 'ip netns del vsa; ip netns del vsb' EXIT
-ip link add va netns vsa type veth peer name vb netns vsb
-ip -n vsa addr add 10.77.0.1/24 dev va; ip -n vsb addr add 10.77.0.2/24 dev vb
-for ns in vsa vsb; do ip -n $ns link set lo up; done
-ip -n vsa link set va up; ip -n vsb link set vb up
+. validation/veth_netstack/pair.sh
 { date -u; uptime; } > $out/date.txt
 for round in 1 2 3; do
   for case in 1500:off 4000:off 9000:off 1500:on 9000:on; do
