@@ -1,5 +1,6 @@
 """The memory estimate bounds measured runs, and runs that cannot fit are refused up front."""
 
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ from benchmark_scripts import load_benchmark
 from vsim.core.errors import InputError
 from vsim.build.load import load_scenario
 from vsim.build.memory import MIB, available_bytes, check_memory, estimate_bytes
+from vsim.sweep.executor import point_runs
 
 CONFIG = Path(__file__).resolve().parents[2] / "configs" / "voip-vsphere5" / "fig3.toml"
 
@@ -130,3 +132,21 @@ def test_a_sip_ramp_is_bounded_at_its_peak_rate():
     assert sip_call_rate(group(rate=10.0)) == 10.0
     assert sip_call_rate(group(rate=10.0, rate_period=0.5)) == 20.0
     assert sip_call_rate(group(rate=10.0, rate_increase=5.0, rate_max=250.0)) == 250.0
+
+
+COMMITTED = sorted(path for path in (Path(__file__).resolve().parents[2] / "configs").rglob("*.toml")
+                   if not isinstance(tomllib.loads(path.read_text()).get("host"), list))
+"""Every committed single-host scenario (a cluster file's [[host]] tables run as fluid flows)."""
+
+
+@pytest.mark.parametrize("config", COMMITTED, ids=lambda path: f"{path.parent.name}/{path.name}")
+def test_every_committed_scenario_fits_in_a_gibibyte(config):
+    """Each point of each committed config, at its own length, within 1 GiB by the estimate, which
+    bounds the measured peak (above): what a run of the studies or a template asks of a laptop."""
+    loaded = load_scenario(config)
+    if loaded.scenario.sweep is None:
+        points = [loaded]
+    else:
+        points = [run[1] for run in point_runs(config, loaded, loaded.scenario.run.duration)]
+    worst = max(estimate_bytes(point, point.scenario.run.duration) for point in points)
+    assert worst <= 1024 * MIB, f"{config.name}: {worst / MIB:.0f} MiB"
