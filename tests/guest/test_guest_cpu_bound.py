@@ -2,8 +2,6 @@
 scenario key that makes them."""
 
 import math
-import tempfile
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -130,15 +128,13 @@ def test_work_done_is_the_cpu_used_at_the_speed_a_busy_socket_leaves(tmp_path, c
 
 @settings(max_examples=8, deadline=None)
 @given(demand=st.floats(0.1, 0.9), contention=st.sampled_from([0.0, 0.2]))
-def test_work_done_never_exceeds_the_cpu_used_and_equals_it_on_an_uncontended_socket(demand, contention):
+def test_work_done_never_exceeds_the_cpu_used_and_equals_it_on_an_uncontended_socket(tmp_path_factory, demand,
+                                                                                      contention):
     """Bursty hogs share the socket's busy time at random: a hog gets no more work done than the
     CPU it used, less while the other core is busy, and exactly that CPU without contention (the
     Xeon 3060 has no hyper-threads)."""
-    with tempfile.TemporaryDirectory() as directory:
-        path = Path(directory) / "hogs.toml"
-        path.write_text(TWO_HOGS)
-        loaded = load_scenario(path, [f"params.host.socket_contention={contention}",
-                                      f"group.hog.cpu_demand={demand}"])
+    loaded = scenario(tmp_path_factory.mktemp("hogs"), TWO_HOGS, f"params.host.socket_contention={contention}",
+                      f"group.hog.cpu_demand={demand}")
     for vm in Simulation(loaded, 1).run(3.0, 1.0).to_json()["cpu_bound_vms"].values():
         if contention == 0.0:
             assert vm["work_pct"] == pytest.approx(vm["used_pct"])
