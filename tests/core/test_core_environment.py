@@ -118,3 +118,47 @@ def test_only_the_environment_reads_simpy_s_private_attributes():
     readers = [str(path.relative_to(package)) for path in sorted(package.rglob("*.py"))
                if path.name != "environment.py" and private.search(path.read_text())]
     assert readers == []
+
+
+def test_run_until_an_event_returns_its_value_as_simpy_does():
+    for env in (simpy.Environment(), Environment()):
+        done = env.event()
+        env.timeout(0.5).callbacks.append(lambda _e, done=done: done.succeed("value"))
+        assert env.run(until=done) == "value" and env.now == 0.5
+        assert env.run(until=done) == "value"  # already processed: at once
+
+
+def test_run_until_an_event_that_never_comes_fails_as_simpy_does():
+    for env in (simpy.Environment(), Environment()):
+        with pytest.raises(RuntimeError, match="until"):
+            env.run(until=env.event())
+
+
+def test_an_exception_in_a_plain_call_reaches_the_caller_of_run():
+    env = Environment()
+
+    def boom(_arg):
+        raise KeyError("from a callback")
+
+    env.call_later(0.1, boom, None)
+    env.call_later(0.2, print, "never")
+    with pytest.raises(KeyError, match="from a callback"):
+        env.run()
+    assert env.now == 0.1 and len(env._queue) == 1  # the later call is still due
+
+
+def test_step_by_step_runs_the_same_calls_as_run():
+    def trace(drive):
+        env = Environment()
+        seen = []
+        for delay in (0.3, 0.1, 0.2):
+            env.call_later(delay, seen.append, delay)
+        env.timeout(0.15).callbacks.append(lambda _e: seen.append("simpy"))
+        drive(env)
+        return seen
+
+    def by_step(env):
+        while env.peek() != float("inf"):
+            env.step()
+
+    assert trace(by_step) == trace(lambda env: env.run()) == [0.1, "simpy", 0.2, 0.3]
