@@ -151,6 +151,41 @@ def test_time_left_is_shared_by_the_busy_processes_and_leaves_out_their_start(mo
     assert left == ["20 s", "15 s", "10 s", "10 s", "0 s"]
 
 
+def test_parallel_runs_start_costliest_first_and_come_back_in_task_order(monkeypatch):
+    """Long runs are handed out first, so that the short ones fill the workers at the end;
+    the results still come back by task, and one process keeps task order."""
+    costs = [1.0, 5.0, 3.0, 5.0, 2.0]
+    tasks = [Task("c.toml", (), "vm.instances", x, 0, 1, 1, 1.0, 0.5, cost)
+             for x, cost in enumerate(costs)]
+    submitted = []
+
+    class Finished:
+        def __init__(self, task):
+            self.task = task
+
+        def result(self):
+            return {"x": self.task.x}, 1.0
+
+    class Pool:
+        def __init__(self, **_):
+            pass
+
+        def submit(self, runner, task):
+            submitted.append(task.x)
+            return Finished(task)
+
+        def shutdown(self):
+            pass
+
+    monkeypatch.setattr(executor, "ProcessPoolExecutor", Pool)
+    monkeypatch.setattr(executor, "as_completed", lambda futures: reversed(list(futures)))
+    results = run_tasks(tasks, jobs=2)
+    assert submitted == [1, 3, 2, 4, 0]
+    assert results == [{"x": x} for x in range(5)]
+    assert [index for index, _ in executor.Serial().outcomes(lambda t: t.x, tasks)] == list(range(5))
+    assert executor.costliest_first(tasks) == [1, 3, 2, 4, 0]
+
+
 def test_a_sweep_of_a_model_records_each_points_model_and_the_others_once():
     linux_host = ROOT / "configs" / "whatif" / "linux_host.toml"
     loaded = load_scenario(linux_host, ['sweep.key="host.scheduler"',

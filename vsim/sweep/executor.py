@@ -147,7 +147,8 @@ def run_task(task):
 
 def run_tasks(tasks, jobs=1, progress=None, runner=None, finished_one=None, executor=None):
     """Summaries of ``tasks`` in task order, using ``jobs`` worker processes (or ``executor``,
-    an ``Executor`` running ``jobs`` tasks at a time, e.g. ``vsim.sweep.dask_executor``'s).
+    an ``Executor`` running ``jobs`` tasks at a time, e.g. ``vsim.sweep.dask_executor``'s),
+    handed out costliest first when more than one runs at a time (``costliest_first``).
 
     ``progress``, when given, is called with a line before the first task starts (how many
     tasks, how many at once) and one line per finished task: what
@@ -189,12 +190,21 @@ def run_tasks(tasks, jobs=1, progress=None, runner=None, finished_one=None, exec
 
     if executor is None:
         executor = Serial() if jobs == 1 else LocalProcesses(jobs)
+    order = costliest_first(tasks) if jobs > 1 else list(range(len(tasks)))
     # closed at once when this loop stops early (an error, Ctrl-C, SIGTERM), not when the
     # traceback that holds this frame is dropped: the executor's workers end with it
-    with contextlib.closing(executor.outcomes(runner, tasks)) as outcomes:
-        for index, outcome in outcomes:
-            finished(index, outcome)
+    with contextlib.closing(executor.outcomes(runner, [tasks[i] for i in order])) as outcomes:
+        for position, outcome in outcomes:
+            finished(order[position], outcome)
     return results
+
+
+def costliest_first(tasks):
+    """Task indices by falling ``cost`` (task order among equals): handed out in this order,
+    the long runs start first and the short ones fill the workers at the end, so no worker
+    is left alone with a long run while the others are idle. The results are kept by task
+    index, so the order changes when each run ends, not what it gives."""
+    return sorted(range(len(tasks)), key=lambda i: (-tasks[i].cost, i))
 
 
 class Executor(Protocol):
