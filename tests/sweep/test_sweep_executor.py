@@ -118,31 +118,39 @@ def test_a_web_application_weighs_by_its_operations_a_second():
         executor.WEB_OPERATION_COST * 350 / 5.0)
 
 
-def test_time_left_is_shared_by_the_busy_processes_and_leaves_out_their_start(monkeypatch):
-    """Five tasks of 10 s on two workers that took 3 s to start: after the first (at 13 s),
-    the four left share two workers, 20 s, where the time so far per finished task said 52 s."""
-    tasks = [Task("c.toml", (), "vm.instances", x, 0, 1, 1, 1.0, 0.5) for x in range(5)]
-    clock = iter([0.0, 13.0, 13.0, 23.0, 23.0, 33.0])
-    monkeypatch.setattr(executor.time, "perf_counter", lambda: next(clock))
+def fake_pool(seconds, submitted=None):
+    """A stand-in for ProcessPoolExecutor whose futures are done at once, each reporting its
+    task's x after ``seconds``; the x of each task submitted is appended to ``submitted``."""
 
     class Finished:
         def __init__(self, task):
             self.task = task
 
         def result(self):
-            return {"x": self.task.x}, 10.0
+            return {"x": self.task.x}, seconds
 
     class Pool:
         def __init__(self, **_):
             pass
 
         def submit(self, runner, task):
+            if submitted is not None:
+                submitted.append(task.x)
             return Finished(task)
 
         def shutdown(self):
             pass
 
-    monkeypatch.setattr(executor, "ProcessPoolExecutor", Pool)
+    return Pool
+
+
+def test_time_left_is_shared_by_the_busy_processes_and_leaves_out_their_start(monkeypatch):
+    """Five tasks of 10 s on two workers that took 3 s to start: after the first (at 13 s),
+    the four left share two workers, 20 s, where the time so far per finished task said 52 s."""
+    tasks = [Task("c.toml", (), "vm.instances", x, 0, 1, 1, 1.0, 0.5) for x in range(5)]
+    clock = iter([0.0, 13.0, 13.0, 23.0, 23.0, 33.0])
+    monkeypatch.setattr(executor.time, "perf_counter", lambda: next(clock))
+    monkeypatch.setattr(executor, "ProcessPoolExecutor", fake_pool(10.0))
     monkeypatch.setattr(executor, "as_completed", list)
     lines = []
     run_tasks(tasks, jobs=2, progress=lines.append)
@@ -158,26 +166,7 @@ def test_parallel_runs_start_costliest_first_and_come_back_in_task_order(monkeyp
     tasks = [Task("c.toml", (), "vm.instances", x, 0, 1, 1, 1.0, 0.5, cost)
              for x, cost in enumerate(costs)]
     submitted = []
-
-    class Finished:
-        def __init__(self, task):
-            self.task = task
-
-        def result(self):
-            return {"x": self.task.x}, 1.0
-
-    class Pool:
-        def __init__(self, **_):
-            pass
-
-        def submit(self, runner, task):
-            submitted.append(task.x)
-            return Finished(task)
-
-        def shutdown(self):
-            pass
-
-    monkeypatch.setattr(executor, "ProcessPoolExecutor", Pool)
+    monkeypatch.setattr(executor, "ProcessPoolExecutor", fake_pool(1.0, submitted))
     monkeypatch.setattr(executor, "as_completed", lambda futures: reversed(list(futures)))
     results = run_tasks(tasks, jobs=2)
     assert submitted == [1, 3, 2, 4, 0]
