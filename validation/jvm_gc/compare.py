@@ -100,8 +100,11 @@ def run_parameters(name, out):
 def measured(runs=RUNS):
     """{run: {'seconds', 'state', 'hold', 'young': [(pause, promoted bytes)], 'full': [pause]}},
     the collections after the warm-up."""
+    logs = sorted(runs.glob("*.log"))
+    if not logs:
+        raise FileNotFoundError(f"{runs}: no collector logs (*.log) to compare; measure.sh writes them")
     out = {}
-    for log in sorted(runs.glob("*.log")):
+    for log in logs:
         name = log.stem
         seconds, state, hold = run_parameters(name, log.with_suffix(".out"))
         young, full = [], []
