@@ -22,7 +22,9 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 COMPILED = ("vsim.cpu.world", "vsim.cpu.machine", "vsim.cpu.policies.proportional_share",
             "vsim.cpu.policies.fair_queue", "vsim.cpu.policies.linux_cfs",
             "vsim.cpu.policies.linux_eevdf", "vsim.cpu.policies.xen_credit",
-            "vsim.net.vnic_tx", "vsim.net.uniform_fifo", "vsim.guest.media_server")
+            "vsim.net.vnic_tx", "vsim.net.uniform_fifo", "vsim.net.fluid.burst",
+            "vsim.net.fluid.in_system",
+            "vsim.guest.media_server")
 RECORD = PACKAGE_DIR / "_compiled_sources.json"
 
 

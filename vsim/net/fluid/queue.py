@@ -59,11 +59,14 @@ fluid loss is (offered - served) / offered.
 """
 
 import math
+from bisect import bisect_left
 
 import numpy as np
 
 from vsim.net.fluid.arrivals import FloodPackets
+from vsim.net.fluid.burst import fifo_departures, merge_events, open_burst, pinned_walk
 from vsim.net.fluid.free_slots import draw_free_slots
+from vsim.net.fluid.in_system import InSystem, numpy_sum
 from vsim.net.fluid.realized import RealizedFlood
 
 MAX_TAKEN_MEAN = 1e15
@@ -121,9 +124,7 @@ class FluidPacketQueue:
         self.packets_offered = 0
         self.packets_dropped = 0
         self.packets_accepted = 0
-        self._dep = np.empty(0)
-        self._dwork = np.empty(0)
-        self._dunits = np.empty(0)
+        self._held = InSystem()
 
     # ------------------------------------------------------------ configuration
     def set_rate(self, t, rate):
@@ -209,7 +210,8 @@ class FluidPacketQueue:
             return
         self.realized = RealizedFlood(self.limit, self.excludes_in_service, self.rng, self.early_work)
         self.realized.begin(self.t, self.rate, self.flood_packets, self.work,
-                            (self._dep, self._dwork, self._dunits), self._phases)
+                            (np.array(self._held.departures), np.array(self._held.work),
+                             np.array(self._held.units)), self._phases)
 
     def _end_joint(self):
         """Back to the fluid: the realized queue's backlog becomes the fluid state's."""
@@ -279,18 +281,20 @@ class FluidPacketQueue:
         self.packets_offered += n
         if self.realized is not None:
             return self._offer_realized(times, work, units)
+        lists = (times.tolist(), work.tolist(), units.tolist())
+        rest_list = None if rests is None else np.asarray(rests, dtype=float).tolist()
         i = 0
         while i < n:
             self.advance(times[i])
             if self._pinned():
-                i = self._offer_pinned(times, work, units, out, i)
+                i = self._offer_pinned(lists, out, i)
             else:
-                i = self._offer_open(times, work, units, out, i, rests)
+                i = self._offer_open(times, units, lists, out, i, rest_list)
         return out
 
     def in_system(self, t):
         """Packets (offered with ``offer``) queued or in transmission at ``t``."""
-        return int(np.count_nonzero(self._dep > t))
+        return self._held.count_after(t)
 
     def fluid_backlog_work(self):
         """Fluid work queued at the queue's current time."""
@@ -306,7 +310,7 @@ class FluidPacketQueue:
         self.t = last
         self._forget(last)
         kept = np.flatnonzero(~np.isnan(out))
-        self._admit(work[kept], units[kept], out[kept])
+        self._admit(work[kept].tolist(), units[kept].tolist(), out[kept].tolist())
         self._drop(int(times.size - kept.size))
         self.work = self.realized.backlog_work(last)
         return out
@@ -317,8 +321,7 @@ class FluidPacketQueue:
 
     def _discrete_at(self, t):
         """Work and units of the packets in the system at ``t``."""
-        k = int(np.searchsorted(self._dep, t, side="right"))
-        return float(self._dwork[k:].sum()), float(self._dunits[k:].sum())
+        return self._held.totals_after(t)
 
     def _work_cap(self, t):
         """Backlog at which the fluid fills the queue to its limit at ``t``."""
@@ -335,17 +338,12 @@ class FluidPacketQueue:
         return dwork, max(0.0, room) / self.units_per_work
 
     def _forget(self, t):
-        k = int(np.searchsorted(self._dep, t, side="right"))
-        if k:
-            self._dep, self._dwork, self._dunits = self._dep[k:], self._dwork[k:], self._dunits[k:]
+        self._held.forget(t)
 
     def _admit(self, work, units, departures):
-        """Add accepted packets to the list of those in the system (the caller sets the backlog)."""
-        self.packets_accepted += departures.size
-        order = np.argsort(np.concatenate((self._dep, departures)), kind="stable")
-        self._dep = np.concatenate((self._dep, departures))[order]
-        self._dwork = np.concatenate((self._dwork, work))[order]
-        self._dunits = np.concatenate((self._dunits, units))[order]
+        """Add accepted packets (lists) to those in the system (the caller sets the backlog)."""
+        self.packets_accepted += len(departures)
+        self._held.admit(work, units, departures)
 
     def _drop(self, count):
         self.packets_dropped += count
@@ -368,60 +366,38 @@ class FluidPacketQueue:
         hit, part = draws
         return np.where(hit < self.wire_busy(), part * self.wire_rest_scale(), 0.0)
 
-    def _offer_open(self, times, work, units, out, start, rests=None):
-        """Packets from ``start`` while the fluid does not hold the queue full; return next index."""
+    def _offer_open(self, times, units, lists, out, start, rests=None):
+        """Packets from ``start`` while the fluid does not hold the queue full; return next index.
+
+        ``lists`` are ``times``, ``work`` and ``units`` as lists, ``rests`` each packet's wait
+        for a fluid packet in service, already drawn (a list, or None); the recursion over
+        the burst is ``vsim.net.fluid.burst.open_burst``."""
         n = times.size
         t0, v0 = self.t, self.work / self.rate
         net = self.fluid_work - self.rate
         stop = n
         if net > 0:
             fill = t0 + (self._work_cap(t0) - self.work) / net
-            stop = max(start + 1, int(np.searchsorted(times, fill, side="left")))
-        seg_t = times[start:stop]
-        seg_w = work[start:stop]
-        seg_u = units[start:stop]
-        service = seg_w / self.rate
-        gaps = np.diff(seg_t, prepend=t0)
-        steps = service + gaps * (net / self.rate)
-        totals = np.cumsum(steps)
-        floor = service - totals
-        if rests is not None:
-            floor = service + rests[start:stop] - totals
-        elif self.wire_busy():  # a packet finding only a fluid packet in service waits
-            floor = service + self.wire_rest(self.rng.random((2, seg_t.size))) - totals
-        after = totals + np.maximum(v0, np.maximum.accumulate(floor))
-        before = after - service
-        departures = seg_t + after
-        # what is in the system when each packet arrives: earlier packets not yet gone
-        k_old = np.searchsorted(self._dep, seg_t, side="right")
-        old_units = np.concatenate((np.cumsum(self._dunits[::-1])[::-1], [0.0]))[k_old]
-        old_work = np.concatenate((np.cumsum(self._dwork[::-1])[::-1], [0.0]))[k_old]
-        first_left = np.searchsorted(departures, seg_t, side="right")
-        cum_u = np.concatenate(([0.0], np.cumsum(seg_u)))
-        cum_w = np.concatenate(([0.0], np.cumsum(seg_w)))
-        idx = np.arange(seg_t.size)
-        first_left = np.minimum(first_left, idx)
-        new_units = cum_u[idx] - cum_u[first_left]
-        new_work = cum_w[idx] - cum_w[first_left]
-        fluid_work = np.maximum(0.0, before * self.rate - old_work - new_work)
-        fluid_units = fluid_work * self.units_per_work if self.units_per_work else 0.0
-        occupied = fluid_units + old_units + new_units
-        if self.excludes_in_service:
-            occupied = occupied - self._in_service_units(
-                seg_t, k_old, first_left, idx, departures, seg_w, seg_u, fluid_units)
-        over = np.flatnonzero(occupied + seg_u > self.limit * (1 + TOLERANCE))
-        accepted = int(over[0]) if over.size else seg_t.size
+            stop = max(start + 1, bisect_left(lists[0], fill))
+        if rests is None and self.wire_busy():  # a packet finding only a fluid packet in service waits
+            rests = [0.0] * start + self.wire_rest(self.rng.random((2, stop - start))).tolist()
+        fluid_packet = self.fluid_units / self.fluid_pps if self.fluid_pps else 0.0
+        accepted, departures, after_last = open_burst(
+            *lists, start, stop, t0, v0, net, self.rate, rests, self._held.departures, self._held.work,
+            self._held.units, self.units_per_work or 0.0, self.limit * (1 + TOLERANCE),
+            self.excludes_in_service, fluid_packet, TOLERANCE)
         if accepted:
-            out[start:start + accepted] = departures[:accepted]
+            end = start + accepted
+            out[start:end] = departures
             # below the limit no fluid is lost: all of it arrived and the backlog says the rest
-            last_time = float(times[start + accepted - 1])
+            last_time = lists[0][end - 1]
             self.fluid_offered_work += self.fluid_work * (last_time - self.t)
             self.fluid_accepted_work += self.fluid_work * (last_time - self.t)
             self.t = last_time
             self._forget(last_time)
-            self.work = after[accepted - 1] * self.rate
-            self._admit(seg_w[:accepted], seg_u[:accepted], departures[:accepted])
-        if accepted == seg_t.size:
+            self.work = after_last * self.rate
+            self._admit(lists[1][start:end], lists[2][start:end], departures)
+        if start + accepted == stop:
             return stop
         drop_at = start + accepted
         self.advance(times[drop_at])
@@ -429,8 +405,7 @@ class FluidPacketQueue:
         # without fluid that is until the next departure, with fluid at the same instant.
         until = times[drop_at]
         if self.fluid_work == 0 and self.fluid_backlog_work() <= 0:
-            k = int(np.searchsorted(self._dep, until, side="right"))
-            until = self._dep[k] if k < self._dep.size else math.inf
+            until = self._held.next_departure_after(until)
             last = int(np.searchsorted(times, until, side="left"))
         else:
             last = int(np.searchsorted(times, until, side="right"))
@@ -439,22 +414,7 @@ class FluidPacketQueue:
         self._drop(run - drop_at)
         return run
 
-    def _in_service_units(self, seg_t, k_old, first_left, idx, departures, seg_w, seg_u,
-                          fluid_units):
-        """Units of what is in service when each packet of a burst arrives: the oldest packet
-        in the system once its service has begun, else a fluid packet if fluid is queued."""
-        has_old = k_old < self._dep.size
-        k = np.minimum(k_old, max(self._dep.size - 1, 0))
-        old = (self._dep[k], self._dwork[k], self._dunits[k]) if self._dep.size else (0.0, 0.0, 0.0)
-        has_new = ~has_old & (first_left < idx)
-        head_dep = np.where(has_old, old[0], departures[first_left])
-        head_work = np.where(has_old, old[1], seg_w[first_left])
-        head_units = np.where(has_old, old[2], seg_u[first_left])
-        head_serving = (has_old | has_new) & (head_dep - head_work / self.rate <= seg_t * (1 + TOLERANCE))
-        fluid_packet = self.fluid_units / self.fluid_pps if self.fluid_pps else 0.0
-        return np.where(head_serving, head_units, np.minimum(fluid_packet, fluid_units))
-
-    def _offer_pinned(self, times, work, units, out, start):
+    def _offer_pinned(self, lists, out, start):
         """One run of packets while the fluid holds the queue full; return the next index.
 
         The run's free places start from a random instant's and then follow
@@ -468,20 +428,23 @@ class FluidPacketQueue:
         gap), which keeps the work in proportion to the departures and the
         run's packets however fast the flood.
         """
-        n = times.size
+        time_list, work_list, unit_list = lists
+        n = len(time_list)
         per_packet = self.work_per_packet
-        gaps = np.diff(times[start:])
-        long_gap = np.flatnonzero(gaps > MIXING_SERVICES * per_packet)
-        stop = start + 1 + int(long_gap[0]) if long_gap.size else n
-        seg_t = times[start:stop]
-        seg_w = work[start:stop]
-        seg_u = units[start:stop]
-        t0, span = seg_t[0], seg_t[-1] - seg_t[0]
-        need = seg_u / (self.fluid_units / self.fluid_pps)
+        mixing = MIXING_SERVICES * per_packet
+        stop = n
+        for i in range(start + 1, n):
+            if time_list[i] - time_list[i - 1] > mixing:
+                stop = i
+                break
+        t0 = time_list[start]
+        span = time_list[stop - 1] - t0
+        fluid_packet = self.fluid_units / self.fluid_pps
+        need = [u / fluid_packet for u in unit_list[start:stop]]
         # packets that start runs arrive apart from one another, each taking a place
         # like a fluid packet: their long-run rate adds to the overload the places see
-        self.run_start_work += float(seg_w[0])
-        spread = self.run_start_work / max(self.t, MIXING_SERVICES * per_packet)
+        self.run_start_work += work_list[start]
+        spread = self.run_start_work / max(self.t, mixing)
         # no more places free than the queue has room for beside the frames in it (a small
         # queue cuts the free-place law's tail); beyond the first, the walk is cut when read
         dwork, room_work = self._room(t0)
@@ -489,39 +452,23 @@ class FluidPacketQueue:
         free0 = min(draw_free_slots(self.rng, (self.fluid_work + spread) / self.rate), room)
         service = per_packet / self.rate
         first = self.rng.random() * service
-        opened = np.arange(first, span, service) if span > first else np.empty(0)
+        opened = np.arange(first, span, service).tolist() if span > first else []
         # events in time order, at equal times a departure before a packet; before each
         # event the fluid's packets arrived since the one before take places
-        at = np.concatenate((opened, seg_t - t0))
-        order = np.argsort(at, kind="stable")
-        gaps = at[order]
-        gaps[1:] -= gaps[:-1].copy()
-        taken = self.rng.poisson(np.minimum(self.fluid_pps * gaps, MAX_TAKEN_MEAN))
-        step = np.empty(2 * order.size)
-        step[0::2] = -taken
-        step[1::2] = np.concatenate((np.ones(opened.size), -need))[order]
-        totals = free0 + np.cumsum(step)
-        after = totals - np.minimum(0.0, np.minimum.accumulate(totals))
-        position = np.empty(order.size, dtype=np.int64)
-        position[order] = np.arange(order.size)
-        before = np.minimum(after[0::2][position[opened.size:]], room)  # once the fluid took its places
-        fits = before >= need * (1 - TOLERANCE)
-        ahead = np.maximum(0.0, cap - before * per_packet)
-        departures = np.where(fits, seg_t + (ahead + seg_w) / self.rate, np.nan)
-        kept = np.flatnonzero(fits)
-        if kept.size:
-            # first in, first out: a packet leaves at least its service after the one before,
-            # the packets already in the system included
-            spacing = np.cumsum(seg_w[kept] / self.rate)
-            before_run = self._dep[-1] if self._dep.size else -math.inf
-            departures[kept] = spacing + np.maximum.accumulate(
-                np.maximum(departures[kept] - spacing, before_run))
+        order, means = merge_events(opened, [t - t0 for t in time_list[start:stop]],
+                                    self.fluid_pps, MAX_TAKEN_MEAN)
+        taken = self.rng.poisson(means).tolist()
+        before = pinned_walk(order, taken, len(opened), free0, need, room)
+        before_run = self._held.last_departure()
+        departures, kept = fifo_departures(time_list, work_list, start, before, need, cap, per_packet,
+                                           self.rate, before_run, TOLERANCE)
         out[start:stop] = departures
-        self.advance(seg_t[-1])
+        self.advance(time_list[stop - 1])
         before_work = self.work
-        self._admit(seg_w[kept], seg_u[kept], departures[kept])
+        kept_work = [work_list[start + j] for j in kept]
+        self._admit(kept_work, [unit_list[start + j] for j in kept], [departures[j] for j in kept])
         self.work = max(before_work, self._work_cap(self.t))
         # the packets took places the fluid would have had: that fluid is dropped
-        self.fluid_accepted_work += self.work - before_work - float(seg_w[kept].sum())
-        self._drop(int(stop - start - kept.size))
+        self.fluid_accepted_work += self.work - before_work - numpy_sum(kept_work, 0)
+        self._drop(int(stop - start - len(kept)))
         return stop
