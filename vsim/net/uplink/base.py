@@ -262,6 +262,21 @@ class UplinkScheduler:
         self._other_work = np.divide(weighted.sum() - weighted, others,
                                      out=np.zeros(self.n_queues), where=others > 0)
 
+    def frame_costs(self, ip_bytes, n):
+        """(work, units) of ``n`` frames of ``ip_bytes`` (one size or one per frame), as arrays.
+        A burst's frames are mostly of one size: its costs are worked out once per size (they
+        depend on nothing that changes after construction) and repeated, the same floats as
+        the arrays' element by element."""
+        if np.ndim(ip_bytes) == 0:
+            cache = self.__dict__.setdefault("_frame_costs", {})
+            costs = cache.get(ip_bytes)
+            if costs is None:
+                size = np.asarray(ip_bytes, dtype=float)
+                costs = cache[ip_bytes] = (float(self.work(size)), float(self.units(size)))
+            return np.full(n, costs[0]), np.full(n, costs[1])
+        sizes = np.broadcast_to(np.asarray(ip_bytes, dtype=float), (n,))
+        return self.work(sizes), self.units(sizes)
+
     def checked_times(self, times):
         """``times`` as a float array, refused unless one-dimensional, sorted and not earlier
         than frames already handed."""
@@ -277,12 +292,15 @@ class UplinkScheduler:
         times = self.checked_times(times)
         if not times.size:
             return np.full(0, np.nan)
-        ip_bytes = np.broadcast_to(np.asarray(ip_bytes, dtype=float), times.shape)
-        work = self.work(ip_bytes)
-        units = self.units(ip_bytes)
+        work, units = self.frame_costs(ip_bytes, times.size)
         if self.n_queues == 1:
             self.t = float(times[-1])
             return self.queues[0].offer(times, work, units) + (self.latency + self._standing_wait(0))
+        if np.ndim(classes) == 0 and np.ndim(ports) == 0:  # one port's burst: one queue
+            q = int(self.queue_index(np.array([classes], dtype=np.int64), np.array([ports], dtype=np.int64))[0])
+            out = self.queues[q].offer(times, work, units, self._wire_rests(q, times.size)) + self._standing_wait(q)
+            self.t = float(times[-1])
+            return out + self.latency
         out = np.full(times.size, np.nan)
         classes = np.broadcast_to(np.asarray(classes, dtype=np.int64), times.shape)
         ports = np.broadcast_to(np.asarray(ports, dtype=np.int64), times.shape)

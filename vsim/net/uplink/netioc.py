@@ -100,7 +100,7 @@ class NetiocScheduler(UplinkScheduler):
         if self.gate.hold == 0:
             return departures
         times = np.asarray(times, dtype=float)
-        work = self.work(np.broadcast_to(np.asarray(ip_bytes, dtype=float), times.shape))
+        work = self.frame_costs(ip_bytes, times.size)[0]
         dispatched = self.gate.dispatch(times, work, self._sending)
         leave = self.gate.leave
         return np.array([departure if math.isnan(departure) else leave(at, w, departure, self.latency)
