@@ -7,6 +7,7 @@ import pytest
 import simpy
 from hypothesis import given, strategies as st
 
+from vsim.core.clock import clock_of, time_now
 from vsim.core.environment import Environment, scheduler_for
 
 schedules = st.lists(st.tuples(st.sampled_from([0.0, 0.5, 1.0, 1.5, 2.0]), st.booleans(),
@@ -109,6 +110,26 @@ def test_the_clock_simpy_moves_is_the_now_the_model_reads():
     assert not hasattr(env, "__dict__") or "_now" not in env.__dict__
     with pytest.raises(ValueError):
         env.run(until=2.5)  # SimPy compares until with the same clock
+
+
+def test_the_compiled_clock_follows_every_event():
+    """clock.now is the time of each event as it runs: plain calls, SimPy's processes and
+    run(until=...); a plain SimPy environment has no clock and is read as env.now."""
+    env = Environment(initial_time=1.0)
+    seen = []
+    assert env.clock.now == 1.0 and clock_of(env) is env.clock
+    env.call_later(0.5, lambda _: seen.append(("call", env.now, env.clock.now)), None)
+
+    def proc():
+        yield env.timeout(0.75)
+        seen.append(("process", env.now, env.clock.now))
+
+    env.process(proc())
+    env.run(until=2.5)
+    assert seen == [("call", 1.5, 1.5), ("process", 1.75, 1.75)]
+    assert env.clock.now == env.now == 2.5 == time_now(env.clock, env)
+    plain = simpy.Environment(initial_time=4.0)
+    assert clock_of(plain) is None and time_now(None, plain) == 4.0
 
 
 def test_only_the_environment_reads_simpy_s_private_attributes():

@@ -18,7 +18,9 @@ mypyc, ``vsim/native.py``) reads the time several times per event, so here
 and ``_now`` is a property over it for SimPy's own code (its ``step`` and
 ``schedule``, run only for SimPy events: processes, ``run(until=...)``). A
 model given a plain ``simpy.Environment`` reads the same ``now``, at SimPy's
-speed.
+speed. Each event also sets ``clock`` (a ``vsim.core.clock.Clock``, compiled),
+whose ``now`` the compiled models read as a field rather than as an attribute
+of this Python object (``vsim.core.clock.time_now``).
 
 This relies on SimPy 4's queue layout ``(time, priority, id, event)`` and its
 ``_queue``, ``_eid`` and ``_now`` attributes, hence ``simpy<5`` in setup.cfg;
@@ -31,6 +33,8 @@ from typing import Any, Callable, List
 import simpy
 from simpy.events import NORMAL, Timeout
 
+from vsim.core.clock import Clock
+
 _PLAIN_CALL = 5  # length of a queue entry made by call_later: (time, priority, id, callback, arg)
 
 Scheduler = Callable[[float, Callable[[Any], Any], Any], None]
@@ -41,8 +45,12 @@ class Environment(simpy.Environment):
     """``simpy.Environment`` plus ``call_later`` for callbacks that need no event object, and
     its clock ``now`` kept in a slot (see the module's docstring)."""
 
-    __slots__ = ("now",)
+    __slots__ = ("now", "clock")
     now: float  # SimPy's read-only property, made a slot
+
+    def __init__(self, initial_time: float = 0) -> None:
+        self.clock = Clock()
+        super().__init__(initial_time)
 
     @property
     def _now(self) -> float:
@@ -52,6 +60,7 @@ class Environment(simpy.Environment):
     @_now.setter
     def _now(self, t: float) -> None:
         self.now = t
+        self.clock.now = t
 
     def call_later(self, delay: float, callback: Callable[[Any], Any], arg: Any) -> None:
         """Call ``callback(arg)`` at ``now + delay`` (``delay`` >= 0)."""
@@ -63,7 +72,9 @@ class Environment(simpy.Environment):
     def step(self) -> None:
         queue: List[Any] = self._queue
         if queue and len(queue[0]) == _PLAIN_CALL:
-            self.now, _, _, callback, arg = heappop(queue)
+            t, _, _, callback, arg = heappop(queue)
+            self.now = t
+            self.clock.now = t
             callback(arg)
         else:
             super().step()

@@ -82,6 +82,7 @@ import math
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, List, Optional
 
+from vsim.core.clock import Clock, clock_of, time_now
 from vsim.core.environment import scheduler_for
 from vsim.cpu.world import COSTOP, IDLE, READY, RUN, Group, World
 
@@ -104,7 +105,10 @@ class Machine:
         if topology.threads_per_core > 2:
             raise ValueError(f"expected at most 2 hardware threads per core, "
                              f"got {topology.threads_per_core}")
-        self.env: Any = env  # read as env.now: a slot of vsim.core.environment.Environment
+        self.env: Any = env
+        # vsim's environment keeps its time in a compiled ``Clock`` as well, which this reads
+        # without a look-up; a plain SimPy environment is read as ``env.now``
+        self._clock: Optional[Clock] = clock_of(env)
         self._call_later: Callable[[float, Any, Any], None] = scheduler_for(env)
         self.topology: Any = topology
         self.policy: "CpuPolicy" = policy
@@ -155,6 +159,10 @@ class Machine:
             policy if isinstance(policy, TakesLimits) else None)
 
     # ------------------------------------------------------------------ setup
+    def now(self) -> float:
+        """The simulated time."""
+        return time_now(self._clock, self.env)
+
     def add_group(self, group: Group) -> None:
         """Register a VM (or hypervisor group) once all its worlds are in it."""
         self.groups.append(group)
@@ -191,7 +199,7 @@ class Machine:
         if world.throttled:
             return
         if not any(w.throttled for w in world.group.worlds):  # its ready time held off from now
-            world.group.throttled_at = self.env.now
+            world.group.throttled_at = self.now()
         world.throttled = True
         if world.state == RUN:
             self._take_off_cpu(world)
@@ -208,7 +216,7 @@ class Machine:
         """Release a world ``park`` held: a ready one is placed as a waking world is."""
         if not world.throttled:
             return
-        world.limited_time = world.limited(self.env.now)  # booked, as at a limit's release
+        world.limited_time = world.limited(self.now())  # booked, as at a limit's release
         world.throttled = False
         if world.state == READY and world in self.ready:
             self.ready.remove(world)
@@ -242,7 +250,7 @@ class Machine:
         that just came true): a running world completes it at once, in an event of this
         instant; a waiting one as soon as it next runs; an idle one has no job."""
         if world.state == RUN:
-            self._settle(world, self.env.now)
+            self._settle(world, self.now())
             world.work = 0.0
             self._schedule_completion(world)
         elif world.state != IDLE:
@@ -255,7 +263,7 @@ class Machine:
         ``group.waiting`` counts the group's worlds that are ready or
         co-stopped, so co-scheduling can tell at once whether anyone lags.
         """
-        now = self.env.now
+        now = self.now()
         old = world.state
         if old == READY:
             world.ready_time += now - world.t_state
@@ -270,7 +278,7 @@ class Machine:
 
     def lcpu_utilisation(self, now: Optional[float] = None) -> List[float]:
         """Fraction of time each logical CPU was busy (esxtop PCPU UTIL)."""
-        now = self.env.now if now is None else now
+        now = self.now() if now is None else now
         out = []
         for i, busy in enumerate(self.lcpu_busy):
             running = self.lcpu_world[i]
@@ -281,7 +289,7 @@ class Machine:
 
     def core_utilisation(self, now: Optional[float] = None) -> List[float]:
         """Fraction of time each core had at least one busy thread (esxtop CORE UTIL)."""
-        now = self.env.now if now is None else now
+        now = self.now() if now is None else now
         out = []
         busy_cores = {self.core_index[i] for i, world in enumerate(self.lcpu_world)
                       if world is not None}
@@ -375,7 +383,7 @@ class Machine:
 
     # ------------------------------------------------------------- run / stop
     def _start(self, world: World, lcpu: int) -> None:
-        now = self.env.now
+        now = self.now()
         self._set_state(world, RUN)  # from READY, or COSTOP on a co-start
         last = world.last_lcpu
         if last is not None and last != lcpu:
@@ -477,7 +485,7 @@ class Machine:
         itself when it fires early; only one that moves earlier needs a new
         event. Siblings flip often, so this saves most completion events.
         """
-        now = self.env.now
+        now = self.now()
         self._settle(world, now)
         world.rate = rate
         if now + world.work / rate < world.due:
@@ -492,7 +500,7 @@ class Machine:
         world.version += 1
         env = self.env
         delay = world.work / world.rate if world.work > 0 else 0.0
-        world.due = env.now + delay
+        world.due = self.now() + delay
         self._call_later(delay, world.on_due, world.version)
 
     def _complete(self, world: World, version: int) -> None:
@@ -503,7 +511,7 @@ class Machine:
         """
         if version != world.version or world.state != RUN:
             return
-        self._settle(world, self.env.now)
+        self._settle(world, self.now())
         if world.work > 1e-12:
             self._schedule_completion(world)
             return
@@ -549,7 +557,7 @@ class Machine:
         finishes with ``_refresh_sibling``, which speeds the sibling up if the
         CPU stayed idle.
         """
-        now = self.env.now
+        now = self.now()
         self._settle(world, now)
         world.version += 1
         self._charge(world, now)
@@ -621,7 +629,7 @@ class Machine:
         self.armed_mask |= bit
         world = self.lcpu_world[lcpu]
         assert world is not None  # only busy CPUs arm a quantum
-        delay = max(0.0, self._slice_end(self, world) - self.env.now)
+        delay = max(0.0, self._slice_end(self, world) - self.now())
         self._call_later(delay, self._quantum_expired, lcpu)
 
     def _quantum_expired(self, lcpu: int) -> None:
@@ -629,7 +637,7 @@ class Machine:
         world = self.lcpu_world[lcpu]
         if world is None or not self.ready:
             return
-        if self.env.now < self._slice_end(self, world) - 1e-12:
+        if self.now() < self._slice_end(self, world) - 1e-12:
             self._arm_quantum(lcpu)
             return
         self._check_quantum(lcpu, world)
@@ -642,7 +650,7 @@ class Machine:
             self.ready.remove(best)
             self._hand_over(world, best, lcpu)
             return
-        world.slice_start = self.env.now
+        world.slice_start = self.now()
         self._arm_quantum(lcpu)
 
     # ------------------------------------------------------- the tick's grid
@@ -665,7 +673,7 @@ class Machine:
         unless a check is already due no later."""
         world = self.lcpu_world[lcpu]
         assert world is not None  # only busy CPUs arm a quantum
-        now = self.env.now
+        now = self.now()
         due = self._tick_due(world)
         if due <= now + 1e-12:
             due = self._grid_after(now)
@@ -680,7 +688,7 @@ class Machine:
     def _tick(self, lcpu: int) -> None:
         """A tick of ``lcpu``'s clock that a check was armed for (one an earlier arming
         replaced does nothing)."""
-        now = self.env.now
+        now = self.now()
         if now != self.tick_at[lcpu] or not self.armed_mask >> lcpu & 1:
             return
         self.armed_mask &= ~(1 << lcpu)
@@ -700,7 +708,7 @@ class Machine:
         running = sum(1 for w in group.worlds if w.state == RUN)
         if running == 0:
             return
-        now = self.env.now
+        now = self.now()
         remaining = group.limit * self.period - self.group_period_used(group, now)
         if remaining <= 1e-12:
             self._throttle(group)
@@ -713,7 +721,7 @@ class Machine:
 
     def _throttle(self, group: Group) -> None:
         """The group used its limit for this period: take it off the CPUs."""
-        group.throttled_at = self.env.now
+        group.throttled_at = self.now()
         for world in group.worlds:
             world.throttled = True
         on_block = self._on_block
@@ -728,7 +736,7 @@ class Machine:
     def _period_boundary(self, _arg: Any) -> None:
         """The host's period boundary: entitlements from demand, and a new period for every
         limited group without a phase of its own."""
-        now = self.env.now
+        now = self.now()
         for world in self.worlds:
             if world.state == RUN:
                 self._charge(world, now)
@@ -742,7 +750,7 @@ class Machine:
 
     def _group_period_boundary(self, group: Group) -> None:
         """A new period for a limited group whose periods start at a phase of their own."""
-        now = self.env.now
+        now = self.now()
         for world in group.worlds:
             if world.state == RUN:
                 self._charge(world, now)
@@ -811,7 +819,7 @@ class Machine:
     # ------------------------------------------------ relaxed co-scheduling
     def _skewed_on_wake(self, world: World) -> bool:
         """Whether a sibling of the world, just made ready, lags it by the threshold or more."""
-        now = self.env.now
+        now = self.now()
         limit = world.ready_time + world.costop_time + self.costop_threshold
         for sibling in world.group.worlds:
             if (sibling.state == READY and not sibling.throttled
@@ -855,7 +863,7 @@ class Machine:
 
     def _cosched_step(self, group: Group) -> None:
         """Co-stop leaders whose skew passed the threshold; co-start when nobody lags."""
-        now = self.env.now
+        now = self.now()
         lag = self._waiting_lag(group, now)
         if lag < 0:
             for world in group.worlds:

@@ -47,7 +47,9 @@ many times the events; the closed form does not play it. The default,
 """
 
 import math
+from typing import Any
 
+from vsim.core.clock import clock_of, time_now
 from vsim.core.environment import scheduler_for
 from vsim.cpu.world import IDLE
 from vsim.guest.background import GuestBackground
@@ -99,7 +101,7 @@ class WorkerVcpu:
     when it was done.
     """
 
-    def __init__(self, server, world, streams, monitored_streams, costs, timer, phase):
+    def __init__(self, server: "MediaServer", world, streams, monitored_streams, costs, timer, phase):
         self.server = server
         self.world = world
         self.streams = streams
@@ -107,10 +109,10 @@ class WorkerVcpu:
         self.costs = costs
         self.timer = timer
         self.phase = phase
-        self.backlog = []
-        self.wakes = None
-        self.ticks = None
-        self._head_start = None
+        self.backlog: list[Any] = []  # ticks (ints) and bursts waiting for the vCPU
+        self.wakes: list[tuple] | None = None
+        self.ticks: list[tuple] | None = None
+        self._head_start: float | None = None
         self._left = 0  # per-stream emission: streams of the head tick not yet done
         self._share = 0.0  # and the work of each
 
@@ -122,7 +124,7 @@ class WorkerVcpu:
     def _started(self, _world):
         """The vCPU got a logical CPU: the head of the queue started now, unless it had before."""
         if self._head_start is None:
-            self._head_start = self.server.env.now
+            self._head_start = self.server.now()
 
     def start(self):
         self._wake_at(0)
@@ -130,11 +132,11 @@ class WorkerVcpu:
     def _wake_at(self, tick):
         server = self.server
         due = self.phase + tick * server.rtp_interval + self.timer.draw()
-        server.call_later(max(0.0, due - server.env.now), self._wake, tick)
+        server.call_later(max(0.0, due - server.now()), self._wake, tick)
 
     def _wake(self, tick):
         """The timer of ``tick`` fired: set the next one, queue this tick."""
-        self.record_wake(tick, self.server.env.now)
+        self.record_wake(tick, self.server.now())
         self._wake_at(tick + 1)
         self._queue(tick)
 
@@ -163,7 +165,7 @@ class WorkerVcpu:
         return self.server.tick_overhead + self.costs.next()
 
     def _job_done(self, _world):
-        now = self.server.env.now
+        now = self.server.now()
         if self._left > 1:  # per-stream emission: this stream's frame, then the next stream's work
             self._post_stream(now, self.backlog[0])
             self._left -= 1
@@ -223,6 +225,7 @@ class MediaServer:
                  background_burst=0.0, background_interval=1.0, aligned_phases=False, phases=None,
                  expiry: SharedExpiry | None = None, emission="tick_end"):
         self.env = env
+        self._clock = clock_of(env)
         self.call_later = scheduler_for(env)
         self.machine = machine
         self.vnic = vnic
@@ -261,6 +264,10 @@ class MediaServer:
             self.background = GuestBackground(self.call_later, rng_streams.stream(f"{name}.background"),
                                               self.workers, background_interval, background_burst)
         self.emitted = 0
+
+    def now(self) -> float:
+        """The simulated time."""
+        return time_now(self._clock, self.env)
 
     def supports_closed_form(self) -> bool:
         """The closed form plays the ticks' recursions, guest background bursts included, but

@@ -26,6 +26,7 @@ Events: one wakeup and one completion per batch of posts, never per frame.
 import math
 from collections import deque
 
+from vsim.core.clock import clock_of, time_now
 from vsim.core.environment import scheduler_for
 from vsim.cpu.world import IDLE
 
@@ -36,6 +37,7 @@ class VnicTransmit:
     def __init__(self, env, machine, world, uplink, recorder, *, tx_cost, rx_cost,
                  ring_size, wake_rate_hz, port=None, ip_bytes=None):
         self.env = env
+        self._clock = clock_of(env)
         self._call_later = scheduler_for(env)
         self.machine = machine
         self.world = world
@@ -54,6 +56,10 @@ class VnicTransmit:
         self.ring_drops = 0
         self.port = port
         self.ip_bytes = ip_bytes
+
+    def now(self) -> float:
+        """The simulated time."""
+        return time_now(self._clock, self.env)
 
     def post(self, now, count, send_time, tick, monitored=0):
         """The guest posts ``count`` frames of ``tick``; the last ``monitored`` are recorded."""
@@ -92,7 +98,7 @@ class VnicTransmit:
         self.wake_armed = False
         if self.world.state != IDLE or not self.pending:
             return
-        self.woke(self.env.now)
+        self.woke(self.now())
         work = self.take_job()
         if self.cost_per_frame == 0:  # a path that costs no CPU never waits for one
             self._job_done(self.world)
@@ -122,7 +128,7 @@ class VnicTransmit:
         scheduler is handed each post ending where the frames of the posts after it begin (so
         the job's frames keep their spacing); the frames-only uplink takes each post as a
         burst at the job's end."""
-        now = self.env.now
+        now = self.now()
         job = self.finish_job()
         after = sum(count for count, _, _ in job)  # frames of the posts after this one
         for count, tick, monitored in job:

@@ -314,7 +314,7 @@ class FairQueue:
         e = self.entity(world)
         if e.queued:
             return
-        now = machine.env.now
+        now = machine.now()
         cgroup = e.cgroup
         cgroup.count += 1
         if cgroup.count == 1:
@@ -333,7 +333,7 @@ class FairQueue:
         e = self.entity(world)
         if not e.queued:
             return
-        now = machine.env.now
+        now = machine.now()
         average = self.average(now)[0] if self.uses_average else 0.0
         self.bring_up_to_date(e, now)
         self.keep_lag(machine, e, average)
@@ -367,7 +367,7 @@ class FairQueue:
         start to now), less what a reweight booked already."""
         e = self.entity(world)
         if e.queued:
-            now = machine.env.now
+            now = machine.now()
             e.vruntime += (now - max(e.mark, now - occupancy)) * NICE_0_LOAD / e.weight
             e.mark = now
             self.after_update(machine, e, now)

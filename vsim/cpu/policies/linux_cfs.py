@@ -80,7 +80,7 @@ class Cfs(FairQueue):
         return best
 
     def preempt_victim(self, machine, world: World) -> Optional[int]:
-        now = machine.env.now
+        now = machine.now()
         waker = self.entity(world)
         if not waker.queued:
             return None
@@ -111,7 +111,7 @@ class Cfs(FairQueue):
     def preempts_at_quantum(self, machine, best: World, current: World) -> bool:
         """``check_preempt_tick``: the running task yields after its slice, or after the
         minimum granularity when it leads the best waiting task by more than its slice."""
-        now = machine.env.now
+        now = machine.now()
         e = self.entity(current)
         if not e.queued:
             return True

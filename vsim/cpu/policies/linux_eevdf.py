@@ -95,7 +95,7 @@ class Eevdf(FairQueue):
 
     def pick(self, machine, ready: List[World], lcpu: int) -> Optional[World]:
         """``_better`` written out over the ready worlds, in their order."""
-        now = machine.env.now
+        now = machine.now()
         average, _ = self.average(now)
         limit = average + TIE
         best: Optional[_Entity] = None
@@ -120,7 +120,7 @@ class Eevdf(FairQueue):
         return self.run_to_parity and eligible and running.deadline_at <= running.world.t_state
 
     def preempt_victim(self, machine, world: World) -> Optional[int]:
-        now = machine.env.now
+        now = machine.now()
         waker = self.entity(world)
         if not waker.queued:
             return None
@@ -150,14 +150,14 @@ class Eevdf(FairQueue):
             return world.slice_start
         if e.renewed_at > world.slice_start:
             return e.renewed_at
-        now = machine.env.now
+        now = machine.now()
         return now + (e.deadline - self.vruntime(e, now)) * e.weight / NICE_0_LOAD
 
     def preempts_at_quantum(self, machine, best: World, current: World) -> bool:
         """At a tick: once the running task's slice has run out (now, or since the last
         tick, when an update between ticks renewed its deadline) it is rescheduled, and
         yields if EEVDF then prefers the best waiting task."""
-        now = machine.env.now
+        now = machine.now()
         e = self.entity(current)
         if not e.queued:
             return True

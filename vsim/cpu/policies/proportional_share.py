@@ -117,7 +117,7 @@ class ProportionalShare:
         settled it last time is asked first, as it usually still does.
         """
         clock = self.vclock
-        now = machine.env.now
+        now = machine.now()
         witness = self._witness
         if (witness is not None and witness.lcpu is not None
                 and self._current_vtime(witness, now) <= clock):
@@ -154,7 +154,7 @@ class ProportionalShare:
 
     def preempt_victim(self, machine: "Machine", world: World) -> Optional[int]:
         """The CPU of the running world furthest ahead in virtual time, if ahead enough."""
-        now = machine.env.now
+        now = machine.now()
         group = world.group
         allowed = world.affinity
         victim: Optional[World] = None
@@ -172,4 +172,4 @@ class ProportionalShare:
         return world.slice_start + machine.quantum
 
     def preempts_at_quantum(self, machine: "Machine", best: World, current: World) -> bool:
-        return best.vtime < self._current_vtime(current, machine.env.now)
+        return best.vtime < self._current_vtime(current, machine.now())

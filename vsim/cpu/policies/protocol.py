@@ -8,7 +8,7 @@ each registered class or factory makes one (``setup.cfg``'s ``[mypy]``).
 Every call gets the machine first, whose lists a policy may read but not
 change: ``machine.ready`` (the ready worlds, in queueing order),
 ``machine.lcpu_world`` (the world running on each logical CPU, or None) and
-``machine.groups``; ``machine.env.now`` is the time.
+``machine.groups``; ``machine.now()`` is the time.
 
 Four capability attributes tell the machine what else to do; they are read
 once, when the machine is built, so a policy sets them on its class:

@@ -157,7 +157,7 @@ class XenCredit:
         """``world``'s credit now, a running world's burnt up to now."""
         vcpu = self.vcpu(world)
         if self.machine is not None:
-            self._burn(vcpu, self.machine.env.now)
+            self._burn(vcpu, self.machine.now())
         return vcpu.credit
 
     def home(self, world: World) -> int:
@@ -174,7 +174,7 @@ class XenCredit:
         self.machine = machine
         self._call_later = scheduler_for(machine.env)
         self.ticks_per_account = max(1, int(round(machine.period / self.tick)))
-        now = machine.env.now
+        now = machine.now()
         self.ticks = int(math.floor(now / self.tick + 1e-9))
         self._call_later((self.ticks + 1) * self.tick - now, self._on_tick, None)
 
@@ -182,7 +182,7 @@ class XenCredit:
         """``csched_tick`` on every CPU, then ``csched_acct`` every accounting period."""
         machine = self.machine
         assert machine is not None and self._call_later is not None
-        now = machine.env.now
+        now = machine.now()
         self.ticks += 1
         for world in machine.lcpu_world:
             if world is None:
@@ -320,7 +320,7 @@ class XenCredit:
         if not self.by_time:
             return
         vcpu = self.vcpu(world)
-        now = machine.env.now
+        now = machine.now()
         start = max(vcpu.mark, now - occupancy)
         if now > start:
             vcpu.credit -= (now - start) * self.credits_per_second
@@ -390,7 +390,7 @@ class XenCredit:
         nobody waits, as Xen's timer fires every slice)."""
         quantum = machine.quantum
         start = world.slice_start
-        now = machine.env.now
+        now = machine.now()
         slices = max(1.0, math.ceil((now - start) / quantum - 1e-9))
         return start + slices * quantum
 
