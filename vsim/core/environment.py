@@ -27,15 +27,12 @@ This relies on SimPy 4's queue layout ``(time, priority, id, event)`` and its
 ``tests/core/test_core_environment.py`` checks the order against SimPy's own.
 """
 
-from heapq import heappop, heappush
-from typing import Any, Callable, List
+from typing import Any, Callable
 
 import simpy
-from simpy.events import NORMAL, Timeout
+from simpy.events import Timeout
 
 from vsim.core.clock import Clock
-
-_PLAIN_CALL = 5  # length of a queue entry made by call_later: (time, priority, id, callback, arg)
 
 Scheduler = Callable[[float, Callable[[Any], Any], Any], None]
 """``call_later(delay, callback, arg)``: call ``callback(arg)`` ``delay`` seconds from now."""
@@ -51,6 +48,9 @@ class Environment(simpy.Environment):
     def __init__(self, initial_time: float = 0) -> None:
         self.clock = Clock()
         super().__init__(initial_time)
+        self.clock.queue = self._queue  # SimPy's entries are 4-tuples; call_later adds 5-tuples
+        self.clock.ids = self._eid
+        self.clock.env = self
 
     @property
     def _now(self) -> float:
@@ -64,30 +64,21 @@ class Environment(simpy.Environment):
 
     def call_later(self, delay: float, callback: Callable[[Any], Any], arg: Any) -> None:
         """Call ``callback(arg)`` at ``now + delay`` (``delay`` >= 0)."""
-        if delay < 0:
-            raise ValueError(f"negative delay {delay}")
-        queue: List[Any] = self._queue  # SimPy's entries are 4-tuples; this adds 5-tuples
-        heappush(queue, (self.now + delay, NORMAL, next(self._eid), callback, arg))
+        self.clock.call_later(delay, callback, arg)
 
     def step(self) -> None:
-        queue: List[Any] = self._queue
-        if queue and len(queue[0]) == _PLAIN_CALL:
-            t, _, _, callback, arg = heappop(queue)
-            self.now = t
-            self.clock.now = t
-            callback(arg)
-        else:
+        if not self.clock.run_plain_call():
             super().step()
 
 
 def scheduler_for(env: simpy.Environment) -> Scheduler:
     """A ``(delay, callback, arg)`` scheduler for any SimPy environment.
 
-    ``Environment.call_later`` where the environment has it, otherwise the
+    ``Environment.call_later`` (its clock's, compiled) where the environment has it, otherwise the
     same through a SimPy ``Timeout``.
     """
     if isinstance(env, Environment):
-        return env.call_later
+        return env.clock.call_later
 
     def call_later(delay: float, callback: Callable[[Any], Any], arg: Any) -> None:
         Timeout(env, delay, arg).callbacks.append(lambda event: callback(event.value))
