@@ -25,6 +25,7 @@ on the collector's threads' vCPUs, is done.
 from collections import deque
 from typing import Callable, Deque, Dict, List, Optional
 
+from vsim.core.timers import LazyTimers
 from vsim.cpu.world import IDLE
 from vsim.net.sources.sipp_uac import (ACK, BYE, INVITE, OK_BYE, OK_INVITE, RINGING, T1, T2,
                                        TIMEOUT_T1, SipMessage)
@@ -55,6 +56,7 @@ class SipServer:
                  queue_messages: int, reply: Callable[[SipMessage], None], gc=None):
         self.machine = machine
         self.call_later = call_later
+        self._ok_timers = LazyTimers(call_later, self._ok_again, self._ok_live)
         self.now = now
         self.worlds = list(worlds)
         self.cost = cost
@@ -169,12 +171,19 @@ class SipServer:
 
     def _arm_ok(self, call, state: _CallState, interval: float) -> None:
         state.timer += 1
-        self.call_later(interval, self._ok_again, (call, state, state.timer, interval))
+        self._ok_timers.arm(interval, (call, state, state.timer, interval))
+
+    @staticmethod
+    def _ok_live(arg) -> bool:
+        """Whether a 200's retransmission timer armed with ``arg`` is still the call's and
+        the ACK has not come."""
+        _call, state, generation, _interval = arg
+        return generation == state.timer and state.acked is None
 
     def _ok_again(self, arg) -> None:
-        call, state, generation, interval = arg
-        if generation != state.timer or state.acked is not None:
+        if not self._ok_live(arg):
             return
+        call, state, _generation, interval = arg
         if self.now() - state.answered >= TIMEOUT_T1 * T1:  # no ACK in 64 T1: given up
             state.timer += 1
             self.held -= 1

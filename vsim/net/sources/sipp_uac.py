@@ -59,6 +59,7 @@ from typing import Any, Callable, List, Optional, Tuple
 import numpy as np
 
 from vsim.core.errors import InputError
+from vsim.core.timers import LazyTimers
 from vsim.net.sources.validate import flag, ip_packet, non_negative, positive, text, whole
 from vsim.net.frames import IPV4_HEADER, UDP_HEADER
 
@@ -255,6 +256,7 @@ class UacCalls:
         self.deliver = deliver
         self.rng = rng
         self.lost = lost if lost is not None else self._random_loss
+        self._timers = LazyTimers(call_later, self._timeout, self._timer_live)
         self._invite_fires = uac.invite_timeouts()
         self._bye_fires = uac.bye_timeouts()
         self.calls: List[SipCall] = []
@@ -298,12 +300,19 @@ class UacCalls:
         fires = self._invite_fires if call.state in ("calling", "proceeding") else self._bye_fires
         begun = call.invited if call.state in ("calling", "proceeding") else call.bye_sent
         call.timer += 1
-        self.call_later(begun + fires[fire] - self.now(), self._timeout, (call, call.timer, fire))
+        self._timers.arm(begun + fires[fire] - self.now(), (call, call.timer, fire))
+
+    @staticmethod
+    def _timer_live(arg) -> bool:
+        """Whether a timer armed with ``arg`` still has something to do: the call's live
+        transaction is the one it was armed for, and the call is neither answered nor over."""
+        call, generation, _fire = arg
+        return generation == call.timer and call.state not in ("confirmed", "done")
 
     def _timeout(self, arg) -> None:
-        call, generation, fire = arg
-        if generation != call.timer or call.state in ("confirmed", "done"):
+        if not self._timer_live(arg):
             return
+        call, _generation, fire = arg
         if call.state == "proceeding":  # a 1xx stopped the retransmissions; only the wait is left
             self._fail(call)
             return
@@ -329,7 +338,7 @@ class UacCalls:
             call.state = "proceeding"
             call.timer += 1
             wait = call.invited + self.uac.recv_timeout - self.now()
-            self.call_later(max(0.0, wait), self._timeout, (call, call.timer, 0))
+            self._timers.arm(max(0.0, wait), (call, call.timer, 0))
         elif kind == OK_INVITE:
             if call.state in ("calling", "proceeding"):
                 call.answered = self.now()
