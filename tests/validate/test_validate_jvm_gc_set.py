@@ -2,16 +2,15 @@
 kind, predicts the collections, bytes copied and pauses of this machine's other runs."""
 
 import contextlib
-import importlib.util
 import io
 from pathlib import Path
 
 import pytest
 
+from benchmark_scripts import load_script
+
 ROOT = Path(__file__).resolve().parents[2]
-SPEC = importlib.util.spec_from_file_location("jvm_gc_compare", ROOT / "validation/jvm_gc/compare.py")
-compare = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(compare)
+compare = load_script("validation/jvm_gc/compare.py", "jvm_gc_compare")
 
 
 @pytest.fixture(scope="module")

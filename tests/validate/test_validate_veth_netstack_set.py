@@ -1,15 +1,14 @@
 """validation/veth_netstack: the native Linux path's per-packet + per-byte CPU, with costs
 taken from two of this machine's veth runs, predicts the runs it was not given."""
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
+from benchmark_scripts import load_script
+
 ROOT = Path(__file__).resolve().parents[2]
-SPEC = importlib.util.spec_from_file_location("veth_compare", ROOT / "validation/veth_netstack/compare.py")
-compare = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(compare)
+compare = load_script("validation/veth_netstack/compare.py", "veth_compare")
 
 
 @pytest.fixture(scope="module")
@@ -51,9 +50,7 @@ def test_a_missing_case_names_the_directory(tmp_path):
         compare.measured(tmp_path)
 
 
-PER_CPU_SPEC = importlib.util.spec_from_file_location("veth_per_cpu", ROOT / "validation/veth_netstack/per_cpu.py")
-per_cpu = importlib.util.module_from_spec(PER_CPU_SPEC)
-PER_CPU_SPEC.loader.exec_module(per_cpu)
+per_cpu = load_script("validation/veth_netstack/per_cpu.py", "veth_per_cpu")
 
 
 def test_per_cpu_set_has_three_rounds_per_mtu_each_after_an_idle_interval():
