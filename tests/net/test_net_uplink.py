@@ -47,6 +47,20 @@ def test_transmit_stage_cost_sets_the_service_of_small_frames():
     assert out == pytest.approx([2.75e-6, 2.75e-6 + 1538 * 8 / GIGABIT])
 
 
+@pytest.mark.parametrize("times", [[0.0, 2e-3, 1e-3], [0.0, float("nan"), 1e-3], [1e-3, 1e-3, 5e-4]])
+def test_frames_out_of_order_or_not_a_time_are_refused(times):
+    fifo = make_uplink_scheduler("fifo", GIGABIT, 10, rng=rng())
+    with pytest.raises(ValueError, match="sorted"):
+        fifo.transmit(times, 200, 0, 0)
+
+
+def test_frames_before_those_already_handed_are_refused():
+    fifo = make_uplink_scheduler("fifo", GIGABIT, 10, rng=rng())
+    fifo.transmit([1e-3, 1e-3], 200, 0, 0)
+    with pytest.raises(ValueError, match="not earlier"):
+        fifo.transmit([5e-4], 200, 0, 0)
+
+
 def flood_and_voice(voice_port=0):
     return Flows.of([97_500] * 4 + [6_000], [FLOOD_IP] * 4 + [60], 0,
                     [1, 2, 3, 4, voice_port], discrete=[False] * 4 + [True])

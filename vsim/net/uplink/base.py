@@ -283,7 +283,7 @@ class UplinkScheduler:
         times = np.asarray(times, dtype=float)
         if times.ndim != 1:
             raise ValueError("times must be a one-dimensional array")
-        if times.size and not (times[0] >= self.t and np.all(np.diff(times) >= 0)):
+        if times.size and not (times[0] >= self.t and (times[1:] >= times[:-1]).all()):
             raise ValueError("frame times must be sorted and not earlier than those already handed")
         return times
 
