@@ -498,7 +498,6 @@ class Machine:
         the version, so an event made stale fires as a no-op.
         """
         world.version += 1
-        env = self.env
         delay = world.work / world.rate if world.work > 0 else 0.0
         world.due = self.now() + delay
         self._call_later(delay, world.on_due, world.version)

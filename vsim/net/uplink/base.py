@@ -73,6 +73,7 @@ class UplinkScheduler:
         self.rates = np.ones(self.n_queues)
         self._other_busy = np.zeros(self.n_queues)
         self._other_work = np.zeros(self.n_queues)
+        self._frame_costs: dict = {}  # (work, units) of one frame, by its IP bytes
         self.arrivals = {}
         self.batches = {}
         self.t = 0.0
@@ -268,11 +269,10 @@ class UplinkScheduler:
         depend on nothing that changes after construction) and repeated, the same floats as
         the arrays' element by element."""
         if np.ndim(ip_bytes) == 0:
-            cache = self.__dict__.setdefault("_frame_costs", {})
-            costs = cache.get(ip_bytes)
+            costs = self._frame_costs.get(ip_bytes)
             if costs is None:
                 size = np.asarray(ip_bytes, dtype=float)
-                costs = cache[ip_bytes] = (float(self.work(size)), float(self.units(size)))
+                costs = self._frame_costs[ip_bytes] = (float(self.work(size)), float(self.units(size)))
             return np.full(n, costs[0]), np.full(n, costs[1])
         sizes = np.broadcast_to(np.asarray(ip_bytes, dtype=float), (n,))
         return self.work(sizes), self.units(sizes)
