@@ -48,8 +48,8 @@ def periodic(env, machine, world, interval, work, phase):
     env.timeout(phase).callbacks.append(tick)
 
 
-def progress(env, world):
-    return world.progress + (world.rate * (env.now - world.t_mark) if world.state == RUN else 0.0)
+def progress(env, machine, world):
+    return world.progress + (machine.done_since_mark(world, env.now) if world.state == RUN else 0.0)
 
 
 @settings(max_examples=30, **SLOW)
@@ -61,7 +61,7 @@ def test_busy_cores_of_one_socket_slow_each_other_by_one_plus_c_per_other_core(n
         cpu_bound(machine, world)
     env.run(until=duration)
     for world in worlds:
-        assert progress(env, world) == pytest.approx(duration / (1 + c * (n - 1)), rel=1e-9)
+        assert progress(env, machine, world) == pytest.approx(duration / (1 + c * (n - 1)), rel=1e-9)
 
 
 @settings(max_examples=20, **SLOW)
@@ -74,7 +74,7 @@ def test_cores_of_different_sockets_do_not_slow_each_other(c, duration):
     env.run(until=duration)
     assert [w.lcpu for w in worlds] == [0, 1]
     for world in worlds:
-        assert progress(env, world) == pytest.approx(duration, rel=1e-9)
+        assert progress(env, machine, world) == pytest.approx(duration, rel=1e-9)
 
 
 @settings(max_examples=20, **SLOW)
@@ -89,8 +89,8 @@ def test_hyper_threads_of_one_core_count_as_one_busy_core(c, duration):
         cpu_bound(machine, world)
     env.run(until=duration)
     for world in pair:
-        assert progress(env, world) == pytest.approx(0.6 * duration / (1 + c), rel=1e-9)
-    assert progress(env, alone) == pytest.approx(duration / (1 + c), rel=1e-9)
+        assert progress(env, machine, world) == pytest.approx(0.6 * duration / (1 + c), rel=1e-9)
+    assert progress(env, machine, alone) == pytest.approx(duration / (1 + c), rel=1e-9)
 
 
 worlds_specs = st.lists(st.tuples(st.sampled_from(["cpu", "periodic"]),
@@ -131,8 +131,8 @@ def test_every_running_world_runs_at_the_speed_its_core_and_socket_allow(sockets
             others = sum(1 for core in busy_cores if core != topology.core_of(lcpu)
                          and core // topology.cores_per_socket == topology.socket_of(lcpu))
             expected = rate / (1 + c * others)
-            if not math.isclose(world.rate, expected, rel_tol=1e-12):
-                raise SpeedViolation(f"t={env.now:.6f}: {world.name} on {lcpu} runs at {world.rate}, "
+            if not math.isclose(machine.speed(world), expected, rel_tol=1e-12):
+                raise SpeedViolation(f"t={env.now:.6f}: {world.name} on {lcpu} runs at {machine.speed(world)}, "
                                      f"expected {expected}")
         env.timeout(0.00029).callbacks.append(probe)
 
@@ -153,5 +153,5 @@ def test_cpu_time_is_conserved_and_work_is_bounded_under_contention(sockets, cor
     slowest = machine.topology.ht_rate / (1 + c * (cores - 1))
     for world in machine.worlds:
         held = world.used + (duration - world.run_start if world.lcpu is not None else 0.0)
-        assert progress(env, world) <= held + 1e-9
-        assert progress(env, world) >= slowest * held - 1e-9
+        assert progress(env, machine, world) <= held + 1e-9
+        assert progress(env, machine, world) >= slowest * held - 1e-9

@@ -40,10 +40,15 @@ Features handled here because every policy shares them:
   that leaves it false is never called there.
 - Socket contention: with the topology's ``socket_contention`` c above 0, a
   running world's speed is also divided by 1 + c k, k the other busy cores
-  of its socket (their shared last-level cache and memory bandwidth). Each
-  time a core of a socket starts or stops being busy, the worlds running on
-  the socket's other cores change speed. With c = 0 (a host model that
-  leaves it out) nothing of this runs.
+  of its socket (their shared last-level cache and memory bandwidth). Every
+  world running on a socket shares that divisor, so the socket keeps a clock
+  of its own that runs at 1 / (1 + c k) of real time: a world's progress is
+  its hyper-threading rate times the socket time gone by, and its job's end
+  is a point in socket time kept in the socket's completion queue, which has
+  one pending event, for its earliest. A core of the socket starting or
+  stopping changes the clock's speed only, whatever the socket's size, where
+  re-timing each world running on the socket would cost one change per
+  world. With c = 0 (a host model that leaves it out) nothing of this runs.
 - Cache refill on migration: a world that starts on a core other than the
   one it last ran on (a hyper-thread sibling shares the core's caches) adds
   its ``refill_same_socket`` or ``refill_other_socket`` to its remaining work,
@@ -80,7 +85,8 @@ a change here must still pass mypy, or the build stops with mypy's message.
 
 import math
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable, List, Optional
+from heapq import heappop, heappush, heapreplace
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple
 
 from vsim.core.clock import Clock, clock_of, time_now
 from vsim.core.environment import scheduler_for
@@ -137,6 +143,20 @@ class Machine:
         self.ht_rate = float(topology.ht_rate)
         self.contention = float(topology.socket_contention)
         self.socket_busy_cores = [0] * topology.sockets
+        # each socket's clock (socket contention): its time ``socket_time`` at real time
+        # ``socket_time_at``, running at ``socket_speed``; its completion queue of (end in
+        # socket time, entry number, world, the world's version); the real time and number of
+        # its pending event (inf while none)
+        sockets = topology.sockets
+        self.socket_time = [0.0] * sockets
+        self.socket_time_at = [0.0] * sockets
+        self.socket_speed = [1.0] * sockets
+        self.socket_ends: List[List[Tuple[float, int, World, int]]] = [[] for _ in range(sockets)]
+        self.socket_armed = [math.inf] * sockets
+        self.socket_event = [0] * sockets
+        self._socket_due_calls: List[Callable[[int], None]] = [
+            partial(self._socket_due, socket) for socket in range(sockets)]
+        self._entries = 0
         self.socket_lcpus: List[List[int]] = [
             [i for i in range(n) if self.socket_index[i] == socket] for socket in range(topology.sockets)]
         self._completing: Optional[World] = None
@@ -398,15 +418,20 @@ class Machine:
         self.idle_mask &= ~(1 << lcpu)
         s = self.sibling[lcpu]
         other = lcpu_world[s] if s is not None else None
-        if self.contention:
-            self._start_contended(world, lcpu, other, now)
-        elif other is None:  # the core was idle
-            self.core_since[self.core_index[lcpu]] = now
+        if other is None:  # the core was idle
+            core = self.core_index[lcpu]
+            self.core_since[core] = now
+            if self.contention:
+                socket = self.socket_index[lcpu]
+                self.socket_busy_cores[socket] += 1
+                self._socket_speed_changed(socket, now)
             world.rate = 1.0
         else:
             world.rate = self.ht_rate
             if other.rate != self.ht_rate:
                 self._change_rate(other, self.ht_rate)
+        if self.contention:
+            world.v_mark = self._socket_now(self.socket_index[lcpu], now)
         self._schedule_completion(world)
         if self.ready and (self._tick_on_grid or not self.armed_mask >> lcpu & 1):
             self._arm_quantum(lcpu)  # on the grid, a check pending for the last world may be too late
@@ -419,44 +444,85 @@ class Machine:
         if on_start is not None:
             on_start(world)
 
-    def _start_contended(self, world: World, lcpu: int, other: Optional[World], now: float) -> None:
-        """``_start``'s speeds under socket contention: the starting world's, its sibling's,
-        and, when its core was idle, those of the worlds on its socket's other cores."""
-        if other is None:
-            core = self.core_index[lcpu]
-            self.core_since[core] = now
-            socket = self.socket_index[lcpu]
-            self.socket_busy_cores[socket] += 1
-            world.rate = self._speed(lcpu)
-            self._socket_changed(socket, core)
+    def _socket_now(self, socket: int, now: float) -> float:
+        """The time of ``socket``'s clock at real time ``now``."""
+        return self.socket_time[socket] + self.socket_speed[socket] * (now - self.socket_time_at[socket])
+
+    def _socket_speed_changed(self, socket: int, now: float) -> None:
+        """A core of ``socket`` started or stopped being busy: its clock, read up to ``now``,
+        runs on at 1 / (1 + c k) for the k other busy cores a running world sees. Faster, its
+        earliest completion may now fall before the pending event."""
+        self.socket_time[socket] = self._socket_now(socket, now)
+        self.socket_time_at[socket] = now
+        others = self.socket_busy_cores[socket] - 1
+        speed = 1.0 / (1.0 + self.contention * others) if others > 0 else 1.0
+        faster = speed > self.socket_speed[socket]
+        self.socket_speed[socket] = speed
+        if faster:
+            self._arm_socket(socket, now)
+
+    def _arm_socket(self, socket: int, now: float) -> None:
+        """Make ``socket``'s pending event fall at its earliest live completion, at the clock's
+        present speed, unless one falls no later already (an event left early by a slowing
+        clock finds its completion not due and comes again). Dead entries (a world stopped or
+        rescheduled since) are dropped from the queue's head on the way."""
+        ends = self.socket_ends[socket]
+        while ends:
+            end, _entry, world, version = ends[0]
+            if version == world.version and world.state == RUN:
+                due = now + max(0.0, end - self._socket_now(socket, now)) / self.socket_speed[socket]
+                if due < self.socket_armed[socket]:
+                    self.socket_armed[socket] = due
+                    self.socket_event[socket] += 1
+                    self._call_later(due - now, self._socket_due_calls[socket], self.socket_event[socket])
+                return
+            heappop(ends)
+
+    def _socket_due(self, socket: int, event: int) -> None:
+        """``socket``'s pending event fell due: its earliest live completion is taken off the
+        queue and handled as a world's completion event is, then the event is armed for the
+        next. An event left early (the clock slowed, or the world's hyper-threading rate fell,
+        since its end was queued) finds work left: the end is queued again where it now falls,
+        without settling the world."""
+        if event != self.socket_event[socket]:
             return
-        world.rate = self._speed(lcpu)
-        s = self.sibling[lcpu]
-        assert s is not None  # ``other`` runs on it
-        rate = self._speed(s)
-        if other.rate != rate:
-            self._change_rate(other, rate)
+        self.socket_armed[socket] = math.inf
+        ends = self.socket_ends[socket]
+        now = self.now()
+        while ends:
+            _end, _entry, world, version = ends[0]
+            if version == world.version and world.state == RUN:
+                socket_now = self._socket_now(socket, now)
+                left = world.work - world.rate * (socket_now - world.v_mark)
+                end = world.v_mark + world.work / world.rate
+                if left > 1e-12 and now + (end - socket_now) / self.socket_speed[socket] > now:
+                    self._entries += 1
+                    world.due = end
+                    heapreplace(ends, (end, self._entries, world, version))
+                else:
+                    heappop(ends)
+                    self._complete(world, version)
+                    now = self.now()
+                break
+            heappop(ends)
+        self._arm_socket(socket, now)
 
-    def _speed(self, lcpu: int) -> float:
-        """Speed of a world running on ``lcpu`` as the CPUs are busy now: the hyper-threading
-        rate while its sibling is busy, divided by 1 + c k for the k other busy cores of its
-        socket."""
-        s = self.sibling[lcpu]
-        rate = self.ht_rate if s is not None and self.lcpu_world[s] is not None else 1.0
-        others = self.socket_busy_cores[self.socket_index[lcpu]] - 1
-        return rate / (1.0 + self.contention * others) if others > 0 else rate
+    def speed(self, world: World) -> float:
+        """The running ``world``'s speed now: work done a second (its hyper-threading rate, times
+        its socket's speed under contention)."""
+        lcpu = world.lcpu
+        if lcpu is None:
+            return 0.0
+        return world.rate * self.socket_speed[self.socket_index[lcpu]] if self.contention else world.rate
 
-    def _socket_changed(self, socket: int, core: int) -> None:
-        """A core of ``socket`` (``core``) started or stopped being busy: the worlds running on
-        the socket's other cores take their new speed."""
-        lcpu_world = self.lcpu_world
-        core_index = self.core_index
-        for lcpu in self.socket_lcpus[socket]:
-            running = lcpu_world[lcpu]
-            if running is not None and core_index[lcpu] != core:
-                rate = self._speed(lcpu)
-                if running.rate != rate:
-                    self._change_rate(running, rate)
+    def done_since_mark(self, world: World, now: float) -> float:
+        """Work the running ``world`` has done since its progress was last settled."""
+        lcpu = world.lcpu
+        if lcpu is None:
+            return 0.0
+        if self.contention:
+            return world.rate * (self._socket_now(self.socket_index[lcpu], now) - world.v_mark)
+        return world.rate * (now - world.t_mark)
 
     def _moved(self, world: World, last: int, lcpu: int) -> None:
         """The world starts on ``lcpu`` after running last on ``last``: on another core it
@@ -472,8 +538,16 @@ class Machine:
             world.work += refill
 
     def _settle(self, world: World, now: float) -> None:
-        """Drain the work done since the last mark at the current rate."""
-        done = world.rate * (now - world.t_mark)
+        """Drain the work done since the last mark at the current rate (in its socket's time
+        under socket contention)."""
+        if self.contention:
+            lcpu = world.lcpu
+            assert lcpu is not None  # the world is running
+            socket_now = self._socket_now(self.socket_index[lcpu], now)
+            done = world.rate * (socket_now - world.v_mark)
+            world.v_mark = socket_now
+        else:
+            done = world.rate * (now - world.t_mark)
         world.work -= done
         world.progress += done
         world.t_mark = now
@@ -488,7 +562,8 @@ class Machine:
         now = self.now()
         self._settle(world, now)
         world.rate = rate
-        if now + world.work / rate < world.due:
+        start = world.v_mark if self.contention else now
+        if start + world.work / rate < world.due:
             self._schedule_completion(world)
 
     def _schedule_completion(self, world: World) -> None:
@@ -499,6 +574,15 @@ class Machine:
         """
         world.version += 1
         delay = world.work / world.rate if world.work > 0 else 0.0
+        if self.contention:  # a point in its socket's time, in the socket's queue
+            lcpu = world.lcpu
+            assert lcpu is not None  # the world is running
+            socket = self.socket_index[lcpu]
+            world.due = world.v_mark + delay
+            self._entries += 1
+            heappush(self.socket_ends[socket], (world.due, self._entries, world, world.version))
+            self._arm_socket(socket, self.now())
+            return
         world.due = self.now() + delay
         self._call_later(delay, world.on_due, world.version)
 
@@ -572,7 +656,7 @@ class Machine:
             if self.contention:
                 socket = self.socket_index[lcpu]
                 self.socket_busy_cores[socket] -= 1
-                self._socket_changed(socket, core)
+                self._socket_speed_changed(socket, now)
         world.lcpu = None
         self._set_state(world, state)
         if state == READY:
@@ -595,9 +679,8 @@ class Machine:
         other = self.lcpu_world[s]
         if other is None:
             return
-        rate = self._speed(s) if self.contention else 1.0
-        if other.rate != rate:
-            self._change_rate(other, rate)
+        if other.rate != 1.0:
+            self._change_rate(other, 1.0)
 
     def _dispatch(self, lcpu: int) -> None:
         """Fill a free logical CPU with the policy's choice among eligible ready worlds."""

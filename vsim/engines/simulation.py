@@ -122,11 +122,10 @@ class Simulation(Host):
     def _used(world, now):
         return world.used + (now - world.run_start if world.lcpu is not None else 0.0)
 
-    @staticmethod
-    def _progress(world, now):
+    def _progress(self, world, now):
         """Work done: the time it ran, each stretch at the speed it ran at (hyper-threading,
         socket contention), so less than ``_used`` where those slowed it."""
-        return world.progress + (world.rate * (now - world.t_mark) if world.lcpu is not None else 0.0)
+        return world.progress + self.machine.done_since_mark(world, now)
 
     @staticmethod
     def _ready(world, now):

@@ -87,7 +87,7 @@ class _Backlog:
         included)."""
         world = self.world
         if world.state == RUN:
-            return world.progress + world.rate * (now - world.t_mark)
+            return world.progress + self.machine.done_since_mark(world, now)
         return world.progress
 
     def capacity(self, now, span, per_frame):
@@ -112,7 +112,7 @@ class _Backlog:
             return self.pending
         left = world.work
         if world.state == RUN:
-            left -= world.rate * (now - world.t_mark)
+            left -= self.machine.done_since_mark(world, now)
         return self.pending + max(left, 0.0)
 
 
