@@ -558,7 +558,8 @@ def _check_trace_options(args):
 # ------------------------------------------------------------ reproduce
 def _reproduce(args):
     from vsim.experiments.comparison import summary_line
-    from vsim.experiments.reproduce import claim_rows, claims_json, run_studies, select_studies, write_study_outputs
+    from vsim.experiments.reproduce import (claim_rows, claims_json, run_studies, select_studies,
+                                            write_all_study_outputs)
     claims = load_claims()
     modelled, pending = select_studies(args.studies, claims)
     plan = _plan(args)
@@ -582,8 +583,7 @@ def _reproduce(args):
     with output_set():
         if args.json is not None:
             _emit(args.json, claims_json(rows))
-        for result in results:
-            write_study_outputs(figures, result, rows)
+        write_all_study_outputs(figures, results, rows, args.jobs if args.executor == "local" else 1)
     for result in results:
         study_rows = [row for row in rows if row.claim.study == result.name]
         _note(f"{result.name}: {summary_line(study_rows)}  "

@@ -16,8 +16,9 @@ from vsim.experiments.comparison import LEGEND, markdown, summary_line
 from vsim.experiments.ledger import DesignChoice
 from vsim.experiments.reproduce import (REPO, STUDIES, StudyResult, check_recipe_study, claim_rows, claims_json,
                                         results_json, run_studies, recipe, select_studies,
-                                        write_study_outputs)
+                                        write_all_study_outputs, write_study_outputs)
 from vsim.build.load import load_scenario
+from vsim.outputs.atomic import output_set
 from vsim.config.run_length import RunPlan
 from vsim.sweep.executor import Point, Sweep, Task, run_tasks, sweep_tasks
 
@@ -152,6 +153,28 @@ def test_outputs_written(tmp_path, serial):
     assert table.count("| voip5.") == sum(row.claim.study == "voip-vsphere5" for row in rows)
     runs = json.loads((outdir / "results.json").read_text())["sweeps"]["fig2"]["points"]
     assert [len(point["runs"]) for point in runs] == [2] * 6
+
+
+def test_studies_drawn_side_by_side_write_the_same_bytes_as_one_by_one(tmp_path, claims, serial):
+    """Two studies drawn in two worker processes, handed back in memory and written here:
+    the same files, byte for byte, as drawn in this process, and an earlier run's figure
+    no study draws any more is removed either way."""
+    results = serial[0] + run_studies(["esx35-net"], TINY, jobs=1)
+    rows = claim_rows(claims, results)
+    trees = {}
+    for jobs in (1, 2):
+        root = tmp_path / f"jobs{jobs}"
+        stale = root / "esx35-net"
+        stale.mkdir(parents=True)
+        (stale / "old.svg").write_text("dropped")
+        (stale / "results.json").write_text(json.dumps(
+            {"files": ["old.svg"], "sha256": {"old.svg": hashlib.sha256(b"dropped").hexdigest()}}))
+        with output_set():
+            write_all_study_outputs(root, results, rows, jobs=jobs)
+        trees[jobs] = {path.relative_to(root): path.read_bytes() for path in root.rglob("*") if path.is_file()}
+    assert trees[1] == trees[2]
+    assert not any(path.name == "old.svg" for path in trees[2])
+    assert {path.parts[0] for path in trees[2]} == {"voip-vsphere5", "esx35-net"}
 
 
 def test_every_vm_figure_gets_each_vm_of_each_replication(serial):

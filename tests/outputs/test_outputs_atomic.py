@@ -2,7 +2,7 @@
 
 import pytest
 
-from vsim.outputs.atomic import atomic_path, write_text
+from vsim.outputs.atomic import atomic_path, captured_outputs, output_bytes, write_bytes, write_text
 
 
 def test_write_text_replaces_content(tmp_path):
@@ -157,3 +157,18 @@ def test_after_commit_outside_a_set_runs_at_once():
     called = []
     after_commit(lambda: called.append(1))
     assert called == [1]
+
+
+def test_captured_outputs_are_kept_in_memory_and_written_nowhere(tmp_path):
+    """A worker's outputs: what it writes is handed back as bytes, and no file, temporary or
+    not, appears (it may be ended at any moment); outside the block writes go to disk again."""
+    target = tmp_path / "figures" / "a.svg"
+    with captured_outputs() as captured:
+        write_text(target, "caf\u00e9")
+        write_bytes(tmp_path / "b.png", b"\x89PNG")
+        assert output_bytes(target) == "caf\u00e9".encode("utf-8")
+    assert captured == {target: "caf\u00e9".encode("utf-8"), tmp_path / "b.png": b"\x89PNG"}
+    assert list(tmp_path.iterdir()) == []
+    write_bytes(target, captured[target])
+    assert target.read_text(encoding="utf-8") == "caf\u00e9"
+    assert output_bytes(target) == target.read_bytes()

@@ -157,6 +157,11 @@ class Machine:
         self._socket_due_calls: List[Callable[[int], None]] = [
             partial(self._socket_due, socket) for socket in range(sockets)]
         self._entries = 0
+        # sockets whose clock sped up while the machine was inside an event's handling: their
+        # pending events are armed once it ends, when a start in the same instant may have
+        # slowed the clock back (``_hold``, ``_let_go``)
+        self._holding = False
+        self._sped_up: List[int] = []
         self.socket_lcpus: List[List[int]] = [
             [i for i in range(n) if self.socket_index[i] == socket] for socket in range(topology.sockets)]
         self._completing: Optional[World] = None
@@ -263,7 +268,11 @@ class Machine:
         if self._completing is not None:
             self._woken_by_completion.append(world)
             return
-        self._place(world)
+        outer = self._hold()
+        try:
+            self._place(world)
+        finally:
+            self._let_go(outer)
 
     def cut_short(self, world: World) -> None:
         """End ``world``'s job now, whatever work it had left (a vCPU spinning on a condition
@@ -459,7 +468,31 @@ class Machine:
         faster = speed > self.socket_speed[socket]
         self.socket_speed[socket] = speed
         if faster:
-            self._arm_socket(socket, now)
+            if self._holding:
+                self._sped_up.append(socket)
+            else:
+                self._arm_socket(socket, now)
+
+    def _hold(self) -> bool:
+        """Enter an event's handling: sockets sped up meanwhile are armed when it ends. True for
+        the outermost entry, which ``_let_go`` must be given."""
+        if self._holding:
+            return False
+        self._holding = True
+        return True
+
+    def _let_go(self, outer: bool) -> None:
+        """Leave an event's handling (``outer``: what ``_hold`` said): the outermost arms the
+        sockets sped up inside it, at their speed now (a world stopping and the next starting
+        in one instant leave a socket's speed, and its pending event, as they were)."""
+        if not outer:
+            return
+        self._holding = False
+        if self._sped_up:
+            sped_up, self._sped_up = self._sped_up, []
+            now = self.now()
+            for socket in sped_up:
+                self._arm_socket(socket, now)
 
     def _arm_socket(self, socket: int, now: float) -> None:
         """Make ``socket``'s pending event fall at its earliest live completion, at the clock's
@@ -487,6 +520,14 @@ class Machine:
         if event != self.socket_event[socket]:
             return
         self.socket_armed[socket] = math.inf
+        outer = self._hold()
+        try:
+            self._socket_next(socket)
+        finally:
+            self._let_go(outer)
+
+    def _socket_next(self, socket: int) -> None:
+        """``_socket_due``'s handling of the queue's head, and the queue's event armed again."""
         ends = self.socket_ends[socket]
         now = self.now()
         while ends:
@@ -730,7 +771,11 @@ class Machine:
         best = self.policy.pick(self, self.ready, lcpu)
         if best is not None and self.policy.preempts_at_quantum(self, best, world):
             self.ready.remove(best)
-            self._hand_over(world, best, lcpu)
+            outer = self._hold()
+            try:
+                self._hand_over(world, best, lcpu)
+            finally:
+                self._let_go(outer)
             return
         world.slice_start = self.now()
         self._arm_quantum(lcpu)
@@ -989,4 +1034,8 @@ class Machine:
         if due != group.cosched_due:
             return
         group.cosched_due = math.inf
-        self._cosched_update(group)
+        outer = self._hold()
+        try:
+            self._cosched_update(group)
+        finally:
+            self._let_go(outer)

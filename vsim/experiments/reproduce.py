@@ -10,10 +10,11 @@ every worker busy across figures.
 import importlib
 import json
 import math
+from functools import partial
 from dataclasses import dataclass
 from pathlib import Path
 
-from vsim.outputs.atomic import after_commit, write_text
+from vsim.outputs.atomic import after_commit, captured_outputs, write_bytes, write_text
 from vsim.config.data_dirs import data_root
 from vsim.core.errors import InputError
 from vsim.outputs.stale_outputs import listed_outputs, remove_stale, written_digests
@@ -26,7 +27,7 @@ from vsim.cluster.replications import run_cluster_sweep
 from vsim.build.memory import check_memory
 from vsim.build.work import check_work
 from vsim.config.run_length import RunPlan
-from vsim.sweep.executor import Sweep, point_runs, run_tasks, sweep_tasks
+from vsim.sweep.executor import LocalProcesses, Sweep, point_runs, run_tasks, sweep_tasks
 from vsim.sweep.store import run_stored, sweep_keys
 
 REPO = data_root()  # holds the studies' configs/
@@ -206,6 +207,14 @@ def write_study_outputs(figures_dir, result, rows):
     the user's and stay."""
     outdir = Path(figures_dir) / result.name
     previous = listed_outputs(outdir / "results.json")
+    written = _study_files(outdir, result, rows)
+    after_commit(lambda: remove_stale(outdir, previous, written))
+    return written
+
+
+def _study_files(outdir, result, rows):
+    """Write the figures, comparison table and results.json of ``result`` into ``outdir``;
+    the paths written."""
     study_claims = [row.claim for row in rows if row.claim.study == result.name]
     written = recipe(result.name).draw_figures(outdir, result.sweeps, study_claims)
     written += write_comparison(outdir, f"{result.name}: paper vs simulated",
@@ -214,5 +223,37 @@ def write_study_outputs(figures_dir, result, rows):
     digests = written_digests(written)
     written.append(outdir / "results.json")
     write_text(outdir / "results.json", results_json(result, [path.name for path in written], digests))
-    after_commit(lambda: remove_stale(outdir, previous, written))
     return written
+
+
+def _rendered_study(task):
+    """In a worker: the files of one study, ``task`` = (figures_dir, result, rows), rendered
+    in memory ([(path, bytes)] in the order written) and written nowhere."""
+    figures_dir, result, rows = task
+    with captured_outputs() as captured:
+        _study_files(Path(figures_dir) / result.name, result, rows)
+    return list(captured.items())
+
+
+def write_all_study_outputs(figures_dir, results, rows, jobs=1):
+    """``write_study_outputs`` for every study of ``results``; with ``jobs`` above 1 the studies
+    are drawn side by side in that many worker processes of this machine (drawing is most of
+    what is left once the runs end), which render them in memory and hand the bytes back to
+    be written here, into the open output set, so that a worker ended at any moment leaves no
+    file. The costliest to draw (the most sweeps) are handed out first. The same bytes either
+    way."""
+    workers = min(jobs, len(results))
+    if workers <= 1:
+        for result in results:
+            write_study_outputs(figures_dir, result, rows)
+        return
+    order = sorted(range(len(results)), key=lambda i: (-len(results[i].sweeps), i))
+    tasks = [(str(figures_dir), results[i], rows) for i in order]
+    rendered = dict(LocalProcesses(workers).outcomes(_rendered_study, tasks))
+    for position, index in enumerate(order):
+        outdir = Path(figures_dir) / results[index].name
+        previous = listed_outputs(outdir / "results.json")
+        for path, data in rendered[position]:
+            write_bytes(path, data)
+        written = [path for path, _data in rendered[position]]
+        after_commit(partial(remove_stale, outdir, previous, written))

@@ -20,6 +20,11 @@ interrupted or failing (a full disk) while writing them leaves the earlier
 set as it was, not a mix of old and new files; work to do once the set is
 in place (removing an earlier run's files it did not write again) is handed
 to ``after_commit``.
+
+A worker process that renders outputs its parent writes (``vsim reproduce``
+drawing studies side by side) runs inside ``captured_outputs()``: what
+``write_bytes`` and ``write_text`` are given is kept in memory for the parent,
+and nothing is written, so a worker ended at any moment leaves no file.
 """
 
 import os
@@ -34,6 +39,9 @@ from vsim.outputs.output_check import refuse_link
 
 _open_sets: list["_PendingSet"] = []
 """The pending sets of ``output_set`` blocks being run, innermost last."""
+
+_captures: list[dict] = []
+"""The {target path: bytes} of ``captured_outputs`` blocks being run, innermost last."""
 
 
 def _umask():
@@ -190,7 +198,38 @@ def _copy_into(source, target):
         os.close(fd)
 
 
-def write_text(path, text):
-    """Write ``text`` to ``path`` atomically (directly into a device or FIFO)."""
+def write_bytes(path, data):
+    """Write ``data`` to ``path`` atomically (directly into a device or FIFO); inside
+    ``captured_outputs``, keep it for the parent instead."""
+    if _captures:
+        _captures[-1][Path(path)] = bytes(data)
+        return
     with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+        tmp.write_bytes(data)
+
+
+def write_text(path, text):
+    """Write ``text`` to ``path`` atomically, UTF-8 (directly into a device or FIFO)."""
+    write_bytes(path, text.encode("utf-8"))
+
+
+@contextmanager
+def captured_outputs():
+    """Yield a dict that collects {target path: bytes} of what the block writes with
+    ``write_bytes`` and ``write_text``, written nowhere: a worker renders, its parent writes
+    them (``write_bytes``) in its own output set. A block that raises hands nothing back."""
+    captured: dict = {}
+    _captures.append(captured)
+    try:
+        yield captured
+    finally:
+        _captures.remove(captured)
+
+
+def output_bytes(path):
+    """The bytes last written to ``path``: captured, waiting in the open output set, or in place."""
+    path = Path(path)
+    for captured in reversed(_captures):
+        if path in captured:
+            return captured[path]
+    return content_of(path).read_bytes()

@@ -26,7 +26,7 @@ import re
 import stat
 from pathlib import Path
 
-from vsim.outputs.atomic import content_of
+from vsim.outputs.atomic import output_bytes
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 # what vsim writes into an output folder: figures, tables, reports and manifests
@@ -39,8 +39,9 @@ def _sha256(path):
 
 def written_digests(paths):
     """{name: SHA-256 in hex} of each of ``paths`` as just written, for a manifest's ``sha256``
-    (read from the temporary files of the open output set, before they are in place)."""
-    return {Path(path).name: _sha256(content_of(path)) for path in paths}
+    (read from the temporary files of the open output set, before they are in place, or from
+    memory when captured)."""
+    return {Path(path).name: hashlib.sha256(output_bytes(path)).hexdigest() for path in paths}
 
 
 def listed_outputs(manifest):

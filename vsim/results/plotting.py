@@ -16,6 +16,7 @@ under the axes says what the error bars are and how the runs were made
 no date and fixed element ids, so re-running gives identical files.
 """
 
+import io
 import textwrap
 from dataclasses import dataclass
 
@@ -24,7 +25,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from vsim.outputs.atomic import atomic_path
+from vsim.outputs.atomic import write_bytes
 
 FORMATS = ("png", "svg")
 
@@ -153,8 +154,9 @@ def _save(fig, stem):
     with matplotlib.rc_context({"svg.hashsalt": "vsim"}):
         for fmt in FORMATS:
             path = stem.with_suffix(f".{fmt}")
-            with atomic_path(path) as tmp:
-                fig.savefig(tmp, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
+            image = io.BytesIO()
+            fig.savefig(image, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
+            write_bytes(path, image.getvalue())
             written.append(path)
     return written
 
