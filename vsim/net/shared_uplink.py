@@ -197,7 +197,10 @@ class SharedUplink:
             seconds = np.minimum(times.astype(np.int64), self.bins - 1)
             np.add.at(self.offered_per_s[port], seconds, 1)
             np.add.at(self.dropped_per_s[port], seconds[~kept], 1)
-        delays = (departures[kept] - times[kept]) * (1 / DELAY_BIN)
+        if sent == count:  # nothing dropped: no selection to make
+            delays = (departures - times) * (1 / DELAY_BIN)
+        else:
+            delays = (departures[kept] - times[kept]) * (1 / DELAY_BIN)
         np.add.at(self.delays, np.minimum(delays.astype(np.int64), DELAY_BINS - 1), 1)
         self.sent += sent
         self.dropped += count - sent

@@ -226,6 +226,11 @@ def captured_outputs():
         _captures.remove(captured)
 
 
+def capturing():
+    """Whether writes are being captured (``captured_outputs``) rather than written."""
+    return bool(_captures)
+
+
 def output_bytes(path):
     """The bytes last written to ``path``: captured, waiting in the open output set, or in place."""
     path = Path(path)

@@ -25,7 +25,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from vsim.outputs.atomic import write_bytes
+from vsim.outputs.atomic import atomic_path, capturing, write_bytes
 
 FORMATS = ("png", "svg")
 
@@ -154,9 +154,14 @@ def _save(fig, stem):
     with matplotlib.rc_context({"svg.hashsalt": "vsim"}):
         for fmt in FORMATS:
             path = stem.with_suffix(f".{fmt}")
-            image = io.BytesIO()
-            fig.savefig(image, format=fmt, metadata={"Date": None} if fmt == "svg" else None)
-            write_bytes(path, image.getvalue())
+            metadata = {"Date": None} if fmt == "svg" else None
+            if capturing():  # a worker drawing for its parent: in memory
+                image = io.BytesIO()
+                fig.savefig(image, format=fmt, metadata=metadata)
+                write_bytes(path, image.getvalue())
+            else:
+                with atomic_path(path) as tmp:
+                    fig.savefig(tmp, format=fmt, metadata=metadata)
             written.append(path)
     return written
 

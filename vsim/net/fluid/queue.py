@@ -262,7 +262,8 @@ class FluidPacketQueue:
         """Packets arrive at ``times`` (sorted, not before the queue's time); return departures.
 
         ``work`` is each packet's service time at the full link rate,
-        ``units`` its size in the limit's unit. A dropped packet's departure
+        ``units`` its size in the limit's unit (arrays, or one float for every packet). A
+        dropped packet's departure
         is NaN. A departure assumes the queue's rates hold until it leaves.
         ``rests``: each packet's wait for the fluid's packet in service, already drawn
         (``wire_rest``; in the open regime only), instead of drawing them here.
@@ -272,20 +273,24 @@ class FluidPacketQueue:
         out = np.full(n, np.nan)
         if n == 0:
             return out
-        work = np.asarray(work, dtype=float)
-        if work.shape != times.shape:
-            work = np.broadcast_to(work, times.shape)
-        units = np.asarray(units, dtype=float)
-        if units.shape != times.shape:
-            units = np.broadcast_to(units, times.shape)
         self.packets_offered += n
-        if self.realized is not None:
-            return self._offer_realized(times, work, units)
-        lists = (times.tolist(), work.tolist(), units.tolist())
+        if type(work) is float and type(units) is float and self.realized is None:
+            lists = (times.tolist(), [work] * n, [units] * n)  # one size: no arrays of costs
+            units = None  # made from the list only where a drop needs it
+        else:
+            work = np.asarray(work, dtype=float)
+            if work.shape != times.shape:
+                work = np.broadcast_to(work, times.shape)
+            units = np.asarray(units, dtype=float)
+            if units.shape != times.shape:
+                units = np.broadcast_to(units, times.shape)
+            if self.realized is not None:
+                return self._offer_realized(times, work, units)
+            lists = (times.tolist(), work.tolist(), units.tolist())
         rest_list = None if rests is None else np.asarray(rests, dtype=float).tolist()
         i = 0
         while i < n:
-            self.advance(times[i])
+            self.advance(lists[0][i])
             if self._pinned():
                 i = self._offer_pinned(lists, out, i)
             else:
@@ -369,7 +374,8 @@ class FluidPacketQueue:
     def _offer_open(self, times, units, lists, out, start, rests=None):
         """Packets from ``start`` while the fluid does not hold the queue full; return next index.
 
-        ``lists`` are ``times``, ``work`` and ``units`` as lists, ``rests`` each packet's wait
+        ``lists`` are ``times``, ``work`` and ``units`` as lists (``units`` also as an array, or
+        None to make it from its list where a drop needs it), ``rests`` each packet's wait
         for a fluid packet in service, already drawn (a list, or None); the recursion over
         the burst is ``vsim.net.fluid.burst.open_burst``."""
         n = times.size
@@ -409,6 +415,8 @@ class FluidPacketQueue:
             last = int(np.searchsorted(times, until, side="left"))
         else:
             last = int(np.searchsorted(times, until, side="right"))
+        if units is None:
+            units = np.array(lists[2])
         smaller = np.flatnonzero(units[drop_at + 1:last] < units[drop_at])
         run = drop_at + 1 + (int(smaller[0]) if smaller.size else last - drop_at - 1)
         self._drop(run - drop_at)

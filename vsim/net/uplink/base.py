@@ -268,14 +268,22 @@ class UplinkScheduler:
         A burst's frames are mostly of one size: its costs are worked out once per size (they
         depend on nothing that changes after construction) and repeated, the same floats as
         the arrays' element by element."""
-        if np.ndim(ip_bytes) == 0:
-            costs = self._frame_costs.get(ip_bytes)
-            if costs is None:
-                size = np.asarray(ip_bytes, dtype=float)
-                costs = self._frame_costs[ip_bytes] = (float(self.work(size)), float(self.units(size)))
+        costs = self.size_costs(ip_bytes)
+        if costs is not None:
             return np.full(n, costs[0]), np.full(n, costs[1])
         sizes = np.broadcast_to(np.asarray(ip_bytes, dtype=float), (n,))
         return self.work(sizes), self.units(sizes)
+
+    def size_costs(self, ip_bytes):
+        """(work, units) of one frame of ``ip_bytes`` as floats, worked out once per size; None
+        when ``ip_bytes`` is one size per frame."""
+        costs = self._frame_costs.get(ip_bytes) if isinstance(ip_bytes, (int, float)) else None
+        if costs is None:
+            if np.ndim(ip_bytes) != 0:
+                return None
+            size = np.asarray(ip_bytes, dtype=float)
+            costs = self._frame_costs[ip_bytes] = (float(self.work(size)), float(self.units(size)))
+        return costs
 
     def checked_times(self, times):
         """``times`` as a float array, refused unless one-dimensional, sorted and not earlier
@@ -292,10 +300,12 @@ class UplinkScheduler:
         times = self.checked_times(times)
         if not times.size:
             return np.full(0, np.nan)
-        work, units = self.frame_costs(ip_bytes, times.size)
         if self.n_queues == 1:
+            costs = self.size_costs(ip_bytes)  # one size: the queue takes its costs as floats
+            work, units = costs if costs is not None else self.frame_costs(ip_bytes, times.size)
             self.t = float(times[-1])
             return self.queues[0].offer(times, work, units) + (self.latency + self._standing_wait(0))
+        work, units = self.frame_costs(ip_bytes, times.size)
         if np.ndim(classes) == 0 and np.ndim(ports) == 0:  # one port's burst: one queue
             q = int(self.queue_index(np.array([classes], dtype=np.int64), np.array([ports], dtype=np.int64))[0])
             out = self.queues[q].offer(times, work, units, self._wire_rests(q, times.size)) + self._standing_wait(q)
