@@ -155,3 +155,43 @@ def test_cpu_time_is_conserved_and_work_is_bounded_under_contention(sockets, cor
         held = world.used + (duration - world.run_start if world.lcpu is not None else 0.0)
         assert progress(env, machine, world) <= held + 1e-9
         assert progress(env, machine, world) >= slowest * held - 1e-9
+
+
+@settings(max_examples=60, **SLOW)
+@given(st.integers(1, 2), st.integers(1, 3), st.sampled_from([1, 2]), CONTENTION, worlds_specs,
+       st.sampled_from([1, 2, 3]), st.sampled_from([math.inf, 0.3]))
+def test_every_job_ends_exactly_when_its_work_is_done(sockets, cores, threads, c, specs, per_vm, limit):
+    """The socket's completion queue ends each job neither early nor late: when its completion
+    handler runs, the world has done exactly the job's work since it was handed the job, however
+    often the socket's busy cores changed meanwhile (a late end would show as more work done).
+    VMs of ``per_vm`` worlds are co-scheduled, so a sibling co-stopped on another socket speeds
+    that socket's clock up from an event of this one's, and a VM held to ``limit`` CPUs stops
+    at its limit's event, leaving its core idle."""
+    env = simpy.Environment()
+    machine = Machine(env, Topology(sockets, cores, threads, 0.7, c), make_policy("proportional_share"),
+                      costop_threshold=0.002)
+    groups = [Group(f"vm{k}", cosched=per_vm > 1, limit=limit) for k in range(-(-len(specs) // per_vm))]
+    ends, started = [], {}
+
+    def jobs(world, interval, work, phase):
+        def done(w, given=work):
+            ends.append((w.name, w.progress - started[w.name], given))
+            return None
+
+        def tick(_event=None):
+            if world.state == IDLE:
+                started[world.name] = world.progress
+                machine.submit(world, work, done)
+            env.timeout(interval).callbacks.append(tick)
+        env.timeout(phase).callbacks.append(tick)
+
+    for i, (kind, interval, duty, phase) in enumerate(specs):
+        world = World(f"w{i}", groups[i // per_vm])
+        interval = interval if kind == "periodic" else interval / 4  # "cpu": nearly always busy
+        jobs(world, interval, interval * (duty if kind == "periodic" else 3.0), phase)
+    for group in groups:
+        machine.add_group(group)
+    env.run(until=0.3)
+    assert ends
+    for name, done_work, given in ends:
+        assert done_work == pytest.approx(given, rel=1e-9, abs=1e-12), name
