@@ -113,3 +113,15 @@ def test_setup_compiles_exactly_the_modules_the_guard_knows():
     exec(compile(tree, str(setup_py), "exec"), namespace)
     paths = namespace["COMPILED"]
     assert [p[:-3].replace("/", ".") for p in paths] == list(native.COMPILED)
+
+
+@pytest.mark.skipif(vsim.SCHEDULER_BUILD != "compiled",
+                    reason=f"the scheduler is not compiled here ({vsim.SCHEDULER_BUILD})")
+def test_compiled_and_python_give_the_same_bytes_for_a_xen_appliance_beside_dom0():
+    """Xen's credit scheduler, Dom0 forwarding every message and the guest's IPIs on a host with
+    socket contention (each socket's clock), two vCPUs a VM past cfg 4's knee."""
+    args = ("run", "configs/xen-appliances/cfg4.toml", "--set", "group.asterisk.traffic.params.rate=150",
+            "--duration", "4", "--seed", "2", "--json", "-")
+    compiled, pure = _vsim(*args, pure=False), _vsim(*args, pure=True)
+    assert json.loads(compiled)["summary"]["sip"]["asterisk[0]"]["calls_attempted_per_s"] > 0
+    assert compiled == pure
