@@ -162,8 +162,6 @@ class Machine:
         # slowed the clock back (``_hold``, ``_let_go``)
         self._holding = False
         self._sped_up: List[int] = []
-        self.socket_lcpus: List[List[int]] = [
-            [i for i in range(n) if self.socket_index[i] == socket] for socket in range(topology.sockets)]
         self._completing: Optional[World] = None
         self._woken_by_completion: List[World] = []
         self._cosched_busy = False
