@@ -118,3 +118,14 @@ def test_a_sigint_once_the_command_is_done_leaves_its_status(tmp_path):
     """The command has written what it had to and returned 0: a Ctrl-C as the interpreter shuts
     down (a traceback from an exit hook, before) changes nothing."""
     assert _vsim_with_sigint(tmp_path, "exit", "--version") == (0, "")
+
+
+def test_the_math_libraries_get_one_thread_unless_the_user_sized_them(monkeypatch):
+    """Set before NumPy loads, inherited by --jobs workers; a size the user set is kept."""
+    from vsim.__main__ import MATH_THREAD_VARIABLES, one_math_thread
+    for name in MATH_THREAD_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MKL_NUM_THREADS", "4")
+    one_math_thread()
+    assert {name: os.environ[name] for name in MATH_THREAD_VARIABLES} == {
+        "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "4"}

@@ -17,6 +17,11 @@ back, instead of letting it report the status the command returned; and CPython'
 Ctrl-C caught in string-made code, which would turn the status into a death by SIGINT under
 ``python -m``, is cleared (``vsim.core.interrupts.command_ended``).
 
+Before NumPy is first imported, the linear-algebra libraries are held to one thread each
+(``one_math_thread``) unless the user's environment says otherwise: vsim's arrays are small,
+and an OpenBLAS thread pool spins between calls, taking CPU from the other processes of a
+``--jobs`` run (the workers inherit the setting).
+
 The interpreter's own start-up (some 30 ms, ``site`` included) and the package's
 ``__init__``, which puts the compiled scheduler's guard in place before this module is
 imported (a millisecond or two), come before any handler of vsim's: a SIGINT then ends Python
@@ -25,9 +30,22 @@ as it ends any program.
 
 import sys
 
+MATH_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+"""The environment variables that size OpenBLAS's, OpenMP's and MKL's thread pools, read once,
+when NumPy loads its linear-algebra library."""
+
 INTERRUPTED_BY_SIGINT = 130
 """The status of a command stopped by SIGINT, as ``vsim.core.interrupts.exit_status`` gives it
 (128 + 2), for a Ctrl-C that lands before that module is imported."""
+
+
+def one_math_thread() -> None:
+    """Hold NumPy's linear-algebra library to one thread, unless the environment sets its
+    size: with a pool, 60 s of the 12-instance point on two idle cores took 1.05 times the CPU
+    time (its threads spinning on the other core), the same bytes."""
+    import os  # loaded by the interpreter's start-up already
+    for name in MATH_THREAD_VARIABLES:
+        os.environ.setdefault(name, "1")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             handle_sigterm()
             redeliver_swallowed()
+            one_math_thread()
             from vsim.cli import main as run_command_line
             return run_command_line(argv)
         finally:  # its status, or the SystemExit of --help, --version or a bad option
