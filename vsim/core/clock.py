@@ -9,11 +9,11 @@ which has no clock: ``clock_of`` gives None there and ``time_now`` reads ``env.n
 """
 
 from heapq import heappop, heappush
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Final, List, Optional
 
 from simpy.events import NORMAL
 
-PLAIN_CALL = 5
+PLAIN_CALL: Final = 5
 """Length of a queue entry made by ``call_later``: (time, priority, id, callback, arg)."""
 
 

@@ -86,7 +86,7 @@ a change here must still pass mypy, or the build stops with mypy's message.
 import math
 from functools import partial
 from heapq import heappop, heappush, heapreplace
-from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, Final, List, Optional, TYPE_CHECKING, Tuple
 
 from vsim.core.clock import Clock, clock_of, time_now
 from vsim.core.environment import scheduler_for
@@ -98,7 +98,7 @@ if TYPE_CHECKING:
     from vsim.cpu.policies.protocol import CpuPolicy
 
 
-LIMIT_PHASE_STEP = (math.sqrt(5.0) - 1.0) / 2.0
+LIMIT_PHASE_STEP: Final = (math.sqrt(5.0) - 1.0) / 2.0
 """Fraction of a period between the phases of successive limited groups (the golden ratio's:
 any number of phases spread evenly over the period)."""
 

@@ -7,9 +7,12 @@ relaxed co-scheduling keeps in step.
 """
 
 import math
-from typing import Any, List, Optional
+from typing import Any, Final, List, Optional
 
-IDLE, READY, RUN, COSTOP = 0, 1, 2, 3
+IDLE: Final = 0
+READY: Final = 1
+RUN: Final = 2
+COSTOP: Final = 3
 
 VM = "vm"
 """Role of a group that is a VM: its worlds are the VM's vCPUs."""

@@ -10,10 +10,11 @@ frames of mixed sizes, resolved frame by frame (``tests/reference_fifo_link.py``
 """
 
 import math
+from typing import Final
 
 from vsim.net.frames import serialization_time
 
-DRAINED = 1e-6
+DRAINED: Final = 1e-6
 """A frame within this fraction of its service time of leaving counts as gone,
 so rounding in running sums of service times never invents a waiting frame."""
 

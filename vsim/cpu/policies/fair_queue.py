@@ -42,7 +42,7 @@ tasks waiting only the first tick that can end its slice (``slice_end``).
 """
 
 import math
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Final, List, Optional, Tuple
 
 try:
     from mypy_extensions import mypyc_attr
@@ -52,11 +52,11 @@ except ImportError:  # only the mypyc build reads the decorator
 
 from vsim.cpu.world import RUN, Group, World
 
-NICE_0_LOAD = 1024.0
-CGROUP_WEIGHT_DEFAULT = 100.0
+NICE_0_LOAD: Final = 1024.0
+CGROUP_WEIGHT_DEFAULT: Final = 100.0
 CGROUP_WEIGHT_RANGE = (1.0, 10000.0)
 TUNABLE_SCALINGS = ("none", "log", "linear")
-TIE = 1e-12  # virtual times this close are equal (the kernel's are integer nanoseconds)
+TIE: Final = 1e-12  # virtual times this close are equal (the kernel's are integer nanoseconds)
 
 
 def cgroup_load(weight: float) -> float:

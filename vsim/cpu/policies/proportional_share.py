@@ -25,14 +25,14 @@ reservation weighs a little more than it needs when some groups are idle.
 """
 
 import math
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
+from typing import Dict, Final, List, Optional, Sequence, TYPE_CHECKING
 
 from vsim.cpu.world import Group, World
 
 if TYPE_CHECKING:
     from vsim.cpu.machine import Machine
 
-REFERENCE_SHARES = 1000.0
+REFERENCE_SHARES: Final = 1000.0
 
 
 def share_price(groups: List[Group], capacity: float) -> float:

@@ -48,7 +48,7 @@ which is where queued vCPUs wait).
 """
 
 import math
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, Final, List, Optional, TYPE_CHECKING
 
 from vsim.core.environment import scheduler_for
 from vsim.cpu.world import RUN, Group, World
@@ -56,12 +56,15 @@ from vsim.cpu.world import RUN, Group, World
 if TYPE_CHECKING:
     from vsim.cpu.machine import Machine
 
-PRI_BOOST, PRI_UNDER, PRI_OVER, PRI_IDLE = 0, -1, -2, -64
+PRI_BOOST: Final = 0
+PRI_UNDER: Final = -1
+PRI_OVER: Final = -2
+PRI_IDLE: Final = -64
 """Xen's priorities (``CSCHED_PRI_TS_BOOST`` ... ``CSCHED_PRI_IDLE``): higher runs first."""
 
 PRIORITY_NAMES = {PRI_BOOST: "BOOST", PRI_UNDER: "UNDER", PRI_OVER: "OVER"}
 
-NORMAL_SHARES_PER_VCPU = 1000.0
+NORMAL_SHARES_PER_VCPU: Final = 1000.0
 """vsim's normal CPU shares per vCPU (``vsim.config.cpu_settings``): the shares that mean Xen's
 default weight."""
 

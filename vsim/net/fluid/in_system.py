@@ -11,9 +11,9 @@ is built.
 
 import math
 from bisect import bisect_right
-from typing import List, Tuple
+from typing import Final, List, Tuple
 
-PAIRWISE_BLOCK = 128
+PAIRWISE_BLOCK: Final = 128
 """numpy's ``PW_BLOCKSIZE``: the longest run it sums with eight accumulators before halving."""
 
 
