@@ -437,8 +437,8 @@ class Machine:
             world.rate = self.ht_rate
             if other.rate != self.ht_rate:
                 self._change_rate(other, self.ht_rate)
-        if self.contention:
-            world.v_mark = self._socket_now(self.socket_index[lcpu], now)
+        if self.contention:  # its progress counted in its socket's time from here
+            world.t_mark = self._socket_now(self.socket_index[lcpu], now)
         self._schedule_completion(world)
         if self.ready and (self._tick_on_grid or not self.armed_mask >> lcpu & 1):
             self._arm_quantum(lcpu)  # on the grid, a check pending for the last world may be too late
@@ -532,8 +532,8 @@ class Machine:
             _end, _entry, world, version = ends[0]
             if version == world.version and world.state == RUN:
                 socket_now = self._socket_now(socket, now)
-                left = world.work - world.rate * (socket_now - world.v_mark)
-                end = world.v_mark + world.work / world.rate
+                left = world.work - world.rate * (socket_now - world.t_mark)
+                end = world.t_mark + world.work / world.rate
                 if left > 1e-12 and now + (end - socket_now) / self.socket_speed[socket] > now:
                     self._entries += 1
                     world.due = end
@@ -556,12 +556,16 @@ class Machine:
 
     def done_since_mark(self, world: World, now: float) -> float:
         """Work the running ``world`` has done since its progress was last settled."""
-        lcpu = world.lcpu
-        if lcpu is None:
+        if world.lcpu is None:
             return 0.0
-        if self.contention:
-            return world.rate * (self._socket_now(self.socket_index[lcpu], now) - world.v_mark)
-        return world.rate * (now - world.t_mark)
+        return world.rate * (self._clock_of(world, now) - world.t_mark)
+
+    def _clock_of(self, world: World, now: float) -> float:
+        """The time the running ``world``'s progress is counted in at real time ``now``: its
+        socket's under socket contention, else ``now``."""
+        lcpu = world.lcpu
+        assert lcpu is not None  # the world is running
+        return self._socket_now(self.socket_index[lcpu], now) if self.contention else now
 
     def _moved(self, world: World, last: int, lcpu: int) -> None:
         """The world starts on ``lcpu`` after running last on ``last``: on another core it
@@ -579,17 +583,11 @@ class Machine:
     def _settle(self, world: World, now: float) -> None:
         """Drain the work done since the last mark at the current rate (in its socket's time
         under socket contention)."""
-        if self.contention:
-            lcpu = world.lcpu
-            assert lcpu is not None  # the world is running
-            socket_now = self._socket_now(self.socket_index[lcpu], now)
-            done = world.rate * (socket_now - world.v_mark)
-            world.v_mark = socket_now
-        else:
-            done = world.rate * (now - world.t_mark)
+        clock = self._clock_of(world, now)
+        done = world.rate * (clock - world.t_mark)
         world.work -= done
         world.progress += done
-        world.t_mark = now
+        world.t_mark = clock
 
     def _change_rate(self, world: World, rate: float) -> None:
         """The sibling thread started or stopped: the world's completion moves.
@@ -601,8 +599,7 @@ class Machine:
         now = self.now()
         self._settle(world, now)
         world.rate = rate
-        start = world.v_mark if self.contention else now
-        if start + world.work / rate < world.due:
+        if world.t_mark + world.work / rate < world.due:  # settled: the mark is its clock now
             self._schedule_completion(world)
 
     def _schedule_completion(self, world: World) -> None:
@@ -617,7 +614,7 @@ class Machine:
             lcpu = world.lcpu
             assert lcpu is not None  # the world is running
             socket = self.socket_index[lcpu]
-            world.due = world.v_mark + delay
+            world.due = world.t_mark + delay
             self._entries += 1
             heappush(self.socket_ends[socket], (world.due, self._entries, world, world.version))
             self._arm_socket(socket, self.now())

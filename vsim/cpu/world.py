@@ -89,7 +89,8 @@ class World:
     uncontended core; it drains at ``rate`` (1 alone on a core, the
     hyper-threading rate while the sibling thread is busy), times its
     socket's speed on a host with socket contention, where ``Machine`` counts
-    that rate in its socket's time (``v_mark``, and ``due`` in socket time).
+    that rate in its socket's time (``t_mark``, its last settlement, and ``due`` are then
+    socket times).
     ``refill_same_socket`` and ``refill_other_socket`` are the core-seconds of
     work the world adds to its job when it starts on a core other than the one
     it last ran on, in the same socket or in another (its working set is cold
@@ -101,7 +102,7 @@ class World:
         "name", "group", "share", "state", "lcpu", "last_lcpu", "work", "rate", "t_mark",
         "run_start", "on_done", "version", "vtime", "used", "ready_time", "costop_time",
         "t_state", "throttled", "progress", "slice_start", "affinity", "due", "on_due", "on_start",
-        "refill_same_socket", "refill_other_socket", "migrations", "limited_time", "fair", "v_mark",
+        "refill_same_socket", "refill_other_socket", "migrations", "limited_time", "fair",
     )
 
     def __init__(self, name: str, group: Group, affinity: Optional[Any] = None, *,
@@ -115,7 +116,6 @@ class World:
         self.work = 0.0
         self.rate = 0.0
         self.t_mark = 0.0
-        self.v_mark = 0.0  # under socket contention: its socket's time at t_mark (Machine)
         self.run_start = 0.0
         self.on_done: Any = None  # the job's completion handler, set by Machine.submit
         self.version = 0

@@ -206,10 +206,23 @@ def write_study_outputs(figures_dir, result, rows):
     since dropped) are removed, if unchanged since. Other files in the study's directory are
     the user's and stay."""
     outdir = Path(figures_dir) / result.name
+    return _replacing_outputs(outdir, lambda: _study_files(outdir, result, rows))
+
+
+def _replacing_outputs(outdir, write):
+    """Run ``write()`` (it writes a study's files into ``outdir`` and returns their paths); once
+    they are in place, remove what the previous run recorded there and this one did not write."""
     previous = listed_outputs(outdir / "results.json")
-    written = _study_files(outdir, result, rows)
-    after_commit(lambda: remove_stale(outdir, previous, written))
+    written = write()
+    after_commit(partial(remove_stale, outdir, previous, written))
     return written
+
+
+def _write_rendered(files):
+    """Write the ``(path, bytes)`` a worker rendered; their paths."""
+    for path, data in files:
+        write_bytes(path, data)
+    return [path for path, _data in files]
 
 
 def _study_files(outdir, result, rows):
@@ -251,9 +264,5 @@ def write_all_study_outputs(figures_dir, results, rows, jobs=1):
     tasks = [(str(figures_dir), results[i], rows) for i in order]
     rendered = dict(LocalProcesses(workers).outcomes(_rendered_study, tasks))
     for position, index in enumerate(order):
-        outdir = Path(figures_dir) / results[index].name
-        previous = listed_outputs(outdir / "results.json")
-        for path, data in rendered[position]:
-            write_bytes(path, data)
-        written = [path for path, _data in rendered[position]]
-        after_commit(partial(remove_stale, outdir, previous, written))
+        _replacing_outputs(Path(figures_dir) / results[index].name,
+                           partial(_write_rendered, rendered[position]))

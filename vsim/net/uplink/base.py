@@ -271,6 +271,10 @@ class UplinkScheduler:
         costs = self.size_costs(ip_bytes)
         if costs is not None:
             return np.full(n, costs[0]), np.full(n, costs[1])
+        return self._per_frame_costs(ip_bytes, n)
+
+    def _per_frame_costs(self, ip_bytes, n):
+        """(work, units) arrays of ``n`` frames of ``ip_bytes``, one size per frame."""
         sizes = np.broadcast_to(np.asarray(ip_bytes, dtype=float), (n,))
         return self.work(sizes), self.units(sizes)
 
@@ -302,7 +306,7 @@ class UplinkScheduler:
             return np.full(0, np.nan)
         if self.n_queues == 1:
             costs = self.size_costs(ip_bytes)  # one size: the queue takes its costs as floats
-            work, units = costs if costs is not None else self.frame_costs(ip_bytes, times.size)
+            work, units = costs if costs is not None else self._per_frame_costs(ip_bytes, times.size)
             self.t = float(times[-1])
             return self.queues[0].offer(times, work, units) + (self.latency + self._standing_wait(0))
         work, units = self.frame_costs(ip_bytes, times.size)
