@@ -1,52 +1,88 @@
-"""The simulated time as a compiled object, read by compiled models without a look-up.
+"""The simulated time and the queue of plain calls, compiled, read by compiled models
+without a look-up.
 
 The event loop of ``vsim.core.environment.Environment`` sets ``Clock.now`` before it runs
 each event. Compiled code (``vsim/native.py``) reads the time several times an event; from
 a compiled object that is a field, where ``env.now`` of a Python object is an attribute
-look-up and a float unboxed each time. Queuing a plain call (``Clock.call_later``) is
-compiled for the same reason. A model may also run on a plain SimPy environment,
-which has no clock: ``clock_of`` gives None there and ``time_now`` reads ``env.now``.
+look-up and a float unboxed each time.
+
+Nearly every event is a plain call, "call ``f(arg)`` at time t" (``Clock.call_later``).
+Those wait in a heap of the clock's own (``vsim.core.timed_heap``), ordered by their time
+and then their number, compared as native numbers: in SimPy's queue they would be tuples
+compared element by element as Python objects. SimPy's own events (processes,
+``run(until=...)``) stay in SimPy's queue; the two heads are compared by SimPy's key
+(time, priority, number), the numbers drawn from SimPy's one counter, so the events run
+in exactly the order one queue would give. A model may also run on a plain SimPy
+environment, which has no clock: ``clock_of`` gives None there and ``time_now`` reads
+``env.now``.
 """
 
-from heapq import heappop, heappush
 from typing import Any, Callable, Final, List, Optional
 
 from simpy.events import NORMAL
 
-PLAIN_CALL: Final = 5
-"""Length of a queue entry made by ``call_later``: (time, priority, id, callback, arg)."""
+from vsim.core.timed_heap import TimedHeap
+
+PLAIN_PRIORITY: Final = NORMAL
+"""SimPy's priority of every plain call: after an urgent event of the same time (the end
+of ``run(until=...)``), in number order among normal ones."""
 
 
 class Clock:
     """``now``: the time of the event being run; ``call_later`` queues a plain call.
 
     ``queue`` and ``ids`` are the environment's event queue and event counter (SimPy's),
-    given by the environment once SimPy has made them."""
+    given by the environment once SimPy has made them; ``calls`` is the heap of plain
+    calls, each entry's ``first`` the callback and ``second`` its argument."""
 
     def __init__(self) -> None:
         self.now = 0.0
         self.queue: List[Any] = []
+        self.calls = TimedHeap()
         self.ids: Any = None
         self.env: Any = None  # the environment, whose ``now`` is set with this one
 
     def run_plain_call(self) -> bool:
         """Run the next event if it is a plain call (set both clocks, then call it); return
-        whether it was one (False: a SimPy event, or none, for SimPy's own ``step``)."""
-        queue = self.queue
-        if not queue or len(queue[0]) != PLAIN_CALL:
+        whether it was one (False: a SimPy event comes first, or nothing, for SimPy's own
+        ``step``)."""
+        calls = self.calls.entries
+        if not calls:
             return False
-        t, _, _, callback, arg = heappop(queue)
-        self.now = t
-        self.env.now = t
-        callback(arg)
+        head = calls[0]
+        queue = self.queue
+        if queue:
+            first = queue[0]
+            t = float(first[0])
+            if t < head.time or (t == head.time and (first[1] < PLAIN_PRIORITY or first[2] < head.number)):
+                return False
+        self.calls.pop()
+        self.now = head.time
+        self.env.now = head.time
+        head.first(head.second)
         return True
 
+    def next_time(self) -> float:
+        """The time of the earliest queued event, plain or SimPy's (inf: none)."""
+        calls = self.calls.entries
+        t = calls[0].time if calls else float("inf")
+        return min(t, float(self.queue[0][0])) if self.queue else t
+
+    def pending(self) -> int:
+        """Events waiting, plain and SimPy's."""
+        return len(self.calls.entries) + len(self.queue)
+
     def call_later(self, delay: float, callback: Callable[[Any], Any], arg: Any) -> None:
-        """Call ``callback(arg)`` at ``now + delay`` (``delay`` >= 0), in SimPy's order: the
-        entry ``(time, priority, id, callback, arg)`` beside SimPy's own 4-tuples."""
+        """Call ``callback(arg)`` at ``now + delay`` (``delay`` >= 0), in SimPy's order: numbered
+        from SimPy's counter, as an event of normal priority would be."""
         if delay < 0:
             raise ValueError(f"negative delay {delay}")
-        heappush(self.queue, (self.now + delay, NORMAL, next(self.ids), callback, arg))
+        self.calls.push(self.now + delay, next(self.ids), callback, arg)
+
+    def call_numbered(self, time: float, number: int, callback: Callable[[Any], Any], arg: Any) -> None:
+        """Call ``callback(arg)`` at ``time`` with the ``number`` drawn from ``ids`` when it was
+        decided (``vsim.core.timers``: a timer queued late keeps its place in the order)."""
+        self.calls.push(time, number, callback, arg)
 
 
 def clock_of(env: Any) -> Optional[Clock]:

@@ -3,9 +3,10 @@
 Nearly every event of a host model is "call ``f(arg)`` after ``delay``": a
 job's completion, a quantum's expiry, a guest timer. SimPy builds an
 ``Event`` with its own callback list for each and runs it through the
-generic event machinery. ``Environment.call_later`` puts the callback and its
-argument straight into SimPy's event queue instead, numbered from SimPy's own
-event counter, so plain callbacks and SimPy events (processes, resources,
+generic event machinery. ``Environment.call_later`` queues the callback and its
+argument in a heap of the clock's own instead (``vsim.core.clock``), numbered
+from SimPy's own event counter, and ``step`` runs whichever of the two queues'
+heads comes first, so plain callbacks and SimPy events (processes, resources,
 ``run(until=...)``) keep one order: by time, then priority, then scheduling
 order. A model written against plain SimPy still runs unchanged, and
 ``scheduler_for(env)`` gives any SimPy environment the same interface.
@@ -48,7 +49,7 @@ class Environment(simpy.Environment):
     def __init__(self, initial_time: float = 0) -> None:
         self.clock = Clock()
         super().__init__(initial_time)
-        self.clock.queue = self._queue  # SimPy's entries are 4-tuples; call_later adds 5-tuples
+        self.clock.queue = self._queue  # SimPy's events; the plain calls are in the clock's heap
         self.clock.ids = self._eid
         self.clock.env = self
 
@@ -67,8 +68,13 @@ class Environment(simpy.Environment):
         self.clock.call_later(delay, callback, arg)
 
     def step(self) -> None:
+        """Run the next event: the clock's next plain call, or SimPy's next event."""
         if not self.clock.run_plain_call():
             super().step()
+
+    def peek(self) -> float:
+        """The time of the next event, plain or SimPy's (infinity: none)."""
+        return self.clock.next_time()
 
 
 def scheduler_for(env: simpy.Environment) -> Scheduler:

@@ -63,7 +63,7 @@ class LazyTimers:
         """Put ``timer`` into the event queue with its own key."""
         assert self._clock is not None  # only timers of a clock are kept here
         timer[4] = QUEUED
-        heappush(self._clock.queue, (timer[0], timer[1], timer[2], self._due, timer))
+        self._clock.call_numbered(timer[0], timer[2], self._due, timer)
 
     def _due(self, timer: list) -> None:
         """A queued timer's time has come: fire it unless it was dropped as dead, then queue

@@ -85,11 +85,11 @@ a change here must still pass mypy, or the build stops with mypy's message.
 
 import math
 from functools import partial
-from heapq import heappop, heappush, heapreplace
-from typing import Any, Callable, Final, List, Optional, TYPE_CHECKING, Tuple
+from typing import Any, Callable, Final, List, Optional, TYPE_CHECKING
 
 from vsim.core.clock import Clock, clock_of, time_now
 from vsim.core.environment import scheduler_for
+from vsim.core.timed_heap import TimedHeap
 from vsim.cpu.world import COSTOP, IDLE, READY, RUN, Group, World
 
 from vsim.cpu.policies.protocol import TakesLimits
@@ -144,14 +144,14 @@ class Machine:
         self.contention = float(topology.socket_contention)
         self.socket_busy_cores = [0] * topology.sockets
         # each socket's clock (socket contention): its time ``socket_time`` at real time
-        # ``socket_time_at``, running at ``socket_speed``; its completion queue of (end in
-        # socket time, entry number, world, the world's version); the real time and number of
-        # its pending event (inf while none)
+        # ``socket_time_at``, running at ``socket_speed``; its completion queue (each entry: the
+        # end in socket time, an entry number, the world, the world's version); the real time
+        # and number of its pending event (inf while none)
         sockets = topology.sockets
         self.socket_time = [0.0] * sockets
         self.socket_time_at = [0.0] * sockets
         self.socket_speed = [1.0] * sockets
-        self.socket_ends: List[List[Tuple[float, int, World, int]]] = [[] for _ in range(sockets)]
+        self.socket_ends: List[TimedHeap] = [TimedHeap() for _ in range(sockets)]
         self.socket_armed = [math.inf] * sockets
         self.socket_event = [0] * sockets
         self._socket_due_calls: List[Callable[[int], None]] = [
@@ -498,16 +498,18 @@ class Machine:
         clock finds its completion not due and comes again). Dead entries (a world stopped or
         rescheduled since) are dropped from the queue's head on the way."""
         ends = self.socket_ends[socket]
-        while ends:
-            end, _entry, world, version = ends[0]
-            if version == world.version and world.state == RUN:
-                due = now + max(0.0, end - self._socket_now(socket, now)) / self.socket_speed[socket]
+        entries = ends.entries
+        while entries:
+            head = entries[0]
+            world: World = head.first
+            if head.second == world.version and world.state == RUN:
+                due = now + max(0.0, head.time - self._socket_now(socket, now)) / self.socket_speed[socket]
                 if due < self.socket_armed[socket]:
                     self.socket_armed[socket] = due
                     self.socket_event[socket] += 1
                     self._call_later(due - now, self._socket_due_calls[socket], self.socket_event[socket])
                 return
-            heappop(ends)
+            ends.pop()
 
     def _socket_due(self, socket: int, event: int) -> None:
         """``socket``'s pending event fell due: its earliest live completion is taken off the
@@ -527,9 +529,12 @@ class Machine:
     def _socket_next(self, socket: int) -> None:
         """``_socket_due``'s handling of the queue's head, and the queue's event armed again."""
         ends = self.socket_ends[socket]
+        entries = ends.entries
         now = self.now()
-        while ends:
-            _end, _entry, world, version = ends[0]
+        while entries:
+            head = entries[0]
+            world: World = head.first
+            version: int = head.second
             if version == world.version and world.state == RUN:
                 socket_now = self._socket_now(socket, now)
                 left = world.work - world.rate * (socket_now - world.t_mark)
@@ -537,13 +542,13 @@ class Machine:
                 if left > 1e-12 and now + (end - socket_now) / self.socket_speed[socket] > now:
                     self._entries += 1
                     world.due = end
-                    heapreplace(ends, (end, self._entries, world, version))
+                    ends.replace(end, self._entries, world, version)
                 else:
-                    heappop(ends)
+                    ends.pop()
                     self._complete(world, version)
                     now = self.now()
                 break
-            heappop(ends)
+            ends.pop()
         self._arm_socket(socket, now)
 
     def speed(self, world: World) -> float:
@@ -616,7 +621,7 @@ class Machine:
             socket = self.socket_index[lcpu]
             world.due = world.t_mark + delay
             self._entries += 1
-            heappush(self.socket_ends[socket], (world.due, self._entries, world, world.version))
+            self.socket_ends[socket].push(world.due, self._entries, world, world.version)
             self._arm_socket(socket, self.now())
             return
         world.due = self.now() + delay
