@@ -16,6 +16,7 @@ from vsim.config.run_length import RunPlan
 from vsim.cpu.world import COSTOP, READY
 from vsim.engines import closed_form as uncontended
 from vsim.engines.choices import ENGINES
+from vsim.engines.collections import fewer_collections
 from vsim.guest.workload import (CallWorkload, EngineComponent, ReplayWorkload, TrafficWorkload,
                                  TransactionWorkload, UserWorkload, Workload)
 from vsim.net.shared_uplink import SharedUplink
@@ -166,10 +167,11 @@ class Simulation(Host):
         apps: Sequence[UserWorkload] = self.web_apps
         for app in apps:
             app.start(duration)
-        self._run_until(warmup, duration / self.PROGRESS_STEPS, progress)
-        start = self._snapshot()
-        self._run_until(duration, duration / self.PROGRESS_STEPS, progress)
-        end = self._snapshot()
+        with fewer_collections():
+            self._run_until(warmup, duration / self.PROGRESS_STEPS, progress)
+            start = self._snapshot()
+            self._run_until(duration, duration / self.PROGRESS_STEPS, progress)
+            end = self._snapshot()
         return run_summary(self, start, end, duration - warmup, warmup)
 
     def _run_until(self, until, step, progress):
