@@ -89,7 +89,7 @@ from typing import Any, Callable, Final, List, Optional, TYPE_CHECKING
 
 from vsim.core.clock import Clock, clock_of, time_now
 from vsim.core.environment import scheduler_for
-from vsim.core.timed_heap import TimedHeap
+from vsim.cpu.socket_clock import SocketClock
 from vsim.cpu.world import COSTOP, IDLE, READY, RUN, Group, World
 
 from vsim.cpu.policies.protocol import TakesLimits
@@ -142,26 +142,17 @@ class Machine:
         self.groups: List[Group] = []
         self.ht_rate = float(topology.ht_rate)
         self.contention = float(topology.socket_contention)
-        self.socket_busy_cores = [0] * topology.sockets
-        # each socket's clock (socket contention): its time ``socket_time`` at real time
-        # ``socket_time_at``, running at ``socket_speed``; its completion queue (each entry: the
-        # end in socket time, an entry number, the world, the world's version); the real time
-        # and number of its pending event (inf while none)
-        sockets = topology.sockets
-        self.socket_time = [0.0] * sockets
-        self.socket_time_at = [0.0] * sockets
-        self.socket_speed = [1.0] * sockets
-        self.socket_ends: List[TimedHeap] = [TimedHeap() for _ in range(sockets)]
-        self.socket_armed = [math.inf] * sockets
-        self.socket_event = [0] * sockets
+        # each socket's clock (socket contention), and each logical CPU's socket's
+        self.sockets = [SocketClock(socket) for socket in range(topology.sockets)]
+        self.lcpu_socket = [self.sockets[socket] for socket in self.socket_index]
         self._socket_due_calls: List[Callable[[int], None]] = [
-            partial(self._socket_due, socket) for socket in range(sockets)]
+            partial(self._socket_due, socket) for socket in self.sockets]
         self._entries = 0
         # sockets whose clock sped up while the machine was inside an event's handling: their
         # pending events are armed once it ends, when a start in the same instant may have
         # slowed the clock back (``_hold``, ``_let_go``)
         self._holding = False
-        self._sped_up: List[int] = []
+        self._sped_up: List[SocketClock] = []
         self._completing: Optional[World] = None
         self._woken_by_completion: List[World] = []
         self._cosched_busy = False
@@ -429,8 +420,8 @@ class Machine:
             core = self.core_index[lcpu]
             self.core_since[core] = now
             if self.contention:
-                socket = self.socket_index[lcpu]
-                self.socket_busy_cores[socket] += 1
+                socket = self.lcpu_socket[lcpu]
+                socket.busy_cores += 1
                 self._socket_speed_changed(socket, now)
             world.rate = 1.0
         else:
@@ -438,7 +429,7 @@ class Machine:
             if other.rate != self.ht_rate:
                 self._change_rate(other, self.ht_rate)
         if self.contention:  # its progress counted in its socket's time from here
-            world.t_mark = self._socket_now(self.socket_index[lcpu], now)
+            world.t_mark = self.lcpu_socket[lcpu].at(now)
         self._schedule_completion(world)
         if self.ready and (self._tick_on_grid or not self.armed_mask >> lcpu & 1):
             self._arm_quantum(lcpu)  # on the grid, a check pending for the last world may be too late
@@ -451,20 +442,16 @@ class Machine:
         if on_start is not None:
             on_start(world)
 
-    def _socket_now(self, socket: int, now: float) -> float:
-        """The time of ``socket``'s clock at real time ``now``."""
-        return self.socket_time[socket] + self.socket_speed[socket] * (now - self.socket_time_at[socket])
-
-    def _socket_speed_changed(self, socket: int, now: float) -> None:
+    def _socket_speed_changed(self, socket: SocketClock, now: float) -> None:
         """A core of ``socket`` started or stopped being busy: its clock, read up to ``now``,
         runs on at 1 / (1 + c k) for the k other busy cores a running world sees. Faster, its
         earliest completion may now fall before the pending event."""
-        self.socket_time[socket] = self._socket_now(socket, now)
-        self.socket_time_at[socket] = now
-        others = self.socket_busy_cores[socket] - 1
+        socket.time = socket.at(now)
+        socket.time_at = now
+        others = socket.busy_cores - 1
         speed = 1.0 / (1.0 + self.contention * others) if others > 0 else 1.0
-        faster = speed > self.socket_speed[socket]
-        self.socket_speed[socket] = speed
+        faster = speed > socket.speed
+        socket.speed = speed
         if faster:
             if self._holding:
                 self._sped_up.append(socket)
@@ -492,43 +479,43 @@ class Machine:
             for socket in sped_up:
                 self._arm_socket(socket, now)
 
-    def _arm_socket(self, socket: int, now: float) -> None:
+    def _arm_socket(self, socket: SocketClock, now: float) -> None:
         """Make ``socket``'s pending event fall at its earliest live completion, at the clock's
         present speed, unless one falls no later already (an event left early by a slowing
         clock finds its completion not due and comes again). Dead entries (a world stopped or
         rescheduled since) are dropped from the queue's head on the way."""
-        ends = self.socket_ends[socket]
+        ends = socket.ends
         entries = ends.entries
         while entries:
             head = entries[0]
             world: World = head.first
             if head.second == world.version and world.state == RUN:
-                due = now + max(0.0, head.time - self._socket_now(socket, now)) / self.socket_speed[socket]
-                if due < self.socket_armed[socket]:
-                    self.socket_armed[socket] = due
-                    self.socket_event[socket] += 1
-                    self._call_later(due - now, self._socket_due_calls[socket], self.socket_event[socket])
+                due = now + max(0.0, head.time - socket.at(now)) / socket.speed
+                if due < socket.armed:
+                    socket.armed = due
+                    socket.event += 1
+                    self._call_later(due - now, self._socket_due_calls[socket.index], socket.event)
                 return
             ends.pop()
 
-    def _socket_due(self, socket: int, event: int) -> None:
+    def _socket_due(self, socket: SocketClock, event: int) -> None:
         """``socket``'s pending event fell due: its earliest live completion is taken off the
         queue and handled as a world's completion event is, then the event is armed for the
         next. An event left early (the clock slowed, or the world's hyper-threading rate fell,
         since its end was queued) finds work left: the end is queued again where it now falls,
         without settling the world."""
-        if event != self.socket_event[socket]:
+        if event != socket.event:
             return
-        self.socket_armed[socket] = math.inf
+        socket.armed = math.inf
         outer = self._hold()
         try:
             self._socket_next(socket)
         finally:
             self._let_go(outer)
 
-    def _socket_next(self, socket: int) -> None:
+    def _socket_next(self, socket: SocketClock) -> None:
         """``_socket_due``'s handling of the queue's head, and the queue's event armed again."""
-        ends = self.socket_ends[socket]
+        ends = socket.ends
         entries = ends.entries
         now = self.now()
         while entries:
@@ -536,10 +523,10 @@ class Machine:
             world: World = head.first
             version: int = head.second
             if version == world.version and world.state == RUN:
-                socket_now = self._socket_now(socket, now)
+                socket_now = socket.at(now)
                 left = world.work - world.rate * (socket_now - world.t_mark)
                 end = world.t_mark + world.work / world.rate
-                if left > 1e-12 and now + (end - socket_now) / self.socket_speed[socket] > now:
+                if left > 1e-12 and now + (end - socket_now) / socket.speed > now:
                     self._entries += 1
                     world.due = end
                     ends.replace(end, self._entries, world, version)
@@ -557,7 +544,7 @@ class Machine:
         lcpu = world.lcpu
         if lcpu is None:
             return 0.0
-        return world.rate * self.socket_speed[self.socket_index[lcpu]] if self.contention else world.rate
+        return world.rate * self.lcpu_socket[lcpu].speed if self.contention else world.rate
 
     def done_since_mark(self, world: World, now: float) -> float:
         """Work the running ``world`` has done since its progress was last settled."""
@@ -570,7 +557,7 @@ class Machine:
         socket's under socket contention, else ``now``."""
         lcpu = world.lcpu
         assert lcpu is not None  # the world is running
-        return self._socket_now(self.socket_index[lcpu], now) if self.contention else now
+        return self.lcpu_socket[lcpu].at(now) if self.contention else now
 
     def _moved(self, world: World, last: int, lcpu: int) -> None:
         """The world starts on ``lcpu`` after running last on ``last``: on another core it
@@ -618,10 +605,10 @@ class Machine:
         if self.contention:  # a point in its socket's time, in the socket's queue
             lcpu = world.lcpu
             assert lcpu is not None  # the world is running
-            socket = self.socket_index[lcpu]
+            socket = self.lcpu_socket[lcpu]
             world.due = world.t_mark + delay
             self._entries += 1
-            self.socket_ends[socket].push(world.due, self._entries, world, world.version)
+            socket.ends.push(world.due, self._entries, world, world.version)
             self._arm_socket(socket, self.now())
             return
         world.due = self.now() + delay
@@ -695,8 +682,8 @@ class Machine:
             core = self.core_index[lcpu]
             self.core_busy[core] += now - self.core_since[core]
             if self.contention:
-                socket = self.socket_index[lcpu]
-                self.socket_busy_cores[socket] -= 1
+                socket = self.lcpu_socket[lcpu]
+                socket.busy_cores -= 1
                 self._socket_speed_changed(socket, now)
         world.lcpu = None
         self._set_state(world, state)
