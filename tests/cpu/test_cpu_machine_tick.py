@@ -92,13 +92,13 @@ def test_a_lone_task_with_waiters_arms_one_check_per_slice():
     machine = Machine(env, Topology(1, 1, 1, 1.0),
                       make_policy("linux_fair", variant="eevdf", base_slice=0.003), quantum=0.001)
     fired = []
-    call_later = machine._call_later
+    call_later = machine._scheduler
 
     def counting(delay, callback, arg):
         if getattr(callback, "__name__", "") == "_tick":  # the grid tick's check
             fired.append(env.now + delay)
         call_later(delay, callback, arg)
-    machine._call_later = counting
+    machine._scheduler = counting  # a plain SimPy environment: no clock
     for i in range(2):
         world = task(machine, f"hog{i}")
         machine.submit(world, 0.37, lambda _w: 0.37)

@@ -115,7 +115,7 @@ class Machine:
         # vsim's environment keeps its time in a compiled ``Clock`` as well, which this reads
         # without a look-up; a plain SimPy environment is read as ``env.now``
         self._clock: Optional[Clock] = clock_of(env)
-        self._call_later: Callable[[float, Any, Any], None] = scheduler_for(env)
+        self._scheduler: Callable[[float, Any, Any], None] = scheduler_for(env)
         self.topology: Any = topology
         self.policy: "CpuPolicy" = policy
         self.quantum = float(quantum)
@@ -177,6 +177,15 @@ class Machine:
         """The simulated time."""
         return time_now(self._clock, self.env)
 
+    def _later(self, delay: float, callback: Callable[[Any], Any], arg: Any) -> None:
+        """Call ``callback(arg)`` ``delay`` seconds from now: through the clock directly where
+        there is one (a compiled call, the delay a native number), else the environment's."""
+        clock = self._clock
+        if clock is not None:
+            clock.call_later(delay, callback, arg)
+        else:
+            self._scheduler(delay, callback, arg)
+
     def add_group(self, group: Group) -> None:
         """Register a VM (or hypervisor group) once all its worlds are in it."""
         self.groups.append(group)
@@ -198,10 +207,10 @@ class Machine:
             if phase > 0.0:  # its first period, cut short by the phase, gets its share of the limit
                 group.own_period = True
                 group.period_used = group.limit * (self.period - phase)
-                self._call_later(phase, self._group_period_boundary, group)
+                self._later(phase, self._group_period_boundary, group)
         if (group.limit < math.inf or self.reservations) and not self._periodic:
             self._periodic = True
-            self._call_later(self.period, self._period_boundary, None)
+            self._later(self.period, self._period_boundary, None)
 
     # ------------------------------------------------------------ parking
     def park(self, world: World) -> None:
@@ -494,7 +503,7 @@ class Machine:
                 if due < socket.armed:
                     socket.armed = due
                     socket.event += 1
-                    self._call_later(due - now, self._socket_due_calls[socket.index], socket.event)
+                    self._later(due - now, self._socket_due_calls[socket.index], socket.event)
                 return
             ends.pop()
 
@@ -612,7 +621,7 @@ class Machine:
             self._arm_socket(socket, self.now())
             return
         world.due = self.now() + delay
-        self._call_later(delay, world.on_due, world.version)
+        self._later(delay, world.on_due, world.version)
 
     def _complete(self, world: World, version: int) -> None:
         """A completion event fell due: finish the job, or re-arm if it moved later.
@@ -740,7 +749,7 @@ class Machine:
         world = self.lcpu_world[lcpu]
         assert world is not None  # only busy CPUs arm a quantum
         delay = max(0.0, self._slice_end(self, world) - self.now())
-        self._call_later(delay, self._quantum_expired, lcpu)
+        self._later(delay, self._quantum_expired, lcpu)
 
     def _quantum_expired(self, lcpu: int) -> None:
         self.armed_mask &= ~(1 << lcpu)
@@ -797,7 +806,7 @@ class Machine:
         self.armed_mask |= bit
         delay = max(0.0, due - now)
         self.tick_at[lcpu] = now + delay  # the instant the environment will fire it at
-        self._call_later(delay, self._tick, lcpu)
+        self._later(delay, self._tick, lcpu)
 
     def _tick(self, lcpu: int) -> None:
         """A tick of ``lcpu``'s clock that a check was armed for (one an earlier arming
@@ -827,7 +836,7 @@ class Machine:
         if remaining <= 1e-12:
             self._throttle(group)
             return
-        self._call_later(remaining / running, partial(self._limit_due, group), group.limit_version)
+        self._later(remaining / running, partial(self._limit_due, group), group.limit_version)
 
     def _limit_due(self, group: Group, version: int) -> None:
         if version == group.limit_version:
@@ -860,7 +869,7 @@ class Machine:
         if self.reservations:
             self._entitle_by_demand(now)
         self._renew_limits(now, None)
-        self._call_later(self.period, self._period_boundary, None)
+        self._later(self.period, self._period_boundary, None)
 
     def _group_period_boundary(self, group: Group) -> None:
         """A new period for a limited group whose periods start at a phase of their own."""
@@ -870,7 +879,7 @@ class Machine:
                 self._charge(world, now)
         group.period_used = 0.0
         self._renew_limits(now, group)
-        self._call_later(self.period, self._group_period_boundary, group)
+        self._later(self.period, self._group_period_boundary, group)
 
     def _renews(self, group: Group, only: Optional[Group]) -> bool:
         """Whether a period boundary of ``only`` (None: the host's) starts a period of ``group``."""
@@ -1010,7 +1019,7 @@ class Machine:
         due = now + soonest
         if due < group.cosched_due:
             group.cosched_due = due
-            self._call_later(soonest, partial(self._cosched_check, group), due)
+            self._later(soonest, partial(self._cosched_check, group), due)
 
     def _cosched_check(self, group: Group, due: float) -> None:
         """A co-stop check fell due; one set for an earlier time replaces it.

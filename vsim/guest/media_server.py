@@ -47,13 +47,22 @@ many times the events; the closed form does not play it. The default,
 """
 
 import math
-from typing import Any
+from typing import Any, Optional, Protocol
 
 from vsim.core.clock import clock_of, time_now
 from vsim.core.environment import scheduler_for
-from vsim.cpu.world import IDLE
+from vsim.cpu.machine import Machine
+from vsim.cpu.world import IDLE, World
 from vsim.guest.background import GuestBackground
 from vsim.guest.timer import SharedExpiry, TimerLatency
+
+
+class FramePoster(Protocol):
+    """What a media server hands its frames to: its vNIC's transmit ring
+    (``vsim.net.vnic_tx.VnicTransmit``), or anything standing in for it."""
+
+    def post(self, now: float, count: int, send_time: float, tick: int, monitored: int = 0) -> Any:
+        """Take ``count`` frames of ``tick`` at ``now``; the last ``monitored`` are recorded."""
 
 
 class FrameCosts:
@@ -67,14 +76,14 @@ class FrameCosts:
 
     BLOCK = 1024
 
-    def __init__(self, rng, streams, mean, cv):
+    def __init__(self, rng: Any, streams: int, mean: float, cv: float) -> None:
         self.rng = rng
         self.streams = streams
         self.mean = mean
         self.cv = cv
-        self._rows = []
+        self._rows: list[float] = []
 
-    def next(self):
+    def next(self) -> float:
         """The work of one tick, in core-seconds."""
         if not self._rows:
             if self.cv > 0:
@@ -101,7 +110,8 @@ class WorkerVcpu:
     when it was done.
     """
 
-    def __init__(self, server: "MediaServer", world, streams, monitored_streams, costs, timer, phase):
+    def __init__(self, server: "MediaServer", world: World, streams: int, monitored_streams: int,
+                 costs: FrameCosts, timer: Any, phase: float) -> None:
         self.server = server
         self.world = world
         self.streams = streams
@@ -129,12 +139,12 @@ class WorkerVcpu:
     def start(self):
         self._wake_at(0)
 
-    def _wake_at(self, tick):
+    def _wake_at(self, tick: int) -> None:
         server = self.server
-        due = self.phase + tick * server.rtp_interval + self.timer.draw()
-        server.call_later(max(0.0, due - server.now()), self._wake, tick)
+        due: float = self.phase + tick * server.rtp_interval + self.timer.draw()
+        server.later(max(0.0, due - server.now()), self._wake, tick)
 
-    def _wake(self, tick):
+    def _wake(self, tick: int) -> None:
         """The timer of ``tick`` fired: set the next one, queue this tick."""
         self.record_wake(tick, self.server.now())
         self._wake_at(tick + 1)
@@ -149,12 +159,12 @@ class WorkerVcpu:
         """Queue a guest background burst of ``work`` core-seconds on this vCPU."""
         self._queue(_Burst(work))
 
-    def _queue(self, item):
+    def _queue(self, item: Any) -> None:
         self.backlog.append(item)
         if self.world.state == IDLE and len(self.backlog) == 1:
             self.server.machine.submit(self.world, self._job_work(), self._job_done)
 
-    def _job_work(self):
+    def _job_work(self) -> float:
         head = self.backlog[0]
         if isinstance(head, _Burst):
             return head.work
@@ -164,7 +174,7 @@ class WorkerVcpu:
             return self.server.tick_overhead + self._share
         return self.server.tick_overhead + self.costs.next()
 
-    def _job_done(self, _world):
+    def _job_done(self, _world: World) -> Optional[float]:
         now = self.server.now()
         if self._left > 1:  # per-stream emission: this stream's frame, then the next stream's work
             self._post_stream(now, self.backlog[0])
@@ -180,7 +190,7 @@ class WorkerVcpu:
             self.server.emit(now, self.streams, tick, send_time, self.monitored_streams)
         return self._tick_finished(now, tick)
 
-    def _post_stream(self, now, tick):
+    def _post_stream(self, now: float, tick: int) -> None:
         """Per-stream emission: post the frame of the head tick's next stream (the monitored
         conference's streams are the last ``monitored_streams``)."""
         index = self.streams - self._left
@@ -190,7 +200,7 @@ class WorkerVcpu:
         if self._left == 1 and self.ticks is not None:
             self.ticks.append((tick, self._head_start, now))
 
-    def _tick_finished(self, now, tick):
+    def _tick_finished(self, now: float, tick: Any) -> Optional[float]:
         """The head item is done (``tick``, None when its streams were posted one by one):
         record it and take the next item, if any, without giving up the vCPU."""
         if tick is not None and not isinstance(tick, _Burst) and self.ticks is not None:
@@ -208,7 +218,7 @@ class _Burst:
 
     __slots__ = ("work",)
 
-    def __init__(self, work):
+    def __init__(self, work: float) -> None:
         self.work = work
 
 
@@ -227,10 +237,10 @@ class MediaServer:
         self.env = env
         self._clock = clock_of(env)
         self.call_later = scheduler_for(env)
-        self.machine = machine
-        self.vnic = vnic
-        self.rtp_interval = tick
-        self.tick_overhead = tick_overhead
+        self.machine: Machine = machine
+        self.vnic: FramePoster = vnic
+        self.rtp_interval = float(tick)
+        self.tick_overhead = float(tick_overhead)
         self.per_stream = emission == "per_stream"
         vcpus = vm_group.worlds
         conferences = math.ceil(streams / participants)
@@ -258,7 +268,7 @@ class MediaServer:
             else:
                 phase = 0.0 if aligned_phases else rng_streams.stream(f"{worker}.phase").uniform(0.0, tick)
             monitored = sizes[-1] if i == monitored_vcpu else 0
-            self.workers.append(WorkerVcpu(self, world, total, monitored, costs, timer, phase))
+            self.workers.append(WorkerVcpu(self, world, total, monitored, costs, timer, float(phase)))
         self.background = None
         if background_burst > 0:
             self.background = GuestBackground(self.call_later, rng_streams.stream(f"{name}.background"),
@@ -268,6 +278,15 @@ class MediaServer:
     def now(self) -> float:
         """The simulated time."""
         return time_now(self._clock, self.env)
+
+    def later(self, delay: float, callback: Any, arg: Any) -> None:
+        """Call ``callback(arg)`` ``delay`` seconds from now: through the clock directly where
+        there is one (a compiled call), else the environment's scheduler."""
+        clock = self._clock
+        if clock is not None:
+            clock.call_later(delay, callback, arg)
+        else:
+            self.call_later(delay, callback, arg)
 
     def supports_closed_form(self) -> bool:
         """The closed form plays the ticks' recursions, guest background bursts included, but
@@ -280,7 +299,7 @@ class MediaServer:
         if self.background is not None:
             self.background.start()
 
-    def emit(self, now, count, tick, send_time, monitored):
+    def emit(self, now: float, count: int, tick: int, send_time: float, monitored: int) -> None:
         """Hand ``count`` frames of ``tick`` (RTP time ``send_time``) to the virtual NIC.
 
         The last ``monitored`` of them are the monitored conference's, sent
@@ -289,7 +308,7 @@ class MediaServer:
         self.count_emitted(count)
         self.vnic.post(now, count, send_time, tick, monitored)
 
-    def count_emitted(self, count):
+    def count_emitted(self, count: int) -> None:
         """Count ``count`` more frames handed to the virtual NIC (``emit``'s, or the closed
         form's, which posts them itself)."""
         self.emitted += count
