@@ -22,11 +22,6 @@ class Entry:
         self.second = second
 
 
-def _before(a: Entry, b: Entry) -> bool:
-    """Whether ``a`` comes before ``b``: earlier, or as early and numbered lower."""
-    return a.time < b.time or (a.time == b.time and a.number < b.number)
-
-
 class TimedHeap:
     """A binary heap of ``Entry``: ``entries[0]`` is the earliest (when not empty)."""
 
@@ -55,14 +50,21 @@ class TimedHeap:
         self._fill_from(0, Entry(time, number, first, second))
 
     def _fill_from(self, pos: int, item: Entry) -> None:
+        """Fill the hole at ``pos`` with ``item``: down to a leaf along the earlier children,
+        then up. The comparisons are written out (mypyc calls, never inlines, a function)."""
         entries = self.entries
         n = len(entries)
         child = 2 * pos + 1
         while child < n:
+            chosen = entries[child]
             right = child + 1
-            if right < n and not _before(entries[child], entries[right]):
-                child = right
-            entries[pos] = entries[child]
+            if right < n:
+                other = entries[right]
+                t, u = chosen.time, other.time
+                if not (t < u or (t == u and chosen.number < other.number)):
+                    chosen = other
+                    child = right
+            entries[pos] = chosen
             pos = child
             child = 2 * pos + 1
         entries[pos] = item
@@ -72,10 +74,11 @@ class TimedHeap:
         """Move the entry at ``pos`` up past every parent it comes before."""
         entries = self.entries
         item = entries[pos]
+        time, number = item.time, item.number
         while pos > 0:
             parent = (pos - 1) >> 1
             above = entries[parent]
-            if not _before(item, above):
+            if not (time < above.time or (time == above.time and number < above.number)):
                 break
             entries[pos] = above
             pos = parent
