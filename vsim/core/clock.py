@@ -28,6 +28,20 @@ PLAIN_PRIORITY: Final = NORMAL
 of ``run(until=...)``), in number order among normal ones."""
 
 
+class Handler:
+    """An event's callback as a compiled object: the clock runs ``fire(arg)`` as a native
+    call, where calling a Python callable (a ``functools.partial`` of a compiled method)
+    passes through the interpreter's call protocol and the method's argument parsing.
+    Subclasses (compiled too) hold what ``fire`` needs. Still callable, for an environment
+    without a clock."""
+
+    def fire(self, arg: Any) -> None:
+        raise NotImplementedError
+
+    def __call__(self, arg: Any) -> None:
+        self.fire(arg)
+
+
 class Clock:
     """``now``: the time of the event being run; ``call_later`` queues a plain call.
 
@@ -59,7 +73,11 @@ class Clock:
         self.calls.pop()
         self.now = head.time
         self.env.now = head.time
-        head.first(head.second)
+        callback = head.first
+        if isinstance(callback, Handler):
+            callback.fire(head.second)
+        else:
+            callback(head.second)
         return True
 
     def next_time(self) -> float:

@@ -87,7 +87,7 @@ import math
 from functools import partial
 from typing import Any, Callable, Final, List, Optional, TYPE_CHECKING
 
-from vsim.core.clock import Clock, clock_of, time_now
+from vsim.core.clock import Clock, Handler, clock_of, time_now
 from vsim.core.environment import scheduler_for
 from vsim.cpu.socket_clock import SocketClock
 from vsim.cpu.world import COSTOP, IDLE, READY, RUN, Group, World
@@ -101,6 +101,40 @@ if TYPE_CHECKING:
 LIMIT_PHASE_STEP: Final = (math.sqrt(5.0) - 1.0) / 2.0
 """Fraction of a period between the phases of successive limited groups (the golden ratio's:
 any number of phases spread evenly over the period)."""
+
+
+class _SocketDue(Handler):
+    """The event of ``socket``'s earliest completion (its argument the event's number)."""
+
+    def __init__(self, machine: "Machine", socket: SocketClock) -> None:
+        self.machine = machine
+        self.socket = socket
+
+    def fire(self, arg: Any) -> None:
+        self.machine._socket_due(self.socket, arg)
+
+
+class _WorldDue(Handler):
+    """The completion event of ``world``'s job without socket contention (its argument the
+    world's version when it was scheduled)."""
+
+    def __init__(self, machine: "Machine", world: World) -> None:
+        self.machine = machine
+        self.world = world
+
+    def fire(self, arg: Any) -> None:
+        self.machine._complete(self.world, arg)
+
+
+class _CoschedDue(Handler):
+    """A co-stop check of ``group`` (its argument the time it was set for)."""
+
+    def __init__(self, machine: "Machine", group: Group) -> None:
+        self.machine = machine
+        self.group = group
+
+    def fire(self, arg: Any) -> None:
+        self.machine._cosched_check(self.group, arg)
 
 
 class Machine:
@@ -145,8 +179,7 @@ class Machine:
         # each socket's clock (socket contention), and each logical CPU's socket's
         self.sockets = [SocketClock(socket) for socket in range(topology.sockets)]
         self.lcpu_socket = [self.sockets[socket] for socket in self.socket_index]
-        self._socket_due_calls: List[Callable[[int], None]] = [
-            partial(self._socket_due, socket) for socket in self.sockets]
+        self._socket_due_calls = [_SocketDue(self, socket) for socket in self.sockets]
         self._entries = 0
         # sockets whose clock sped up while the machine was inside an event's handling: their
         # pending events are armed once it ends, when a start in the same instant may have
@@ -192,7 +225,7 @@ class Machine:
         self.worlds.extend(group.worlds)
         group.skew_tracked = self.cosched_on and group.cosched and len(group.worlds) > 1
         for world in group.worlds:
-            world.on_due = partial(self._complete, world)
+            world.on_due = _WorldDue(self, world)
         self.reservations = self.reservations or group.reservation > 0
         if self.reservations:
             self.policy.entitle(self)
@@ -1019,7 +1052,7 @@ class Machine:
         due = now + soonest
         if due < group.cosched_due:
             group.cosched_due = due
-            self._later(soonest, partial(self._cosched_check, group), due)
+            self._later(soonest, _CoschedDue(self, group), due)
 
     def _cosched_check(self, group: Group, due: float) -> None:
         """A co-stop check fell due; one set for an earlier time replaces it.

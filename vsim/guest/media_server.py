@@ -49,7 +49,7 @@ many times the events; the closed form does not play it. The default,
 import math
 from typing import Any, Optional, Protocol
 
-from vsim.core.clock import clock_of, time_now
+from vsim.core.clock import Handler, clock_of, time_now
 from vsim.core.environment import scheduler_for
 from vsim.cpu.machine import Machine
 from vsim.cpu.world import IDLE, World
@@ -95,7 +95,7 @@ class FrameCosts:
         return self._rows.pop()
 
 
-class WorkerVcpu:
+class WorkerVcpu(Handler):
     """One vCPU's worker thread: wakes on its own 20 ms timer and processes its conferences.
 
     A tick that finds the previous one still running is queued behind it,
@@ -142,7 +142,11 @@ class WorkerVcpu:
     def _wake_at(self, tick: int) -> None:
         server = self.server
         due: float = self.phase + tick * server.rtp_interval + self.timer.draw()
-        server.later(max(0.0, due - server.now()), self._wake, tick)
+        server.later(max(0.0, due - server.now()), self, tick)
+
+    def fire(self, arg: Any) -> None:
+        """The event of a wakeup (its argument the tick), as the clock runs it."""
+        self._wake(arg)
 
     def _wake(self, tick: int) -> None:
         """The timer of ``tick`` fired: set the next one, queue this tick."""
