@@ -20,7 +20,7 @@ from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 COMPILED = ("vsim.core.timed_heap", "vsim.core.clock", "vsim.cpu.world", "vsim.cpu.socket_clock",
-            "vsim.cpu.machine", "vsim.cpu.policies.proportional_share",
+            "vsim.cpu.machine", "vsim.cpu.policies.calls", "vsim.cpu.policies.proportional_share",
             "vsim.cpu.policies.fair_queue", "vsim.cpu.policies.linux_cfs",
             "vsim.cpu.policies.linux_eevdf", "vsim.cpu.policies.xen_credit",
             "vsim.net.vnic_tx", "vsim.net.uniform_fifo", "vsim.net.fluid.burst",

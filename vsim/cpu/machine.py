@@ -92,6 +92,7 @@ from vsim.core.environment import scheduler_for
 from vsim.cpu.socket_clock import SocketClock
 from vsim.cpu.world import COSTOP, IDLE, READY, RUN, Group, World
 
+from vsim.cpu.policies.calls import PolicyCalls, calls_of
 from vsim.cpu.policies.protocol import TakesLimits
 
 if TYPE_CHECKING:
@@ -193,13 +194,10 @@ class Machine:
         self._periodic = False
         self._limited_groups = 0
         self.reservations = False
-        hooks = policy.run_queue_hooks
-        self._on_block: Optional[Callable[[Any, World], None]] = policy.on_block if hooks else None
-        self._on_unthrottle: Optional[Callable[[Any, World], None]] = (
-            policy.on_unthrottle if hooks else None)
+        self._calls: PolicyCalls = calls_of(policy)  # the per-event calls, native where it can be
+        self._hooks = bool(policy.run_queue_hooks)  # on_block and on_unthrottle are called
         self._tick_every_cpu = bool(policy.tick_every_cpu)
         self._tick_on_grid = bool(policy.tick_on_grid)
-        self._slice_end: Callable[[Any, World], float] = policy.slice_end
         self.tick_at = [0.0] * n  # with tick_on_grid: when each CPU's pending check falls due
         self._preempt_when_released = bool(policy.preempts_when_released)
         self._takes_limits: Optional["TakesLimits"] = (
@@ -292,7 +290,7 @@ class Machine:
         world.work = work
         world.on_done = on_done
         self._set_state(world, READY)
-        self.policy.on_wake(self, world)
+        self._calls.on_wake(self, world)
         if world.group.skew_tracked and self._skewed_on_wake(world):
             self._set_state(world, COSTOP)
             return
@@ -403,7 +401,7 @@ class Machine:
             return
         lcpu = self._idle_lcpu_for(world) if self.idle_mask else None
         if lcpu is None and may_preempt:
-            lcpu = self.policy.preempt_victim(self, world)
+            lcpu = self._calls.preempt_victim(self, world)
             if lcpu is not None:
                 victim = self.lcpu_world[lcpu]
                 assert victim is not None  # the policy names a busy CPU
@@ -697,7 +695,7 @@ class Machine:
         world.run_start = now
         world.used += occupancy
         world.group.period_used += occupancy
-        self.policy.charge(self, world, occupancy)
+        self._calls.charge(self, world, occupancy)
 
     def _stop(self, world: World, state: int) -> None:
         """Take a running world off its logical CPU; the caller refills the CPU.
@@ -733,8 +731,8 @@ class Machine:
             self.ready.append(world)
             if self._tick_every_cpu:
                 self._arm_all_quanta()
-        elif state == IDLE and self._on_block is not None:
-            self._on_block(self, world)
+        elif state == IDLE and self._hooks:
+            self._calls.on_block(self, world)
         group = world.group
         if group.limit < math.inf:
             self._arm_limit(group)
@@ -756,7 +754,7 @@ class Machine:
         """Fill a free logical CPU with the policy's choice among eligible ready worlds."""
         if self.lcpu_world[lcpu] is not None or not self.ready:
             return
-        world = self.policy.pick(self, self.ready, lcpu)
+        world = self._calls.pick(self, self.ready, lcpu)
         if world is None:
             return
         self.ready.remove(world)
@@ -781,7 +779,7 @@ class Machine:
         self.armed_mask |= bit
         world = self.lcpu_world[lcpu]
         assert world is not None  # only busy CPUs arm a quantum
-        delay = max(0.0, self._slice_end(self, world) - self.now())
+        delay = max(0.0, self._calls.slice_end(self, world) - self.now())
         self._later(delay, self._quantum_expired, lcpu)
 
     def _quantum_expired(self, lcpu: int) -> None:
@@ -789,7 +787,7 @@ class Machine:
         world = self.lcpu_world[lcpu]
         if world is None or not self.ready:
             return
-        if self.now() < self._slice_end(self, world) - 1e-12:
+        if self.now() < self._calls.slice_end(self, world) - 1e-12:
             self._arm_quantum(lcpu)
             return
         self._check_quantum(lcpu, world)
@@ -797,8 +795,8 @@ class Machine:
     def _check_quantum(self, lcpu: int, world: World) -> None:
         """The quantum check of ``world``, running on ``lcpu``, with worlds waiting: the best of
         them takes the CPU if the policy says so, else ``world`` starts a new slice."""
-        best = self.policy.pick(self, self.ready, lcpu)
-        if best is not None and self.policy.preempts_at_quantum(self, best, world):
+        best = self._calls.pick(self, self.ready, lcpu)
+        if best is not None and self._calls.preempts_at_quantum(self, best, world):
             self.ready.remove(best)
             outer = self._hold()
             try:
@@ -821,7 +819,7 @@ class Machine:
     def _tick_due(self, world: World) -> float:
         """The first tick that may end ``world``'s slice: at or after its end, after its start
         (or the last check)."""
-        return max(self._grid_at_or_after(self._slice_end(self, world)),
+        return max(self._grid_at_or_after(self._calls.slice_end(self, world)),
                    self._grid_after(world.slice_start))
 
     def _arm_tick(self, lcpu: int) -> None:
@@ -880,11 +878,10 @@ class Machine:
         group.throttled_at = self.now()
         for world in group.worlds:
             world.throttled = True
-        on_block = self._on_block
-        if on_block is not None:
+        if self._hooks:
             for world in group.worlds:
                 if world.state == RUN or world.state == READY:
-                    on_block(self, world)
+                    self._calls.on_block(self, world)
         for world in group.worlds:
             if world.state == RUN:
                 self._take_off_cpu(world)
@@ -927,10 +924,9 @@ class Machine:
                 if world.throttled:  # ready since its throttling began, it is booked now
                     world.limited_time = world.limited(now)
                 world.throttled = False
-        on_unthrottle = self._on_unthrottle
-        if on_unthrottle is not None:
+        if self._hooks:
             for world in released:
-                on_unthrottle(self, world)
+                self._calls.on_unthrottle(self, world)
         for world in released:
             if world.state == READY and world in self.ready:
                 self.ready.remove(world)

@@ -50,6 +50,7 @@ except ImportError:  # only the mypyc build reads the decorator
     def mypyc_attr(*_args, **_kwargs):  # type: ignore[misc,no-redef]
         return lambda cls: cls
 
+from vsim.cpu.policies.calls import PolicyCalls
 from vsim.cpu.world import RUN, Group, World
 
 NICE_0_LOAD: Final = 1024.0
@@ -140,7 +141,7 @@ class _Entity:
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-class FairQueue:
+class FairQueue(PolicyCalls):
     """What EEVDF and CFS share: the queued tasks, their loads, vruntimes and weighted average.
 
     Subclasses place a waking task, reweight a queued one, pick, and decide

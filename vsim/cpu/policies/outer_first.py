@@ -24,6 +24,7 @@ steal schedules exactly as before.
 
 from typing import TYPE_CHECKING, Any, Callable, List, Optional, Set, Tuple, TypeVar
 
+from vsim.cpu.policies.calls import PolicyCalls
 from vsim.cpu.policies.protocol import CpuPolicy
 from vsim.cpu.world import READY, Group, World
 
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 Result = TypeVar("Result")
 
 
-class OuterFirst:
+class OuterFirst(PolicyCalls):
     """``inner``'s decisions, except that registered outer worlds own their CPU while they run."""
 
     run_queue_hooks = True  # it counts the outer worlds running through ``on_block``

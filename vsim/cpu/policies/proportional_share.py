@@ -27,6 +27,7 @@ reservation weighs a little more than it needs when some groups are idle.
 import math
 from typing import Dict, Final, List, Optional, Sequence, TYPE_CHECKING
 
+from vsim.cpu.policies.calls import PolicyCalls
 from vsim.cpu.world import Group, World
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ def share_price(groups: List[Group], capacity: float) -> float:
     return high
 
 
-class ProportionalShare:
+class ProportionalShare(PolicyCalls):
     """Lowest virtual time first; reservations as shares; limits as throttling (by the machine)."""
 
     tick_every_cpu = False  # a stopped world arms its own CPU's quantum check only

@@ -51,6 +51,7 @@ import math
 from typing import Any, Callable, Dict, Final, List, Optional, TYPE_CHECKING
 
 from vsim.core.environment import scheduler_for
+from vsim.cpu.policies.calls import PolicyCalls
 from vsim.cpu.world import RUN, Group, World
 
 if TYPE_CHECKING:
@@ -102,7 +103,7 @@ class Domain:
         self.active: List[Vcpu] = []
 
 
-class XenCredit:
+class XenCredit(PolicyCalls):
     """Xen's credit scheduler: credits by weight and cap, BOOST/UNDER/OVER, per-CPU run queues
     with work stealing, caps by parking (see the module's docstring)."""
 
