@@ -183,3 +183,16 @@ def test_step_by_step_runs_the_same_calls_as_run():
             env.step()
 
     assert trace(by_step) == trace(lambda env: env.run()) == [0.1, "simpy", 0.2, 0.3]
+
+
+@pytest.mark.parametrize("make", [simpy.Environment, Environment])
+def test_run_until_an_event_returns_its_value_or_says_it_never_came(make):
+    env = make()
+    done = env.timeout(0.5, value="half")
+    env.timeout(1.0)
+    assert env.run(until=done) == "half" and env.now == 0.5
+    assert env.run(until=done) == "half"  # processed already
+    with pytest.raises(RuntimeError, match="not triggered"):
+        env.run(until=env.event())
+    with pytest.raises(ValueError, match="greater than the current"):
+        env.run(until=0.25)

@@ -80,6 +80,15 @@ class Clock:
             callback(head.second)
         return True
 
+    def run_events(self, simpy_step: Callable[[], None]) -> None:
+        """Run every event in order, plain calls here and SimPy's events by ``simpy_step`` (its
+        ``Environment.step``), until that raises: ``StopSimulation`` at the end of
+        ``run(until=...)``, ``EmptySchedule`` when nothing is left. The loop of
+        ``Environment.run``, compiled."""
+        while True:
+            if not self.run_plain_call():
+                simpy_step()
+
     def next_time(self) -> float:
         """The time of the earliest queued event, plain or SimPy's (inf: none)."""
         calls = self.calls.entries

@@ -8,7 +8,7 @@ argument in a heap of the clock's own instead (``vsim.core.clock``), numbered
 from SimPy's own event counter, and ``step`` runs whichever of the two queues'
 heads comes first, so plain callbacks and SimPy events (processes, resources,
 ``run(until=...)``) keep one order: by time, then priority, then scheduling
-order. A model written against plain SimPy still runs unchanged, and
+order. ``run`` is SimPy's, its loop over the events compiled in the clock. A model written against plain SimPy still runs unchanged, and
 ``scheduler_for(env)`` gives any SimPy environment the same interface.
 
 The clock is ``now``, SimPy's public name for it, and the only one the model
@@ -31,7 +31,8 @@ This relies on SimPy 4's queue layout ``(time, priority, id, event)`` and its
 from typing import Any, Callable
 
 import simpy
-from simpy.events import Timeout
+from simpy.core import EmptySchedule, StopSimulation
+from simpy.events import URGENT, Event, Timeout
 
 from vsim.core.clock import Clock
 
@@ -71,6 +72,31 @@ class Environment(simpy.Environment):
         """Run the next event: the clock's next plain call, or SimPy's next event."""
         if not self.clock.run_plain_call():
             super().step()
+
+    def run(self, until: Any = None) -> Any:
+        """SimPy's ``run``: to the time (or event) ``until``, or until no event is left; the
+        loop over the events is the clock's (``Clock.run_events``), not one Python call of
+        ``step`` an event."""
+        if until is not None:
+            if not isinstance(until, Event):
+                at = until if isinstance(until, int) else float(until)
+                if at <= self.now:
+                    raise ValueError(f"until ({at}) must be greater than the current simulation time")
+                until = Event(self)
+                until._ok = True
+                until._value = None
+                self.schedule(until, URGENT, at - self.now)
+            elif until.callbacks is None:  # processed already
+                return until.value
+            until.callbacks.append(StopSimulation.callback)
+        try:
+            self.clock.run_events(super().step)
+        except StopSimulation as stop:
+            return stop.args[0]
+        except EmptySchedule:
+            if until is not None:
+                raise RuntimeError(f'No scheduled events left but "until" event was not triggered: {until}') from None
+        return None
 
     def peek(self) -> float:
         """The time of the next event, plain or SimPy's (infinity: none)."""
