@@ -23,11 +23,13 @@ def _default_signals():
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def wait_for(condition, timeout=30.0, what="the condition"):
-    """Poll ``condition()`` until it is true; fail the test after ``timeout`` s."""
+def wait_for(condition, timeout=30.0, what="the condition", state=None):
+    """Poll ``condition()`` until it is true; fail the test after ``timeout`` s, saying what
+    ``state()`` gives then, when given."""
     deadline = time.monotonic() + timeout
     while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out waiting for {what}" + (f": {state()}" if state else ""))
         time.sleep(0.01)
 
 

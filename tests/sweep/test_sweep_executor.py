@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from processes import Vsim, wait_for
+from processes import Vsim, _command_line, wait_for
 from vsim.build.load import load_scenario
 from vsim.sweep.executor import Task, _duration, run_cost, run_tasks, sweep_model_files, sweep_tasks
 from vsim.sweep import executor
@@ -202,7 +202,8 @@ def test_the_workers_end_with_a_parallel_run_whatever_stops_it(tmp_path, command
     outputs = ["--out", tmp_path / "out"] if command == "sweep" else ["--figures", tmp_path / "figures"]
     with Vsim(*LONG_RUNS[command], "--jobs", "2", *outputs, "--json", tmp_path / "r.json", cwd=tmp_path) as vsim:
         wait_for(lambda: "[0/" in vsim.stderr() and len(vsim.members(b"multiprocessing.spawn")) == 2,
-                 what="the progress line and both workers")
+                 what="the progress line and both workers", timeout=60.0,  # slow under a loaded suite
+                 state=lambda: (vsim.stderr()[-300:], [_command_line(p) for p in vsim.members()]))
         os.kill(vsim.pid, signum)
         code, out, err = vsim.finish()
         vsim.wait_gone()
