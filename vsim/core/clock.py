@@ -118,6 +118,17 @@ def clock_of(env: Any) -> Optional[Clock]:
     return clock if isinstance(clock, Clock) else None
 
 
+def call_later_on(clock: Optional[Clock], scheduler: Callable[[float, Any, Any], None], delay: float,
+                  callback: Any, arg: Any) -> None:
+    """Call ``callback(arg)`` ``delay`` seconds from now: on ``clock`` directly where there is
+    one (a compiled call, the delay a native number), else through ``scheduler``, the
+    environment's (``vsim.core.environment.scheduler_for``)."""
+    if clock is not None:
+        clock.call_later(delay, callback, arg)
+    else:
+        scheduler(delay, callback, arg)
+
+
 def time_now(clock: Optional[Clock], env: Any) -> float:
     """The simulated time: ``clock.now`` where there is a clock, else ``env.now``."""
     return clock.now if clock is not None else env.now

@@ -8,7 +8,8 @@ argument in a heap of the clock's own instead (``vsim.core.clock``), numbered
 from SimPy's own event counter, and ``step`` runs whichever of the two queues'
 heads comes first, so plain callbacks and SimPy events (processes, resources,
 ``run(until=...)``) keep one order: by time, then priority, then scheduling
-order. ``run`` is SimPy's, its loop over the events compiled in the clock. A model written against plain SimPy still runs unchanged, and
+order. ``run`` is SimPy's, its loop over the events compiled in the clock. A
+model written against plain SimPy still runs unchanged, and
 ``scheduler_for(env)`` gives any SimPy environment the same interface.
 
 The clock is ``now``, SimPy's public name for it, and the only one the model

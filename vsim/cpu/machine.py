@@ -87,7 +87,7 @@ import math
 from functools import partial
 from typing import Any, Callable, Final, List, Optional, TYPE_CHECKING
 
-from vsim.core.clock import Clock, Handler, clock_of, time_now
+from vsim.core.clock import Clock, Handler, call_later_on, clock_of, time_now
 from vsim.core.environment import scheduler_for
 from vsim.cpu.socket_clock import SocketClock
 from vsim.cpu.world import COSTOP, IDLE, READY, RUN, Group, World
@@ -209,13 +209,8 @@ class Machine:
         return time_now(self._clock, self.env)
 
     def _later(self, delay: float, callback: Callable[[Any], Any], arg: Any) -> None:
-        """Call ``callback(arg)`` ``delay`` seconds from now: through the clock directly where
-        there is one (a compiled call, the delay a native number), else the environment's."""
-        clock = self._clock
-        if clock is not None:
-            clock.call_later(delay, callback, arg)
-        else:
-            self._scheduler(delay, callback, arg)
+        """Call ``callback(arg)`` ``delay`` seconds from now (``call_later_on``)."""
+        call_later_on(self._clock, self._scheduler, delay, callback, arg)
 
     def add_group(self, group: Group) -> None:
         """Register a VM (or hypervisor group) once all its worlds are in it."""

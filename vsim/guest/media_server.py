@@ -49,7 +49,7 @@ many times the events; the closed form does not play it. The default,
 import math
 from typing import Any, Optional, Protocol
 
-from vsim.core.clock import Handler, clock_of, time_now
+from vsim.core.clock import Handler, call_later_on, clock_of, time_now
 from vsim.core.environment import scheduler_for
 from vsim.cpu.machine import Machine
 from vsim.cpu.world import IDLE, World
@@ -284,13 +284,8 @@ class MediaServer:
         return time_now(self._clock, self.env)
 
     def later(self, delay: float, callback: Any, arg: Any) -> None:
-        """Call ``callback(arg)`` ``delay`` seconds from now: through the clock directly where
-        there is one (a compiled call), else the environment's scheduler."""
-        clock = self._clock
-        if clock is not None:
-            clock.call_later(delay, callback, arg)
-        else:
-            self.call_later(delay, callback, arg)
+        """Call ``callback(arg)`` ``delay`` seconds from now (``call_later_on``)."""
+        call_later_on(self._clock, self.call_later, delay, callback, arg)
 
     def supports_closed_form(self) -> bool:
         """The closed form plays the ticks' recursions, guest background bursts included, but
