@@ -130,5 +130,9 @@ def call_later_on(clock: Optional[Clock], scheduler: Callable[[float, Any, Any],
 
 
 def time_now(clock: Optional[Clock], env: Any) -> float:
-    """The simulated time: ``clock.now`` where there is a clock, else ``env.now``."""
-    return clock.now if clock is not None else env.now
+    """The simulated time: ``clock.now`` where there is a clock, else ``env.now``. Two
+    returns, not one conditional expression: mixed with ``env.now`` (any type) the clock's
+    native time would be made a Python float and read back at every call."""
+    if clock is not None:
+        return clock.now
+    return env.now

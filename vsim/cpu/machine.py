@@ -156,7 +156,7 @@ class Machine:
         self.quantum = float(quantum)
         self.period = float(period)
         self.costop_threshold = float(costop_threshold)
-        n = topology.logical_cpus
+        n: int = topology.logical_cpus
         self.sibling: List[Optional[int]] = [
             topology.siblings(i)[0] if topology.threads_per_core > 1 else None for i in range(n)]
         self.lcpu_world: List[Optional[World]] = [None] * n
@@ -164,8 +164,8 @@ class Machine:
         self.core_busy = [0.0] * topology.cores
         self.core_since = [0.0] * topology.cores
         self.armed_mask = 0  # bit i set while logical CPU i has a quantum check pending
-        self.core_index = [topology.core_of(i) for i in range(n)]
-        self.socket_index = [topology.socket_of(i) for i in range(n)]
+        self.core_index: List[int] = [topology.core_of(i) for i in range(n)]
+        self.socket_index: List[int] = [topology.socket_of(i) for i in range(n)]
         self.cosched_on = costop_threshold < math.inf
         self.all_mask = (1 << n) - 1
         self.idle_mask = self.all_mask  # bit i set while logical CPU i is idle
@@ -178,8 +178,8 @@ class Machine:
         self.ht_rate = float(topology.ht_rate)
         self.contention = float(topology.socket_contention)
         # each socket's clock (socket contention), and each logical CPU's socket's
-        self.sockets = [SocketClock(socket) for socket in range(topology.sockets)]
-        self.lcpu_socket = [self.sockets[socket] for socket in self.socket_index]
+        self.sockets: List[SocketClock] = [SocketClock(socket) for socket in range(topology.sockets)]
+        self.lcpu_socket: List[SocketClock] = [self.sockets[socket] for socket in self.socket_index]
         self._socket_due_calls = [_SocketDue(self, socket) for socket in self.sockets]
         self._entries = 0
         # sockets whose clock sped up while the machine was inside an event's handling: their

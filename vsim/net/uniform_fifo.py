@@ -10,7 +10,7 @@ frames of mixed sizes, resolved frame by frame (``tests/reference_fifo_link.py``
 """
 
 import math
-from typing import Final
+from typing import Any, Final, Tuple
 
 from vsim.net.frames import serialization_time
 
@@ -22,7 +22,7 @@ so rounding in running sums of service times never invents a waiting frame."""
 class UniformFifo:
     """Drop-tail FIFO of ``buffer_packets`` places before a ``rate_bps`` link, one frame size."""
 
-    def __init__(self, rate_bps, buffer_packets, latency, ip_bytes):
+    def __init__(self, rate_bps: float, buffer_packets: int, latency: float, ip_bytes: Any) -> None:
         self.service = float(serialization_time(ip_bytes, rate_bps))
         self.capacity = buffer_packets + 1
         self.latency = latency
@@ -37,13 +37,13 @@ class UniformFifo:
         """The closed-form engine may drive it: it needs nothing but the bursts in time order."""
         return True
 
-    def in_system(self, t):
+    def in_system(self, t: float) -> int:
         """Frames queued or in transmission at time ``t``."""
         if self.busy_until <= t:
             return 0
         return math.ceil((self.busy_until - t) / self.service - DRAINED)
 
-    def offer_burst(self, t, count):
+    def offer_burst(self, t: float, count: int) -> Tuple[int, float, float]:
         """``count`` frames arrive at ``t``: return (accepted, first far-end arrival, spacing).
 
         The first ``accepted`` frames of the burst are queued; the rest find

@@ -25,17 +25,20 @@ Events: one wakeup and one completion per batch of posts, never per frame.
 
 import math
 from collections import deque
+from typing import Any, List, Optional
 
 from vsim.core.clock import clock_of, time_now
 from vsim.core.environment import scheduler_for
-from vsim.cpu.world import IDLE
+from vsim.cpu.world import IDLE, World
 
 
 class VnicTransmit:
-    """Transmit ring and hypervisor transmit world of one vNIC."""
+    """Transmit ring and hypervisor transmit world of one vNIC. ``machine`` is anything with
+    the machine's ``submit`` (``vsim.cpu.machine.Machine``, or a stand-in watching it)."""
 
-    def __init__(self, env, machine, world, uplink, recorder, *, tx_cost, rx_cost,
-                 ring_size, wake_rate_hz, port=None, ip_bytes=None):
+    def __init__(self, env: Any, machine: Any, world: World, uplink: Any, recorder: Any, *,
+                 tx_cost: float, rx_cost: float, ring_size: int, wake_rate_hz: float,
+                 port: Any = None, ip_bytes: Any = None) -> None:
         self.env = env
         self._clock = clock_of(env)
         self._call_later = scheduler_for(env)
@@ -49,7 +52,7 @@ class VnicTransmit:
         self.pending: deque[tuple] = deque()
         self.pending_frames = 0
         self.in_ring = 0
-        self.job = []
+        self.job: List[tuple] = []
         self.last_wake = -math.inf
         self.wake_armed = False
         self.posted = 0
@@ -61,7 +64,7 @@ class VnicTransmit:
         """The simulated time."""
         return time_now(self._clock, self.env)
 
-    def post(self, now, count, send_time, tick, monitored=0):
+    def post(self, now: float, count: int, send_time: float, tick: Any, monitored: int = 0) -> None:
         """The guest posts ``count`` frames of ``tick``; the last ``monitored`` are recorded."""
         if not self.accept(count, send_time, tick, monitored):
             return
@@ -73,7 +76,7 @@ class VnicTransmit:
             else:
                 self._wake()
 
-    def accept(self, count, send_time, tick, monitored=0):
+    def accept(self, count: int, send_time: float, tick: Any, monitored: int = 0) -> int:
         """Put what fits of ``count`` posted frames in the ring; return how many fit.
 
         The frames that do not fit are the last ones, so the monitored frames
@@ -94,7 +97,7 @@ class VnicTransmit:
             self.in_ring += accepted
         return accepted
 
-    def _wake(self, _arg=None):
+    def _wake(self, _arg: Any = None) -> None:
         self.wake_armed = False
         if self.world.state != IDLE or not self.pending:
             return
@@ -105,17 +108,17 @@ class VnicTransmit:
             return
         self.machine.submit(self.world, work, self._job_done)
 
-    def wake_delay(self, now):
+    def wake_delay(self, now: float) -> float:
         """Seconds from ``now`` until the world may wake again (the coalescing gap after its
         last wakeup); zero or less when it may wake at once."""
         return self.last_wake + self.min_gap - now
 
-    def woke(self, now):
+    def woke(self, now: float) -> None:
         """The world woke at ``now`` to drain the ring: the next wakeup waits ``min_gap``
         from it."""
         self.last_wake = now
 
-    def take_job(self):
+    def take_job(self) -> float:
         """Move the ring's pending frames into a job; return its work in core-seconds."""
         self.job = list(self.pending)
         self.pending.clear()
@@ -123,7 +126,7 @@ class VnicTransmit:
         self.pending_frames = 0
         return work
 
-    def _job_done(self, _world):
+    def _job_done(self, _world: World) -> Optional[float]:
         """The world forwarded the job's posts one after another, its last frame now. An uplink
         scheduler is handed each post ending where the frames of the posts after it begin (so
         the job's frames keep their spacing); the frames-only uplink takes each post as a
@@ -139,7 +142,7 @@ class VnicTransmit:
             return self.take_job()
         return None
 
-    def finish_job(self):
+    def finish_job(self) -> List[tuple]:
         """The world has drained the job: its frames leave the ring. Returns its posts,
         ``(frames, tick, monitored)`` in the order posted, for the caller to ``forward``."""
         job = self.job
@@ -147,7 +150,7 @@ class VnicTransmit:
         self.in_ring -= sum(count for count, _, _ in job)
         return job
 
-    def forward(self, now, count, tick, monitored):
+    def forward(self, now: float, count: int, tick: Any, monitored: int) -> None:
         """Offer a burst of ``count`` frames ending at ``now`` to the uplink; record its last
         ``monitored``."""
         if self.port is not None:
