@@ -54,7 +54,7 @@ from vsim.core.environment import scheduler_for
 from vsim.cpu.machine import Machine
 from vsim.cpu.world import IDLE, World
 from vsim.guest.background import GuestBackground
-from vsim.guest.timer import SharedExpiry, TimerLatency
+from vsim.guest.timer import Lateness, SharedExpiry, TimerLatency
 
 
 class FramePoster(Protocol):
@@ -111,7 +111,7 @@ class WorkerVcpu(Handler):
     """
 
     def __init__(self, server: "MediaServer", world: World, streams: int, monitored_streams: int,
-                 costs: FrameCosts, timer: Any, phase: float) -> None:
+                 costs: FrameCosts, timer: Lateness, phase: float) -> None:
         self.server = server
         self.world = world
         self.streams = streams
@@ -264,7 +264,7 @@ class MediaServer:
                 continue
             worker = f"{name}.vcpu{i}"
             costs = FrameCosts(rng_streams.stream(f"{worker}.frames"), total, frame_cost, frame_cost_cv)
-            timer = TimerLatency(rng_streams.stream(f"{worker}.timer"), timer_median, timer_sigma)
+            timer: Lateness = TimerLatency(rng_streams.stream(f"{worker}.timer"), timer_median, timer_sigma)
             if expiry is not None and aligned_phases and phases is None:
                 timer = expiry.view()
             if phases is not None:
