@@ -196,3 +196,13 @@ def test_run_until_an_event_returns_its_value_or_says_it_never_came(make):
         env.run(until=env.event())
     with pytest.raises(ValueError, match="greater than the current"):
         env.run(until=0.25)
+
+
+def test_simpy_events_and_plain_calls_are_numbered_from_one_counter():
+    env = Environment()
+    env.timeout(1.0)  # SimPy's schedule draws number 0
+    env.call_later(1.0, lambda _arg: None, None)  # the clock's plain call number 1
+    env.timeout(1.0)  # and SimPy's next, 2
+    assert [number for _time, _priority, number, _event in env._queue] == [0, 2]
+    assert [entry.number for entry in env.clock.calls.entries] == [1]
+    assert next(env._eid) == 3 and env.clock.ids.take() == 4

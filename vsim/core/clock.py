@@ -42,18 +42,41 @@ class Handler:
         self.fire(arg)
 
 
+class EventIds:
+    """SimPy's event counter (``Environment._eid``, an ``itertools.count`` in SimPy) as a
+    compiled object: SimPy's ``schedule`` draws from it with ``next`` as before, the clock's
+    plain calls with ``take``, a native call that makes no Python integer. One counter for
+    both keeps SimPy's single order of event numbers."""
+
+    def __init__(self) -> None:
+        self.next_id = 0
+
+    def __iter__(self) -> "EventIds":
+        return self
+
+    def __next__(self) -> Any:  # Any: a compiled iterator's next returns an object
+        return self.take()
+
+    def take(self) -> int:
+        """The next number, as ``next`` gives it."""
+        number = self.next_id
+        self.next_id = number + 1
+        return number
+
+
 class Clock:
     """``now``: the time of the event being run; ``call_later`` queues a plain call.
 
-    ``queue`` and ``ids`` are the environment's event queue and event counter (SimPy's),
-    given by the environment once SimPy has made them; ``calls`` is the heap of plain
-    calls, each entry's ``first`` the callback and ``second`` its argument."""
+    ``queue`` is the environment's event queue (SimPy's), given by the environment once
+    SimPy has made it; ``ids`` the event counter, which the environment hands SimPy as its
+    own; ``calls`` is the heap of plain calls, each entry's ``first`` the callback and
+    ``second`` its argument."""
 
     def __init__(self) -> None:
         self.now = 0.0
         self.queue: List[Any] = []
         self.calls = TimedHeap()
-        self.ids: Any = None
+        self.ids = EventIds()
         self.env: Any = None  # the environment, whose ``now`` is set with this one
 
     def run_plain_call(self) -> bool:
@@ -104,7 +127,7 @@ class Clock:
         from SimPy's counter, as an event of normal priority would be."""
         if delay < 0:
             raise ValueError(f"negative delay {delay}")
-        self.calls.push(self.now + delay, next(self.ids), callback, arg)
+        self.calls.push(self.now + delay, self.ids.take(), callback, arg)
 
     def call_numbered(self, time: float, number: int, callback: Callable[[Any], Any], arg: Any) -> None:
         """Call ``callback(arg)`` at ``time`` with the ``number`` drawn from ``ids`` when it was

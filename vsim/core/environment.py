@@ -52,7 +52,8 @@ class Environment(simpy.Environment):
         self.clock = Clock()
         super().__init__(initial_time)
         self.clock.queue = self._queue  # SimPy's events; the plain calls are in the clock's heap
-        self.clock.ids = self._eid
+        # one counter numbers SimPy's events and the plain calls (SimPy types it as its count)
+        self._eid = self.clock.ids  # type: ignore[assignment]
         self.clock.env = self
 
     @property
