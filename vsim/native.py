@@ -25,7 +25,8 @@ COMPILED = ("vsim.core.timed_heap", "vsim.core.clock", "vsim.cpu.world", "vsim.c
             "vsim.cpu.policies.linux_eevdf", "vsim.cpu.policies.xen_credit",
             "vsim.net.vnic_tx", "vsim.net.uniform_fifo", "vsim.net.fluid.burst",
             "vsim.net.fluid.in_system",
-            "vsim.guest.timer", "vsim.guest.media_server")
+            "vsim.core.timers", "vsim.guest.timer", "vsim.guest.media_server",
+            "vsim.guest.driver_domain", "vsim.guest.smp_ipi", "vsim.guest.sip_server")
 RECORD = PACKAGE_DIR / "_compiled_sources.json"
 
 

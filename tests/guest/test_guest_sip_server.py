@@ -18,6 +18,23 @@ INVITE_S = 0.006
 RATE = 100.0
 
 
+class _EndsNoted:
+    """The machine as the server sees it, noting when each of its messages' work ends (every
+    completion of a worker's job: the job a message starts, and each the server hands on)."""
+
+    def __init__(self, machine, server, ends, env):
+        self.machine, self.server, self.ends, self.env = machine, server, ends, env
+
+    def submit(self, world, work, on_done):
+        if on_done == self.server._done:
+            def noted(done_world, on_done=on_done):
+                self.ends.append(self.env.now)
+                return on_done(done_world)
+            self.machine.submit(world, work, noted)
+        else:
+            self.machine.submit(world, work, on_done)
+
+
 def run(gc=None, duration=300.0, queue=10_000, vcpus=1, handled=None, invite=INVITE_S, until=None):
     """Poisson calls at ``RATE`` on a one-vCPU server whose INVITE takes ``invite`` (ACK and
     BYE nothing), played to ``until`` (by default 40 s past the last call); the mean INVITE
@@ -37,8 +54,7 @@ def run(gc=None, duration=300.0, queue=10_000, vcpus=1, handled=None, invite=INV
     calls = UacCalls(uac, env.call_later, lambda: env.now, server.deliver, np.random.default_rng(7))
     holder["calls"] = calls
     if handled is not None:  # keep the time every message's work ended
-        handle = server._handle
-        server._handle = lambda message: (handled.append(env.now), handle(message))
+        server.machine = _EndsNoted(machine, server, handled, env)
     calls.start(uac.call_times(0.0, duration, np.random.default_rng(3)))
     env.run(until=duration + 40 if until is None else until)
     answered = [c.answered - c.invited for c in calls.started_between(10.0, duration)

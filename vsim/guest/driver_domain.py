@@ -17,13 +17,15 @@ while another of the same lane runs; one without may run beside any. A free vCPU
 message it may run, so a message is delayed by Dom0's scheduling, by its work
 and by its lane. Every message forwarded is delivered exactly once, in the order
 forwarded when Dom0 has one vCPU, and in each lane's order always.
+
+Compiled (``vsim/native.py``): every guest message under Xen passes through it twice.
 """
 
 from collections import deque
 from itertools import count
-from typing import Any, Callable, Deque, Dict, Hashable, Optional, Tuple
+from typing import Any, Callable, Deque, Dict, Hashable, List, Optional, Set, Tuple
 
-from vsim.cpu.world import IDLE
+from vsim.cpu.world import IDLE, World
 
 Item = Tuple[int, float, Callable[[Any], None], Any, Optional[Hashable]]
 """(order forwarded, work, deliver, message, lane)."""
@@ -43,12 +45,12 @@ class DriverDomain:
     """Dom0's VM ``vm`` (its vCPU worlds) on ``machine`` working through the guests' messages
     in turn, each lane's one at a time."""
 
-    def __init__(self, machine, vm):
+    def __init__(self, machine: Any, vm: Any) -> None:
         self.machine = machine
         self.vm = vm
-        self.worlds = list(vm.worlds)
+        self.worlds: List[World] = list(vm.worlds)
         self.lanes: Dict[Optional[Hashable], Deque[Item]] = {}
-        self.running_lanes: set = set()
+        self.running_lanes: Set[Hashable] = set()
         self.busy: Dict[str, Item] = {}
         self._order = count()
         self.forwarded = 0
@@ -78,7 +80,7 @@ class DriverDomain:
 
     def _take(self) -> Optional[Item]:
         """The earliest queued message whose lane is free, taken off its queue (None if none)."""
-        best = None
+        best: Optional[Deque[Item]] = None
         for lane, queue in self.lanes.items():
             if queue and (lane is None or lane not in self.running_lanes):
                 if best is None or queue[0][0] < best[0][0]:
@@ -90,7 +92,7 @@ class DriverDomain:
             self.running_lanes.add(item[4])
         return item
 
-    def _done(self, world):
+    def _done(self, world: World) -> Optional[float]:
         _order, _work, deliver, message, lane = self.busy.pop(world.name)
         self.running_lanes.discard(lane)
         self.delivered += 1

@@ -24,6 +24,8 @@ sender spins, on its CPU as any job, until the last acknowledgement, then
 its job completes (``Machine.cut_short`` ends the spin). Spinning siblings
 acknowledge each other like running ones, so two vCPUs sending at once never
 deadlock.
+
+Compiled (``vsim/native.py``): every job of a multi-vCPU SIP server passes through it.
 """
 
 from typing import Any, Callable, Dict, List, Optional
@@ -52,8 +54,8 @@ class SmpIpi:
     ``call_later(delay, callback, arg)`` schedules the acknowledgements.
     """
 
-    def __init__(self, machine, call_later, worlds, ipis_per_job: float, latency: float,
-                 handler: float) -> None:
+    def __init__(self, machine: Any, call_later: Callable[[float, Any, Any], None], worlds: Any,
+                 ipis_per_job: float, latency: float, handler: float) -> None:
         if not ipis_per_job > 0:
             raise ValueError(f"expected ipis_per_job > 0, got {ipis_per_job}")
         self.machine = machine
@@ -110,7 +112,6 @@ class SmpIpi:
 
     def _handled(self, sender: World) -> None:
         self._ack(sender)
-        return None
 
     def _ack(self, sender: World) -> None:
         self.acknowledged += 1
