@@ -53,7 +53,7 @@ class Environment(simpy.Environment):
         super().__init__(initial_time)
         self.clock.queue = self._queue  # SimPy's events; the plain calls are in the clock's heap
         # one counter numbers SimPy's events and the plain calls (SimPy types it as its count)
-        self._eid = self.clock.ids  # type: ignore[assignment]
+        self._eid = self.clock.ids  # type: ignore[assignment, misc]
         self.clock.env = self
 
     @property
