@@ -157,6 +157,12 @@ def test_cpu_time_is_conserved(host_spec, specs, duration):
         for w in host.worlds():
             assert (w.state == READY) == (w in ready), (host.now, w.name, w.state)
             assert (w.state == RUN) == (w.lcpu is not None), (host.now, w.name, w.state)
+        # the placement's masks: the idle logical CPUs, and both threads of each wholly idle core
+        idle = [w is None for w in host.machine.lcpu_world]
+        assert host.machine.idle_mask == sum(1 << i for i, free in enumerate(idle) if free)
+        if host.topology.threads_per_core == 2:
+            whole = sum(3 << i for i in range(0, len(idle), 2) if idle[i] and idle[i + 1])
+            assert host.machine.whole_idle_mask == whole, host.now
     sample_every(host, 0.00137, queue_is_consistent)
     host.run(duration)
     m, T = host.machine, host.now

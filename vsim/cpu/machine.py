@@ -90,7 +90,7 @@ from typing import Any, Callable, Final, List, Optional, TYPE_CHECKING
 from vsim.core.clock import Clock, Handler, call_later_on, clock_of, time_now
 from vsim.core.environment import scheduler_for
 from vsim.cpu.socket_clock import SocketClock
-from vsim.cpu.world import COSTOP, IDLE, READY, RUN, Group, World
+from vsim.cpu.world import COSTOP, IDLE, READY, RUN, Group, JobDone, World
 
 from vsim.cpu.policies.calls import PolicyCalls, calls_of
 from vsim.cpu.policies.protocol import TakesLimits
@@ -169,9 +169,12 @@ class Machine:
         self.cosched_on = costop_threshold < math.inf
         self.all_mask = (1 << n) - 1
         self.idle_mask = self.all_mask  # bit i set while logical CPU i is idle
-        # with two threads per core, bit 2c marks core c's first thread
-        self._first_threads: Optional[int] = (sum(1 << i for i in range(0, n, 2))
-                                              if topology.threads_per_core == 2 else None)
+        # with two threads per core, the bits of both threads of each wholly idle core, kept as
+        # cores start and stop being busy (on a large host the mask is a long integer, and
+        # deriving it from idle_mask at each placement cost several long operations)
+        self._pairs = topology.threads_per_core == 2
+        self.whole_idle_mask = self.all_mask
+        self._core_bits: List[int] = [1 << i | 1 << (i ^ 1) for i in range(n)] if self._pairs else []
         self.ready: List[World] = []
         self.worlds: List[World] = []
         self.groups: List[Group] = []
@@ -365,25 +368,22 @@ class Machine:
         lowest-numbered; then an idle thread beside a busy one, again the
         previous CPU first. Bit masks of idle CPUs make each choice one step.
         """
-        idle = self.idle_mask
+        lcpu_world = self.lcpu_world
         last = world.last_lcpu
-        if last is not None and idle >> last & 1:
+        if last is not None and lcpu_world[last] is None:
             s = self.sibling[last]
-            if s is None or idle >> s & 1:
+            if s is None or lcpu_world[s] is None:
                 return last
+        idle = self.idle_mask
+        whole = self.whole_idle_mask if self._pairs else idle
         allowed = world.affinity
         if allowed is not None:
-            idle &= sum(1 << i for i in allowed)
-        first = self._first_threads
-        if first is None:
-            whole = idle
-        else:
-            everywhere = self.idle_mask
-            pairs = everywhere & everywhere >> 1 & first  # both threads of the core idle
-            whole = (pairs | pairs << 1) & idle
+            mask = sum(1 << i for i in allowed)
+            idle &= mask
+            whole &= mask
         if whole:
             return (whole & -whole).bit_length() - 1
-        if last is not None and self.lcpu_world[last] is None:
+        if last is not None and lcpu_world[last] is None:
             return last
         if idle:
             return (idle & -idle).bit_length() - 1
@@ -454,6 +454,8 @@ class Machine:
         if other is None:  # the core was idle
             core = self.core_index[lcpu]
             self.core_since[core] = now
+            if self._pairs:
+                self.whole_idle_mask &= ~self._core_bits[lcpu]
             if self.contention:
                 socket = self.lcpu_socket[lcpu]
                 socket.busy_cores += 1
@@ -664,7 +666,8 @@ class Machine:
         world.work = 0.0
         self._completing = world
         try:
-            more = world.on_done(world)
+            on_done = world.on_done
+            more = on_done.done(world) if isinstance(on_done, JobDone) else on_done(world)
         finally:
             self._completing = None
         woken = self._woken_by_completion
@@ -716,6 +719,8 @@ class Machine:
         if s is None or self.lcpu_world[s] is None:  # the core is idle now
             core = self.core_index[lcpu]
             self.core_busy[core] += now - self.core_since[core]
+            if self._pairs:
+                self.whole_idle_mask |= self._core_bits[lcpu]
             if self.contention:
                 socket = self.lcpu_socket[lcpu]
                 socket.busy_cores -= 1

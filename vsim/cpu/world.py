@@ -24,6 +24,20 @@ HOST = "host"
 """Role of a group of the host's other work: its background tasks, the outer hypervisor's steal."""
 
 
+class JobDone:
+    """A job's completion handler as a compiled object: the machine runs ``done(world)`` as a
+    native call where calling a Python callable (a compiled method bound to its object) goes
+    through the interpreter's call protocol and the method's argument parsing, once per job.
+    ``done`` returns the work of a follow-on job (possibly 0), or None to go idle, as a plain
+    callable given to ``Machine.submit`` does; still callable itself."""
+
+    def done(self, world: "World") -> Optional[float]:
+        raise NotImplementedError
+
+    def __call__(self, world: "World") -> Optional[float]:
+        return self.done(world)
+
+
 class Group:
     """A VM (or the hypervisor): resource controls shared by its worlds.
 

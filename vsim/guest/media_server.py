@@ -52,9 +52,10 @@ from typing import Any, Optional, Protocol
 from vsim.core.clock import Handler, call_later_on, clock_of, time_now
 from vsim.core.environment import scheduler_for
 from vsim.cpu.machine import Machine
-from vsim.cpu.world import IDLE, World
+from vsim.cpu.world import IDLE, JobDone, World
 from vsim.guest.background import GuestBackground
 from vsim.guest.timer import Lateness, SharedExpiry, TimerLatency
+from vsim.net.vnic_tx import VnicTransmit
 
 
 class FramePoster(Protocol):
@@ -125,6 +126,7 @@ class WorkerVcpu(Handler):
         self._head_start: float | None = None
         self._left = 0  # per-stream emission: streams of the head tick not yet done
         self._share = 0.0  # and the work of each
+        self._done = _TickDone(self)
 
     def record_ticks(self):
         """Keep every tick's start and end in ``ticks`` from now on; call before the run."""
@@ -166,7 +168,7 @@ class WorkerVcpu(Handler):
     def _queue(self, item: Any) -> None:
         self.backlog.append(item)
         if self.world.state == IDLE and len(self.backlog) == 1:
-            self.server.machine.submit(self.world, self._job_work(), self._job_done)
+            self.server.machine.submit(self.world, self._job_work(), self._done)
 
     def _job_work(self) -> float:
         head = self.backlog[0]
@@ -217,6 +219,16 @@ class WorkerVcpu(Handler):
         return None
 
 
+class _TickDone(JobDone):
+    """A worker's job done (``WorkerVcpu._job_done``), called natively by the machine."""
+
+    def __init__(self, worker: WorkerVcpu) -> None:
+        self.worker = worker
+
+    def done(self, world: World) -> Optional[float]:
+        return self.worker._job_done(world)
+
+
 class _Burst:
     """A guest background burst waiting in a worker's queue."""
 
@@ -242,7 +254,9 @@ class MediaServer:
         self._clock = clock_of(env)
         self.call_later = scheduler_for(env)
         self.machine: Machine = machine
-        self.vnic: FramePoster = vnic
+        self._vnic: FramePoster = vnic
+        self._vnic_tx: Optional[VnicTransmit] = None
+        self.vnic = vnic
         self.rtp_interval = float(tick)
         self.tick_overhead = float(tick_overhead)
         self.per_stream = emission == "per_stream"
@@ -279,6 +293,17 @@ class MediaServer:
                                               self.workers, background_interval, background_burst)
         self.emitted = 0
 
+    @property
+    def vnic(self) -> FramePoster:
+        """Where the frames are posted: the vNIC, or a stand-in set in its place."""
+        return self._vnic
+
+    @vnic.setter
+    def vnic(self, vnic: FramePoster) -> None:
+        self._vnic = vnic
+        # the compiled vNIC's post is called natively (through the protocol, a Python call)
+        self._vnic_tx = vnic if isinstance(vnic, VnicTransmit) else None
+
     def now(self) -> float:
         """The simulated time."""
         return time_now(self._clock, self.env)
@@ -305,7 +330,11 @@ class MediaServer:
         after the vCPU's other conferences.
         """
         self.count_emitted(count)
-        self.vnic.post(now, count, send_time, tick, monitored)
+        vnic_tx = self._vnic_tx
+        if vnic_tx is not None:
+            vnic_tx.post(now, count, send_time, tick, monitored)
+        else:
+            self._vnic.post(now, count, send_time, tick, monitored)
 
     def count_emitted(self, count: int) -> None:
         """Count ``count`` more frames handed to the virtual NIC (``emit``'s, or the closed

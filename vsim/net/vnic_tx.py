@@ -27,14 +27,17 @@ import math
 from collections import deque
 from typing import Any, List, Optional
 
-from vsim.core.clock import clock_of, time_now
+from vsim.core.clock import Handler, clock_of, time_now
 from vsim.core.environment import scheduler_for
-from vsim.cpu.world import IDLE, World
+from vsim.cpu.machine import Machine
+from vsim.cpu.world import IDLE, JobDone, World
+from vsim.net.uniform_fifo import UniformFifo
 
 
-class VnicTransmit:
+class VnicTransmit(Handler):
     """Transmit ring and hypervisor transmit world of one vNIC. ``machine`` is anything with
-    the machine's ``submit`` (``vsim.cpu.machine.Machine``, or a stand-in watching it)."""
+    the machine's ``submit`` (``vsim.cpu.machine.Machine``, or a stand-in watching it). As a
+    ``Handler``, the vNIC is the event of its coalesced wakeup (``fire``)."""
 
     def __init__(self, env: Any, machine: Any, world: World, uplink: Any, recorder: Any, *,
                  tx_cost: float, rx_cost: float, ring_size: int, wake_rate_hz: float,
@@ -42,7 +45,12 @@ class VnicTransmit:
         self.env = env
         self._clock = clock_of(env)
         self._call_later = scheduler_for(env)
+        self._machine_any: Any = machine
+        self._machine: Optional[Machine] = None
         self.machine = machine
+        # the compiled frames-only uplink, called natively (a generic call otherwise)
+        self._fifo: Optional[UniformFifo] = uplink if isinstance(uplink, UniformFifo) else None
+        self._done = _VnicJobDone(self)
         self.world = world
         self.uplink = uplink
         self.recorder = recorder
@@ -60,6 +68,17 @@ class VnicTransmit:
         self.port = port
         self.ip_bytes = ip_bytes
 
+    @property
+    def machine(self) -> Any:
+        """The machine whose ``submit`` runs the transmit world's jobs, or a stand-in."""
+        return self._machine_any
+
+    @machine.setter
+    def machine(self, machine: Any) -> None:
+        self._machine_any = machine
+        # the compiled machine's submit is called natively (a generic call otherwise)
+        self._machine = machine if isinstance(machine, Machine) else None
+
     def now(self) -> float:
         """The simulated time."""
         return time_now(self._clock, self.env)
@@ -72,7 +91,7 @@ class VnicTransmit:
             wait = self.wake_delay(now)
             if wait > 0:
                 self.wake_armed = True
-                self._call_later(wait, self._wake, None)
+                self._call_later(wait, self, None)
             else:
                 self._wake()
 
@@ -97,6 +116,10 @@ class VnicTransmit:
             self.in_ring += accepted
         return accepted
 
+    def fire(self, arg: Any) -> None:
+        """The coalesced wakeup fell due."""
+        self._wake(arg)
+
     def _wake(self, _arg: Any = None) -> None:
         self.wake_armed = False
         if self.world.state != IDLE or not self.pending:
@@ -106,7 +129,11 @@ class VnicTransmit:
         if self.cost_per_frame == 0:  # a path that costs no CPU never waits for one
             self._job_done(self.world)
             return
-        self.machine.submit(self.world, work, self._job_done)
+        machine = self._machine
+        if machine is not None:
+            machine.submit(self.world, work, self._done)
+        else:
+            self._machine_any.submit(self.world, work, self._done)
 
     def wake_delay(self, now: float) -> float:
         """Seconds from ``now`` until the world may wake again (the coalescing gap after its
@@ -158,8 +185,23 @@ class VnicTransmit:
             if tick is not None:
                 self.recorder.departed_frames(tick, departures[count - monitored:])
             return
-        accepted, first, spacing = self.uplink.offer_burst(now, count)
+        fifo = self._fifo
+        if fifo is not None:
+            accepted, first, spacing = fifo.offer_burst(now, count)
+        else:
+            accepted, first, spacing = self.uplink.offer_burst(now, count)
         if tick is not None:
             before = count - monitored
             self.recorder.departed(tick, first + before * spacing, spacing, accepted - before,
                                    monitored)
+
+
+class _VnicJobDone(JobDone):
+    """The transmit world's job done (``VnicTransmit._job_done``), called natively by the
+    machine."""
+
+    def __init__(self, vnic: VnicTransmit) -> None:
+        self.vnic = vnic
+
+    def done(self, world: World) -> Optional[float]:
+        return self.vnic._job_done(world)
