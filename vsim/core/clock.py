@@ -12,11 +12,14 @@ and then their number, compared as native numbers: in SimPy's queue they would b
 compared element by element as Python objects. SimPy's own events (processes,
 ``run(until=...)``) stay in SimPy's queue; the two heads are compared by SimPy's key
 (time, priority, number), the numbers drawn from SimPy's one counter, so the events run
-in exactly the order one queue would give. A model may also run on a plain SimPy
+in exactly the order one queue would give. SimPy's head is noted by the clock whenever
+SimPy's queue changes (the environment's ``schedule`` and ``step``), not read at every
+plain call. A model may also run on a plain SimPy
 environment, which has no clock: ``clock_of`` gives None there and ``time_now`` reads
 ``env.now``.
 """
 
+import math
 from typing import Any, Callable, Final, List, Optional
 
 from simpy.events import NORMAL
@@ -78,6 +81,23 @@ class Clock:
         self.calls = TimedHeap()
         self.ids = EventIds()
         self.env: Any = None  # the environment, whose ``now`` is set with this one
+        # the key of SimPy's first event (time, priority, number; time inf: none), noted by
+        # ``simpy_changed`` whenever SimPy's queue changes, so that each plain call compares
+        # native numbers with it rather than reading SimPy's tuple
+        self.simpy_time = math.inf
+        self.simpy_priority = 0
+        self.simpy_number = 0
+
+    def simpy_changed(self) -> None:
+        """SimPy's queue changed (an event scheduled, or one run): note its first event's key."""
+        queue = self.queue
+        if queue:
+            first = queue[0]
+            self.simpy_time = float(first[0])
+            self.simpy_priority = int(first[1])
+            self.simpy_number = int(first[2])
+        else:
+            self.simpy_time = math.inf
 
     def run_plain_call(self) -> bool:
         """Run the next event if it is a plain call (set both clocks, then call it); return
@@ -87,12 +107,10 @@ class Clock:
         if not calls:
             return False
         head = calls[0]
-        queue = self.queue
-        if queue:
-            first = queue[0]
-            t = float(first[0])
-            if t < head.time or (t == head.time and (first[1] < PLAIN_PRIORITY or first[2] < head.number)):
-                return False
+        t = self.simpy_time
+        if t < head.time or (t == head.time and (self.simpy_priority < PLAIN_PRIORITY
+                                                 or self.simpy_number < head.number)):
+            return False
         self.calls.pop()
         self.now = head.time
         self.env.now = head.time
@@ -108,15 +126,19 @@ class Clock:
         ``Environment.step``), until that raises: ``StopSimulation`` at the end of
         ``run(until=...)``, ``EmptySchedule`` when nothing is left. The loop of
         ``Environment.run``, compiled."""
-        while True:
-            if not self.run_plain_call():
-                simpy_step()
+        try:
+            while True:
+                if not self.run_plain_call():
+                    simpy_step()
+                    self.simpy_changed()
+        finally:  # SimPy's step ended the run (``StopSimulation``) having taken its event
+            self.simpy_changed()
 
     def next_time(self) -> float:
         """The time of the earliest queued event, plain or SimPy's (inf: none)."""
         calls = self.calls.entries
-        t = calls[0].time if calls else float("inf")
-        return min(t, float(self.queue[0][0])) if self.queue else t
+        t = calls[0].time if calls else math.inf
+        return min(t, self.simpy_time)
 
     def pending(self) -> int:
         """Events waiting, plain and SimPy's."""

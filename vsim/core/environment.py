@@ -33,7 +33,7 @@ from typing import Any, Callable
 
 import simpy
 from simpy.core import EmptySchedule, StopSimulation
-from simpy.events import URGENT, Event, Timeout
+from simpy.events import NORMAL, URGENT, Event, EventPriority, Timeout
 
 from vsim.core.clock import Clock
 
@@ -70,10 +70,18 @@ class Environment(simpy.Environment):
         """Call ``callback(arg)`` at ``now + delay`` (``delay`` >= 0)."""
         self.clock.call_later(delay, callback, arg)
 
+    def schedule(self, event: Event, priority: EventPriority = NORMAL, delay: float = 0) -> None:
+        """SimPy's ``schedule``; the clock notes SimPy's first event again."""
+        super().schedule(event, priority, delay)
+        self.clock.simpy_changed()
+
     def step(self) -> None:
         """Run the next event: the clock's next plain call, or SimPy's next event."""
         if not self.clock.run_plain_call():
-            super().step()
+            try:
+                super().step()
+            finally:
+                self.clock.simpy_changed()
 
     def run(self, until: Any = None) -> Any:
         """SimPy's ``run``: to the time (or event) ``until``, or until no event is left; the
