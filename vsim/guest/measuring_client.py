@@ -22,35 +22,41 @@ tick's earlier posts, and its departures are matched with it in order, since
 one worker's posts leave its vNIC in the order they were posted.
 """
 
+import math
 from collections import deque
+from typing import Any, Deque, Dict, Final, List, Tuple
 
 import numpy as np
 
-_NO_DEPARTURE = np.nan
+from vsim.net.frame_recorder import FrameRecorder
+
+_NO_DEPARTURE: Final = math.nan
+
+KEEP_TICKS: Final = 64
+"""Ticks whose numbering is kept after they were posted: far more than a post waits in a vNIC."""
 
 
-class MeasuringClient:
+class MeasuringClient(FrameRecorder):
     """Per-packet record of one conference's streams, kept as one row per tick."""
 
-    def __init__(self, latency, stalls=None):
+    def __init__(self, latency: float, stalls: Any = None) -> None:
         self.latency = latency
         self.stalls = stalls  # a ``ReceiveStalls``, or None for a client that never stalls
-        self._send = {}  # tick -> RTP send time: the last KEEP_TICKS ticks posted, and any to depart
-        self._next = {}  # tick -> the number its next post's first stream gets
-        self._bases = {}  # tick -> first stream numbers of its posts not yet departed, in order
+        # tick -> RTP send time: the last KEEP_TICKS ticks posted, and any to depart
+        self._send: Dict[Any, float] = {}
+        self._next: Dict[Any, int] = {}  # tick -> the number its next post's first stream gets
+        # tick -> first stream numbers of its posts not yet departed, in order
+        self._bases: Dict[Any, Deque[int]] = {}
         # Each row covers streams first_stream .. first_stream + streams - 1 of one tick;
         # stream k arrives at first_departure + k * spacing + latency if k < accepted.
-        self._rows = []
-        self._frames = []
+        self._rows: List[Tuple[float, int, int, float, float, int]] = []
+        self._frames: List[Tuple[float, int, Any]] = []
 
-    KEEP_TICKS = 64
-    """Ticks whose numbering is kept after they were posted: far more than a post waits in a vNIC."""
-
-    def sent(self, tick, send_time, count):
+    def sent(self, tick: Any, send_time: float, count: int) -> None:
         """``count`` monitored streams of ``tick`` (RTP time ``send_time``) were posted."""
         if tick not in self._send:
             self._send[tick] = send_time
-            while len(self._send) > self.KEEP_TICKS:  # ticks come in order: the oldest first
+            while len(self._send) > KEEP_TICKS:  # ticks come in order: the oldest first
                 old = next(iter(self._send))
                 if old in self._bases:  # still to depart (the closed form posts far ahead)
                     break
@@ -60,7 +66,7 @@ class MeasuringClient:
         self._next[tick] = base + count
         self._bases.setdefault(tick, deque()).append(base)
 
-    def lost(self, tick, first_lost, count):
+    def lost(self, tick: Any, first_lost: int, count: int) -> None:
         """Streams ``first_lost``.. of the post of ``tick`` just sent never left the host."""
         bases = self._bases[tick]
         base = bases[-1]
@@ -70,7 +76,7 @@ class MeasuringClient:
                 del self._bases[tick]
         self._rows.append((self._send[tick], base + first_lost, count - first_lost, _NO_DEPARTURE, 0.0, 0))
 
-    def _departing(self, tick):
+    def _departing(self, tick: Any) -> Tuple[float, int]:
         """(send time, first stream number) of the oldest post of ``tick`` not yet departed."""
         bases = self._bases[tick]
         base = bases.popleft()
@@ -78,11 +84,12 @@ class MeasuringClient:
             del self._bases[tick]
         return self._send[tick], base
 
-    def departed(self, tick, first_departure, spacing, accepted, count):
+    def departed(self, tick: Any, first_departure: float, spacing: float, accepted: int,
+                 count: int) -> None:
         send_time, base = self._departing(tick)
         self._rows.append((send_time, base, count, first_departure - base * spacing, spacing, accepted + base))
 
-    def departed_frames(self, tick, departures):
+    def departed_frames(self, tick: Any, departures: Any) -> None:
         """The streams of the oldest post of ``tick`` left the uplink at ``departures`` (NaN:
         dropped there)."""
         send_time, base = self._departing(tick)

@@ -31,6 +31,7 @@ from vsim.core.clock import Handler, clock_of, time_now
 from vsim.core.environment import scheduler_for
 from vsim.cpu.machine import Machine
 from vsim.cpu.world import IDLE, JobDone, World
+from vsim.net.frame_recorder import FrameRecorder
 from vsim.net.uniform_fifo import UniformFifo
 
 
@@ -53,6 +54,8 @@ class VnicTransmit(Handler):
         self._done = _VnicJobDone(self)
         self.world = world
         self.uplink = uplink
+        self._recorder_any: Any = recorder
+        self._recorder: Optional[FrameRecorder] = None
         self.recorder = recorder
         self.cost_per_frame = tx_cost + rx_cost
         self.ring_size = ring_size
@@ -78,6 +81,17 @@ class VnicTransmit(Handler):
         self._machine_any = machine
         # the compiled machine's submit is called natively (a generic call otherwise)
         self._machine = machine if isinstance(machine, Machine) else None
+
+    @property
+    def recorder(self) -> Any:
+        """What is told of the monitored frames (a ``FrameRecorder``, or a stand-in)."""
+        return self._recorder_any
+
+    @recorder.setter
+    def recorder(self, recorder: Any) -> None:
+        self._recorder_any = recorder
+        # a compiled recorder is told natively (a generic call otherwise)
+        self._recorder = recorder if isinstance(recorder, FrameRecorder) else None
 
     def now(self) -> float:
         """The simulated time."""
@@ -107,9 +121,15 @@ class VnicTransmit(Handler):
             self.ring_drops += count - accepted
         monitored_in_ring = max(0, accepted - (count - monitored))  # they are the last frames
         if monitored:
-            self.recorder.sent(tick, send_time, monitored)
-            if monitored_in_ring < monitored:
-                self.recorder.lost(tick, monitored_in_ring, monitored)
+            recorder = self._recorder
+            if recorder is not None:
+                recorder.sent(tick, send_time, monitored)
+                if monitored_in_ring < monitored:
+                    recorder.lost(tick, monitored_in_ring, monitored)
+            else:
+                self._recorder_any.sent(tick, send_time, monitored)
+                if monitored_in_ring < monitored:
+                    self._recorder_any.lost(tick, monitored_in_ring, monitored)
         if accepted:
             self.pending.append((accepted, tick if monitored_in_ring else None, monitored_in_ring))
             self.pending_frames += accepted
@@ -183,7 +203,7 @@ class VnicTransmit(Handler):
         if self.port is not None:
             departures = self.uplink.send(self.port, now, count, self.cost_per_frame, self.ip_bytes)
             if tick is not None:
-                self.recorder.departed_frames(tick, departures[count - monitored:])
+                self._recorder_any.departed_frames(tick, departures[count - monitored:])
             return
         fifo = self._fifo
         if fifo is not None:
@@ -192,8 +212,12 @@ class VnicTransmit(Handler):
             accepted, first, spacing = self.uplink.offer_burst(now, count)
         if tick is not None:
             before = count - monitored
-            self.recorder.departed(tick, first + before * spacing, spacing, accepted - before,
-                                   monitored)
+            recorder = self._recorder
+            if recorder is not None:
+                recorder.departed(tick, first + before * spacing, spacing, accepted - before, monitored)
+            else:
+                self._recorder_any.departed(tick, first + before * spacing, spacing,
+                                            accepted - before, monitored)
 
 
 class _VnicJobDone(JobDone):
