@@ -2,7 +2,7 @@
 without a look-up.
 
 The event loop of ``vsim.core.environment.Environment`` sets ``Clock.now`` before it runs
-each event. Compiled code (``vsim/native.py``) reads the time several times an event; from
+each event, and the environment's ``now`` reads it. Compiled code (``vsim/native.py``) reads the time several times an event; from
 a compiled object that is a field, where ``env.now`` of a Python object is an attribute
 look-up and a float unboxed each time.
 
@@ -80,7 +80,6 @@ class Clock:
         self.queue: List[Any] = []
         self.calls = TimedHeap()
         self.ids = EventIds()
-        self.env: Any = None  # the environment, whose ``now`` is set with this one
         # the key of SimPy's first event (time, priority, number; time inf: none), noted by
         # ``simpy_changed`` whenever SimPy's queue changes, so that each plain call compares
         # native numbers with it rather than reading SimPy's tuple
@@ -100,7 +99,7 @@ class Clock:
             self.simpy_time = math.inf
 
     def run_plain_call(self) -> bool:
-        """Run the next event if it is a plain call (set both clocks, then call it); return
+        """Run the next event if it is a plain call (set the clock, then call it); return
         whether it was one (False: a SimPy event comes first, or nothing, for SimPy's own
         ``step``)."""
         calls = self.calls.entries
@@ -113,7 +112,6 @@ class Clock:
             return False
         self.calls.pop()
         self.now = head.time
-        self.env.now = head.time
         callback = head.first
         if isinstance(callback, Handler):
             callback.fire(head.second)

@@ -12,23 +12,21 @@ order. ``run`` is SimPy's, its loop over the events compiled in the clock. A
 model written against plain SimPy still runs unchanged, and
 ``scheduler_for(env)`` gives any SimPy environment the same interface.
 
-The clock is ``now``, SimPy's public name for it, and the only one the model
-reads. SimPy serves ``now`` as a property over its private ``_now``, which
-costs a Python call per reading; the scheduler (``vsim.cpu``, compiled with
-mypyc, ``vsim/native.py``) reads the time several times per event, so here
-``now`` is a slot holding the time itself, read as fast as a plain attribute,
-and ``_now`` is a property over it for SimPy's own code (its ``step`` and
-``schedule``, run only for SimPy events: processes, ``run(until=...)``). A
-model given a plain ``simpy.Environment`` reads the same ``now``, at SimPy's
-speed. Each event also sets ``clock`` (a ``vsim.core.clock.Clock``, compiled),
-whose ``now`` the compiled models read as a field rather than as an attribute
-of this Python object (``vsim.core.clock.time_now``).
+The clock is ``now``, SimPy's public name for it. The time itself is kept in ``clock`` (a
+``vsim.core.clock.Clock``, compiled), which each event sets and the compiled models read
+as a field (``vsim.core.clock.time_now``); ``now`` reads it through a C-level getter
+(``operator.attrgetter``, no Python frame), and SimPy's private ``_now`` is a property over
+it for SimPy's own code (its ``step`` and ``schedule``, run only for SimPy events:
+processes, ``run(until=...)``). Setting a Python attribute of this object at every event
+as well cost more than the few readings of ``now`` by interpreted models. A model given a
+plain ``simpy.Environment`` reads the same ``now``, at SimPy's speed.
 
 This relies on SimPy 4's queue layout ``(time, priority, id, event)`` and its
 ``_queue``, ``_eid`` and ``_now`` attributes, hence ``simpy<5`` in setup.cfg;
 ``tests/core/test_core_environment.py`` checks the order against SimPy's own.
 """
 
+from operator import attrgetter
 from typing import Any, Callable
 
 import simpy
@@ -45,8 +43,10 @@ class Environment(simpy.Environment):
     """``simpy.Environment`` plus ``call_later`` for callbacks that need no event object, and
     its clock ``now`` kept in a slot (see the module's docstring)."""
 
-    __slots__ = ("now", "clock")
-    now: float  # SimPy's read-only property, made a slot
+    __slots__ = ("clock",)
+
+    now = property(attrgetter("clock.now"),  # type: ignore[assignment]
+                   doc="The simulated time: the clock's, set by every event.")
 
     def __init__(self, initial_time: float = 0) -> None:
         self.clock = Clock()
@@ -54,16 +54,14 @@ class Environment(simpy.Environment):
         self.clock.queue = self._queue  # SimPy's events; the plain calls are in the clock's heap
         # one counter numbers SimPy's events and the plain calls (SimPy types it as its count)
         self._eid = self.clock.ids  # type: ignore[assignment, misc]
-        self.clock.env = self
 
     @property
     def _now(self) -> float:
         """SimPy's private name for the clock, for SimPy's own code."""
-        return self.now
+        return self.clock.now
 
     @_now.setter
     def _now(self, t: float) -> None:
-        self.now = t
         self.clock.now = t
 
     def call_later(self, delay: float, callback: Callable[[Any], Any], arg: Any) -> None:
