@@ -220,6 +220,7 @@ class Machine:
         self.groups.append(group)
         self.worlds.extend(group.worlds)
         group.skew_tracked = self.cosched_on and group.cosched and len(group.worlds) > 1
+        group.on_cosched = _CoschedDue(self, group)
         for world in group.worlds:
             world.on_due = _WorldDue(self, world)
         self.reservations = self.reservations or group.reservation > 0
@@ -431,8 +432,9 @@ class Machine:
             self._start_or_requeue(world, lcpu)
         finally:
             self._cosched_busy = False
-        for group in dict.fromkeys(self._cosched_pending):
-            self._cosched_update(group)
+        if self._cosched_pending:
+            for group in dict.fromkeys(self._cosched_pending):
+                self._cosched_update(group)
 
     # ------------------------------------------------------------- run / stop
     def _start(self, world: World, lcpu: int) -> None:
@@ -526,7 +528,8 @@ class Machine:
         while entries:
             head = entries[0]
             world: World = head.first
-            if head.second == world.version and world.state == RUN:
+            version: int = head.second
+            if version == world.version and world.state == RUN:
                 due = now + max(0.0, head.time - socket.at(now)) / socket.speed
                 if due < socket.armed:
                     socket.armed = due
@@ -1048,7 +1051,7 @@ class Machine:
         due = now + soonest
         if due < group.cosched_due:
             group.cosched_due = due
-            self._later(soonest, _CoschedDue(self, group), due)
+            self._later(soonest, group.on_cosched, due)
 
     def _cosched_check(self, group: Group, due: float) -> None:
         """A co-stop check fell due; one set for an earlier time replaces it.

@@ -69,6 +69,7 @@ class Group:
         self.asked = 0.0  # CPU time used or waited for up to the last period boundary
         self.throttled_at = 0.0  # when the group last used its limit (its worlds' throttling began)
         self.skew_tracked = False  # set by the machine that runs the group
+        self.on_cosched: Any = None  # the machine's event of its co-stop checks, set with skew_tracked
         self.own_period = False  # set by the machine: its limit's periods start at a phase of their own
 
     def add(self, world: "World") -> None:
