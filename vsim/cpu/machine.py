@@ -160,9 +160,10 @@ class Machine:
         self.sibling: List[Optional[int]] = [
             topology.siblings(i)[0] if topology.threads_per_core > 1 else None for i in range(n)]
         self.lcpu_world: List[Optional[World]] = [None] * n
-        self.lcpu_busy = [0.0] * n
-        self.core_busy = [0.0] * topology.cores
-        self.core_since = [0.0] * topology.cores
+        cores: int = topology.cores
+        self.lcpu_busy: List[float] = [0.0] * n
+        self.core_busy: List[float] = [0.0] * cores
+        self.core_since: List[float] = [0.0] * cores
         self.armed_mask = 0  # bit i set while logical CPU i has a quantum check pending
         self.core_index: List[int] = [topology.core_of(i) for i in range(n)]
         self.socket_index: List[int] = [topology.socket_of(i) for i in range(n)]
@@ -716,12 +717,14 @@ class Machine:
         lcpu = world.lcpu
         assert lcpu is not None  # the world is running
         self.lcpu_world[lcpu] = None
-        self.lcpu_busy[lcpu] += now - world.t_state  # a running world's state began with its run
+        lcpu_busy = self.lcpu_busy
+        lcpu_busy[lcpu] = lcpu_busy[lcpu] + (now - world.t_state)  # its state began with its run
         self.idle_mask |= 1 << lcpu
         s = self.sibling[lcpu]
         if s is None or self.lcpu_world[s] is None:  # the core is idle now
             core = self.core_index[lcpu]
-            self.core_busy[core] += now - self.core_since[core]
+            core_busy = self.core_busy
+            core_busy[core] = core_busy[core] + (now - self.core_since[core])
             if self._pairs:
                 self.whole_idle_mask |= self._core_bits[lcpu]
             if self.contention:

@@ -190,11 +190,12 @@ class WorkerVcpu(Handler):
             self._post_stream(now, self.backlog.pop(0))
             self._left = 0
             return self._tick_finished(now, None)
-        tick = self.backlog.pop(0)
-        if not isinstance(tick, _Burst):
+        item = self.backlog.pop(0)
+        if not isinstance(item, _Burst):
+            tick: int = item
             send_time = self.phase + tick * self.server.rtp_interval
             self.server.emit(now, self.streams, tick, send_time, self.monitored_streams)
-        return self._tick_finished(now, tick)
+        return self._tick_finished(now, item)
 
     def _post_stream(self, now: float, tick: int) -> None:
         """Per-stream emission: post the frame of the head tick's next stream (the monitored

@@ -24,8 +24,7 @@ Events: one wakeup and one completion per batch of posts, never per frame.
 """
 
 import math
-from collections import deque
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 from vsim.core.clock import Handler, clock_of, time_now
 from vsim.core.environment import scheduler_for
@@ -60,10 +59,12 @@ class VnicTransmit(Handler):
         self.cost_per_frame = tx_cost + rx_cost
         self.ring_size = ring_size
         self.min_gap = 1.0 / wake_rate_hz if wake_rate_hz and wake_rate_hz < math.inf else 0.0
-        self.pending: deque[tuple] = deque()
+        # posts waiting in the ring, then those of the world's job: (frames, tick or None,
+        # monitored frames)
+        self.pending: List[Tuple[int, Any, int]] = []
         self.pending_frames = 0
         self.in_ring = 0
-        self.job: List[tuple] = []
+        self.job: List[Tuple[int, Any, int]] = []
         self.last_wake = -math.inf
         self.wake_armed = False
         self.posted = 0
@@ -167,8 +168,8 @@ class VnicTransmit(Handler):
 
     def take_job(self) -> float:
         """Move the ring's pending frames into a job; return its work in core-seconds."""
-        self.job = list(self.pending)
-        self.pending.clear()
+        self.job = self.pending
+        self.pending = []
         work = self.pending_frames * self.cost_per_frame
         self.pending_frames = 0
         return work
@@ -189,7 +190,7 @@ class VnicTransmit(Handler):
             return self.take_job()
         return None
 
-    def finish_job(self) -> List[tuple]:
+    def finish_job(self) -> List[Tuple[int, Any, int]]:
         """The world has drained the job: its frames leave the ring. Returns its posts,
         ``(frames, tick, monitored)`` in the order posted, for the caller to ``forward``."""
         job = self.job
