@@ -45,6 +45,7 @@ class MeasuringClient(FrameRecorder):
         # tick -> RTP send time: the last KEEP_TICKS ticks posted, and any to depart
         self._send: Dict[Any, float] = {}
         self._next: Dict[Any, int] = {}  # tick -> the number its next post's first stream gets
+        self._ticks: Deque[Any] = deque()  # the ticks of ``_send``, oldest first
         # tick -> first stream numbers of its posts not yet departed, in order
         self._bases: Dict[Any, Deque[int]] = {}
         # Each row covers streams first_stream .. first_stream + streams - 1 of one tick;
@@ -56,10 +57,12 @@ class MeasuringClient(FrameRecorder):
         """``count`` monitored streams of ``tick`` (RTP time ``send_time``) were posted."""
         if tick not in self._send:
             self._send[tick] = send_time
+            self._ticks.append(tick)
             while len(self._send) > KEEP_TICKS:  # ticks come in order: the oldest first
-                old = next(iter(self._send))
+                old = self._ticks[0]
                 if old in self._bases:  # still to depart (the closed form posts far ahead)
                     break
+                self._ticks.popleft()
                 del self._send[old]
                 self._next.pop(old, None)
         base = self._next.get(tick, 0)

@@ -83,17 +83,20 @@ class FrameCosts:
         self.mean = mean
         self.cv = cv
         self._rows: list[float] = []
+        self._next = 0  # index of the next tick's work in the block (read in order, kept whole)
 
     def next(self) -> float:
         """The work of one tick, in core-seconds."""
-        if not self._rows:
+        index = self._next
+        if index == len(self._rows):
             if self.cv > 0:
                 shape = 1.0 / (self.cv * self.cv)
                 self._rows = self.rng.gamma(shape * self.streams, self.mean / shape, self.BLOCK).tolist()
             else:
                 self._rows = [self.mean * self.streams] * self.BLOCK
-            self._rows.reverse()
-        return self._rows.pop()
+            index = 0
+        self._next = index + 1
+        return self._rows[index]
 
 
 class WorkerVcpu(Handler):

@@ -32,16 +32,19 @@ class TimerLatency(Lateness):
         self.mu: Optional[float] = float(np.log(median)) if median > 0 else None
         self.sigma = float(sigma)
         self._block: List[float] = []
+        self._next = 0  # index of the next draw in the block (read in order, the list kept whole)
 
     def draw(self) -> float:
         """One wakeup lateness (0 when the median is 0)."""
         mu = self.mu
         if mu is None:
             return 0.0
-        if not self._block:
+        index = self._next
+        if index == len(self._block):
             self._block = self.rng.lognormal(mu, self.sigma, self.BLOCK).tolist()
-            self._block.reverse()
-        return self._block.pop()
+            index = 0
+        self._next = index + 1
+        return self._block[index]
 
 
 class SharedExpiry:
