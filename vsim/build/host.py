@@ -307,7 +307,8 @@ class Host:
         uac = make_source(group.traffic.kind, group.traffic.params, loaded.source, where)
         assert isinstance(uac, SippUac)  # the schema gives a SIP server no other client
         gc = loaded.models.get(group_role(group.name, "gc"))
-        return SipService(name, group.name, vm, self.machine, scheduler_for(self.env), lambda: self.env.now,
+        now = partial(getattr, self.env, "now")  # the time, read without a Python frame
+        return SipService(name, group.name, vm, self.machine, scheduler_for(self.env), now,
                           uac, loaded.models[group_role(group.name, "workload")].values,
                           None if gc is None else gc.values, streams.stream(f"{name}.sip"),
                           dom0=self.dom0)

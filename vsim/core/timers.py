@@ -15,19 +15,19 @@ On an environment without ``vsim.core.clock.Clock`` (plain SimPy) each timer
 is an event of its own.
 """
 
-from heapq import heappop, heappush
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Final, Optional
 
-from simpy.events import NORMAL
-
-from vsim.core.clock import Clock
+from vsim.core.clock import Clock, Handler
 from vsim.core.environment import Scheduler
+from vsim.core.timed_heap import Entry, TimedHeap
 
-WAITING, QUEUED, GONE = 0, 1, 2
+WAITING: Final = 0
+QUEUED: Final = 1
+GONE: Final = 2
 """A timer's state: in the heap only, in the event queue too, out of the heap."""
 
 
-class LazyTimers:
+class LazyTimers(Handler):
     """Timers calling ``fire(arg)`` at their time, unless ``live(arg)`` has become false.
 
     ``call_later`` is the environment's scheduler (``scheduler_for``); where it is a
@@ -40,7 +40,9 @@ class LazyTimers:
         self._call_later = call_later
         self._fire = fire
         self._live = live
-        self._heap: List[list] = []  # [time, priority, id, arg, state]: ordered by the key
+        # entries of (time, id) with their arg (first) and state (second), ordered by the key
+        # (every timer's priority is SimPy's normal one, so time and id order them)
+        self._heap = TimedHeap()
 
     def arm(self, delay: float, arg: Any) -> None:
         """Call ``fire(arg)`` ``delay`` seconds from now, if ``arg`` is still live then."""
@@ -50,32 +52,43 @@ class LazyTimers:
             return
         if delay < 0:
             raise ValueError(f"negative delay {delay}")
-        timer = [clock.now + delay, NORMAL, next(clock.ids), arg, WAITING]
-        heappush(self._heap, timer)
-        if self._heap[0] is timer:
-            self._queue(timer)
+        number = clock.ids.take()
+        heap = self._heap
+        heap.push(clock.now + delay, number, arg, WAITING)
+        head = heap.entries[0]
+        if head.number == number:
+            self._queue(head)
 
     def pending(self) -> int:
         """Timers in the heap, live or not yet found dead."""
-        return len(self._heap)
+        return len(self._heap.entries)
 
-    def _queue(self, timer: list) -> None:
+    def _queue(self, timer: Entry) -> None:
         """Put ``timer`` into the event queue with its own key."""
         assert self._clock is not None  # only timers of a clock are kept here
-        timer[4] = QUEUED
-        self._clock.call_numbered(timer[0], timer[2], self._due, timer)
+        timer.second = QUEUED
+        self._clock.call_numbered(timer.time, timer.number, self, timer)
 
-    def _due(self, timer: list) -> None:
+    def fire(self, arg: Any) -> None:
+        """The event of the queued timer ``arg``, as the clock runs it."""
+        self._due(arg)
+
+    def _due(self, timer: Entry) -> None:
         """A queued timer's time has come: fire it unless it was dropped as dead, then queue
         the next live timer."""
-        if timer[4] == GONE:
+        state: int = timer.second
+        if state == GONE:
             return
         heap = self._heap
-        assert heap[0] is timer  # every timer before it has fired or been dropped
-        heappop(heap)
-        timer[4] = GONE
-        self._fire(timer[3])
-        while heap and not self._live(heap[0][3]):
-            heappop(heap)[4] = GONE
-        if heap and heap[0][4] == WAITING:
-            self._queue(heap[0])
+        entries = heap.entries
+        assert entries[0] is timer  # every timer before it has fired or been dropped
+        heap.pop()
+        timer.second = GONE
+        self._fire(timer.first)
+        while entries and not self._live(entries[0].first):
+            heap.pop().second = GONE
+        if entries:
+            head = entries[0]
+            state = head.second
+            if state == WAITING:
+                self._queue(head)
