@@ -2,9 +2,9 @@
 without a look-up.
 
 The event loop of ``vsim.core.environment.Environment`` sets ``Clock.now`` before it runs
-each event, and the environment's ``now`` reads it. Compiled code (``vsim/native.py``) reads the time several times an event; from
-a compiled object that is a field, where ``env.now`` of a Python object is an attribute
-look-up and a float unboxed each time.
+each event, and the environment's ``now`` reads it. Compiled code (``vsim/native.py``)
+reads the time several times an event; from a compiled object that is a field, where
+``env.now`` of a Python object is an attribute look-up and a float unboxed each time.
 
 Nearly every event is a plain call, "call ``f(arg)`` at time t" (``Clock.call_later``).
 Those wait in a heap of the clock's own (``vsim.core.timed_heap``), ordered by their time
@@ -14,9 +14,8 @@ compared element by element as Python objects. SimPy's own events (processes,
 (time, priority, number), the numbers drawn from SimPy's one counter, so the events run
 in exactly the order one queue would give. SimPy's head is noted by the clock whenever
 SimPy's queue changes (the environment's ``schedule`` and ``step``), not read at every
-plain call. A model may also run on a plain SimPy
-environment, which has no clock: ``clock_of`` gives None there and ``time_now`` reads
-``env.now``.
+plain call. A model may also run on a plain SimPy environment, which has no clock:
+``clock_of`` gives None there and ``time_now`` reads ``env.now``.
 """
 
 import math

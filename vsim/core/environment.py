@@ -41,7 +41,7 @@ Scheduler = Callable[[float, Callable[[Any], Any], Any], None]
 
 class Environment(simpy.Environment):
     """``simpy.Environment`` plus ``call_later`` for callbacks that need no event object, and
-    its clock ``now`` kept in a slot (see the module's docstring)."""
+    its ``now`` read from its compiled clock (see the module's docstring)."""
 
     __slots__ = ("clock",)
 

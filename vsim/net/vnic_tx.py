@@ -30,7 +30,7 @@ from vsim.core.clock import Handler, clock_of, time_now
 from vsim.core.environment import scheduler_for
 from vsim.cpu.machine import Machine
 from vsim.cpu.world import IDLE, JobDone, World
-from vsim.net.frame_recorder import FrameRecorder
+from vsim.net.frame_recorder import ForwardedRecorder, FrameRecorder, recorder_of
 from vsim.net.uniform_fifo import UniformFifo
 
 
@@ -53,9 +53,7 @@ class VnicTransmit(Handler):
         self._done = _VnicJobDone(self)
         self.world = world
         self.uplink = uplink
-        self._recorder_any: Any = recorder
-        self._recorder: Optional[FrameRecorder] = None
-        self.recorder = recorder
+        self._recorder: FrameRecorder = recorder_of(recorder)
         self.cost_per_frame = tx_cost + rx_cost
         self.ring_size = ring_size
         self.min_gap = 1.0 / wake_rate_hz if wake_rate_hz and wake_rate_hz < math.inf else 0.0
@@ -86,13 +84,12 @@ class VnicTransmit(Handler):
     @property
     def recorder(self) -> Any:
         """What is told of the monitored frames (a ``FrameRecorder``, or a stand-in)."""
-        return self._recorder_any
+        recorder = self._recorder
+        return recorder.recorder if isinstance(recorder, ForwardedRecorder) else recorder
 
     @recorder.setter
     def recorder(self, recorder: Any) -> None:
-        self._recorder_any = recorder
-        # a compiled recorder is told natively (a generic call otherwise)
-        self._recorder = recorder if isinstance(recorder, FrameRecorder) else None
+        self._recorder = recorder_of(recorder)  # told natively, a stand-in through a forwarder
 
     def now(self) -> float:
         """The simulated time."""
@@ -122,15 +119,9 @@ class VnicTransmit(Handler):
             self.ring_drops += count - accepted
         monitored_in_ring = max(0, accepted - (count - monitored))  # they are the last frames
         if monitored:
-            recorder = self._recorder
-            if recorder is not None:
-                recorder.sent(tick, send_time, monitored)
-                if monitored_in_ring < monitored:
-                    recorder.lost(tick, monitored_in_ring, monitored)
-            else:
-                self._recorder_any.sent(tick, send_time, monitored)
-                if monitored_in_ring < monitored:
-                    self._recorder_any.lost(tick, monitored_in_ring, monitored)
+            self._recorder.sent(tick, send_time, monitored)
+            if monitored_in_ring < monitored:
+                self._recorder.lost(tick, monitored_in_ring, monitored)
         if accepted:
             self.pending.append((accepted, tick if monitored_in_ring else None, monitored_in_ring))
             self.pending_frames += accepted
@@ -204,7 +195,7 @@ class VnicTransmit(Handler):
         if self.port is not None:
             departures = self.uplink.send(self.port, now, count, self.cost_per_frame, self.ip_bytes)
             if tick is not None:
-                self._recorder_any.departed_frames(tick, departures[count - monitored:])
+                self._recorder.departed_frames(tick, departures[count - monitored:])
             return
         fifo = self._fifo
         if fifo is not None:
@@ -213,12 +204,8 @@ class VnicTransmit(Handler):
             accepted, first, spacing = self.uplink.offer_burst(now, count)
         if tick is not None:
             before = count - monitored
-            recorder = self._recorder
-            if recorder is not None:
-                recorder.departed(tick, first + before * spacing, spacing, accepted - before, monitored)
-            else:
-                self._recorder_any.departed(tick, first + before * spacing, spacing,
-                                            accepted - before, monitored)
+            self._recorder.departed(tick, first + before * spacing, spacing, accepted - before,
+                                    monitored)
 
 
 class _VnicJobDone(JobDone):
