@@ -27,7 +27,8 @@ COMPILED = ("vsim.core.timed_heap", "vsim.core.clock", "vsim.cpu.world", "vsim.c
             "vsim.net.fluid.in_system",
             "vsim.core.timers", "vsim.guest.timer", "vsim.guest.media_server",
             "vsim.guest.driver_domain", "vsim.guest.smp_ipi", "vsim.guest.sip_server",
-            "vsim.net.frame_recorder", "vsim.guest.measuring_client")
+            "vsim.net.frame_recorder", "vsim.guest.measuring_client",
+            "vsim.metrics.first_order")
 RECORD = PACKAGE_DIR / "_compiled_sources.json"
 
 

@@ -20,10 +20,7 @@ IP_BYTES = 60
 
 def in_flight(path):
     """Measured packets posted on the path that the client has not yet seen delivered or lost."""
-    client = path.client
-    recorded = sum(int(row[2]) for row in client._rows)
-    recorded += sum(departures.size for *_, departures in client._frames)
-    return path.measured_posted - recorded
+    return path.measured_posted - path.client.recorded()
 
 
 class _SubmitSpy:

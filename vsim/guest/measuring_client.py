@@ -49,9 +49,17 @@ class MeasuringClient(FrameRecorder):
         # tick -> first stream numbers of its posts not yet departed, in order
         self._bases: Dict[Any, Deque[int]] = {}
         # Each row covers streams first_stream .. first_stream + streams - 1 of one tick;
-        # stream k arrives at first_departure + k * spacing + latency if k < accepted.
-        self._rows: List[Tuple[float, int, int, float, float, int]] = []
+        # stream k arrives at first_departure + k * spacing + latency if k < accepted. The
+        # rows are kept as columns, which NumPy reads some three times faster than tuples.
+        self._row_send: List[float] = []
+        self._row_first: List[int] = []
+        self._row_streams: List[int] = []
+        self._row_departure: List[float] = []
+        self._row_spacing: List[float] = []
+        self._row_accepted: List[int] = []
         self._frames: List[Tuple[float, int, Any]] = []
+        self._arrays: Any = None  # the last ``arrays()``, and the record's size it was made of
+        self._arrays_of = (-1, -1)
 
     def sent(self, tick: Any, send_time: float, count: int) -> None:
         """``count`` monitored streams of ``tick`` (RTP time ``send_time``) were posted."""
@@ -77,7 +85,7 @@ class MeasuringClient(FrameRecorder):
             bases.pop()
             if not bases:
                 del self._bases[tick]
-        self._rows.append((self._send[tick], base + first_lost, count - first_lost, _NO_DEPARTURE, 0.0, 0))
+        self._row(self._send[tick], base + first_lost, count - first_lost, _NO_DEPARTURE, 0.0, 0)
 
     def _departing(self, tick: Any) -> Tuple[float, int]:
         """(send time, first stream number) of the oldest post of ``tick`` not yet departed."""
@@ -90,7 +98,16 @@ class MeasuringClient(FrameRecorder):
     def departed(self, tick: Any, first_departure: float, spacing: float, accepted: int,
                  count: int) -> None:
         send_time, base = self._departing(tick)
-        self._rows.append((send_time, base, count, first_departure - base * spacing, spacing, accepted + base))
+        self._row(send_time, base, count, first_departure - base * spacing, spacing, accepted + base)
+
+    def _row(self, send: float, first: int, streams: int, departure: float, spacing: float,
+             accepted: int) -> None:
+        self._row_send.append(send)
+        self._row_first.append(first)
+        self._row_streams.append(streams)
+        self._row_departure.append(departure)
+        self._row_spacing.append(spacing)
+        self._row_accepted.append(accepted)
 
     def departed_frames(self, tick: Any, departures: Any) -> None:
         """The streams of the oldest post of ``tick`` left the uplink at ``departures`` (NaN:
@@ -98,11 +115,27 @@ class MeasuringClient(FrameRecorder):
         send_time, base = self._departing(tick)
         self._frames.append((send_time, base, np.asarray(departures, dtype=float)))
 
-    def arrays(self):
-        """(stream ids, send times, receive times) sorted by stream then send time."""
+    def recorded(self) -> int:
+        """Packets recorded so far, arrived or lost."""
+        return sum(self._row_streams) + sum(int(departures.size) for _, _, departures in self._frames)
+
+    def arrays(self) -> Any:
+        """(stream ids, send times, receive times) sorted by stream then send time, read-only.
+
+        A run's summary asks for them in several sections; they are made once for each state
+        of the record (which only grows)."""
+        made_of = (len(self._row_send), len(self._frames))
+        if self._arrays is None or made_of != self._arrays_of:
+            arrays = self._made_arrays()
+            for array in arrays:
+                array.setflags(write=False)
+            self._arrays, self._arrays_of = arrays, made_of
+        return self._arrays
+
+    def _made_arrays(self) -> Any:
         if self._frames:
             stream, send, recv = self._sorted(*self._frame_arrays(), *self._row_arrays())
-        elif not self._rows:
+        elif not self._row_send:
             return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
         else:
             stream, send, recv = self._sorted(*self._row_arrays())
@@ -129,15 +162,16 @@ class MeasuringClient(FrameRecorder):
 
     def _row_arrays(self):
         """(streams, send, receive) of the ticks recorded as evenly spaced rows."""
-        if not self._rows:
+        if not self._row_send:
             return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)
-        send, first_stream, streams, first_departure, spacing, accepted = (
-            np.asarray(column) for column in zip(*self._rows))
-        streams = streams.astype(np.int64)
-        row = np.repeat(np.arange(len(self._rows)), streams)
+        streams = np.array(self._row_streams, dtype=np.int64)
+        first_departure = np.array(self._row_departure, dtype=float)
+        spacing = np.array(self._row_spacing, dtype=float)
+        row = np.repeat(np.arange(streams.size), streams)
         row_start = np.cumsum(streams) - streams
-        stream = first_stream.astype(np.int64)[row] + np.arange(row.size) - row_start[row]
+        stream = (np.array(self._row_first, dtype=np.int64)[row] + np.arange(row.size)
+                  - row_start[row])
         recv = first_departure[row] + stream * spacing[row] + self.latency
-        recv[stream >= accepted.astype(np.int64)[row]] = np.nan
-        send = send.astype(float)[row]
+        recv[stream >= np.array(self._row_accepted, dtype=np.int64)[row]] = np.nan
+        send = np.array(self._row_send, dtype=float)[row]
         return stream, send, recv
