@@ -28,7 +28,7 @@ COMPILED = ("vsim.core.timed_heap", "vsim.core.clock", "vsim.cpu.world", "vsim.c
             "vsim.core.timers", "vsim.guest.timer", "vsim.guest.media_server",
             "vsim.guest.driver_domain", "vsim.guest.smp_ipi", "vsim.guest.sip_server",
             "vsim.net.frame_recorder", "vsim.guest.measuring_client",
-            "vsim.metrics.first_order")
+            "vsim.metrics.first_order", "vsim.net.sources.sipp_uac", "vsim.guest.sip_service")
 RECORD = PACKAGE_DIR / "_compiled_sources.json"
 
 

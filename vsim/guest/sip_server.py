@@ -23,10 +23,11 @@ on the collector's threads' vCPUs, is done.
 """
 
 from collections import deque
-from typing import Callable, Deque, Dict, List, Optional
+from typing import Any, Callable, Deque, Dict, List, Optional
 
+from vsim.core.clock import Clock
 from vsim.core.timers import LazyTimers
-from vsim.cpu.world import IDLE
+from vsim.cpu.world import IDLE, JobDone, World
 from vsim.net.sources.sipp_uac import (ACK, BYE, INVITE, OK_BYE, OK_INVITE, RINGING, T1, T2,
                                        TIMEOUT_T1, SipMessage)
 
@@ -56,6 +57,9 @@ class SipServer:
                  queue_messages: int, reply: Callable[[SipMessage], None], gc=None):
         self.machine = machine
         self.call_later = call_later
+        owner = getattr(call_later, "__self__", None)  # a clock's: the time read from it
+        self._clock: Optional[Clock] = owner if isinstance(owner, Clock) else None
+        self._message_done = _MessageDone(self)
         self._ok_timers = LazyTimers(call_later, self._ok_again, self._ok_live)
         self.now = now
         self.worlds = list(worlds)
@@ -78,6 +82,12 @@ class SipServer:
         """Its queue waits on the CPUs: only the event engine plays it."""
         return False
 
+    def _time(self) -> float:
+        clock = self._clock
+        if clock is not None:
+            return clock.now
+        return self.now()
+
     def deliver(self, message: SipMessage) -> None:
         """A message reaches the server's socket: queued, or dropped when the queue is full."""
         if len(self.queue) >= self.capacity:
@@ -95,12 +105,12 @@ class SipServer:
             if world.state == IDLE and world.name not in self.busy:
                 message = self.queue.popleft()
                 self.busy[world.name] = message
-                self.machine.submit(world, self._work(message), self._done)
+                self.machine.submit(world, self._work(message), self._message_done)
 
     def _work(self, message: SipMessage) -> float:
         return self.cost["retransmission" if message.retransmission else message.kind]
 
-    def _done(self, world) -> Optional[float]:
+    def _done(self, world: World) -> Optional[float]:
         message = self.busy.pop(world.name)
         self.processed += 1
         self._handle(message)
@@ -119,7 +129,7 @@ class SipServer:
     # ------------------------------------------------------------- collection
     def _collect(self, _arg) -> None:
         """Every worker is at its safepoint: the collector's threads do the pause's work."""
-        self._pause_begun = self.now()
+        self._pause_begun = self._time()
         works = self.gc.pause_work(self.held)
         threads = self.worlds[:len(works)]  # more collector threads than vCPUs share them
         self._gc_left = len(threads)
@@ -133,7 +143,7 @@ class SipServer:
         return None
 
     def _resume(self) -> None:
-        self.pauses.append((self._pause_begun, self.now()))
+        self.pauses.append((self._pause_begun, self._time()))
         self.paused = False
         self._dispatch()
 
@@ -145,7 +155,7 @@ class SipServer:
             state = call.server = _CallState()
         if kind == INVITE:
             if state.answered is None:
-                state.answered = self.now()
+                state.answered = self._time()
                 self.held += 1
                 self.reply(SipMessage(call, RINGING))
                 self.reply(SipMessage(call, OK_INVITE))
@@ -154,7 +164,7 @@ class SipServer:
                 self.reply(SipMessage(call, OK_INVITE, retransmission=True))
         elif kind == ACK:
             if state.acked is None and state.answered is not None:
-                state.acked = self.now()
+                state.acked = self._time()
                 state.timer += 1
                 self.held -= 1
                 self.acked_after.append((call.invited, state.acked - call.invited))
@@ -184,9 +194,19 @@ class SipServer:
         if not self._ok_live(arg):
             return
         call, state, _generation, interval = arg
-        if self.now() - state.answered >= TIMEOUT_T1 * T1:  # no ACK in 64 T1: given up
+        if self._time() - state.answered >= TIMEOUT_T1 * T1:  # no ACK in 64 T1: given up
             state.timer += 1
             self.held -= 1
             return
         self.reply(SipMessage(call, OK_INVITE, retransmission=True))
         self._arm_ok(call, state, min(2 * interval, T2))
+
+
+class _MessageDone(JobDone):
+    """A worker's message done (``SipServer._done``), called natively by the machine."""
+
+    def __init__(self, server: SipServer) -> None:
+        self.server = server
+
+    def done(self, world: World) -> Optional[float]:
+        return self.server._done(world)

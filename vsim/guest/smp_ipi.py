@@ -30,7 +30,7 @@ Compiled (``vsim/native.py``): every job of a multi-vCPU SIP server passes throu
 
 from typing import Any, Callable, Dict, List, Optional
 
-from vsim.cpu.world import IDLE, RUN, World
+from vsim.cpu.world import IDLE, RUN, JobDone, World
 
 SPIN_S = 1e9
 """The job a spinning vCPU is given: it spins until its last acknowledgement cuts it short."""
@@ -65,6 +65,7 @@ class SmpIpi:
         self.latency = latency
         self.handler = handler
         self.on_done: Dict[str, OnDone] = {}
+        self._job_done = _IpiJobDone(self)
         self.spins: Dict[str, _Spin] = {}
         self._spin_from: Dict[str, float] = {}  # each spinning vCPU's progress when it began
         self.owed = 0.0  # IPIs the jobs completed so far call for, not yet sent
@@ -75,7 +76,7 @@ class SmpIpi:
     def submit(self, world: World, work: float, on_done: OnDone) -> None:
         """The machine's ``submit``, the job's completion first passing by the IPIs."""
         self.on_done[world.name] = on_done
-        self.machine.submit(world, work, self._done)
+        self.machine.submit(world, work, self._job_done)
 
     def _done(self, world: World) -> Optional[float]:
         if world.name in self.spins:  # its spin was cut short: every sibling acknowledged
@@ -84,7 +85,8 @@ class SmpIpi:
         else:
             self.owed += self.ipis_per_job
         if self.owed < 1.0 - 1e-9:
-            return self.on_done[world.name](world)
+            on_done = self.on_done[world.name]
+            return on_done.done(world) if isinstance(on_done, JobDone) else on_done(world)
         self.owed -= 1.0
         siblings = [w for w in self.worlds if w is not world]
         spin = self.spins[world.name] = _Spin(len(siblings))
@@ -120,3 +122,13 @@ class SmpIpi:
         if spin.waiting == 0 and not spin.cut:
             spin.cut = True
             self.machine.cut_short(sender)
+
+
+class _IpiJobDone(JobDone):
+    """A job's completion passing by the IPIs (``SmpIpi._done``), called natively by the machine."""
+
+    def __init__(self, ipi: SmpIpi) -> None:
+        self.ipi = ipi
+
+    def done(self, world: World) -> Optional[float]:
+        return self.ipi._done(world)

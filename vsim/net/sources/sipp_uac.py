@@ -50,33 +50,40 @@ LAN: well under a millisecond), and each is lost with probability ``loss``
 (0: none; the server's full receive queue drops messages of its own). The
 messages are ``message_bytes`` IP bytes each. ``UacCalls`` plays the calls
 of one source on an event scheduler, sending to a server by a callable and
-counting what SIPp's statistics count.
+counting what SIPp's statistics count. The module is compiled (``vsim.native``): on a
+clock (``vsim.core.clock``) the calls' events are compiled handlers the clock runs natively.
 """
 
 import math
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, Final, List, Optional, Tuple
 
 import numpy as np
 
+from vsim.core.clock import Clock, Handler
 from vsim.core.errors import InputError
 from vsim.core.timers import LazyTimers
 from vsim.net.sources.validate import flag, ip_packet, non_negative, positive, text, whole
 from vsim.net.frames import IPV4_HEADER, UDP_HEADER
 
-T1 = 0.5
+T1: Final = 0.5
 """RFC 3261's estimate of the round trip, s: the first retransmission interval (section 17.1.1.1)."""
-T2 = 4.0
+T2: Final = 4.0
 """RFC 3261's longest retransmission interval for non-INVITE requests, s (section 17.1.2.2)."""
-TIMEOUT_T1 = 64
+TIMEOUT_T1: Final = 64
 """Timer B and Timer F last 64 T1 (RFC 3261 table 4)."""
 
-ARRIVALS = ("paced", "poisson")
-MIN_RATE_INTERVAL = 1e-3
+ARRIVALS: Final = ("paced", "poisson")
+MIN_RATE_INTERVAL: Final = 1e-3
 """The shortest step of a ramp, s: SIPp's rate task runs on its millisecond clock."""
 
-INVITE, ACK, BYE = "INVITE", "ACK", "BYE"
-TRYING, RINGING, OK_INVITE, OK_BYE = "100", "180", "200/INVITE", "200/BYE"
-REQUESTS = (INVITE, ACK, BYE)
+INVITE: Final = "INVITE"
+ACK: Final = "ACK"
+BYE: Final = "BYE"
+TRYING: Final = "100"
+RINGING: Final = "180"
+OK_INVITE: Final = "200/INVITE"
+OK_BYE: Final = "200/BYE"
+REQUESTS: Final = (INVITE, ACK, BYE)
 
 
 class SipMessage:
@@ -245,74 +252,102 @@ class UacCalls:
     ``receive``. ``lost(message)`` says whether the network loses a message (by default
     each with the source's ``loss`` probability, drawn from ``rng``). The counters are
     SIPp's: calls started, successful, failed, retransmissions; ``calls`` keeps every call.
+    Where ``call_later`` is a clock's (``vsim.core.clock.Clock``), the events go to the clock
+    as compiled handlers and the time is read from it.
     """
 
     def __init__(self, uac: SippUac, call_later: Scheduler, now: Callable[[], float],
-                 deliver: Callable[[SipMessage], None], rng: np.random.Generator,
+                 deliver: Callable[[SipMessage], None], rng: Any,
                  lost: Optional[Callable[[SipMessage], bool]] = None):
         self.uac = uac
         self.call_later = call_later
+        owner = getattr(call_later, "__self__", None)
+        self._clock: Optional[Clock] = owner if isinstance(owner, Clock) else None
         self.now = now
         self.deliver = deliver
         self.rng = rng
         self.lost = lost if lost is not None else self._random_loss
+        self._loss = float(uac.loss)
+        self._network_delay = float(uac.network_delay)
+        self._call_length = float(uac.call_length)
+        self._recv_timeout = float(uac.recv_timeout)
         self._timers = LazyTimers(call_later, self._timeout, self._timer_live)
         self._invite_fires = uac.invite_timeouts()
         self._bye_fires = uac.bye_timeouts()
+        self._begin_due = _CallDue(self)
+        self._arrival = _ResponseArrives(self)
+        self._hang_up_due = _HangUpDue(self)
+        self._delivery = _RequestArrives(deliver)
         self.calls: List[SipCall] = []
         self.retransmissions = 0
         self.sent: List[tuple] = []  # (time, call number, kind) of every request sent, if kept
         self.keep_sent = False
 
-    def _random_loss(self, _message: SipMessage) -> bool:
-        return self.uac.loss > 0 and float(self.rng.random()) < self.uac.loss
+    def _time(self) -> float:
+        clock = self._clock
+        if clock is not None:
+            return clock.now
+        return self.now()
 
-    def start(self, times: np.ndarray) -> None:
+    def _later(self, delay: float, handler: Handler, arg: Any) -> None:
+        clock = self._clock
+        if clock is not None:
+            clock.call_later(delay, handler, arg)
+        else:
+            self.call_later(delay, handler, arg)
+
+    def _random_loss(self, _message: SipMessage) -> bool:
+        return self._loss > 0 and float(self.rng.random()) < self._loss
+
+    def start(self, times: Any) -> None:
         """Start a call at each of ``times`` (absolute, not before now)."""
-        now = self.now()
+        now = self._time()
         for at in times:
-            self.call_later(float(at) - now, self._begin, None)
+            self._later(float(at) - now, self._begin_due, None)
 
     # ------------------------------------------------------------------ sending
     def _send(self, call: SipCall, kind: str, retransmission: bool = False) -> None:
         if retransmission:
             self.retransmissions += 1
         if self.keep_sent:
-            self.sent.append((self.now(), call.number, kind))
+            self.sent.append((self._time(), call.number, kind))
         message = SipMessage(call, kind, retransmission)
         if not self.lost(message):
-            self.call_later(self.uac.network_delay, self.deliver, message)
+            self._later(self._network_delay, self._delivery, message)
 
     def reply(self, message: SipMessage) -> None:
         """The server sends a response; it reaches the client after the network's delay,
         unless lost."""
         if not self.lost(message):
-            self.call_later(self.uac.network_delay, self.receive, message)
+            self._later(self._network_delay, self._arrival, message)
 
-    def _begin(self, _arg) -> None:
-        call = SipCall(len(self.calls), self.now())
+    def _begin(self) -> None:
+        call = SipCall(len(self.calls), self._time())
         self.calls.append(call)
         self._send(call, INVITE)
         self._arm(call, 0)
 
     def _arm(self, call: SipCall, fire: int) -> None:
         """Set the call's live transaction's timer for its ``fire``-th firing."""
-        fires = self._invite_fires if call.state in ("calling", "proceeding") else self._bye_fires
-        begun = call.invited if call.state in ("calling", "proceeding") else call.bye_sent
+        inviting = call.state == "calling" or call.state == "proceeding"
+        fires = self._invite_fires if inviting else self._bye_fires
+        begun = call.invited if inviting else call.bye_sent
         call.timer += 1
-        self._timers.arm(begun + fires[fire] - self.now(), (call, call.timer, fire))
+        self._timers.arm(begun + fires[fire] - self._time(), (call, call.timer, fire))
 
     @staticmethod
-    def _timer_live(arg) -> bool:
+    def _timer_live(arg: Any) -> bool:
         """Whether a timer armed with ``arg`` still has something to do: the call's live
         transaction is the one it was armed for, and the call is neither answered nor over."""
-        call, generation, _fire = arg
-        return generation == call.timer and call.state not in ("confirmed", "done")
+        call: SipCall = arg[0]
+        generation: int = arg[1]
+        return generation == call.timer and call.state != "confirmed" and call.state != "done"
 
-    def _timeout(self, arg) -> None:
+    def _timeout(self, arg: Any) -> None:
         if not self._timer_live(arg):
             return
-        call, _generation, fire = arg
+        call: SipCall = arg[0]
+        fire: int = arg[2]
         if call.state == "proceeding":  # a 1xx stopped the retransmissions; only the wait is left
             self._fail(call)
             return
@@ -325,7 +360,7 @@ class UacCalls:
         self._arm(call, fire + 1)
 
     def _fail(self, call: SipCall) -> None:
-        call.state, call.failed, call.finished = "done", True, self.now()
+        call.state, call.failed, call.finished = "done", True, self._time()
         call.timer += 1
 
     # ---------------------------------------------------------------- receiving
@@ -334,28 +369,28 @@ class UacCalls:
         call, kind = message.call, message.kind
         if call.state == "done":
             return
-        if kind in (TRYING, RINGING) and call.state == "calling":
+        if (kind == TRYING or kind == RINGING) and call.state == "calling":
             call.state = "proceeding"
             call.timer += 1
-            wait = call.invited + self.uac.recv_timeout - self.now()
+            wait = call.invited + self._recv_timeout - self._time()
             self._timers.arm(max(0.0, wait), (call, call.timer, 0))
         elif kind == OK_INVITE:
-            if call.state in ("calling", "proceeding"):
-                call.answered = self.now()
+            if call.state == "calling" or call.state == "proceeding":
+                call.answered = self._time()
                 call.state = "confirmed"
                 call.timer += 1
                 self._send(call, ACK)
-                self.call_later(self.uac.call_length, self._hang_up, call)
+                self._later(self._call_length, self._hang_up_due, call)
             else:  # the server did not have the ACK yet: answer its 200 again
                 self._send(call, ACK, retransmission=True)
         elif kind == OK_BYE and call.state == "bye":
-            call.state, call.finished = "done", self.now()
+            call.state, call.finished = "done", self._time()
             call.timer += 1
 
     def _hang_up(self, call: SipCall) -> None:
         if call.state != "confirmed":
             return
-        call.state, call.bye_sent = "bye", self.now()
+        call.state, call.bye_sent = "bye", self._time()
         self._send(call, BYE)
         self._arm(call, 0)
 
@@ -363,3 +398,43 @@ class UacCalls:
     def started_between(self, first: float, last: float) -> List[SipCall]:
         """The calls whose first INVITE left in [first, last)."""
         return [c for c in self.calls if first <= c.invited < last]
+
+
+class _CallDue(Handler):
+    """The event of a call's start."""
+
+    def __init__(self, calls: UacCalls) -> None:
+        self.calls = calls
+
+    def fire(self, arg: Any) -> None:
+        self.calls._begin()
+
+
+class _ResponseArrives(Handler):
+    """The event of a response reaching the client (its argument the message)."""
+
+    def __init__(self, calls: UacCalls) -> None:
+        self.calls = calls
+
+    def fire(self, arg: Any) -> None:
+        self.calls.receive(arg)
+
+
+class _HangUpDue(Handler):
+    """The event of a call's end (its argument the call): the client sends its BYE."""
+
+    def __init__(self, calls: UacCalls) -> None:
+        self.calls = calls
+
+    def fire(self, arg: Any) -> None:
+        self.calls._hang_up(arg)
+
+
+class _RequestArrives(Handler):
+    """The event of a request reaching the server (its argument the message)."""
+
+    def __init__(self, deliver: Callable[[SipMessage], None]) -> None:
+        self.deliver = deliver
+
+    def fire(self, arg: Any) -> None:
+        self.deliver(arg)
