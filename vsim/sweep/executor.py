@@ -8,7 +8,9 @@ under the "spawn" start method. Results come back in task order whatever the
 completion order, so serial and parallel runs give identical output.
 """
 
+import atexit
 import contextlib
+import gc
 import json
 import multiprocessing
 import os
@@ -225,6 +227,15 @@ class Serial:
             yield index, runner(task)
 
 
+def start_worker(parent: int) -> None:
+    """A local worker's start: it ends with ``parent`` (``die_with_parent``), and what it holds
+    when it exits is left out of the interpreter's last collection (``gc.freeze`` at exit):
+    the garbage of its last runs, up to ``vsim.engines.collections.FROZEN_LIMIT`` objects,
+    would take a collection of up to a second to free memory the process gives back anyway."""
+    die_with_parent(parent)
+    atexit.register(gc.freeze)
+
+
 @dataclass(frozen=True)
 class LocalProcesses:
     """``jobs`` worker processes of this machine ("spawn" start method), a task each at a time."""
@@ -234,7 +245,7 @@ class LocalProcesses:
     def outcomes(self, runner: Callable, tasks: Sequence) -> Iterator[tuple[int, tuple]]:
         pool = ProcessPoolExecutor(max_workers=self.jobs,
                                    mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=die_with_parent, initargs=(os.getpid(),))
+                                   initializer=start_worker, initargs=(os.getpid(),))
         try:
             with interrupts_held():  # the workers start here and inherit it
                 futures = {pool.submit(runner, task): index for index, task in enumerate(tasks)}
