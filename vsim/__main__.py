@@ -16,7 +16,8 @@ print a traceback from an exit hook, or kill it silently once Python has given i
 back, instead of letting it report the status the command returned; and CPython's mark of a
 Ctrl-C caught in string-made code, which would turn the status into a death by SIGINT under
 ``python -m``, is cleared (``vsim.core.interrupts.command_ended``); and the objects left are
-set aside from the collector's last pass (``leave_objects_to_exit``).
+set aside from the collector's last pass
+(``vsim.engines.collections.leave_objects_to_exit``).
 
 Before NumPy is first imported, the linear-algebra libraries are held to one thread each
 (``one_math_thread``) unless the user's environment says otherwise: vsim's arrays are small,
@@ -49,16 +50,6 @@ def one_math_thread() -> None:
         os.environ.setdefault(name, "1")
 
 
-def leave_objects_to_exit() -> None:
-    """Set every object alive aside from the cyclic collector (``gc.freeze``) once the command
-    has its status: the interpreter's last collection as it exits would otherwise walk all a
-    run left alive, a tenth of a second after 300 s of the 12-instance point, only to free
-    memory the process gives back as it ends. Objects are still torn down as before, and a
-    command closes its files itself."""
-    import gc  # built in
-    gc.freeze()
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the ``vsim`` command line ``argv`` (default: ``sys.argv``); return its exit status.
 
@@ -79,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
             return run_command_line(argv)
         finally:  # its status, or the SystemExit of --help, --version or a bad option
             command_ended()
+            from vsim.engines.collections import leave_objects_to_exit
             leave_objects_to_exit()
     except KeyboardInterrupt as interruption:  # while importing, or outside the command's own handler
         command_ended()  # again: the signal may have cut the first one short

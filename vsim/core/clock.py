@@ -160,6 +160,13 @@ def clock_of(env: Any) -> Optional[Clock]:
     return clock if isinstance(clock, Clock) else None
 
 
+def clock_of_scheduler(call_later: Any) -> Optional[Clock]:
+    """The clock whose ``call_later`` the scheduler ``call_later`` is (as
+    ``vsim.core.environment.scheduler_for`` gives it on a clock's environment), or None."""
+    owner = getattr(call_later, "__self__", None)
+    return owner if isinstance(owner, Clock) else None
+
+
 def call_later_on(clock: Optional[Clock], scheduler: Callable[[float, Any, Any], None], delay: float,
                   callback: Any, arg: Any) -> None:
     """Call ``callback(arg)`` ``delay`` seconds from now: on ``clock`` directly where there is

@@ -17,7 +17,7 @@ is an event of its own.
 
 from typing import Any, Callable, Final, Optional
 
-from vsim.core.clock import Clock, Handler
+from vsim.core.clock import Clock, Handler, clock_of_scheduler
 from vsim.core.environment import Scheduler
 from vsim.core.timed_heap import Entry, TimedHeap
 
@@ -35,8 +35,7 @@ class LazyTimers(Handler):
 
     def __init__(self, call_later: Scheduler, fire: Callable[[Any], None],
                  live: Callable[[Any], bool]) -> None:
-        owner = getattr(call_later, "__self__", None)
-        self._clock: Optional[Clock] = owner if isinstance(owner, Clock) else None
+        self._clock: Optional[Clock] = clock_of_scheduler(call_later)
         self._call_later = call_later
         self._fire = fire
         self._live = live

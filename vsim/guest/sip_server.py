@@ -25,7 +25,7 @@ on the collector's threads' vCPUs, is done.
 from collections import deque
 from typing import Any, Callable, Deque, Dict, List, Optional
 
-from vsim.core.clock import Clock
+from vsim.core.clock import Clock, clock_of_scheduler
 from vsim.core.timers import LazyTimers
 from vsim.cpu.world import IDLE, JobDone, World
 from vsim.net.sources.sipp_uac import (ACK, BYE, INVITE, OK_BYE, OK_INVITE, RINGING, T1, T2,
@@ -57,8 +57,7 @@ class SipServer:
                  queue_messages: int, reply: Callable[[SipMessage], None], gc=None):
         self.machine = machine
         self.call_later = call_later
-        owner = getattr(call_later, "__self__", None)  # a clock's: the time read from it
-        self._clock: Optional[Clock] = owner if isinstance(owner, Clock) else None
+        self._clock: Optional[Clock] = clock_of_scheduler(call_later)  # the time read from it
         self._message_done = _MessageDone(self)
         self._ok_timers = LazyTimers(call_later, self._ok_again, self._ok_live)
         self.now = now

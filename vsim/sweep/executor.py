@@ -10,7 +10,6 @@ completion order, so serial and parallel runs give identical output.
 
 import atexit
 import contextlib
-import gc
 import json
 import multiprocessing
 import os
@@ -26,6 +25,7 @@ from vsim.core.parent_death import die_with_parent
 from vsim.metrics.stats import interval_caveat, trimmed_mean, trimmed_mean_interval
 from vsim.build.load import load_scenario
 from vsim.config.schema_sweep import names_a_model
+from vsim.engines.collections import leave_objects_to_exit
 from vsim.engines.simulation import simulate
 from vsim.results.run_summary_types import summary_field
 
@@ -229,11 +229,10 @@ class Serial:
 
 def start_worker(parent: int) -> None:
     """A local worker's start: it ends with ``parent`` (``die_with_parent``), and what it holds
-    when it exits is left out of the interpreter's last collection (``gc.freeze`` at exit):
-    the garbage of its last runs, up to ``vsim.engines.collections.FROZEN_LIMIT`` objects,
-    would take a collection of up to a second to free memory the process gives back anyway."""
+    when it exits, the garbage of its last runs among it, is left out of the interpreter's
+    last collection (``leave_objects_to_exit``)."""
     die_with_parent(parent)
-    atexit.register(gc.freeze)
+    atexit.register(leave_objects_to_exit)
 
 
 @dataclass(frozen=True)

@@ -59,7 +59,7 @@ from typing import Any, Callable, Final, List, Optional, Tuple
 
 import numpy as np
 
-from vsim.core.clock import Clock, Handler
+from vsim.core.clock import Clock, Handler, call_later_on, clock_of_scheduler
 from vsim.core.errors import InputError
 from vsim.core.timers import LazyTimers
 from vsim.net.sources.validate import flag, ip_packet, non_negative, positive, text, whole
@@ -261,8 +261,7 @@ class UacCalls:
                  lost: Optional[Callable[[SipMessage], bool]] = None):
         self.uac = uac
         self.call_later = call_later
-        owner = getattr(call_later, "__self__", None)
-        self._clock: Optional[Clock] = owner if isinstance(owner, Clock) else None
+        self._clock: Optional[Clock] = clock_of_scheduler(call_later)
         self.now = now
         self.deliver = deliver
         self.rng = rng
@@ -277,7 +276,6 @@ class UacCalls:
         self._begin_due = _CallDue(self)
         self._arrival = _ResponseArrives(self)
         self._hang_up_due = _HangUpDue(self)
-        self._delivery = _RequestArrives(deliver)
         self.calls: List[SipCall] = []
         self.retransmissions = 0
         self.sent: List[tuple] = []  # (time, call number, kind) of every request sent, if kept
@@ -289,12 +287,8 @@ class UacCalls:
             return clock.now
         return self.now()
 
-    def _later(self, delay: float, handler: Handler, arg: Any) -> None:
-        clock = self._clock
-        if clock is not None:
-            clock.call_later(delay, handler, arg)
-        else:
-            self.call_later(delay, handler, arg)
+    def _later(self, delay: float, callback: Callable[[Any], Any], arg: Any) -> None:
+        call_later_on(self._clock, self.call_later, delay, callback, arg)
 
     def _random_loss(self, _message: SipMessage) -> bool:
         return self._loss > 0 and float(self.rng.random()) < self._loss
@@ -313,7 +307,7 @@ class UacCalls:
             self.sent.append((self._time(), call.number, kind))
         message = SipMessage(call, kind, retransmission)
         if not self.lost(message):
-            self._later(self._network_delay, self._delivery, message)
+            self._later(self._network_delay, self.deliver, message)
 
     def reply(self, message: SipMessage) -> None:
         """The server sends a response; it reaches the client after the network's delay,
@@ -428,13 +422,3 @@ class _HangUpDue(Handler):
 
     def fire(self, arg: Any) -> None:
         self.calls._hang_up(arg)
-
-
-class _RequestArrives(Handler):
-    """The event of a request reaching the server (its argument the message)."""
-
-    def __init__(self, deliver: Callable[[SipMessage], None]) -> None:
-        self.deliver = deliver
-
-    def fire(self, arg: Any) -> None:
-        self.deliver(arg)
